@@ -1,0 +1,38 @@
+"""Shared fixtures: the corpus, the shared archive sample, helpers to build real inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# CI lays shared/ beside the clone; a developer checkout has it one level up too.
+SHARED_CANDIDATES = [ROOT.parent / "shared", ROOT / ".." / "shared"]
+
+
+def shared_dir() -> Path | None:
+    for cand in SHARED_CANDIDATES:
+        if (cand / "archives").is_dir():
+            return cand.resolve()
+    return None
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    return CORPUS
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def seed_text():
+    def read(prefix: str) -> str:
+        (path,) = sorted(CORPUS.glob(prefix + "_*.txt"))
+        return path.read_text(encoding="utf-8")
+    return read
