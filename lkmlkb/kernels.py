@@ -1,0 +1,360 @@
+"""Linux kernel version strings: finding them in mail, normalizing, ordering.
+
+Real mail writes kernel versions in many shapes: ``2.6.32-rc5``, ``v5.12-rc7``,
+``6.8-rc7+ Revert``, ``5.15.y``, ``4.19.x``, ``5.4.190``, ``6.1.0-13-amd64``,
+``next-20251219``, ``6.19.0-rc1-next-20251219``, ``6.8.0-rc3-00012-gabcdef``,
+``5.14.0-362.el9``.  It also holds many numbers that look like versions and
+are not kernels: ``3.10GHz``, ``2.6%``, ``2.0 GiB``, ``fio-3.19``,
+``Python 3.11``, IP addresses, dates, table values such as ``38.606667``.
+
+A token with unmistakable kernel shape (``-rcN``, ``.y``/``.x``, three parts
+with a plausible series, a ``v``/``linux`` prefix, a ``next-`` date) is taken
+on its own.  A bare ``6.6`` needs context: a word such as "kernel", "on",
+"vs", "compared", "since" right before it, or a weaker word ("in", "to",
+"for", ...) with a kernel-ish neighbourhood.
+
+Normalized form: lower case, ``v``/``linux-`` prefix and the ``+``/``+ Revert``
+qualifier removed, everything else kept as written (``4.19.x`` stays
+``4.19.x``, ``6.1.0-13-amd64`` stays whole) so it can be found again in the
+text.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from functools import lru_cache
+
+log = logging.getLogger(__name__)
+
+#: lines longer than this are trimmed before scanning (binary junk, base64)
+MAX_LINE = 4000
+
+#: highest plausible minor number per major for a two-part version ("6.6")
+_MAX_MINOR = {2: 6, 3: 19, 4: 20, 5: 19, 6: 40, 7: 40}
+#: highest plausible third part: 2.6.39 for 2.x, stable point releases above
+_MAX_THIRD = {2: 40, 3: 400, 4: 400, 5: 400, 6: 400, 7: 400}
+
+#: sort position of a ``.y``/``.x`` stable series: after every point release
+_SERIES_STABLE = 10**6
+
+_VERSION_RE = re.compile(
+    r"""
+    (?<![\w.\-/=+@$#%\\])          # not glued to a word, path, option value: fio-3.19, bw=2.5
+    (?P<prefix>
+        (?:linux|kernel)[-_]       # "linux-6.8", "kernel-5.14"
+      | v(?=\d)                    # "v5.12-rc7", "V6.5-rc1."
+    )?
+    (?:
+        (?P<nextonly>next-(?P<ndate>20\d{6}))          # "next-20251219" (linux-next tag)
+      |
+        (?P<major>\d)\.(?P<minor>\d{1,2})
+        (?:\.(?P<third>\d{1,3}|[xy]))?                 # "5.4.190", "5.15.y", "4.19.x", "2.6.32"
+        (?:\.(?P<fourth>\d{1,3}|[xy]))?                # "2.6.32.5", "2.6.32.y"
+        (?:-rc(?P<rc>\d{1,2}))?                        # "2.6.32-rc5", "v6.8-rc7"
+        (?:-next-(?P<date>20\d{6}))?                   # "6.19.0-rc1-next-20251219"
+        (?P<local>                                     # "6.1.0-13-amd64", "5.14.0-362.el9",
+            -\d[A-Za-z0-9_.~]{0,60}                    #   "6.8.0-rc3-00012-gabcdef"
+            (?:-[A-Za-z0-9_~][A-Za-z0-9_.~]{0,60}){0,5}
+        )?
+    )
+    (?P<qual>
+        \ {0,2}\+\ {0,2}(?:[Rr]evert(?:ed)?|REVERT|[Pp]atch(?:ed|es)?|[Ff]ix(?:ed|es)?)\b
+                                                       # "6.8-rc7+ Revert", "6.8-rc7 + revert"
+      | \+(?![\w.])                                    # "6.8.0-rc3+" (locally modified tree)
+    )?
+    (?![\w]|\.\d|\.[A-Za-z]\w)      # not "3.10GHz", not an IP "10.1.2.3", not "1.2.foo"
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+#: words that, written right before a bare number, say it is a kernel
+_STRONG_BEFORE = frozenset(
+    """kernel kernels linux mainline upstream stable lts on vs vs. versus compared compare
+    compareto since between release released tree v""".split()
+)
+#: words that make a bare number a kernel only with a kernel-ish neighbourhood
+_WEAK_BEFORE = frozenset(
+    """in to from and with than for against before after until till or at of
+    into back""".split()
+)
+#: software whose version numbers are not kernels: "fio 3.33", "Python 3.11", "gcc 4.8.5"
+_OTHER_SOFTWARE = frozenset(
+    """fio gcc clang llvm python python3 perl bash glibc qemu rust rustc go golang java
+    openssl systemd mdadm lvm lvm2 nvme-cli e2fsprogs xfsprogs btrfs-progs util-linux
+    iproute2 binutils gdb sata pcie pci usb nvme nfs nfsv smb cifs tls http ubuntu debian
+    fedora centos rhel sles opensuse ssl ata sas scsi ddr ddr4 ddr5 version libaio liburing
+    mysql postgres postgresql sysbench dbench iozone tiobench fs_mark ext docker podman
+    kvm xen ceph spdk dpdk virtio firmware fw bios uefi zfs openzfs numpy spacy""".split()
+)
+#: units that follow a measured number: "2.0 GiB", "1.5 Gbps", "3.0 GB/s"
+_UNIT_AFTER_RE = re.compile(
+    r"""
+    \s{0,2}(?:
+        %                                      # "2.6 %"
+      | [KMGTP]i?B\b | [KMGTP]i?B/s            # "2.0 GiB", "3.1 GB/s"
+      | [KMGT]?bps\b | [KMGT]?b/s              # "1.5 Gbps"
+      | [KMG]?Hz\b                             # "3.10 GHz"
+      | (?:m|u|n)?s(?:ec(?:s|onds?)?)?\b       # "2.5 s", "1.2 msec"
+      | seconds?\b | minutes?\b | hours?\b | days?\b | times\b | percent\b
+      | [xX]\b | IOPS\b | iops\b | W\b | V\b | C\b | ms\b | us\b | ns\b
+    )
+    """,
+    re.VERBOSE,
+)
+_WORD_BEFORE_RE = re.compile(r"([A-Za-z][\w.\-]{0,30})[\s(\[:,]{0,3}$")
+_KERNELISH_RE = re.compile(
+    r"""
+    \bkernels?\b | \blinux\b | \bregress | \bcommit\b | \bbisect
+    | \d\.\d{1,2}-rc\d | \b[2-7]\.\d{1,2}\.[xy]\b     # "6.8-rc7", "5.15.y" nearby
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+#: a distro release glued to its name, then the kernel: "RHEL9 5.14", "el8 4.18"
+_DISTRO_RELEASE_RE = re.compile(r"(?:rhel|el|centos|ol|sles|uek)\d{1,2}")
+_LINE_LABEL_AFTER_RE = re.compile(r"\s{0,3}(?::|(?:result|results|kernel)\b)", re.IGNORECASE)
+_QUAL_WORD_RE = re.compile(r"(revert|patch|fix)", re.IGNORECASE)
+
+
+def _plausible_numbers(m: re.Match) -> bool:
+    """True when major/minor/third parts fall in ranges real kernels used."""
+    major = int(m.group("major"))
+    if major not in _MAX_MINOR:
+        return False
+    minor = int(m.group("minor"))
+    if minor > _MAX_MINOR[major]:
+        return False
+    third = m.group("third")
+    if third and third.isdigit() and int(third) > _MAX_THIRD[major]:
+        return False
+    if m.group("fourth") and major != 2:
+        return False  # only 2.6.x.y had four parts; "6.1.2.3" is an IP or a build id
+    if len(m.group("minor")) == 2 and m.group("minor").startswith("0"):
+        return False  # "2.05" is a decimal, not a kernel
+    return True
+
+
+def _strong_shape(m: re.Match) -> bool:
+    """Shapes only kernels have: -rcN, .y/.x, three parts, v/linux prefix, next-."""
+    if m.group("nextonly") or m.group("rc") or m.group("date") or m.group("local"):
+        return True
+    if m.group("prefix"):
+        return True
+    third = m.group("third")
+    if third in ("x", "y"):
+        return True
+    if third is not None:
+        return True
+    return False
+
+
+def _word_before(line: str, start: int) -> str:
+    """The word written just before ``start`` on the same line, lower case."""
+    wm = _WORD_BEFORE_RE.search(line[max(0, start - 40):start])
+    return wm.group(1).lower().rstrip(".-") if wm else ""
+
+
+def _accept(line: str, m: re.Match) -> bool:
+    """Decide whether a version-shaped match in ``line`` is a kernel version.
+
+    Tolerates any line; rejects other software's versions ("fio 3.33",
+    "Python 3.11", "GCC 4.8.5"), measurements ("2.0 GiB", "1.5 Gbps") and bare
+    decimals without kernel context.
+    """
+    if m.group("nextonly"):
+        return True
+    if not _plausible_numbers(m):
+        return False
+    before = _word_before(line, m.start())
+    if _DISTRO_RELEASE_RE.fullmatch(before):
+        return True
+    if before in _OTHER_SOFTWARE or before.rstrip("0123456789") in _OTHER_SOFTWARE:
+        return False
+    if not m.group("prefix") and _UNIT_AFTER_RE.match(line, m.end()):
+        return False
+    if _strong_shape(m):
+        return True
+    # a bare two-part number ("6.6"): needs context
+    if before in _STRONG_BEFORE:
+        return True
+    if not line[: m.start()].strip() and _LINE_LABEL_AFTER_RE.match(line, m.end()):
+        return True  # table label at line start: "6.6:" / "6.6 result"
+    if before in _WEAK_BEFORE:
+        lo, hi = max(0, m.start() - 200), min(len(line), m.end() + 200)
+        return bool(_KERNELISH_RE.search(line[lo:m.start()] + " " + line[m.end():hi]))
+    return False
+
+
+def _iter_lines(text: str):
+    """Yield (offset, line) for each line, trimmed to MAX_LINE characters."""
+    pos = 0
+    for line in text.split("\n"):
+        yield pos, line[:MAX_LINE]
+        pos += len(line) + 1
+
+
+def _raw_end(m: re.Match) -> int:
+    """End of the match without trailing dots of a local version ("-362.el9.")."""
+    end = m.end()
+    if not m.group("qual") and m.group("local"):
+        while end > m.start() and m.string[end - 1] == ".":
+            end -= 1
+    return end
+
+
+def find_versions(text: str) -> list[tuple[int, int, str, str]]:
+    """All kernel versions in ``text`` as (char start, char end, raw, normalized).
+
+    ``raw`` is the text as written including a ``v``/``linux`` prefix and a
+    ``+ Revert`` qualifier; ``normalized`` drops both.  Never raises; NULs,
+    huge lines and non-text are tolerated (long lines are scanned only up to
+    MAX_LINE characters).
+    """
+    if not isinstance(text, str) or not text:
+        return []
+    out: list[tuple[int, int, str, str]] = []
+    for offset, line in _iter_lines(text):
+        if not any(c.isdigit() for c in line[:MAX_LINE]):
+            continue
+        for m in _VERSION_RE.finditer(line):
+            try:
+                if not _accept(line, m):
+                    continue
+            except (ValueError, TypeError):  # pragma: no cover - defensive
+                continue
+            end = _raw_end(m)
+            raw = line[m.start():end]
+            norm = normalize_version(raw)
+            if norm:
+                out.append((offset + m.start(), offset + end, raw, norm))
+    return out
+
+
+_NORM_RE = re.compile(
+    r"""
+    ^\s{0,4}
+    (?:(?:linux|kernel)[-_ ]?|v(?=\d))?        # "Linux 6.8", "v5.12-rc7"
+    (?P<body>
+        next-20\d{6}                           # "next-20251219"
+      | \d\.\d{1,2}(?:\.(?:\d{1,3}|[xy])){0,2}
+        (?:-rc\d{1,2})?
+        (?:-next-20\d{6})?
+        (?:-\d[a-z0-9_.~]{0,60}(?:-[a-z0-9_~][a-z0-9_.~]{0,60}){0,5})?
+    )
+    (?P<qual>\s{0,2}\+.{0,20})?                # "+ Revert", "+"
+    \s{0,4}$
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=4096)
+def normalize_version(raw: str) -> str | None:
+    """Normalized kernel version for ``raw`` or None when it is not one.
+
+    ``"v5.12-rc7"`` -> ``"5.12-rc7"``, ``"6.8-rc7+ Revert"`` -> ``"6.8-rc7"``,
+    ``"Linux 6.8"`` -> ``"6.8"``, ``"4.19.x"`` -> ``"4.19.x"`` (kept),
+    ``"LTS"`` -> None.  Trailing punctuation (``"6.1.36."``) is dropped.
+    """
+    if not isinstance(raw, str) or len(raw) > 200:
+        return None
+    s = raw.strip().rstrip(".,;:)")
+    m = _NORM_RE.match(s)
+    if not m:
+        return None
+    body = m.group("body").lower().rstrip(".")
+    return body
+
+
+def qualifier(raw: str) -> str | None:
+    """The qualifier written after a version: ``"+revert"``, ``"+patch"``, ``"+"``.
+
+    ``"6.8-rc7+ Revert"`` -> ``"+revert"``, ``"6.8-rc7 + revert"`` ->
+    ``"+revert"``, ``"6.8.0-rc3+"`` -> ``"+"``, ``"6.8-rc7"`` -> None.
+    """
+    if not isinstance(raw, str) or len(raw) > 200:
+        return None
+    m = _NORM_RE.match(raw.strip().rstrip(".,;:)"))
+    if not m or not m.group("qual"):
+        return None
+    word = _QUAL_WORD_RE.search(m.group("qual"))
+    return "+" + word.group(1).lower() if word else "+"
+
+
+_PARSE_RE = re.compile(
+    r"""
+    ^(?:
+        next-(?P<ndate>20\d{6})
+      | (?P<nums>\d{1,2}(?:\.\d{1,3}){0,3})(?:\.(?P<series>[xy]))?
+        (?:-rc(?P<rc>\d{1,2}))?
+        (?:-next-(?P<date>20\d{6}))?
+        (?P<local>-.{0,200})?
+    )$
+    """,
+    re.VERBOSE,
+)
+
+
+def _parse(version: str):
+    """Match a normalized version (or raw: it is normalized first)."""
+    norm = normalize_version(version) if isinstance(version, str) else None
+    if norm is None:
+        return None, version if isinstance(version, str) else ""
+    return _PARSE_RE.match(norm), norm
+
+
+@lru_cache(maxsize=8192)
+def sort_key(version: str) -> tuple:
+    """A key that orders kernel versions as releases happened.
+
+    2.6.32-rc5 < 2.6.32 < 2.6.32.5 < 2.6.33; 6.8-rc7 < 6.8 < 6.8.1 <
+    6.8.y (a stable series sorts after every point release of it);
+    6.19-rc1 < 6.19.0-rc1-next-20251219 < 6.19-rc2; bare ``next-YYYYMMDD``
+    tags sort after all numbered versions, by date.  Anything that is not a
+    version sorts last, by its text.  The key holds only ints and one final
+    string, so any two keys compare.
+    """
+    m, norm = _parse(version)
+    if m is None:
+        return (9, 0, 0, 0, 0, 0, 0, 0, (), str(norm))
+    if m.group("ndate"):
+        return (1, int(m.group("ndate")), 0, 0, 0, 0, 0, 0, (), "")
+    nums = [int(x) for x in m.group("nums").split(".")]
+    major = nums[0]
+    release_len = 3 if major == 2 else 2
+    release = (nums + [0, 0, 0])[:3] if major == 2 else (nums[:2] + [0, 0])[:2] + [0]
+    rest = nums[release_len:]
+    if m.group("series"):
+        stable = _SERIES_STABLE
+    else:
+        stable = rest[0] if rest else 0
+    rc = m.group("rc")
+    phase, rcnum = (0, int(rc)) if rc else (1, 0)
+    date = int(m.group("date")) if m.group("date") else 0
+    local = m.group("local") or ""
+    local_nums = tuple(int(x) for x in re.findall(r"\d{1,9}", re.sub(r"-g[0-9a-f]{6,40}", "", local))[:8])
+    return (0, release[0], release[1], release[2], phase, rcnum, stable, date, local_nums, local)
+
+
+def compare(a: str, b: str) -> int:
+    """-1, 0 or 1 as kernel ``a`` is older than, the same as, or newer than ``b``."""
+    ka, kb = sort_key(a), sort_key(b)
+    return (ka > kb) - (ka < kb)
+
+
+def series(version: str) -> str:
+    """The release series: ``"5.15"`` for 5.15.y / 5.15.35 / 5.15-rc3,
+    ``"2.6.32"`` for 2.6.32.5, ``"next"`` for next-YYYYMMDD, ``""`` otherwise."""
+    m, _ = _parse(version)
+    if m is None:
+        return ""
+    if m.group("ndate"):
+        return "next"
+    nums = m.group("nums").split(".")
+    return ".".join(nums[:3] if nums[0] == "2" else nums[:2])
+
+
+def is_stable_series(version: str) -> bool:
+    """True for ``5.15.y`` / ``4.19.x`` (a whole stable branch, not one release)."""
+    m, _ = _parse(version)
+    return bool(m and m.group("series"))
