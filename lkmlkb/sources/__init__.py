@@ -1,0 +1,154 @@
+"""Archive sources.  ``iter_source`` recognizes what a SOURCE argument is.
+
+A source yields :class:`~lkmlkb.sources.base.RawMail` (raw RFC 822 bytes,
+parsed later, possibly in worker processes) or ready
+:class:`~lkmlkb.model.Message` records (text dumps and HTML pages, which
+are no RFC 822 to begin with).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import SourceError
+from ..model import Message
+from .base import RawMail, read_head
+from .mbox import iter_mbox_file, looks_like_mbox
+from .public_inbox import find_epochs, is_git_repo, iter_epoch, list_name_of, looks_like_public_inbox
+
+log = logging.getLogger(__name__)
+
+HEADER_START = (b"Received:", b"Return-Path:", b"From:", b"Date:", b"Message-ID:", b"Message-Id:",
+                b"Subject:", b"To:", b"MIME-Version:", b"Delivered-To:", b"X-", b"Content-Type:",
+                b"In-Reply-To:", b"References:", b"Sender:", b"List-Id:", b"DKIM-Signature:", b"ARC-")
+SKIP_NAMES = {".git", "__pycache__", ".DS_Store"}
+
+
+def sniff(path: Path) -> str:
+    """The kind of a file: mbox | eml | html | text | binary."""
+    head = read_head(path, 8192)
+    if not head.strip():
+        raise SourceError(str(path), "empty file")
+    if looks_like_mbox(head):
+        return "mbox"
+    stripped = head.lstrip()
+    if stripped.startswith(HEADER_START) and b"\n" in stripped:
+        if _many_headers(stripped) or stripped.startswith((b"Received:", b"Return-Path:", b"Delivered-To:")):
+            return "eml"
+    low = stripped[:2048].lower()
+    if low.startswith((b"<!doctype html", b"<html", b"<?xml")) or b"<html" in low[:512] or b"<body" in low:
+        return "html"
+    if b"\x00" in head[:4096] and head[:4096].count(b"\x00") > 8:
+        raise SourceError(str(path), "binary file, not a mail archive")
+    return "text"
+
+
+def _many_headers(head: bytes) -> bool:
+    """An RFC 822 header block: several ``Name: value`` lines, then a blank line."""
+    block = head.split(b"\n\n", 1)[0].split(b"\n")
+    names = [ln.split(b":", 1)[0] for ln in block if b":" in ln and not ln[:1].isspace()]
+    joined = b" ".join(names).lower()
+    return len(names) >= 3 and b"message-id" in joined
+
+
+def iter_source(spec: str, cursors=None) -> Iterator[RawMail | Message]:
+    """Everything a SOURCE argument holds: file, folder, public-inbox repo or URL.
+
+    ``cursors`` (the store) supplies and remembers per-epoch cursors for
+    incremental public-inbox reads.
+    """
+    path = Path(spec)
+    if "://" in spec or spec.startswith("lore:") or (not path.exists() and "@" in spec):
+        from .lore_http import is_lore_source
+
+        if is_lore_source(spec):
+            yield from _iter_lore(spec)
+            return
+    if not path.exists():
+        raise SourceError(spec, "no such file or directory")
+    if path.is_dir():
+        yield from _iter_dir(path, cursors)
+    else:
+        yield from iter_file(path)
+
+
+def _iter_lore(spec: str):
+    from .lore_http import LoreClient
+
+    client = LoreClient()
+    yield from client.thread(spec)
+
+
+def _iter_dir(path: Path, cursors) -> Iterator[RawMail | Message]:
+    if looks_like_public_inbox(path) or is_git_repo(path):
+        epochs = find_epochs(path)
+        if not epochs:
+            raise SourceError(str(path), "git repository with no public-inbox epochs")
+        lists = list_name_of(path)
+        for epoch in epochs:
+            key = f"public-inbox:{epoch.resolve()}"
+            since = cursors.get_cursor(key) if cursors is not None else None
+            for item in iter_epoch(epoch, since, lists):
+                item.cursor_key = key  # type: ignore[attr-defined]
+                yield item
+        return
+    if all((path / d).is_dir() for d in ("cur", "new")):
+        yield from _iter_maildir(path)
+        return
+    files = sorted(p for p in path.rglob("*") if p.is_file() and not (set(p.parts) & SKIP_NAMES)
+                   and not p.name.startswith(".") and not p.name.lower().endswith((".md", ".json", ".py")))
+    if not files:
+        raise SourceError(str(path), "folder holds no files")
+    for f in files:
+        try:
+            yield from iter_file(f)
+        except SourceError as exc:
+            # one bad file in a folder is an error for that file, not the run
+            yield _SourceFailure(exc)
+
+
+class _SourceFailure:
+    """A file of a folder that could not be read; the ingest records it."""
+
+    def __init__(self, exc: SourceError):
+        self.exc = exc
+
+
+def _iter_maildir(path: Path) -> Iterator[RawMail]:
+    for sub in ("new", "cur"):
+        for f in sorted((path / sub).iterdir()):
+            if f.is_file() and not f.name.startswith("."):
+                yield RawMail(f.read_bytes(), str(f), [], f.name)
+
+
+def iter_file(path: Path) -> Iterator[RawMail | Message]:
+    kind = sniff(path)
+    if kind == "mbox":
+        yield from iter_mbox_file(path)
+    elif kind == "eml":
+        with open(path, "rb") as fh:
+            data = fh.read()
+        if data[:2] == b"\x1f\x8b":
+            from .base import open_archive_file
+
+            with open_archive_file(path) as g:
+                data = g.read()
+        yield RawMail(data, str(path), [], "")
+    elif kind == "html":
+        from .html import parse_html_page
+
+        yield from parse_html_page(path.read_bytes(), str(path))
+    else:
+        from .mail import decode_bytes
+        from .textdump import split_textdump
+
+        from .base import open_archive_file
+
+        with open_archive_file(path) as fh:
+            data = fh.read()
+        yield from split_textdump(decode_bytes(data), str(path))
+
+
+__all__ = ["RawMail", "iter_file", "iter_source", "sniff"]

@@ -1,0 +1,356 @@
+"""Decode one RFC 822 message into a :class:`~lkmlkb.model.Message`.
+
+This is the hot path of every mail source (mbox, Maildir, .eml, public-inbox
+git, lore HTTP), so it parses with the ``compat32`` policy and decodes the
+few headers it needs itself: the ``policy.default`` path costs about 7x more
+per message on real mail (PERF-NOTES.md) and raises on charsets real archives
+hold (``unknown-8bit``, ``x-unknown``, ``none``).
+
+Tolerated, each because real list mail has it: RFC 2047 words split across
+charsets (gb2312 + Q), raw 8-bit UTF-8 or latin-1 header bytes, unknown or
+missing charsets, base64 that does not decode, HTML-only mail,
+format=flowed, NULs and lone surrogates (never reach SQLite), Outlook's
+``References: <a>,<b>``, missing Message-ID (a content hash stands in).
+"""
+
+from __future__ import annotations
+
+import codecs
+import email
+import email.header
+import email.utils
+import hashlib
+import logging
+import re
+from datetime import UTC, datetime
+from email.message import Message as EmailMessage
+from email.policy import compat32
+
+from ..errors import ParseError
+from ..model import Message
+from .obfuscation import is_obfuscated
+
+log = logging.getLogger(__name__)
+
+LORE_R = "https://lore.kernel.org/r/"
+SYNTHETIC_DOMAIN = "lkmlkb.invalid"
+MAX_HEADER_CHARS = 16_384
+MAX_ID_CHARS = 998
+
+CHARSET_ALIASES = {
+    # GBK-only characters are routinely sent declared as gb2312 (ARCHIVES.md 3)
+    "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030",
+    "ks_c_5601-1987": "cp949", "iso-8859-8-i": "iso-8859-8",
+    "unicode-1-1-utf-7": "utf-7", "ansi_x3.4-1968": "ascii",
+}
+
+ANGLE_ID = re.compile(r"<([^<>\s]{1,998})>")
+# ids written without angle brackets (some mailers, HTML archives)
+BARE_ID = re.compile(r"([^<>\s@]{1,500}@[^<>\s]{1,500})")
+LIST_ID = re.compile(r"<([^<>\s]{1,300})>")
+
+
+def clean_text(s: str) -> str:
+    """Remove what SQLite or a terminal must never see: NULs and lone surrogates."""
+    if "\x00" in s:
+        s = s.replace("\x00", "")
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        s = s.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError:
+            s = s.encode("utf-8", "replace").decode("utf-8")
+    return s
+
+
+def lookup_charset(name: str | None) -> str | None:
+    """A Python codec name for a declared charset, or None for unknown ones."""
+    if not name:
+        return None
+    name = name.strip().strip('"').lower()
+    name = CHARSET_ALIASES.get(name, name)
+    try:
+        return codecs.lookup(name).name
+    except (LookupError, ValueError):
+        return None
+
+
+def decode_bytes(data: bytes, declared: str | None = None) -> str:
+    """Declared charset, then utf-8, then cp1252, then latin-1 (never fails)."""
+    for enc in (lookup_charset(declared), "utf-8", "cp1252"):
+        if not enc:
+            continue
+        try:
+            return data.decode(enc)
+        except (UnicodeDecodeError, LookupError):
+            continue
+    return data.decode("latin-1")
+
+
+def _header_str(value) -> str:
+    """compat32 hands back str (8-bit bytes as surrogates) or Header objects."""
+    if value is None:
+        return ""
+    if isinstance(value, email.header.Header):
+        value = str(value)
+    value = str(value)
+    if len(value) > MAX_HEADER_CHARS:
+        value = value[:MAX_HEADER_CHARS]
+    return value
+
+
+def decode_header(value) -> str:
+    """Decode RFC 2047 encoded words and raw 8-bit bytes; unfold."""
+    raw = _header_str(value)
+    if not raw:
+        return ""
+    # raw 8-bit bytes arrive as surrogate escapes: recover and decode them
+    if any("\udc80" <= ch <= "\udcff" for ch in raw):
+        raw = decode_bytes(raw.encode("ascii", "surrogateescape"))
+    if "=?" in raw:
+        try:
+            parts = email.header.decode_header(raw)
+            out = []
+            for chunk, charset in parts:
+                if isinstance(chunk, bytes):
+                    out.append(decode_bytes(chunk, charset))
+                else:
+                    out.append(chunk)
+            raw = "".join(out)
+        except (ValueError, AssertionError, LookupError, IndexError, TypeError) as exc:
+            log.info("undecodable encoded word kept as written: %s", exc)
+    raw = re.sub(r"\r?\n[ \t]+", " ", raw)
+    return clean_text(raw.replace("\r", "").replace("\n", " ")).strip()
+
+
+def normalize_msgid(value: str) -> str | None:
+    """The Message-ID without angle brackets or whitespace, or None."""
+    if not value:
+        return None
+    m = ANGLE_ID.search(value)
+    if m:
+        mid = m.group(1)
+    else:
+        m = BARE_ID.search(value)
+        if not m:
+            return None
+        mid = m.group(1)
+    mid = clean_text(mid.strip())[:MAX_ID_CHARS]
+    return mid or None
+
+
+def find_msgids(value: str) -> list[str]:
+    """Every id in a References / In-Reply-To header, in order, once each."""
+    seen: dict[str, None] = {}
+    for m in ANGLE_ID.finditer(value or ""):
+        mid = clean_text(m.group(1))[:MAX_ID_CHARS]
+        # old git-send-email prompt answers landed in In-Reply-To (public-inbox drops them)
+        if mid and mid not in ("y", "n"):
+            seen.setdefault(mid, None)
+    return list(seen)
+
+
+def parse_date(value: str) -> str | None:
+    """ISO 8601 UTC for a Date header, or None when it cannot be read."""
+    if not value:
+        return None
+    try:
+        dt = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if dt is None:
+        return None
+    try:
+        if dt.tzinfo is None:  # "-0000": unknown zone, taken as UTC like regzbot
+            dt = dt.replace(tzinfo=UTC)
+        return dt.astimezone(UTC).isoformat()
+    except (OverflowError, ValueError):
+        return None
+
+
+def synthetic_id(raw: bytes) -> str:
+    """A stable id for a message that has none: a hash of its content."""
+    return hashlib.sha256(raw).hexdigest()[:32] + "@" + SYNTHETIC_DOMAIN
+
+
+def _part_text(part: EmailMessage) -> str:
+    """Decoded text of one leaf part, whatever its declared charset."""
+    try:
+        payload = part.get_payload(decode=True)
+    except (ValueError, TypeError, AssertionError) as exc:  # broken base64 / QP
+        log.info("undecodable transfer encoding: %s", exc)
+        payload = None
+    if payload is None:
+        p = part.get_payload()
+        if isinstance(p, str):
+            payload = p.encode("ascii", "surrogateescape")
+        else:
+            return ""
+    charset = part.get_param("charset")
+    if isinstance(charset, tuple):  # RFC 2231
+        charset = email.utils.collapse_rfc2231_value(charset)
+    text = decode_bytes(payload, charset if isinstance(charset, str) else None)
+    params = {k.lower(): (v or "").lower() for k, v in (part.get_params() or [])[1:] if isinstance(v, str)}
+    if params.get("format") == "flowed":
+        text = unflow(text, delsp=params.get("delsp") == "yes")
+    return text
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """Undo RFC 3676 format=flowed, keeping each paragraph's quote depth."""
+    out: list[str] = []
+    pending: str | None = None
+    pending_depth = -1
+    for line in text.split("\n"):
+        line = line.rstrip("\r")
+        depth = len(line) - len(line.lstrip(">"))
+        content = line[depth:]
+        if content.startswith(" "):  # space-stuffing
+            content = content[1:]
+        flowed = content.endswith(" ") and content != "-- "
+        if pending is not None and depth == pending_depth:
+            content = pending + content
+        elif pending is not None:
+            out.append(">" * pending_depth + (" " if pending_depth else "") + pending)
+        pending = None
+        if flowed:
+            pending = content[:-1] if delsp else content
+            pending_depth = depth
+            continue
+        out.append(">" * depth + (" " if depth and content else "") + content)
+    if pending is not None:
+        out.append(">" * pending_depth + (" " if pending_depth else "") + pending)
+    return "\n".join(out)
+
+
+def html_to_text(html: str) -> str:
+    """HTML-only mail turned into text; block elements become line breaks."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup(["script", "style", "head"]):
+        tag.decompose()
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
+    return soup.get_text("\n" if soup.find(["p", "div"]) else "")
+
+
+def _is_attachment(part: EmailMessage) -> bool:
+    disp = (part.get("Content-Disposition") or "").lower()
+    return disp.startswith("attachment")
+
+
+def extract_body(msg: EmailMessage) -> str:
+    """The readable text of a message: text/plain parts (inline first), else HTML.
+
+    Patches sent as ``text/x-patch`` attachments are kept (appended), since a
+    report's reproducer or fix often travels that way.
+    """
+    plain: list[str] = []
+    extra: list[str] = []
+    html: list[str] = []
+    depth_guard = 0
+    for part in msg.walk():
+        depth_guard += 1
+        if depth_guard > 500:  # nested multiparts 100 deep and more
+            break
+        if part.is_multipart():
+            continue
+        ctype = (part.get_content_type() or "text/plain").lower()
+        if ctype == "text/plain":
+            (extra if _is_attachment(part) else plain).append(_part_text(part))
+        elif ctype in ("text/x-patch", "text/x-diff", "text/x-log", "application/x-patch"):
+            extra.append(_part_text(part))
+        elif ctype == "text/html":
+            html.append(_part_text(part))
+    if plain:
+        text = "\n".join(plain + extra)
+    elif html:
+        text = "\n".join([html_to_text(h) for h in html] + extra)
+    else:
+        text = "\n".join(extra)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return clean_text(text)
+
+
+def list_ids(msg: EmailMessage, extra: list[str] | None = None) -> list[str]:
+    """The lists a message belongs to: List-Id, then what the source says."""
+    out: dict[str, None] = {}
+    lid = decode_header(msg.get("List-Id"))
+    if lid:
+        m = LIST_ID.search(lid)
+        out[(m.group(1) if m else lid).strip().lower()] = None
+    for name in extra or []:
+        if name:
+            out[name.lower()] = None
+    return list(out)
+
+
+def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) -> Message:
+    """Parse one raw message; ParseError only for input that is no mail at all."""
+    if not isinstance(raw, (bytes, bytearray)):
+        raise ParseError(source or "<message>", "not bytes")
+    raw = bytes(raw)
+    if raw.startswith(b"From ") and b"\n" in raw[:1000]:
+        raw = raw.split(b"\n", 1)[1]  # mbox separator line
+    try:
+        msg = email.message_from_bytes(raw, policy=compat32)
+    except Exception as exc:  # the stdlib parser is tolerant; this is a last guard
+        raise ParseError(source or "<message>", f"unparseable message: {exc.__class__.__name__}") from exc
+    if not msg.keys():
+        raise ParseError(source or "<message>", "no mail headers found")
+
+    mid = normalize_msgid(decode_header(msg.get("Message-ID") or msg.get("Message-Id")))
+    synthetic = mid is None
+    if synthetic:
+        mid = synthetic_id(raw)
+
+    name, addr = "", ""
+    from_h = decode_header(msg.get("From"))
+    try:
+        name, addr = email.utils.parseaddr(from_h)
+    except (TypeError, ValueError, IndexError):
+        pass
+    if not addr and not name:
+        name = from_h
+    # DMARC munging by Google Groups: "'X' via list" <list@googlegroups.com>
+    orig = decode_header(msg.get("X-Original-From"))
+    if orig and " via " in name:
+        name, addr = email.utils.parseaddr(orig)
+
+    refs = find_msgids(decode_header(msg.get("References")))
+    irt_all = find_msgids(decode_header(msg.get("In-Reply-To")))
+    irt = irt_all[0] if irt_all else (refs[-1] if refs else None)
+    refs = [r for r in refs if r != mid]
+    if irt == mid:
+        irt = None
+
+    date_raw = decode_header(msg.get("Date"))
+    try:
+        body = extract_body(msg)
+    except Exception as exc:  # noqa: BLE001 - recorded, the message is kept
+        log.info("%s: body not decodable (%s); kept raw", source, exc)
+        body = clean_text(decode_bytes(raw.split(b"\n\n", 1)[-1]))
+
+    real_id = not synthetic and "@" in mid
+    return Message(
+        message_id=mid,
+        subject=decode_header(msg.get("Subject")),
+        from_name=clean_text(name.strip().strip('"')),
+        from_addr=clean_text(addr.strip()),
+        from_obfuscated=is_obfuscated(addr or from_h),
+        date_raw=date_raw,
+        date_utc=parse_date(date_raw),
+        in_reply_to=irt,
+        references=refs,
+        to=decode_header(msg.get("To")),
+        cc=decode_header(msg.get("Cc")),
+        body=body,
+        raw=raw,
+        lists=list_ids(msg, lists),
+        archive_url=(LORE_R + mid) if real_id else None,
+        source=source,
+        synthetic_id=synthetic,
+    )

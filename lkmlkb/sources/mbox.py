@@ -1,0 +1,103 @@
+"""mbox files: mboxrd (lore's ``/raw``, ``t.mbox.gz``, ``b4 mbox``) and mboxo.
+
+Split on the strict separator public-inbox uses (``From <addr> <asctime>``),
+so a body line "From what I've seen" never starts a message, and read the
+file in large blocks rather than line by line (the floor in PERF-NOTES.md is
+one bytes regex over the stream).  mboxrd's ``>From`` escaping is undone;
+Python's ``mailbox`` module does not do that.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from .base import RawMail, open_archive_file
+
+# "From mboxrd@z Thu Jan  1 00:00:00 1970" (lore), "From patchwork Mon Sep 17 ...",
+# "From 1a2b... Mon Sep 17 00:00:00 2001" (format-patch), "From user@host Tue Mar 12 10:17:44 2024"
+SEPARATOR = re.compile(
+    rb"""^From[ ]\S{1,500}[ ]{1,4}         # "From " and the envelope sender
+        \S{1,10}[ ]\S{1,10}[ ]{1,3}\S{1,4}  # weekday, month, day (padded)
+        [ ][^\n:]{1,10}:[^\n:]{1,4}:[^\n:]{1,20}[ ][^\n:]{1,20}\n  # time and year / zone
+    """,
+    re.M | re.X,
+)
+# mboxrd: any number of '>' before "From " gained one more
+MBOXRD_ESCAPE = re.compile(rb"^>(>*From )", re.M)
+# mboxo: only "From " itself was escaped (irreversible for ">From")
+MBOXO_ESCAPE = re.compile(rb"^>(From )", re.M)
+BLOCK = 8 << 20
+
+
+def looks_like_mbox(head: bytes) -> bool:
+    return bool(SEPARATOR.match(head.lstrip(b"\r\n")))
+
+
+def unescape(body: bytes, mboxrd: bool) -> bytes:
+    if b">From " not in body:
+        return body
+    return (MBOXRD_ESCAPE if mboxrd else MBOXO_ESCAPE).sub(rb"\1", body)
+
+
+def split_mbox(stream, mboxrd: bool | None = None) -> Iterator[bytes]:
+    """Yield each message of an mbox stream, separator line removed, unescaped.
+
+    ``mboxrd`` None decides from the first separator: lore writes
+    ``From mboxrd@z``; anything else is read as mboxo, which unescapes the
+    same ``>From `` lines and leaves deeper ones alone.
+    """
+    buf = b""
+    first = True
+    start = None  # offset in buf of the current message's first byte
+    while True:
+        chunk = stream.read(BLOCK)
+        buf += chunk
+        pos = 0
+        for m in SEPARATOR.finditer(buf):
+            if first:
+                first = False
+                if mboxrd is None:
+                    mboxrd = m.group(0).startswith(b"From mboxrd@z")
+            if start is not None:
+                yield unescape(_trim(buf[start:m.start()]), bool(mboxrd))
+            start = m.end()
+            pos = m.end()
+        if not chunk:
+            break
+        if start is None:
+            # no separator yet: keep only a tail in case one straddles the block edge
+            if len(buf) > 2 * BLOCK:
+                buf = buf[-BLOCK:]
+            continue
+        # keep the unfinished message (from start) for the next round
+        buf = buf[start:]
+        start = 0
+        del pos
+    if start is not None and start < len(buf):
+        yield unescape(_trim(buf[start:]), bool(mboxrd))
+
+
+def _trim(msg: bytes) -> bytes:
+    # the blank line that ends each mbox entry belongs to the file, not the message
+    if msg.endswith(b"\n\n"):
+        return msg[:-1]
+    return msg
+
+
+def iter_mbox_file(path: Path, lists: list[str] | None = None) -> Iterator[RawMail]:
+    """Every message of an mbox file (plain or .gz) as RawMail."""
+    with open_archive_file(path) as fh:
+        for n, raw in enumerate(split_mbox(fh)):
+            yield RawMail(raw, str(path), list(lists or []), f"entry {n + 1}")
+
+
+def iter_mbox_bytes(data: bytes, source: str, lists: list[str] | None = None):
+    """Messages of an mbox held in memory (an HTTP response), parsed."""
+    import io
+
+    from .mail import parse_message
+
+    for raw in split_mbox(io.BytesIO(data)):
+        yield parse_message(raw, source, lists)

@@ -1,0 +1,158 @@
+"""public-inbox v2 git archives (lore's layout): epochs ``N.git``, one commit per message.
+
+Each commit's tree holds one file: ``m`` (the raw message) or ``d`` (a
+deletion).  Reading streams two git processes for a whole epoch, never one
+per message: ``git log --raw`` names each commit's blob, and one
+``git cat-file --batch`` hands the blobs back.  The last commit read per
+epoch is remembered by the store, so the next run reads only newer commits;
+if history was rewritten (a purge), the whole epoch is read again, which is
+harmless because every write is keyed by Message-ID.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import GitError, SourceError
+from .base import RawMail
+
+log = logging.getLogger(__name__)
+
+EPOCH_DIR = re.compile(r"^(\d{1,4})\.git$")
+RAW_LINE = re.compile(r"^:\d{6} \d{6} [0-9a-f]{7,64} (?P<blob>[0-9a-f]{7,64}) (?P<status>[A-Z])\d{0,3}\t(?P<path>.+)$")
+
+
+def is_git_repo(path: Path) -> bool:
+    return (path / "HEAD").is_file() and (path / "objects").is_dir() or (path / ".git").exists()
+
+
+def find_epochs(path: Path) -> list[Path]:
+    """The epoch repositories of an inbox, oldest first, or [path] for one epoch."""
+    if is_git_repo(path):
+        return [path]
+    git_dir = path / "git" if (path / "git").is_dir() else path
+    epochs = []
+    for child in git_dir.iterdir() if git_dir.is_dir() else []:
+        m = EPOCH_DIR.match(child.name)
+        if m and child.is_dir() and is_git_repo(child):
+            epochs.append((int(m.group(1)), child))
+    return [p for _, p in sorted(epochs)]
+
+
+def looks_like_public_inbox(path: Path) -> bool:
+    return path.is_dir() and bool(find_epochs(path))
+
+
+def _git(repo: Path, *args: str) -> list[str]:
+    try:
+        out = subprocess.run(["git", "--git-dir", str(_git_dir(repo)), *args],
+                             capture_output=True, text=True, check=False)
+    except FileNotFoundError as exc:
+        raise GitError(str(repo), "git is not installed") from exc
+    if out.returncode != 0:
+        raise GitError(str(repo), (out.stderr.strip().splitlines() or ["git failed"])[-1])
+    return out.stdout.splitlines()
+
+
+def _git_dir(repo: Path) -> Path:
+    return repo / ".git" if (repo / ".git").exists() else repo
+
+
+def head_commit(repo: Path) -> str | None:
+    try:
+        lines = _git(repo, "rev-parse", "--verify", "--quiet", "HEAD")
+    except GitError:
+        return None
+    return lines[0] if lines else None
+
+
+def is_ancestor(repo: Path, commit: str) -> bool:
+    r = subprocess.run(["git", "--git-dir", str(_git_dir(repo)), "merge-base", "--is-ancestor", commit, "HEAD"],
+                       capture_output=True, check=False)
+    return r.returncode == 0
+
+
+def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = None) -> Iterator[RawMail]:
+    """Messages of one epoch in commit order, after commit ``since`` if given.
+
+    ``RawMail.locator`` is the commit id, which the store keeps as the
+    epoch's cursor.
+    """
+    head = head_commit(repo)
+    if head is None:
+        return
+    rng = "HEAD"
+    if since:
+        if since == head:
+            return
+        if is_ancestor(repo, since):
+            rng = f"{since}..HEAD"
+        else:
+            log.info("%s: history rewritten since %s; reading the whole epoch", repo, since[:12])
+    log_proc = subprocess.Popen(
+        ["git", "--git-dir", str(_git_dir(repo)), "log", "--reverse", "--format=C %H", "--raw",
+         "--no-abbrev", "--no-renames", rng],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cat = subprocess.Popen(["git", "--git-dir", str(_git_dir(repo)), "cat-file", "--batch"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    source = str(repo)
+    try:
+        commit = None
+        for line in log_proc.stdout:
+            line = line.rstrip("\n")
+            if line.startswith("C "):
+                commit = line[2:]
+                continue
+            m = RAW_LINE.match(line)
+            if not m or commit is None:
+                continue
+            if m.group("status") == "D":
+                continue
+            name = m.group("path")
+            if name not in ("m", "d"):
+                continue
+            raw = _cat_blob(cat, m.group("blob"), repo)
+            if name == "d":
+                log.info("%s: commit %s deletes a message; deletions are not applied", repo, commit[:12])
+                continue
+            yield RawMail(raw, f"{source}@{commit[:12]}", list(lists or []), commit)
+    finally:
+        if cat.stdin:
+            cat.stdin.close()
+        cat.wait()
+        log_proc.stdout.close()
+        log_proc.wait()
+    if log_proc.returncode not in (0, None, -13):
+        err = log_proc.stderr.read().strip() if log_proc.stderr else ""
+        raise GitError(source, err.splitlines()[-1] if err else f"git log failed ({log_proc.returncode})")
+
+
+def _cat_blob(cat: subprocess.Popen, blob: str, repo: Path) -> bytes:
+    cat.stdin.write(blob.encode() + b"\n")
+    cat.stdin.flush()
+    header = cat.stdout.readline().split()
+    if len(header) < 3 or header[1] != b"blob":
+        raise GitError(str(repo), f"object {blob[:12]} is missing")
+    size = int(header[2])
+    data = cat.stdout.read(size)
+    cat.stdout.read(1)  # the newline after each object
+    return data
+
+
+def list_name_of(path: Path) -> list[str]:
+    """A list name from the inbox folder (``linux-block.vger.kernel.org.0`` -> that list)."""
+    name = path.resolve().name
+    name = re.sub(r"\.git$", "", name)
+    m = re.match(r"^(.+?\.[a-z]{2,})\.\d{1,4}$", name)
+    if m:
+        return [m.group(1)]
+    return []
+
+
+def check_readable(path: Path) -> None:
+    if not path.exists():
+        raise SourceError(str(path), "no such file or directory")

@@ -1,0 +1,417 @@
+"""The knowledge base: schema as migrations, idempotent writes, threading in SQL.
+
+Only this module writes SQLite.  The schema is defined by the migrations
+below (sqlite-utils ``Migrations``); ``schemas/kb.sql`` is generated from a
+fresh database and a test keeps it current.  Writes happen in large
+transactions from one process, so a killed ingest leaves the database as it
+was after the last committed batch, and the next run completes it (every
+write is keyed by Message-ID and therefore idempotent).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlite_utils
+from sqlite_utils.migrations import Migrations
+
+from .errors import DatabaseError
+from .model import Message, Segment
+from .threads import Threader, is_reply_subject, normalize_subject
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = "lkmlkb-1"
+migrations = Migrations("lkmlkb")
+
+
+@migrations()
+def m001_messages(db: sqlite_utils.Database) -> None:
+    db.execute("""
+    CREATE TABLE lists (
+        name TEXT PRIMARY KEY,
+        message_count INTEGER NOT NULL DEFAULT 0
+    )""")
+    db.execute("""
+    CREATE TABLE threads (
+        thread_id TEXT PRIMARY KEY,
+        subject TEXT,
+        topic TEXT,
+        root_message_id TEXT,
+        message_count INTEGER NOT NULL DEFAULT 0,
+        first_date TEXT,
+        last_date TEXT
+    )""")
+    db.execute("""
+    CREATE TABLE messages (
+        message_id TEXT PRIMARY KEY,
+        thread_id TEXT,
+        parent_id TEXT,
+        subject TEXT,
+        from_name TEXT,
+        from_addr TEXT,
+        from_obfuscated INTEGER NOT NULL DEFAULT 0,
+        date_raw TEXT,
+        date_utc TEXT,
+        in_reply_to TEXT,
+        "references" TEXT,
+        to_addrs TEXT,
+        cc_addrs TEXT,
+        body TEXT,
+        new_text TEXT,
+        archive_url TEXT,
+        source TEXT,
+        synthetic_id INTEGER NOT NULL DEFAULT 0,
+        content_hash TEXT,
+        lists TEXT
+    )""")
+    db.execute("CREATE INDEX idx_messages_thread ON messages(thread_id, date_utc)")
+    db.execute("CREATE INDEX idx_messages_date ON messages(date_utc)")
+    db.execute("""
+    CREATE TABLE raw_messages (
+        message_id TEXT PRIMARY KEY REFERENCES messages(message_id) ON DELETE CASCADE,
+        raw BLOB
+    )""")
+    db.execute("""
+    CREATE TABLE message_lists (
+        message_id TEXT NOT NULL REFERENCES messages(message_id) ON DELETE CASCADE,
+        list TEXT NOT NULL REFERENCES lists(name),
+        PRIMARY KEY (message_id, list)
+    )""")
+    db.execute("""
+    CREATE TABLE message_copies (
+        message_id TEXT NOT NULL REFERENCES messages(message_id) ON DELETE CASCADE,
+        content_hash TEXT NOT NULL,
+        source TEXT,
+        locator TEXT,
+        first_seen TEXT,
+        PRIMARY KEY (message_id, content_hash)
+    )""")
+    # every id the threader has seen, ghosts (referenced, never received) included
+    db.execute("""
+    CREATE TABLE thread_members (
+        message_id TEXT PRIMARY KEY,
+        thread_id TEXT NOT NULL
+    )""")
+    db.execute("CREATE INDEX idx_thread_members_thread ON thread_members(thread_id)")
+    db.execute("""
+    CREATE TABLE thread_topics (
+        topic TEXT PRIMARY KEY,
+        thread_id TEXT NOT NULL
+    )""")
+    db.execute("""
+    CREATE TABLE segments (
+        message_id TEXT NOT NULL REFERENCES messages(message_id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        line_start INTEGER NOT NULL,
+        line_end INTEGER NOT NULL,
+        depth INTEGER NOT NULL DEFAULT 0,
+        quotes_message_id TEXT,
+        PRIMARY KEY (message_id, seq)
+    )""")
+    db.execute("""
+    CREATE TABLE ingest_runs (
+        id INTEGER PRIMARY KEY,
+        started TEXT NOT NULL,
+        finished TEXT,
+        sources TEXT,
+        new INTEGER NOT NULL DEFAULT 0,
+        unchanged INTEGER NOT NULL DEFAULT 0,
+        copies INTEGER NOT NULL DEFAULT 0,
+        errors INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL DEFAULT 'running',
+        lkmlkb_version TEXT
+    )""")
+    db.execute("""
+    CREATE TABLE ingest_errors (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER REFERENCES ingest_runs(id),
+        source TEXT,
+        locator TEXT,
+        stage TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        message_id TEXT,
+        raw BLOB,
+        resolved INTEGER NOT NULL DEFAULT 0
+    )""")
+    db.execute("""
+    CREATE TABLE source_state (
+        source TEXT PRIMARY KEY,
+        cursor TEXT NOT NULL,
+        updated TEXT
+    )""")
+    db.execute("""
+    CREATE TABLE kb_info (
+        key TEXT PRIMARY KEY,
+        value TEXT
+    )""")
+    db["messages"].enable_fts(["subject", "new_text"], tokenize="porter unicode61 tokenchars '-_'",
+                              create_triggers=True)
+
+
+MESSAGE_COLUMNS = (
+    "message_id", "thread_id", "parent_id", "subject", "from_name", "from_addr", "from_obfuscated",
+    "date_raw", "date_utc", "in_reply_to", "references", "to_addrs", "cc_addrs", "body", "new_text",
+    "archive_url", "source", "synthetic_id", "content_hash", "lists",
+)
+
+
+def content_hash(msg: Message) -> str:
+    """Identity of a delivery: the raw bytes (public-inbox hashes headers + body)."""
+    return hashlib.sha256(msg.raw or msg.body.encode("utf-8", "replace")).hexdigest()
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class SqlBackend:
+    """Threader backend over ``thread_members`` / ``thread_topics``."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def lookup(self, ids: Iterable[str]) -> dict[str, str]:
+        ids = list(ids)
+        out: dict[str, str] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            q = "SELECT message_id, thread_id FROM thread_members WHERE message_id IN (%s)" % ",".join("?" * len(chunk))
+            out.update(self.conn.execute(q, chunk).fetchall())
+        return out
+
+    def assign(self, ids: Iterable[str], thread: str) -> None:
+        self.conn.executemany("INSERT OR REPLACE INTO thread_members(message_id, thread_id) VALUES (?, ?)",
+                              [(i, thread) for i in ids])
+
+    def merge(self, old: str, new: str) -> None:
+        c = self.conn
+        c.execute("UPDATE thread_members SET thread_id=? WHERE thread_id=?", (new, old))
+        c.execute("UPDATE messages SET thread_id=? WHERE thread_id=?", (new, old))
+        c.execute("UPDATE thread_topics SET thread_id=? WHERE thread_id=?", (new, old))
+        c.execute("DELETE FROM threads WHERE thread_id=?", (old,))
+        self.merged.add(old)
+
+    def subject_thread(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT thread_id FROM thread_topics WHERE topic=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def remember_subject(self, key: str, thread: str) -> None:
+        self.conn.execute("INSERT OR IGNORE INTO thread_topics(topic, thread_id) VALUES (?, ?)", (key, thread))
+
+    merged: set[str]
+
+
+@dataclass
+class StoreOutcome:
+    new: int = 0
+    unchanged: int = 0
+    copies: int = 0
+    errors: int = 0
+
+
+def connect(path: str | Path, create: bool = True) -> sqlite_utils.Database:
+    """Open (and migrate) the knowledge base at ``path``."""
+    path = Path(path)
+    if not create and not path.exists():
+        raise DatabaseError(str(path), "no such knowledge base (run `lkmlkb ingest` first)")
+    try:
+        conn = sqlite3.connect(str(path), timeout=60, isolation_level=None, check_same_thread=False)
+        db = sqlite_utils.Database(conn)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA synchronous=NORMAL")
+        if not create:
+            check_version(db, path)
+            return db
+        migrations.apply(db)
+        from . import schema_views
+
+        schema_views.apply(db)
+        db.execute("INSERT OR REPLACE INTO kb_info(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(str(path), f"not a usable SQLite database ({exc})") from exc
+    return db
+
+
+def check_version(db: sqlite_utils.Database, path) -> None:
+    try:
+        row = db.execute("SELECT value FROM kb_info WHERE key='schema'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(str(path), "not an lkmlkb knowledge base (no kb_info table)") from exc
+    if not row:
+        raise DatabaseError(str(path), "not an lkmlkb knowledge base")
+    if row[0] != SCHEMA_VERSION:
+        raise DatabaseError(str(path), f"built by another version of lkmlkb (schema {row[0]}, "
+                                       f"this is {SCHEMA_VERSION}); rebuild it with `lkmlkb ingest`")
+    pending = migrations.pending(db)
+    if pending:
+        raise DatabaseError(str(path), "needs migrations; run `lkmlkb ingest` or `lkmlkb reprocess` to upgrade it")
+
+
+class Store:
+    """Writes messages in batches; one instance per ingest run."""
+
+    def __init__(self, db: sqlite_utils.Database):
+        self.db = db
+        self.conn: sqlite3.Connection = db.conn
+        self.backend = SqlBackend(self.conn)
+        self.backend.merged = set()
+        self.threader = Threader(self.backend)
+        self.run_id: int | None = None
+        self.outcome = StoreOutcome()
+
+    # -- runs
+    def start_run(self, sources: list[str]) -> int:
+        from . import __version__
+
+        cur = self.conn.execute(
+            "INSERT INTO ingest_runs(started, sources, lkmlkb_version) VALUES (?, ?, ?)",
+            (now(), json.dumps(sources), __version__))
+        self.run_id = cur.lastrowid
+        return self.run_id
+
+    def finish_run(self, status: str = "done") -> None:
+        o = self.outcome
+        self.conn.execute(
+            "UPDATE ingest_runs SET finished=?, new=?, unchanged=?, copies=?, errors=?, status=? WHERE id=?",
+            (now(), o.new, o.unchanged, o.copies, o.errors, status, self.run_id))
+
+    # -- errors
+    def record_error(self, source: str, locator: str, stage: str, reason: str,
+                     raw: bytes | None = None, message_id: str | None = None) -> None:
+        self.outcome.errors += 1
+        self.conn.execute(
+            "INSERT INTO ingest_errors(run_id, source, locator, stage, reason, message_id, raw) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (self.run_id, source, locator, stage, reason[:2000], message_id, raw))
+
+    # -- cursors for incremental sources
+    def get_cursor(self, source: str) -> str | None:
+        row = self.conn.execute("SELECT cursor FROM source_state WHERE source=?", (source,)).fetchone()
+        return row[0] if row else None
+
+    def set_cursor(self, source: str, cursor: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO source_state(source, cursor, updated) VALUES (?, ?, ?)",
+                          (source, cursor, now()))
+
+    # -- messages
+    def known(self, ids: list[str]) -> dict[str, str]:
+        """message_id -> content_hash for ids already stored."""
+        out: dict[str, str] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            q = "SELECT message_id, content_hash FROM messages WHERE message_id IN (%s)" % ",".join("?" * len(chunk))
+            out.update(self.conn.execute(q, chunk).fetchall())
+        return out
+
+    def write_batch(self, items: list[tuple[Message, list[Segment], str]]) -> list[Message]:
+        """Store a batch of (message, segments, new_text) in one transaction.
+
+        Returns the messages that were new.  A Message-ID seen before is a
+        second delivery: its lists are merged and, if its bytes differ, the
+        copy is recorded in ``message_copies``.
+        """
+        if not items:
+            return []
+        c = self.conn
+        new_msgs: list[Message] = []
+        touched_threads: set[str] = set()
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            known = self.known([m.message_id for m, _, _ in items])
+            seen_here: set[str] = set()
+            for msg, segs, text in items:
+                h = content_hash(msg)
+                if msg.message_id in known or msg.message_id in seen_here:
+                    self._add_lists(msg.message_id, msg.lists)
+                    first = known.get(msg.message_id)
+                    if first is not None and first == h:
+                        self.outcome.unchanged += 1
+                    else:
+                        cur = c.execute(
+                            "INSERT OR IGNORE INTO message_copies(message_id, content_hash, source, locator, first_seen) "
+                            "VALUES (?, ?, ?, ?, ?)", (msg.message_id, h, msg.source, "", now()))
+                        if cur.rowcount:
+                            self.outcome.copies += 1
+                        else:
+                            self.outcome.unchanged += 1
+                    continue
+                seen_here.add(msg.message_id)
+                self.backend.merged = set()
+                thread = self.threader.add(msg)
+                touched_threads.add(thread)
+                refs = [*msg.references]
+                if msg.in_reply_to and msg.in_reply_to not in refs:
+                    refs.append(msg.in_reply_to)
+                parent = msg.in_reply_to or (msg.references[-1] if msg.references else None) or msg.quoted_parent
+                c.execute(
+                    "INSERT INTO messages(%s) VALUES (%s)" % (",".join(f'"{k}"' for k in MESSAGE_COLUMNS),
+                                                              ",".join("?" * len(MESSAGE_COLUMNS))),
+                    (msg.message_id, thread, parent, msg.subject, msg.from_name, msg.from_addr,
+                     int(msg.from_obfuscated), msg.date_raw, msg.date_utc, msg.in_reply_to, json.dumps(refs),
+                     msg.to, msg.cc, msg.body, text, msg.archive_url, msg.source, int(msg.synthetic_id), h,
+                     json.dumps(msg.lists)))
+                c.execute("INSERT INTO raw_messages(message_id, raw) VALUES (?, ?)", (msg.message_id, msg.raw))
+                c.execute("INSERT OR IGNORE INTO message_copies(message_id, content_hash, source, locator, first_seen) "
+                          "VALUES (?, ?, ?, ?, ?)", (msg.message_id, h, msg.source, "first", now()))
+                self._add_lists(msg.message_id, msg.lists)
+                c.executemany(
+                    "INSERT INTO segments(message_id, seq, kind, line_start, line_end, depth, quotes_message_id) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(msg.message_id, n, s.kind, s.line_start, s.line_end, s.depth, s.quotes_message_id)
+                     for n, s in enumerate(segs)])
+                new_msgs.append(msg)
+                self.outcome.new += 1
+            self._refresh_threads(touched_threads)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        return new_msgs
+
+    def _add_lists(self, mid: str, lists: list[str]) -> None:
+        for name in lists:
+            self.conn.execute("INSERT OR IGNORE INTO lists(name) VALUES (?)", (name,))
+            cur = self.conn.execute("INSERT OR IGNORE INTO message_lists(message_id, list) VALUES (?, ?)", (mid, name))
+            if cur.rowcount:
+                self.conn.execute("UPDATE lists SET message_count = message_count + 1 WHERE name=?", (name,))
+
+    def _refresh_threads(self, threads: set[str]) -> None:
+        c = self.conn
+        for t in threads:
+            # a thread merged into another during the batch has no members left
+            if not c.execute("SELECT 1 FROM thread_members WHERE thread_id=? LIMIT 1", (t,)).fetchone():
+                continue
+            count, first, last = c.execute(
+                "SELECT count(*), min(date_utc), max(date_utc) FROM messages WHERE thread_id=?", (t,)).fetchone()
+            # the root: a message whose parent is not in the thread, oldest first
+            root = c.execute(
+                "SELECT message_id, subject FROM messages m WHERE thread_id=? ORDER BY "
+                "EXISTS(SELECT 1 FROM messages p WHERE p.message_id = m.parent_id AND p.thread_id = m.thread_id), "
+                "date_utc IS NULL, date_utc, rowid LIMIT 1", (t,)).fetchone()
+            subject = root[1] if root else None
+            c.execute(
+                "INSERT INTO threads(thread_id, subject, topic, root_message_id, message_count, first_date, last_date) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(thread_id) DO UPDATE SET subject=excluded.subject, "
+                "topic=excluded.topic, root_message_id=excluded.root_message_id, "
+                "message_count=excluded.message_count, first_date=excluded.first_date, last_date=excluded.last_date",
+                (t, subject, normalize_subject(subject or ""), root[0] if root else None, count, first, last))
+
+
+def summary_counts(db: sqlite_utils.Database) -> dict[str, int]:
+    return {
+        "messages": db.execute("SELECT count(*) FROM messages").fetchone()[0],
+        "threads": db.execute("SELECT count(*) FROM threads").fetchone()[0],
+    }
+
+
+__all__ = ["Store", "connect", "content_hash", "is_reply_subject", "migrations", "summary_counts"]

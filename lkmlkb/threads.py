@@ -1,0 +1,354 @@
+"""Threading (JWZ over References/In-Reply-To, with ghosts) and body segmentation.
+
+Threading is incremental so that a whole archive never has to sit in memory:
+:class:`Threader` keeps an id -> thread map behind a small backend interface
+(a dict for ``lkmlkb extract``, SQLite for the store) and merges threads
+whenever a reference links two of them, as public-inbox does.  Messages that
+carry no references at all fall back to their normalized subject, when the
+subject says they are replies (``Re:``, ``答复:``, ``AW:``, ``Re[2]:`` ...).
+
+Segmentation splits each body into runs of new text, quoted text (with depth
+and, where found, the message it quotes), attribution lines, Outlook quote
+headers, signatures, patches and list footers, with 0-based line spans.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+
+from .model import Message, Segment
+
+# ---------------------------------------------------------------- subjects
+
+REPLY_PREFIX = re.compile(
+    r"""^\s{0,5}(?:
+        (?:re|aw|sv|antw|vs|odp|r|fwd?|tr|wg|rif)   # Re: AW: SV: Antw: Fwd: Fw: (EN/DE/Nordic/NL/PL/IT)
+        (?:\[\d{1,4}\]|\(\d{1,4}\))?                # Re[2]: Re(2):
+      | 回复 | 答复 | 回覆 | 转发 | 轉寄                 # Chinese mailers: 回复: 答复:
+    )\s{0,3}[:：]\s{0,5}""",
+    re.I | re.X,
+)
+BRACKET_TAG = re.compile(r"^\s{0,5}\[[^\[\]]{1,80}\]\s{0,5}")
+# list tags and patch markers that do not change the topic: [Cluster-devel], [PATCH v2 1/3]
+TOPIC_NEUTRAL_TAG = re.compile(
+    r"""^\[(?:
+        (?:RFC|RESEND|PATCH|PATCHv?\d{1,3}|GIT\s+PULL|v\d{1,3}|\d{1,4}/\d{1,4}|[\w.-]{1,40}(?:-devel|-next)?)
+        (?:[\s,]{1,3}(?:RFC|RESEND|PATCH|PATCHv?\d{1,3}|v\d{1,3}|\d{1,4}/\d{1,4}|[\w.:/-]{1,40})){0,6}
+    )\]$""",
+    re.I | re.X,
+)
+
+
+def is_reply_subject(subject: str) -> bool:
+    return bool(REPLY_PREFIX.match(subject or ""))
+
+
+def normalize_subject(subject: str) -> str:
+    """The topic of a subject: reply prefixes, list tags and patch brackets removed."""
+    s = (subject or "").strip()
+    for _ in range(20):
+        m = REPLY_PREFIX.match(s)
+        if m:
+            s = s[m.end():]
+            continue
+        m = BRACKET_TAG.match(s)
+        if m and TOPIC_NEUTRAL_TAG.match(m.group(0).strip()):
+            s = s[m.end():]
+            continue
+        break
+    s = re.sub(r"\s+", " ", s).strip().rstrip(".").strip().lower()
+    return s
+
+
+# ---------------------------------------------------------------- threading
+
+
+def references_of(msg: Message) -> list[str]:
+    """Ancestors, oldest first: References, then In-Reply-To (trusted as last)."""
+    refs = [r for r in msg.references if r != msg.message_id]
+    if msg.in_reply_to and msg.in_reply_to != msg.message_id:
+        if msg.in_reply_to in refs:
+            refs.remove(msg.in_reply_to)
+        refs.append(msg.in_reply_to)
+    if msg.quoted_parent and msg.quoted_parent not in refs:
+        refs.append(msg.quoted_parent)
+    return refs
+
+
+def parent_of(msg: Message) -> str | None:
+    refs = references_of(msg)
+    return refs[-1] if refs else None
+
+
+class DictBackend:
+    """In-memory id -> thread map, for extraction without a database."""
+
+    def __init__(self):
+        self.thread_of: dict[str, str] = {}
+        self.members: dict[str, set[str]] = {}
+        self.by_subject: dict[str, str] = {}
+
+    def lookup(self, ids: Iterable[str]) -> dict[str, str]:
+        return {i: self.thread_of[i] for i in ids if i in self.thread_of}
+
+    def assign(self, ids: Iterable[str], thread: str) -> None:
+        for i in ids:
+            self.thread_of[i] = thread
+            self.members.setdefault(thread, set()).add(i)
+
+    def merge(self, old: str, new: str) -> None:
+        for i in self.members.pop(old, set()):
+            self.thread_of[i] = new
+            self.members.setdefault(new, set()).add(i)
+        for k, v in list(self.by_subject.items()):
+            if v == old:
+                self.by_subject[k] = new
+
+    def subject_thread(self, key: str) -> str | None:
+        return self.by_subject.get(key)
+
+    def remember_subject(self, key: str, thread: str) -> None:
+        self.by_subject.setdefault(key, thread)
+
+
+class Threader:
+    """Assigns each message a thread id, merging threads that references join.
+
+    The thread id is the id of the oldest known ancestor when the thread is
+    created (a ghost if the root was never seen); merges keep the older id.
+    """
+
+    def __init__(self, backend=None):
+        self.backend = backend or DictBackend()
+
+    def add(self, msg: Message) -> str:
+        refs = references_of(msg)
+        ids = [*refs, msg.message_id]
+        known = self.backend.lookup(ids)
+        threads = list(dict.fromkeys(known[i] for i in ids if i in known))
+        key = normalize_subject(msg.subject)
+        if not threads and not refs and key and is_reply_subject(msg.subject):
+            t = self.backend.subject_thread(key)
+            if t:
+                threads = [t]
+        if threads:
+            thread = threads[0]
+            for other in threads[1:]:
+                self.backend.merge(other, thread)
+        else:
+            thread = refs[0] if refs else msg.message_id
+        self.backend.assign([i for i in ids if known.get(i) != thread], thread)
+        if key and not is_reply_subject(msg.subject):
+            self.backend.remember_subject(key, thread)
+        return thread
+
+
+def thread_messages(messages: list[Message]) -> dict[str, list[Message]]:
+    """Group messages (any order) into threads, each sorted by date then order."""
+    threader = Threader()
+    # link in date order so subject fallback sees the root first
+    order = sorted(range(len(messages)), key=lambda i: (messages[i].date_utc or "", i))
+    for i in order:
+        threader.add(messages[i])
+    groups: dict[str, list[Message]] = {}
+    for i in order:
+        t = threader.backend.thread_of[messages[i].message_id]
+        groups.setdefault(t, []).append(messages[i])
+    return groups
+
+
+# ---------------------------------------------------------------- segments
+
+QUOTE = re.compile(r"^((?:[ \t]{0,3}>){1,100})[ \t]?")
+ATTRIBUTION = re.compile(
+    r"""(?:
+        ^On\b.{0,200}\b(?:wrote|writes|said)\s?:?\s*$      # On Thu, Apr 15, 2021 at 11:41AM +0100, John Garry wrote:
+      | ^.{1,120}\b(?:wrote|writes)\s?:\s*$                 # Jan Kara <ja...@suse.cz> writes:
+      | ^Quoting\s.{1,200}:\s*$                            # Quoting Name (date):
+      | ^Am\s.{1,200}schrieb.{0,120}:\s*$                  # Am ... schrieb X:
+      | ^Le\s.{1,200}a\s[ée]crit\s?:\s*$                   # Le ... a écrit :
+      | ^.{1,160}(?:于|於).{0,80}(?:写道|寫道)\s?[:：]\s*$    # X 于 2024年3月7日 写道：
+    )""",
+    re.X | re.I,
+)
+OUTLOOK_HEADER = re.compile(
+    r"""^(?:-{3,}\s*(?:Original\s+Message|邮件原件|原始邮件)\s*-{3,}
+       | (?:From|Sent|To|Cc|Subject|Date|发件人|发送时间|收件人|抄送|主题)\s*[:：].{0,2000}
+       | _{10,})\s*$""",
+    re.X | re.I,
+)
+DIFF_START = re.compile(r"^(?:diff[ ]--git[ ]|diff[ ]-[a-zA-Z]|Index:[ ]\S|---[ ]a/|\+\+\+[ ]b/|@@[ ]-\d)")
+DIFF_LINE = re.compile(r"^(?:[ +\-]|@@[ ]|diff[ ]|index[ ][0-9a-f]|new[ ]file|deleted[ ]file|similarity|rename|\\[ ]No[ ]newline|old[ ]mode|new[ ]mode|Binary[ ]files|$)")
+DIFFSTAT = re.compile(r"^\s\S{1,200}\s+\|\s+(?:\d{1,6}\s?[+\-]*|Bin\b.{0,60})$")
+FOOTER_START = re.compile(
+    r"""^(?:To[ ]unsubscribe[ ]from[ ]this[ ]list                 # vger majordomo trailer
+      | More[ ]majordomo[ ]info[ ]at
+      | Please[ ]read[ ]the[ ]FAQ[ ]at
+      | You[ ]received[ ]this[ ]message[ ]because[ ]you[ ]are[ ]subscribed   # Google Groups
+      | _{20,}\s*$                                          # Mailman footer rule
+      | [\w.-]{1,60}[ ]mailing[ ]list\s*$                   # "Linux-nvme mailing list"
+      | Powered[ ]by[ ]blists)""",
+    re.X | re.I,
+)
+SIG_START = re.compile(r"^--[ ]?$")
+MAX_SIG_LINES = 15
+
+
+def quote_depth(line: str) -> tuple[int, str]:
+    """Depth of ``>`` quoting (``> >`` and ``>>`` alike) and the unquoted text."""
+    m = QUOTE.match(line)
+    if not m:
+        return 0, line
+    return m.group(1).count(">"), line[m.end():]
+
+
+def _classify(lines: list[str]) -> list[tuple[str, int]]:
+    kinds: list[tuple[str, int]] = []
+    in_patch = False
+    in_footer = False
+    sig_until = -1
+    n = len(lines)
+    for i, line in enumerate(lines):
+        depth, content = quote_depth(line)
+        if depth:
+            in_patch = False
+            c = content.strip()
+            kind = "quoted_header" if OUTLOOK_HEADER.match(c) and (c.startswith(("-", "_")) or ":" in c or "：" in c) and _near_outlook(lines, i) else "quoted"
+            if ATTRIBUTION.match(c):
+                kind = "attribution"
+            kinds.append((kind, depth))
+            continue
+        if in_footer:
+            kinds.append(("footer", 0))
+            continue
+        if i <= sig_until:
+            kinds.append(("signature", 0))
+            continue
+        if in_patch:
+            if DIFF_LINE.match(line) and not (line == "" and _next_is_prose(lines, i)):
+                kinds.append(("patch", 0))
+                continue
+            in_patch = False
+        if DIFF_START.match(line) or (line.strip() == "---" and i + 1 < n and DIFFSTAT.match(lines[i + 1])):
+            in_patch = True
+            kinds.append(("patch", 0))
+            continue
+        if FOOTER_START.match(line):
+            in_footer = True
+            kinds.append(("footer", 0))
+            continue
+        if SIG_START.match(line):
+            end = i
+            while end + 1 < n and not quote_depth(lines[end + 1])[0] and not FOOTER_START.match(lines[end + 1]):
+                end += 1
+            if end - i <= MAX_SIG_LINES:
+                sig_until = end
+                kinds.append(("signature", 0))
+                continue
+        if ATTRIBUTION.match(line.strip()) and _next_is_quoted(lines, i):
+            kinds.append(("attribution", 0))
+            continue
+        kinds.append(("new", 0))
+    return kinds
+
+
+def _near_outlook(lines: list[str], i: int) -> bool:
+    """An Outlook header line is one of at least two such lines in a row."""
+    def is_h(j):
+        return 0 <= j < len(lines) and OUTLOOK_HEADER.match(quote_depth(lines[j])[1].strip() or "x")
+    return bool(is_h(i - 1) or is_h(i + 1))
+
+
+def _next_is_quoted(lines: list[str], i: int) -> bool:
+    for j in range(i + 1, min(i + 4, len(lines))):
+        if lines[j].strip():
+            return quote_depth(lines[j])[0] > 0
+    return False
+
+
+def _next_is_prose(lines: list[str], i: int) -> bool:
+    for j in range(i + 1, min(i + 3, len(lines))):
+        if lines[j].strip():
+            return not DIFF_LINE.match(lines[j]) or lines[j][:1].isalpha()
+    return True
+
+
+def segment_body(body: str) -> list[Segment]:
+    """Split a body into segments with 0-based inclusive line spans."""
+    lines = body.split("\n")
+    kinds = _classify(lines)
+    segments: list[Segment] = []
+    start = 0
+    for i in range(1, len(lines) + 1):
+        if i == len(lines) or kinds[i] != kinds[start]:
+            kind, depth = kinds[start]
+            text = "\n".join(quote_depth(line)[1] if depth else line for line in lines[start:i])
+            segments.append(Segment(kind, start, i - 1, text, depth))
+            start = i
+    # blank-only "new" runs between quoted runs are not text anyone wrote
+    return [s for s in segments if not (s.kind == "new" and not s.text.strip())]
+
+
+def new_text(segments: list[Segment]) -> str:
+    return "\n".join(s.text for s in segments if s.kind == "new")
+
+
+# ---------------------------------------------------------------- quote attribution
+
+MIN_QUOTE_CHARS = 24
+
+
+def line_key(line: str) -> str | None:
+    """A normalized key for matching a quoted line against where it was said."""
+    s = re.sub(r"\s+", " ", line).strip().lower()
+    if len(s) < MIN_QUOTE_CHARS:
+        return None
+    return hashlib.blake2b(s.encode("utf-8", "replace"), digest_size=8).hexdigest()
+
+
+class QuoteIndex:
+    """Which message first said a line: built in date order, queried per segment."""
+
+    def __init__(self):
+        self.first: dict[str, str] = {}
+
+    def add(self, message_id: str, segments: list[Segment]) -> None:
+        for s in segments:
+            if s.kind in ("new", "patch"):
+                for line in s.text.split("\n"):
+                    k = line_key(line)
+                    if k and k not in self.first:
+                        self.first[k] = message_id
+
+    def source_of(self, text: str) -> str | None:
+        votes: dict[str, int] = {}
+        for line in text.split("\n"):
+            k = line_key(line)
+            if k and k in self.first:
+                votes[self.first[k]] = votes.get(self.first[k], 0) + 1
+        if not votes:
+            return None
+        return max(votes.items(), key=lambda kv: kv[1])[0]
+
+
+def attribute_quotes(ordered: list[tuple[Message, list[Segment]]]) -> None:
+    """Set ``quotes_message_id`` on quoted segments of a thread (date order).
+
+    Text dumps carry no In-Reply-To: a message whose quotes come from an
+    earlier message gets that message as ``quoted_parent``.
+    """
+    index = QuoteIndex()
+    for msg, segs in ordered:
+        parent_votes: dict[str, int] = {}
+        for s in segs:
+            if s.kind == "quoted":
+                src = index.source_of(s.text)
+                if src and src != msg.message_id:
+                    s.quotes_message_id = src
+                    if s.depth == 1:
+                        parent_votes[src] = parent_votes.get(src, 0) + s.line_end - s.line_start + 1
+        if parent_votes and not msg.in_reply_to and not msg.references and not msg.quoted_parent:
+            msg.quoted_parent = max(parent_votes.items(), key=lambda kv: kv[1])[0]
+        index.add(msg.message_id, segs)
