@@ -157,6 +157,189 @@ def m001_messages(db: sqlite_utils.Database) -> None:
                               create_triggers=True)
 
 
+@migrations()
+def m002_findings_and_reports(db: sqlite_utils.Database) -> None:
+    """What extraction and report building produce; replaced wholesale on reprocess."""
+    prov = """
+        message_id TEXT NOT NULL,
+        thread_id TEXT,
+        line_start INTEGER,
+        line_end INTEGER,
+        evidence TEXT,
+        quoted INTEGER NOT NULL DEFAULT 0"""
+    db.execute(f"""
+    CREATE TABLE fio_jobs (
+        id INTEGER PRIMARY KEY,
+        report_id TEXT,
+        name TEXT,
+        form TEXT NOT NULL,
+        options TEXT NOT NULL,
+        global_options TEXT,
+        normalized TEXT,
+        unknown_options TEXT,
+        notes TEXT,
+        rw TEXT, bs TEXT, ioengine TEXT, iodepth TEXT, numjobs TEXT,
+        {prov}
+    )""")
+    db.execute(f"""
+    CREATE TABLE results (
+        id INTEGER PRIMARY KEY,
+        report_id TEXT,
+        kernel TEXT,
+        kernel_sort TEXT,
+        label TEXT,
+        config TEXT,
+        tool TEXT,
+        metric TEXT NOT NULL,
+        direction TEXT,
+        value REAL NOT NULL,
+        unit TEXT,
+        normalized_value REAL,
+        normalized_unit TEXT,
+        stddev REAL,
+        samples TEXT,
+        {prov}
+    )""")
+    db.execute(f"""
+    CREATE TABLE kernel_mentions (
+        id INTEGER PRIMARY KEY,
+        version TEXT NOT NULL,
+        raw TEXT,
+        sort_key TEXT,
+        role TEXT,
+        {prov}
+    )""")
+    db.execute(f"""
+    CREATE TABLE commit_citations (
+        id INTEGER PRIMARY KEY,
+        sha TEXT NOT NULL,
+        subject TEXT,
+        role TEXT NOT NULL,
+        cue TEXT,
+        form TEXT,
+        range_end TEXT,
+        {prov}
+    )""")
+    db.execute(f"""
+    CREATE TABLE setup_facts (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        {prov}
+    )""")
+    db.execute(f"""
+    CREATE TABLE claims (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        stated_pct REAL,
+        metric TEXT,
+        cue TEXT,
+        {prov}
+    )""")
+    db.execute("""
+    CREATE TABLE extraction_errors (
+        message_id TEXT NOT NULL,
+        extractor TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        at TEXT,
+        PRIMARY KEY (message_id, extractor)
+    )""")
+    db.execute("""
+    CREATE TABLE extracted_messages (
+        message_id TEXT PRIMARY KEY,
+        extractor_version TEXT NOT NULL,
+        prefilter_passed INTEGER NOT NULL
+    )""")
+    for t in ("fio_jobs", "results", "kernel_mentions", "commit_citations", "setup_facts", "claims"):
+        db.execute(f"CREATE INDEX idx_{t}_message ON {t}(message_id)")
+        db.execute(f"CREATE INDEX idx_{t}_thread ON {t}(thread_id)")
+    db.execute("CREATE INDEX idx_commit_citations_sha ON commit_citations(sha)")
+    db.execute("""
+    CREATE TABLE reports (
+        report_id TEXT PRIMARY KEY,
+        thread_id TEXT NOT NULL,
+        title TEXT,
+        is_regression_report INTEGER NOT NULL DEFAULT 0,
+        kind TEXT,
+        status TEXT,
+        workload TEXT,
+        tools TEXT,
+        good_kernel TEXT,
+        bad_kernel TEXT,
+        stated_pct REAL,
+        computed_pct REAL,
+        regression_pct REAL,
+        pct_disagrees INTEGER NOT NULL DEFAULT 0,
+        headline_metric TEXT,
+        baseline_value REAL,
+        regressed_value REAL,
+        unit TEXT,
+        culprits TEXT,
+        fixes TEXT,
+        fio_version TEXT,
+        scheduler TEXT,
+        filesystem TEXT,
+        device_class TEXT,
+        people TEXT,
+        lists TEXT,
+        first_date TEXT,
+        last_date TEXT,
+        message_count INTEGER,
+        first_message_id TEXT,
+        summary TEXT,
+        built TEXT
+    )""")
+    db.execute("CREATE INDEX idx_reports_date ON reports(last_date)")
+    db.execute("""
+    CREATE TABLE report_kernels (
+        report_id TEXT NOT NULL REFERENCES reports(report_id) ON DELETE CASCADE,
+        version TEXT NOT NULL,
+        sort_key TEXT,
+        role TEXT,
+        PRIMARY KEY (report_id, version)
+    )""")
+    db.execute("""
+    CREATE TABLE report_commits (
+        report_id TEXT NOT NULL REFERENCES reports(report_id) ON DELETE CASCADE,
+        sha TEXT NOT NULL,
+        subject TEXT,
+        role TEXT NOT NULL,
+        message_id TEXT,
+        line_start INTEGER,
+        line_end INTEGER,
+        cue TEXT,
+        PRIMARY KEY (report_id, sha, role)
+    )""")
+    db.execute("CREATE INDEX idx_report_commits_sha ON report_commits(sha)")
+    db.execute("""
+    CREATE TABLE setups (
+        report_id TEXT NOT NULL REFERENCES reports(report_id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        message_id TEXT,
+        PRIMARY KEY (report_id, key, value)
+    )""")
+    db.execute("""
+    CREATE TABLE commits (
+        sha TEXT PRIMARY KEY,
+        full_sha TEXT,
+        status TEXT,
+        subject TEXT,
+        subject_in_mail TEXT,
+        subject_matches INTEGER,
+        author TEXT,
+        date TEXT,
+        first_tag TEXT,
+        candidates TEXT,
+        fixed_by TEXT,
+        linked_by TEXT,
+        tree TEXT,
+        checked TEXT
+    )""")
+    db["reports"].enable_fts(["title", "summary", "workload"], tokenize="porter unicode61 tokenchars '-_'",
+                             create_triggers=True)
+
+
 MESSAGE_COLUMNS = (
     "message_id", "thread_id", "parent_id", "subject", "from_name", "from_addr", "from_obfuscated",
     "date_raw", "date_utc", "in_reply_to", "references", "to_addrs", "cc_addrs", "body", "new_text",
