@@ -1,0 +1,449 @@
+"""Commit citations in mail text: SHAs, their subjects, and the role the text gives them.
+
+Forms seen in real reports:
+
+* prose: ``the bisection points to commit d47f9717e5cf ("block/mq-deadline: ...")``,
+  the subject sometimes wrapped over two lines, or written bare after the SHA
+  (``5b18b5a73760 block: delete part_round_stats and ...``);
+* ranges: ``(80a787ba3809 to 6f75723190d8)``, ``A..B``;
+* trailers: ``Fixes: X ("...")`` (X is the culprit the patch fixes),
+  ``Link:``/``Closes:`` lore URLs (cited as form ``link`` with the message-id
+  in ``sha``), ``base-commit:``;
+* regzbot commands: ``#regzbot introduced: X``, ``#regzbot fix: X``;
+* kernel test robot (LKP): ``commit: 574e7779cf... ("subject")`` after
+  "noticed a ... regression ... on:" (the tested head, i.e. the culprit), and
+  the two-line ``commit:`` block (base, then head);
+* git output: ``X is the first bad commit``, ``# first bad commit: [X] subj``,
+  ``git bisect good X``, ``commit X`` + ``Author:`` header block.
+
+Hex numbers that are not commits are skipped: diff ``index a..b`` lines, stack
+traces and register dumps, hexdumps, addresses (``ffff888...``, ``0x...``),
+UUIDs, message-ids and e-mail addresses, URLs, decimal-only numbers.
+
+Roles come from cue phrases (``lkmlkb/data/cues/commits.jsonl``) in the same
+sentence, found with the shared spaCy pipeline; the nearest cue before the SHA
+wins, then a cue after it ("... inadvertently caused").
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+from lkmlkb.extract import nlp
+from lkmlkb.model import CommitCitation, Evidence
+
+log = logging.getLogger(__name__)
+
+MAX_LINE = 4000
+ROLE_RANK = {"culprit": 5, "fix": 4, "revert": 3, "tested": 2, "base": 1, "mentioned": 0}
+
+_SHA_RE = re.compile(
+    r"""
+    (?<![\w/.:=+\-#@%&?~$])      # not inside a path, URL, option value, address "0x.."
+    (?P<sha>[0-9a-f]{7,40})
+    (?![\w@\-/%&=~]|\.[\w])     # not a UUID part, e-mail, message-id, file name
+    """,
+    re.VERBOSE,
+)
+#: lines whose hex numbers are never commits
+_SKIP_LINE_RE = re.compile(
+    r"""
+    ^[ \t>]{0,20}index\ [0-9a-f]{7,40}\.\.[0-9a-f]{7,40}  # diff: "index cb38d6f3acce..8275b10a1c9a 100644"
+    | ^\s{0,8}(?:Message-I[dD]|In-Reply-To|References|X-[\w-]{1,40}|Received|DKIM-[\w-]{1,30}):
+                                                         # mail headers pasted into the body
+    | \b(?:RIP|RSP|RAX|RBX|RCX|RDX|RSI|RDI|RBP|R\d\d|CR[0234]|FS|GS|PC|LR|SP|pc|lr|sp|x\d{1,2}|Code)\s?:\s
+                                                         # register dumps "RIP: 0010:..", "x29: ffff..", "Code: 48 8b"
+    | \+0x[0-9a-f]{1,8}/0x[0-9a-f]{1,8}                  # stack frames "blk_mq_run_hw_queue+0x1a/0x30"
+    | ^\s{0,8}(?:\[\s{0,6}\d{1,8}\.\d{1,8}\]\s)?\s{0,4}(?:Call\ Trace|<TASK>|</TASK>|\?\ )
+                                                         # "Call Trace:", "? __schedule+0x.."
+    | ^[ \t>]{0,20}\[\s{0,6}\d{1,8}\.\d{6}\]           # dmesg lines "[58563.146439] [c00000007960f500] .."
+    | \b(?:GPR\d\d|REGS|MSR|CFAR|XER|NIP|DAR|DSISR|IRQMASK)\b  # powerpc register dumps
+    | ^\s{0,8}[0-9a-f]{4,16}:(?:\s{1,3}[0-9a-f]{2,8}){4}   # hexdump "00000010: 4142 4344 ..."
+    """,
+    re.VERBOSE,
+)
+_URL_RE = re.compile(r"""(?:https?|ftp|git)://[^\s<>"')\]]{1,500}""")
+_ANGLE_RE = re.compile(r"<[^<>\s]{1,300}@[^<>\s]{1,300}>")
+_EMAIL_RE = re.compile(r"[\w.+\-]{1,100}@[\w\-]{1,100}(?:\.[\w\-]{1,100}){0,10}")
+
+#: ``("subject")`` after a SHA, allowing one wrapped line
+_QUOTED_SUBJ_RE = re.compile(
+    r"""
+    [ \t]{0,3}\n?[ \t>]{0,20}              # "commit c8ed1b359312\n ("..." rare; mostly same line
+    \(\s{0,3}"                             # ("gfs2: Fix duplicate
+    (?P<subj>[^\n]{1,300}?(?:\n[ \t>]{0,20}[^\n]{1,300}?)?)
+    "\s{0,3}\)                             #  should_fault_in_pages() call")
+    """,
+    re.VERBOSE,
+)
+#: subject without quotes: "5b18b5a73760 block: delete part_round_stats and switch to ..."
+_BARE_SUBJ_RE = re.compile(
+    r"""
+    [ \t]{1,3}
+    (?P<subj>
+        (?:Revert\ |Merge\ )?
+        [A-Za-z][\w.\-]{0,30}(?:/[\w.\-]{1,30}){0,3}(?:\ ?:\ ?[\w.\-/]{1,30}){0,2}:\ [^\n]{3,200}
+    )
+    """,
+    re.VERBOSE,
+)
+#: "[sha] subject" in git bisect logs: "# first bad commit: [eca2040972b4...] scsi: block: ioprio:"
+_BRACKET_SUBJ_RE = re.compile(r"\][ \t]{1,3}(?P<subj>[^\n]{3,200})")
+#: range between two SHAs: "80a787ba3809 to 6f75723190d8", "A..B", "A...B", "A - B"
+_RANGE_SEP_RE = re.compile(r"""\s{0,2}(?:\.\.\.?|\s(?:to|through|thru|until|-|–)\s)\s{0,2}(?=[0-9a-f]{7,40}\b)""")
+_RANGE_BETWEEN_RE = re.compile(r"between\s{1,3}(?:commits?\s{1,3})?$", re.IGNORECASE)
+_TRAILER_RE = re.compile(
+    r"""
+    ^[ \t>|]{0,20}
+    (?P<key>Fixes|Link|Closes|base-commit|Reported-by|Tested-by|Bisected-by)
+    :[ \t]{0,4}(?P<val>[^\n]{1,600})
+    """,
+    re.VERBOSE | re.IGNORECASE | re.MULTILINE,
+)
+#: regzbot commands: "#regzbot introduced: 3ea3354cb9f0", "#regzbot ^introduced aa511ff8218b"
+_REGZBOT_RE = re.compile(
+    r"""
+    ^[ \t>]{0,20}\#regzbot[ \t]{1,4}
+    (?P<cmd>\^?[a-z][a-z\-]{1,30}):?[ \t]{0,4}(?P<arg>[^\n]{0,300})
+    """,
+    re.VERBOSE | re.MULTILINE,
+)
+#: kernel test robot: "commit: 574e7779cf583171acb5bf6365047bb0941b387c ("block/...")"
+_LKP_COMMIT_RE = re.compile(r"^[ \t>]{0,20}commit:[ \t]{0,4}(?P<rest>[^\n]{0,400})$", re.MULTILINE)
+_LKP_NOTICED_RE = re.compile(r"kernel\s+test\s+robot\s+noticed", re.IGNORECASE)
+#: git log header block: "commit 8f03cfa117e0..." then "Author:" then "Date:"
+_GITLOG_RE = re.compile(
+    r"""^[ \t>]{0,20}commit[ \t]{1,3}(?P<sha>[0-9a-f]{7,40})[^\n]{0,80}\n
+        (?:[ \t>]{0,20}(?:Merge|Author|AuthorDate|Commit|CommitDate|Date):[^\n]{0,300}\n){1,5}
+        [ \t>]{0,20}\n
+        [ \t>]{0,20}(?P<subj>[^\n]{1,300})""",
+    re.VERBOSE | re.MULTILINE,
+)
+_BISECT_STEP_RE = re.compile(r"git\s+bisect\s+(?:good|bad|skip|start)|^[ \t>]{0,20}#\s(?:good|bad|skip):", re.MULTILINE)
+_LORE_MSGID_RE = re.compile(
+    r"""
+    (?:lore\.kernel\.org|lkml\.kernel\.org|patch\.msgid\.link|marc\.info|spinics\.net)
+    (?:/[\w.\-]{1,60})?/(?:r/)?            # "lore.kernel.org/oe-lkp/", "lkml.kernel.org/r/"
+    (?P<mid>[^/\s<>"]{1,250}@[^/\s<>"]{1,250})
+    """,
+    re.VERBOSE,
+)
+
+
+@dataclass
+class _Hit:
+    sha: str
+    start: int
+    end: int
+    subject: str | None = None
+    role: str = "mentioned"
+    cue: str = ""
+    form: str = "prose"
+    range_end: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def _excluded_spans(text: str) -> list[tuple[int, int]]:
+    """Char spans of URLs, <message-ids> and e-mail addresses (no commits inside)."""
+    spans = []
+    for rx in (_URL_RE, _ANGLE_RE, _EMAIL_RE):
+        spans.extend(m.span() for m in rx.finditer(text))
+    return spans
+
+
+def _inside(spans: list[tuple[int, int]], a: int, b: int) -> bool:
+    return any(s <= a and b <= e for s, e in spans)
+
+
+def _looks_like_sha(sha: str) -> bool:
+    """A commit id has letters and digits, and is not a kernel address (ffff8881...)."""
+    if not any(c.isdigit() for c in sha) or not any(c in "abcdef" for c in sha):
+        return False
+    if "0000" in sha or "6b6b6b" in sha or "ffff" in sha:
+        return False  # addresses, poison and padding: "c00000007960f500", "6b6b6b6b"; a SHA has
+                      # a run of four zeros with odds of about 1 in 5000
+    if len(sha) == 16 and sha[0] in "c8f":
+        return False  # a 64-bit kernel address "c0000000a878be80" / "ffff888103c5e000"
+    return True
+
+
+def _hexdump_line(line: str) -> bool:
+    """Lines of several same-length hex words (hexdumps, LKP raw data, register lists)."""
+    words = re.findall(r"(?<![\w.])[0-9a-f]{8,16}(?![\w.])", line[:MAX_LINE])
+    return len(words) >= 4
+
+
+def find_sha_hits(text: str) -> list[_Hit]:
+    """Every SHA-shaped token in ``text`` that can be a commit id, with its span."""
+    hits: list[_Hit] = []
+    excluded = _excluded_spans(text)
+    pos = 0
+    for line in text.split("\n"):
+        cut = line[:MAX_LINE]
+        if not _SKIP_LINE_RE.search(cut) and not _hexdump_line(cut):
+            for m in _SHA_RE.finditer(cut):
+                sha = m.group("sha")
+                a, b = pos + m.start(), pos + m.end()
+                if _looks_like_sha(sha) and not _inside(excluded, a, b):
+                    hits.append(_Hit(sha.lower(), a, b))
+        pos += len(line) + 1
+    return hits
+
+
+def _clean_subject(s: str) -> str:
+    """Join a wrapped subject and drop quote markers: "gfs2: Fix duplicate\\n> should_..."."""
+    s = re.sub(r"\s{0,20}\n[ \t>]{0,20}", " ", s)
+    return re.sub(r"[ \t]{2,}", " ", s).strip()
+
+
+def _attach_subject(text: str, hit: _Hit) -> None:
+    """Fill ``hit.subject`` from ("..."), [sha] subj, or a bare "subsys: words" after it."""
+    tail = text[hit.end:hit.end + 700]
+    m = _QUOTED_SUBJ_RE.match(tail)
+    if m:
+        hit.subject = _clean_subject(m.group("subj"))
+        hit.extra["subj_end"] = hit.end + m.end()
+        return
+    m = _BRACKET_SUBJ_RE.match(tail)
+    if m and text[hit.start - 1:hit.start] == "[":
+        hit.subject = _clean_subject(m.group("subj"))
+        return
+    m = _BARE_SUBJ_RE.match(tail)
+    if m:
+        subj = m.group("subj").strip()
+        # a bare subject ends at the sentence end written on that line
+        subj = re.split(r"(?<=[a-z0-9)])\.(?:\s|$)", subj, maxsplit=1)[0]
+        hit.subject = subj.rstrip(" .,;")
+        hit.extra["subj_end"] = hit.end + m.start("subj") + len(subj)
+
+
+def _mark_ranges(text: str, hits: list[_Hit]) -> None:
+    """Pair SHAs joined by "..", "to", "-" (or "between A and B") as range ends."""
+    for a, b in zip(hits, hits[1:]):
+        gap = text[a.end:b.start]
+        sep = _RANGE_SEP_RE.match(text, a.end, b.start + 7)
+        joined = sep is not None and sep.end() == b.start
+        between = (_RANGE_BETWEEN_RE.search(text[max(0, a.start - 30):a.start])
+                   and re.fullmatch(r"\s{1,3}and\s{1,3}(?:commit\s{1,3})?", gap))
+        if joined or between:
+            a.form = b.form = "range"
+            a.range_end, b.range_end = b.sha, a.sha
+
+
+def _apply_trailers(text: str, hits: list[_Hit], out_links: list[_Hit]) -> None:
+    """Roles fixed by trailers: Fixes: -> culprit, base-commit: -> base; Link/Closes -> link."""
+    for m in _TRAILER_RE.finditer(text):
+        key = m.group("key").lower()
+        vs, ve = m.start("val"), m.end("val")
+        if key in ("link", "closes"):
+            mm = _LORE_MSGID_RE.search(m.group("val"))
+            if mm:
+                out_links.append(_Hit(mm.group("mid").rstrip(".>"), vs, ve, role="mentioned",
+                                      cue=m.group("key") + ":", form="link"))
+            continue
+        for h in hits:
+            if vs <= h.start < ve:
+                if key == "fixes":
+                    h.role, h.cue, h.form = "culprit", "Fixes:", "fixes"
+                elif key == "base-commit":
+                    h.role, h.cue, h.form = "base", "base-commit:", "base"
+                h.extra["decided"] = True
+
+
+def _apply_regzbot(text: str, hits: list[_Hit]) -> None:
+    """#regzbot introduced/^introduced -> culprit, fix/fixed-by -> fix, others mentioned."""
+    for m in _REGZBOT_RE.finditer(text):
+        cmd = m.group("cmd").lstrip("^").lower()
+        role = {"introduced": "culprit", "fix": "fix", "fixed-by": "fix", "fixed": "fix"}.get(cmd, "mentioned")
+        a, b = m.start("arg"), m.end("arg")
+        for h in hits:
+            if a <= h.start < b:
+                h.role, h.cue, h.form = role, "#regzbot " + m.group("cmd"), "regzbot"
+                h.extra["decided"] = True
+
+
+def _apply_lkp(text: str, hits: list[_Hit]) -> None:
+    """Kernel test robot reports: the commit after "noticed ... on:" is the culprit;
+    in the two-line "commit:" block the first is the base and the second the head."""
+    if not _LKP_NOTICED_RE.search(text):
+        return
+    for m in _LKP_COMMIT_RE.finditer(text):
+        rest = m.group("rest").strip()
+        if rest:
+            for h in hits:
+                if m.start("rest") <= h.start < m.end("rest") and not h.extra.get("decided"):
+                    h.role, h.cue, h.form = "culprit", "kernel test robot noticed ... commit:", "lkp"
+                    h.extra["decided"] = True
+            continue
+        # empty "commit:" then one SHA per line: base, then the tested head
+        block = [h for h in hits if m.end() < h.start <= m.end() + 400]
+        block = [h for h in block if "\n" not in text[m.end() + 1:h.start].strip(" \t\n")
+                 or text[m.end():h.start].count("\n") <= len(block) + 1][:2]
+        if len(block) == 2:
+            for h, role in zip(block, ("base", "culprit")):
+                if not h.extra.get("decided"):
+                    h.role, h.form = role, "lkp"
+                    h.cue = "kernel test robot commit: block"
+                    h.extra["decided"] = True
+
+
+def _apply_git_output(text: str, hits: list[_Hit]) -> None:
+    """git bisect logs and git log headers: "X is the first bad commit", "# first bad commit: [X]",
+    "git bisect good X" (a step: mentioned), "commit X\\nAuthor:" (subject from the body)."""
+    for m in _GITLOG_RE.finditer(text):
+        for h in hits:
+            if h.start == m.start("sha") and not h.subject:
+                h.subject = m.group("subj").strip()
+    for m in _BISECT_STEP_RE.finditer(text):
+        line_end = text.find("\n", m.end())
+        line_end = len(text) if line_end < 0 else line_end
+        for h in hits:
+            if m.start() <= h.start < line_end and not h.extra.get("decided"):
+                h.form, h.cue = "bisect-step", m.group(0).strip()
+                h.extra["decided"] = True
+
+
+def _role_from_cue(label: str) -> str | None:
+    """The role a cue label gives (None: the cue needs more context)."""
+    base = label.removesuffix("_POST")
+    return {"CULPRIT": "culprit", "FIX": "fix", "REVERT": "revert", "TESTED": "tested",
+            "BASE": "base"}.get(base)
+
+
+_HELPS_RE = re.compile(
+    r"""\b(?:fix(?:es|ed)?|improv\w{0,5}|restor\w{0,4}|recover\w{0,4}|solv\w{0,3}|resolv\w{0,4}
+          |helps?|goes\ away|gone|back\ to|brings?\ back|no\ (?:more\ )?regression)""",
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+def _negated(doc, cue_start_char: int) -> bool:
+    """True when one of the 3 tokens before the cue is a negation ("not caused by")."""
+    span = doc.char_span(cue_start_char, cue_start_char + 1, alignment_mode="expand")
+    if span is None:
+        return False
+    i = span.start
+    return any(t.lower_ in ("not", "n't", "never", "no", "nor", "neither") for t in doc[max(0, i - 3):i])
+
+
+def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
+    """Give each undecided SHA the role of the nearest cue in its sentence.
+
+    Before-cues ("bisection points to X", "fixed by X") are preferred between the
+    previous SHA and this one, then anywhere earlier in the sentence; then a
+    post-cue after it ("X inadvertently caused"); then the cues of the previous
+    sentence when it ends with ":" ("The issue was bisected to:\\n\\ncommit X").
+    """
+    undecided = [h for h in hits if not h.extra.get("decided")]
+    if not undecided:
+        return
+    doc = nlp.parse(text, "commits")
+    cues = [c for c in nlp.cues(doc) if c.label != "NEG" and not _negated(doc, c.start)]
+    prev_end_in_sent: dict[tuple[int, int], int] = {}
+    for h in sorted(undecided, key=lambda x: x.start):
+        if h.start >= len(doc.text):
+            continue
+        s0, s1 = nlp.sentence_bounds(doc, h.start, h.end)
+        prev_end = prev_end_in_sent.get((s0, s1), s0)
+        prev_end_in_sent[(s0, s1)] = h.extra.get("subj_end", h.end)
+        before = [c for c in cues if s0 <= c.start and c.end <= h.start and not c.label.endswith("_POST")]
+        between = [c for c in before if c.start >= prev_end]
+        after_limit = h.extra.get("subj_end", h.end)
+        next_hits = [x.start for x in hits if x.start > h.end]
+        after_stop = min([s1] + next_hits)
+        after = [c for c in cues if after_limit <= c.start < after_stop and c.label.endswith("_POST")]
+        chosen = (between or before)[-1:] or after[:1]
+        if not chosen:
+            chosen = _cues_of_colon_sentence(doc, cues, s0)
+        if not chosen:
+            continue
+        cue = chosen[-1] if chosen[-1].end <= h.start else chosen[0]
+        role = _role_from_cue(cue.label)
+        if role is None and cue.label.startswith("CULPRIT_IF_HELPS"):
+            sent_text = text[s0:s1]
+            role = "culprit" if _HELPS_RE.search(sent_text) else "revert"
+        if role:
+            h.role, h.cue = role, cue.text
+
+
+def _cues_of_colon_sentence(doc, cues, s0: int):
+    """Cues of the sentence before ``s0`` when it ends with ":" (a lead-in)."""
+    head = doc.text[max(0, s0 - 300):s0].rstrip()
+    if not head.endswith(":"):
+        return []
+    return [c for c in cues if c.end <= s0 and c.end >= s0 - 300 and not c.label.endswith("_POST")][-1:]
+
+
+def _to_citation(text: str, h: _Hit) -> CommitCitation:
+    line_a = nlp.line_of(text, h.start)
+    line_b = nlp.line_of(text, max(h.start, h.extra.get("subj_end", h.end) - 1))
+    lines = text.split("\n")[line_a:line_b + 1] if line_b - line_a < 5 else [text[h.start:h.end]]
+    return CommitCitation(sha=h.sha, subject=h.subject, role=h.role, cue=h.cue, form=h.form,
+                          range_end=h.range_end, evidence=Evidence(line_start=line_a, line_end=line_b,
+                                                                   text="\n".join(lines)[:500]))
+
+
+def find_commit_mentions(text: str) -> list[CommitCitation]:
+    """Every commit citation in ``text``, one per occurrence, in text order.
+
+    Tolerates any string (NULs, megabyte lines, binary junk): never raises on
+    input; a failure inside the cue pipeline leaves roles as "mentioned".
+    """
+    if not isinstance(text, str) or not text:
+        return []
+    text = text.replace("\r\n", "\n")
+    hits = find_sha_hits(text)
+    links: list[_Hit] = []
+    for h in hits:
+        _attach_subject(text, h)
+    _mark_ranges(text, hits)
+    _apply_trailers(text, hits, links)
+    _apply_regzbot(text, hits)
+    _apply_lkp(text, hits)
+    _apply_git_output(text, hits)
+    try:
+        _assign_roles_by_cues(text, hits)
+    except Exception as exc:  # spaCy on pathological text: keep the SHAs, log the reason
+        log.info("commit cue analysis failed, roles left as mentioned: %s", exc)
+    _share_range_roles(hits)
+    allhits = sorted(hits + links, key=lambda x: x.start)
+    return [_to_citation(text, h) for h in allhits]
+
+
+def _share_range_roles(hits: list[_Hit]) -> None:
+    """Both ends of a range take the stronger role of the two ("(A to B)" after "root cause")."""
+    by_sha = {h.sha: h for h in hits}
+    for h in hits:
+        if h.form == "range" and h.range_end in by_sha:
+            o = by_sha[h.range_end]
+            if ROLE_RANK[o.role] > ROLE_RANK[h.role]:
+                h.role, h.cue = o.role, o.cue
+
+
+def find_commits(text: str) -> list[CommitCitation]:
+    """Commit citations of ``text``, one per commit (prefix-equal SHAs merged),
+    with the strongest role the text gives it; links (Link:/Closes:) kept apart.
+    The evidence is that of the mention that decided the role."""
+    try:
+        mentions = find_commit_mentions(text)
+    except Exception as exc:  # never let one message stop a run
+        log.warning("find_commits failed: %s", exc)
+        return []
+    out: list[CommitCitation] = []
+    for c in mentions:
+        same = next((o for o in out if o.form != "link" and c.form != "link"
+                     and (o.sha.startswith(c.sha) or c.sha.startswith(o.sha))), None)
+        if same is None:
+            out.append(CommitCitation(c.sha, c.subject, c.role, c.cue, c.form, c.range_end, c.evidence))
+            continue
+        if len(c.sha) > len(same.sha):
+            same.sha = c.sha
+        same.subject = same.subject or c.subject
+        same.range_end = same.range_end or c.range_end
+        if ROLE_RANK[c.role] > ROLE_RANK[same.role]:
+            same.role, same.cue, same.evidence = c.role, c.cue, c.evidence
+            if c.form != "prose":
+                same.form = c.form
+    return out

@@ -1,0 +1,199 @@
+"""The shared spaCy pipeline for cue phrases: built once per process, lazily.
+
+Cue phrases ("bisection points to", "fixed by", "no regression") live as data
+in ``lkmlkb/data/cues/<name>.jsonl``, one pattern per line::
+
+    {"id": "culprit-bisected-to", "label": "CULPRIT", "pattern": "bisected to"}
+    {"id": "fix-fixed-by", "label": "FIX",
+     "pattern": [{"LOWER": {"IN": ["fixed", "solved"]}}, {"LOWER": "by"}]}
+
+A string pattern is matched on lower-cased tokens; a list is a spaCy
+token pattern.  Every line is validated (JSON object, unique non-empty ``id``,
+upper-case ``label``, pattern of the right type); a bad file raises
+``CueFileError`` naming the file and line, because a broken rule file is a
+programming error, not bad input.
+
+The pipeline is ``spacy.blank("en")`` with a sentencizer, a component that
+also starts a sentence after a blank line or at a list item (mail has few
+full stops), and an EntityRuler holding the cue patterns.  Extractors map
+their regex hits (SHAs, versions, numbers) onto the doc with
+``doc.char_span(..., alignment_mode="expand")`` and look for cue entities in
+the same sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from lkmlkb.errors import LkmlkbError
+
+log = logging.getLogger(__name__)
+
+CUES_DIR = Path(__file__).resolve().parent.parent / "data" / "cues"
+
+#: texts longer than this are cut before spaCy sees them (a thread dump is far below)
+MAX_DOC_CHARS = 200_000
+
+_LABEL_RE = re.compile(r"[A-Z][A-Z_]{0,40}")
+_ID_RE = re.compile(r"[a-z0-9][a-z0-9_.\-]{0,80}")
+_lock = threading.Lock()
+
+
+class CueFileError(LkmlkbError):
+    """A cue pattern file that is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class Cue:
+    """One cue phrase found in a text: its label, pattern id and char span."""
+
+    label: str
+    id: str
+    start: int
+    end: int
+    text: str
+    sent_start: int
+    sent_end: int
+
+
+def _validate_line(path: Path, lineno: int, obj, seen: set[str]) -> dict:
+    """Check one JSONL pattern object; return it in EntityRuler form."""
+    where = f"{path.name}:{lineno}"
+    if not isinstance(obj, dict):
+        raise CueFileError(where, "pattern line is not a JSON object")
+    pid, label, pattern = obj.get("id"), obj.get("label"), obj.get("pattern")
+    if not isinstance(pid, str) or not _ID_RE.fullmatch(pid):
+        raise CueFileError(where, f"bad or missing id {pid!r}")
+    if pid in seen:
+        raise CueFileError(where, f"duplicate id {pid!r}")
+    if not isinstance(label, str) or not _LABEL_RE.fullmatch(label):
+        raise CueFileError(where, f"bad or missing label {label!r}")
+    if isinstance(pattern, str):
+        if not pattern.strip():
+            raise CueFileError(where, "empty phrase pattern")
+    elif isinstance(pattern, list):
+        if not pattern or not all(isinstance(t, dict) and t for t in pattern):
+            raise CueFileError(where, "token pattern must be a non-empty list of objects")
+    else:
+        raise CueFileError(where, "pattern must be a string or a list of token objects")
+    unknown = set(obj) - {"id", "label", "pattern", "comment", "example"}
+    if unknown:
+        raise CueFileError(where, f"unknown keys {sorted(unknown)}")
+    seen.add(pid)
+    return {"id": pid, "label": label, "pattern": pattern.lower() if isinstance(pattern, str) else pattern}
+
+
+@lru_cache(maxsize=None)
+def load_patterns(name: str) -> tuple[dict, ...]:
+    """The validated patterns of ``data/cues/<name>.jsonl`` (blank and ``//`` lines skipped)."""
+    path = CUES_DIR / f"{name}.jsonl"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise CueFileError(str(path), f"cannot read cue file: {exc}") from exc
+    seen: set[str] = set()
+    out = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("//"):
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CueFileError(f"{path.name}:{i}", f"invalid JSON: {exc.msg}") from exc
+        out.append(_validate_line(path, i, obj, seen))
+    if not out:
+        raise CueFileError(str(path), "no patterns")
+    return tuple(out)
+
+
+def _mail_breaks_factory():
+    """Build the component that starts sentences at blank lines and list items."""
+    from spacy.language import Language
+
+    if not Language.has_factory("lkmlkb_mail_breaks"):
+        @Language.component("lkmlkb_mail_breaks")
+        def mail_breaks(doc):
+            """Sentence starts after "\\n\\n" and at "1)"/"2." list items on a new line."""
+            for i, tok in enumerate(doc[:-1]):
+                nxt = doc[i + 1]
+                if "\n\n" in tok.text or (tok.is_space and tok.text.count("\n") >= 2):
+                    nxt.is_sent_start = True
+                elif "\n" in tok.whitespace_ or (tok.is_space and "\n" in tok.text):
+                    # a line that begins like a list item or a trailer starts a sentence
+                    if nxt.like_num and i + 2 < len(doc) and doc[i + 2].text in (")", "."):
+                        nxt.is_sent_start = True
+                    elif nxt.text.endswith(":") or (i + 2 < len(doc) and doc[i + 2].text == ":"
+                                                    and nxt.text[:1].isupper() and "-" in nxt.text):
+                        nxt.is_sent_start = True
+            return doc
+    return "lkmlkb_mail_breaks"
+
+
+@lru_cache(maxsize=None)
+def _build(names: tuple[str, ...]):
+    """A blank English pipeline with sentencizer + mail breaks + the named cue files."""
+    import spacy  # lazy: importing spaCy costs about a second
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe(_mail_breaks_factory())
+    ruler = nlp.add_pipe("entity_ruler", config={"phrase_matcher_attr": "LOWER", "overwrite_ents": True})
+    patterns = []
+    for name in names:
+        patterns.extend(load_patterns(name))
+    ruler.add_patterns(patterns)
+    log.debug("built spaCy cue pipeline %s with %d patterns", names, len(patterns))
+    return nlp
+
+
+def get_pipeline(*names: str):
+    """The cached pipeline holding the cue files ``names`` (thread-safe build)."""
+    key = tuple(sorted(set(names)))
+    with _lock:
+        return _build(key)
+
+
+def parse(text: str, *names: str):
+    """Run the pipeline for cue files ``names`` over ``text`` (cut to MAX_DOC_CHARS).
+
+    NULs and other control characters are replaced by spaces (same length,
+    so character offsets still point into the original text).
+    """
+    if not isinstance(text, str):
+        text = ""
+    text = text[:MAX_DOC_CHARS]
+    text = _CONTROL_RE.sub(" ", text)
+    return get_pipeline(*names)(text)
+
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def cues(doc) -> list[Cue]:
+    """Every cue entity of ``doc`` with its sentence bounds (char offsets)."""
+    out = []
+    for ent in doc.ents:
+        sent = ent.sent
+        out.append(Cue(ent.label_, ent.ent_id_, ent.start_char, ent.end_char, ent.text,
+                       sent.start_char, sent.end_char))
+    return out
+
+
+def sentence_bounds(doc, start: int, end: int) -> tuple[int, int]:
+    """Char bounds of the sentence holding chars ``start``..``end`` of ``doc``."""
+    span = doc.char_span(start, end, alignment_mode="expand")
+    if span is None or len(span) == 0:
+        return start, end
+    sent = span[0].sent
+    return sent.start_char, max(sent.end_char, span.end_char)
+
+
+def line_of(text: str, pos: int) -> int:
+    """0-based line number of char ``pos`` in ``text``."""
+    return text.count("\n", 0, max(0, min(pos, len(text))))
