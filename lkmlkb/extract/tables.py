@@ -1,0 +1,723 @@
+"""Measured numbers in tables and per-kernel summary lines written into mail.
+
+``find_tables(text)`` reads the table shapes regression reports use:
+
+* kernel test robot (LKP) comparison tables (``base ±%stddev %change head``);
+* ``|``-separated ad-hoc tables, with several header rows and continuation
+  rows whose first cell is empty (tiobench tables, corpus/002; corpus/001);
+* whitespace tables of a label and figures under a header (corpus/001);
+* sample lines ``37.80 38.54 39.48 -> 38.606667 0.687475`` under a kernel
+  heading, ``Threads Avg Stddev`` tables, ``Average:`` rows under a header
+  naming kernels (corpus/002);
+* ``on 6.8-rc7 : 3571`` lines pairing a kernel with a figure (corpus/000);
+* ``iostat -x`` device rows and ``dd`` summaries (corpus/004);
+* mmtests compare output (``Amean  1  123.45 (  0.00%)  130.00 *-5.31%*``).
+
+Kernels are set where the table itself names them (a kernel column, a kernel
+heading right above, a header of kernels); ``results`` attributes the rest.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from lkmlkb.extract.fio_output import Line, evidence, prepare_lines
+from lkmlkb.kernels import find_versions, qualifier
+from lkmlkb.model import Result
+from lkmlkb.units import normalize, parse_count, parse_quantity, to_float
+
+log = logging.getLogger(__name__)
+
+_NUM = r"[-+]?\d{1,20}(?:\.\d{1,20})?(?:[eE][-+]?\d{1,3})?"
+
+
+def _result(metric: str, value: float, unit: str, ln: int | tuple[int, int], lines: list[Line],
+            **kw) -> Result:
+    a, b = (ln, ln) if isinstance(ln, int) else ln
+    nv, nu = normalize(value, unit)
+    return Result(metric=metric, value=value, unit=unit, normalized_value=nv, normalized_unit=nu,
+                  evidence=evidence(lines, a, b), **kw)
+
+
+def _kernel_at_start(text: str, max_offset: int = 12) -> tuple[str, str, int] | None:
+    """(normalized version, raw, end) of a kernel version opening ``text``.
+
+    Tolerates a leading ``on``/``kernel``/``linux``/``-`` (``on 6.8-rc7 : 3571``).
+    """
+    for start, end, raw, norm in find_versions(text[:300]):
+        lead = text[:start].strip().lower().rstrip(":")
+        if start <= max_offset and lead in ("", "on", "kernel", "linux", "-", "*", "with", "for"):
+            return norm, raw, end
+        break
+    return None
+
+
+def _kernel_and_config(cell: str) -> tuple[str | None, str | None]:
+    """A kernel in a label cell and what else the label says (``+revert``, ``low_latency=0``)."""
+    found = find_versions(cell[:300])
+    if not found:
+        return None, None
+    start, end, raw, norm = found[0]
+    rest = (cell[:start] + " " + cell[end:]).strip(" ,:;|")
+    q = qualifier(raw)
+    config = " ".join(x for x in (q, rest) if x) or None
+    return norm, config
+
+
+def _text_tool(lines: list[Line]) -> str | None:
+    """The benchmark a text names, where tables do not say (tiobench tables, corpus/002)."""
+    for ln in lines:
+        low = ln.text.lower()
+        if "tiobench" in low:
+            return "tiobench"
+    return None
+
+
+_DIRECTION_CUE = re.compile(
+    r"""
+    \b(?: (?P<rr>randread|random[ ]reads?|rand[ ]reads?)           # "randread test on ibm-x3850x6"
+        | (?P<rw>randwrite|random[ ]writes?|rand[ ]writes?)        # "random write latency"
+        | (?P<sr>seq(?:uential)?[ ]reads?|read[ ](?:test|bandwidth|throughput|performance))   # "sequential read"
+        | (?P<sw>seq(?:uential)?[ ]writes?|write[ ](?:test|bandwidth|throughput|performance))  # "sequential write performance numbers"
+    )\b
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+def _context_direction(lines: list[Line], start: int, back: int = 4) -> str | None:
+    """Direction named in the few non-blank lines above ``start`` (``1) randread test on ...``)."""
+    seen = 0
+    for j in range(start - 1, max(-1, start - 12), -1):
+        t = lines[j].text
+        if not t.strip():
+            continue
+        seen += 1
+        m = _DIRECTION_CUE.search(t[:400])
+        if m:
+            return {"rr": "randread", "rw": "randwrite", "sr": "read", "sw": "write"}[m.lastgroup]
+        if seen >= back:
+            break
+    return None
+
+
+# --------------------------------------------------------------------------
+# kernel test robot comparison tables
+
+_LKP_HEADER = re.compile(r"%stddev\s{1,20}%change\s{1,20}%stddev")  # "%stddev     %change         %stddev"
+_LKP_COLS = re.compile(r"^\s{0,8}(?P<cols>[0-9a-f]{7,40}(?:\s{1,8}[0-9a-zA-Z.\-+_]{3,40}){1,8})\s{0,8}$")  # "8f764b91fdf29659 574e7779cf583171acb5bf63650"
+_LKP_COMMIT = re.compile(r"^\s{1,8}(?P<c>[0-9a-f]{7,40}|v\d[\w.\-]{1,30})(?:\s|$)")  # '  574e7779cf ("block/mq-deadline: ...")', '  v6.8-rc1'
+_PLUSMINUS = re.compile(r"(?:\u00b1|\ufffd|\u00c2\u00b1|\+-)\s{0,6}(?=\d)")  # "± 7%", mis-decoded "�  7%"
+_CHANGE = re.compile(r"^[-+]\d{1,12}(?:\.\d{1,6})?(?:e[-+]?\d{1,3})?%?$")  # "-72.9%", "+0.1", "+1e+05%"
+_LKP_MONITORS = (
+    "uptime.", "iostat.", "vmstat.", "mpstat.", "meminfo.", "numa-", "proc-vmstat.", "perf-stat.",
+    "perf-sched.", "perf-profile.", "perf-c2c.", "sched_debug.", "turbostat.", "slabinfo.",
+    "interrupts.", "softirqs.", "lock_stat.", "latency_stats.", "cpuidle.", "pmeter.", "boot-time.",
+    "time.", "numa-meminfo.", "numa-vmstat.", "buddyinfo.", "kmsg.", "dmesg.",
+)
+_LKP_FIO = re.compile(
+    r"""
+    ^fio\.(?P<dir>read|write|trim)_(?:(?P<iops>iops)|(?P<bw>bw_MBps)|clat_(?P<clat>mean|\d{1,2}(?:\.\d{1,3})?%)_us)$
+    # fio.write_iops, fio.write_bw_MBps, fio.write_clat_mean_us, fio.write_clat_99%_us
+    """,
+    re.VERBOSE,
+)
+
+
+def _lkp_metric(name: str) -> tuple[str, str, str | None, str]:
+    """(metric, unit, direction, tool) for an LKP metric name."""
+    m = _LKP_FIO.match(name)
+    if m:
+        if m["iops"]:
+            return "iops", "IOPS", m["dir"], "fio"
+        if m["bw"]:
+            return "bw", "MBps", m["dir"], "fio"
+        stat = m["clat"]
+        return ("clat" if stat == "mean" else "clat_p" + stat.rstrip("%")), "us", m["dir"], "fio"
+    tool = name.split(".", 1)[0] if "." in name else "lkp"
+    return name, ("%" if name.endswith("%") else ""), None, tool
+
+
+def _lkp_row(text: str) -> tuple[list[tuple[float, float | None]], str] | None:
+    """Parse ``  161.00 ±  2%  -72.9%  43.67 ± 3%  fio.write_iops`` into values and a name."""
+    toks = _PLUSMINUS.sub("\u00b1", text.strip()).split()
+    if len(toks) < 3 or len(toks) > 40:
+        return None
+    name = toks[-1]
+    if to_float(name) is not None or not re.search(r"[A-Za-z]", name):
+        return None
+    body = toks[:-1]
+    vals: list[tuple[float, float | None]] = []
+    i = 0
+    while i < len(body):
+        if vals:
+            if not _CHANGE.match(body[i]):
+                return None
+            i += 1
+            if i >= len(body):
+                return None
+        v = to_float(body[i])
+        if v is None:
+            return None
+        i += 1
+        sd = None
+        if i < len(body) and body[i].startswith("\u00b1"):
+            pct = to_float(body[i][1:].rstrip("%"))
+            sd = abs(v) * pct / 100.0 if pct is not None else None
+            i += 1
+        vals.append((v, sd))
+    if len(vals) < 2:
+        return None
+    return vals, name
+
+
+def _lkp_columns(lines: list[Line], header: int) -> list[str]:
+    """Column labels of an LKP table: the SHA line above the dashes, else the ``commit:`` list."""
+    for j in range(header - 1, max(-1, header - 5), -1):
+        m = _LKP_COLS.match(lines[j].text)
+        if m:
+            return m["cols"].split()
+    for j in range(header - 1, max(-1, header - 30), -1):
+        if lines[j].text.strip().startswith("commit:"):
+            cols = []
+            for k in range(j + 1, min(len(lines), j + 10)):
+                m = _LKP_COMMIT.match(lines[k].text)
+                if not m:
+                    break
+                cols.append(m["c"])
+            return cols
+    return []
+
+
+def find_lkp_tables(lines: list[Line]) -> list[Result]:
+    """Rows of kernel test robot comparison tables, one Result per column.
+
+    Monitor rows (perf-stat, vmstat, sched_debug ...) are skipped; the
+    benchmark's own rows (``fio.write_iops``, ``will-it-scale.per_process_ops``)
+    are kept, with the column's commit as ``config`` (or its ``kernel`` when the
+    column is a release like ``v6.8-rc1``).
+    """
+    out: list[Result] = []
+    i = 0
+    while i < len(lines):
+        if not _LKP_HEADER.search(lines[i].text):
+            i += 1
+            continue
+        cols = _lkp_columns(lines, i)
+        j = i + 1
+        rows = 0
+        while j < len(lines):
+            t = lines[j].text
+            if not t.strip():
+                if rows:
+                    break
+                j += 1
+                continue
+            parsed = _lkp_row(t)
+            if parsed is None:
+                if rows or j - i > 4:
+                    break
+                j += 1
+                continue
+            rows += 1
+            vals, name = parsed
+            if not name.startswith(_LKP_MONITORS):
+                metric, unit, direction, tool = _lkp_metric(name)
+                for k, (v, sd) in enumerate(vals):
+                    col = cols[k] if k < len(cols) else None
+                    kernel, _ = _kernel_and_config(col) if col and col.startswith("v") else (None, None)
+                    out.append(_result(metric, v, unit, j, lines, direction=direction, tool=tool,
+                                       stddev=sd, kernel=kernel, config=None if kernel else col))
+            j += 1
+        i = j
+    return out
+
+
+# --------------------------------------------------------------------------
+# "|" tables
+
+_SEPARATOR = re.compile(r"^[\s\-=+|:*~_]{3,}$")  # "-----+-----", "|----|----|"
+_PARAM_HEADERS = {"thr", "threads", "thread", "jobs", "numjobs", "nr_task", "qd", "iodepth", "depth",
+                  "bs", "blocksize", "size", "clients", "procs", "cpus", "nr", "t", "tasks", "queues"}
+_CPU_CELL = re.compile(r"usr=\s{0,3}(?P<usr>\d{1,3}(?:\.\d{1,4})?)%,?\s{0,3}sys=\s{0,3}(?P<sys>\d{1,3}(?:\.\d{1,4})?)%")  # "usr=1.13%, sys=14.75%"
+_UNIT_IN_HEADER = re.compile(r"\(\s{0,3}(?P<u>[KMGT]?i?B/s|MBps|[KMG]?IOPS|[um]?sec|[mun]s|%)\s{0,3}\)", re.I)  # "bw (MB/s)"
+_TWO_NUMS = re.compile(r"^\s{0,4}(?P<a>" + _NUM + r")\s{0,4},\s{0,4}(?P<b>" + _NUM + r")\s{0,4}$")  # "6.625, 1683.66"
+
+
+def _header_meaning(name: str, tool: str | None) -> tuple[str, str | None, str]:
+    """(metric, direction, unit) a column header stands for."""
+    low = name.lower().strip()
+    um = _UNIT_IN_HEADER.search(name)
+    unit = um["u"] if um else ""
+    words = re.sub(r"\([^)]{0,20}\)", " ", low).split()
+    w = words[0] if words else low
+    if "iops" in low:
+        return "iops", None, "IOPS"
+    lat_dirs = {"rlat": "read", "rrlat": "randread", "wlat": "write", "rwlat": "randwrite"}
+    if w in lat_dirs:
+        return "lat", lat_dirs[w], unit or ("ms" if tool == "tiobench" else "")
+    tput_dirs = {"read": "read", "write": "write", "randr": "randread", "randw": "randwrite",
+                 "randread": "randread", "randwrite": "randwrite", "seqread": "read", "seqwrite": "write",
+                 "rread": "randread", "rwrite": "randwrite"}
+    if w in tput_dirs:
+        return "throughput", tput_dirs[w], unit or ("MB/s" if tool == "tiobench" else "")
+    if w in ("bw", "bandwidth", "throughput", "tput"):
+        return "bw" if w in ("bw", "bandwidth") else "throughput", None, unit
+    if w in ("lat", "latency", "clat"):
+        return "lat", None, unit
+    if "cpu" in low or "util" in low:
+        return "cpu", None, unit or "%"
+    return (w or "value"), None, unit
+
+
+def _split_cells(text: str) -> list[str]:
+    return [c.strip() for c in text[:2000].split("|")[:60]]
+
+
+def _pipe_blocks(lines: list[Line]) -> list[tuple[int, int]]:
+    """Runs of lines holding ``|`` cells (separator lines allowed inside)."""
+    blocks = []
+    i = 0
+    while i < len(lines):
+        if "|" not in lines[i].text:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(lines) and ("|" in lines[j + 1].text or
+                                      (_SEPARATOR.match(lines[j + 1].text) and lines[j + 1].text.strip())):
+            j += 1
+        blocks.append((i, j))
+        i = j + 1
+    return blocks
+
+
+def _is_numeric_cell(cell: str) -> bool:
+    c = cell.strip().rstrip("*").strip()
+    return bool(c) and (to_float(c) is not None or parse_quantity(c, "IOPS") is not None
+                        or bool(_TWO_NUMS.match(c)) or bool(_CPU_CELL.search(c)))
+
+
+def _cell_results(cell: str, meaning: tuple[str, str | None, str], j: int, lines: list[Line],
+                  **kw) -> list[Result]:
+    """Results from one data cell, read by its content first and its header second."""
+    metric, direction, unit = meaning
+    c = cell.strip().rstrip("*").strip()
+    cm = _CPU_CELL.search(c)
+    if cm:
+        return [_result("cpu_usr", float(cm["usr"]), "%", j, lines, direction=direction, **kw),
+                _result("cpu_sys", float(cm["sys"]), "%", j, lines, direction=direction, **kw)]
+    tm = _TWO_NUMS.match(c)
+    if tm:  # tiobench "avg, max"
+        return [_result(metric, float(tm["a"]), unit, j, lines, direction=direction, **kw)]
+    if metric == "iops":
+        v = parse_count(c)
+        return [_result("iops", v, "IOPS", j, lines, direction=direction, **kw)] if v is not None else []
+    q = parse_quantity(c, unit)
+    if q is None:
+        return []
+    return [_result(metric, q[0], q[1] or unit, j, lines, direction=direction, **kw)]
+
+
+def _header_names(header_rows: list[list[str]], width: int) -> list[str]:
+    """Column names: the last header row, earlier rows right-aligned over it (tiobench)."""
+    names = [""] * width
+    for row in header_rows:
+        cells = row[:width]
+        offset = width - len(cells) if len(cells) < width else 0
+        for k, c in enumerate(cells):
+            if c:
+                names[offset + k] = (names[offset + k] + " " + c).strip()
+    return names
+
+
+def _parse_pipe_block(lines: list[Line], a: int, b: int, tool: str | None) -> list[Result]:
+    rows = [(j, _split_cells(lines[j].text)) for j in range(a, b + 1)
+            if not _SEPARATOR.match(lines[j].text)]
+    if not rows:
+        return []
+    if all(lines[j].text.strip().startswith("|") for j, _ in rows):
+        rows = [(j, c[1:]) for j, c in rows]
+    if all(lines[j].text.strip().endswith("|") for j, _ in rows):
+        rows = [(j, c[:-1] if c and not c[-1] else c) for j, c in rows]
+    width = max(len(c) for _, c in rows)
+    first_data = next((k for k, (_, c) in enumerate(rows) if any(_is_numeric_cell(x) for x in c[1:])), None)
+    if first_data is None or first_data == 0:
+        return []
+    names = _header_names([c for _, c in rows[:first_data]], width)
+    direction_ctx = _context_direction(lines, a)
+    out: list[Result] = []
+    label = kernel = None
+    group: list[Result] = []
+    for j, cells in rows[first_data:]:
+        if len(cells) < 2:
+            continue
+        head = cells[0]
+        if _is_numeric_cell(head) and not find_versions(head):
+            continue
+        params = []
+        if head:
+            k, cfg = _kernel_and_config(head)
+            if k:
+                kernel, label, group = k, cfg, []
+            elif kernel and "=" in head:
+                label = head  # "low_lat=0": a configuration of the kernel row above
+                for r in group:
+                    r.config = " ".join(x for x in (head, r.config) if x)
+            else:
+                kernel, label, group = None, head, []
+        for k, cell in enumerate(cells[1:], start=1):
+            name = names[k] if k < len(names) else ""
+            if name.lower().strip() in _PARAM_HEADERS and to_float(cell) is not None:
+                params.append("%s=%s" % (name.strip().lower(), cell.strip()))
+        config = " ".join(x for x in [label] + params if x) or None
+        for k, cell in enumerate(cells[1:], start=1):
+            name = names[k] if k < len(names) else ""
+            if name.lower().strip() in _PARAM_HEADERS or not _is_numeric_cell(cell):
+                continue
+            metric, direction, unit = _header_meaning(name, tool)
+            res = _cell_results(cell, (metric, direction or direction_ctx, unit), j, lines,
+                                kernel=kernel, config=config, tool=tool)
+            out.extend(res)
+            group.extend(res)
+    return out
+
+
+def find_pipe_tables(lines: list[Line]) -> list[Result]:
+    """Results from ``|``-separated tables (corpus/001 IOPS tables, corpus/002 tiobench)."""
+    tool = _text_tool(lines)
+    out: list[Result] = []
+    for a, b in _pipe_blocks(lines):
+        if b - a > 2000:
+            continue
+        out.extend(_parse_pipe_block(lines, a, b, tool))
+    return out
+
+
+# --------------------------------------------------------------------------
+# whitespace tables: a header, then "label  figures" rows
+
+_WS_SPLIT = re.compile(r"\t{1,8}\s{0,8}|\s{2,40}")  # cells apart by tabs or two spaces
+_WS_ROW = re.compile(
+    r"""
+    ^\s{0,8}(?P<label>[A-Za-z][\w\-.]{0,30}(?:\ [A-Za-z][\w\-.]{0,20}){0,2})   # "mq-deadline", "non hosttags"
+    (?:\t|\ {2})\s{0,40}(?P<rest>\S.{0,300})$
+    """,
+    re.VERBOSE,
+)
+
+
+def find_whitespace_tables(lines: list[Line]) -> list[Result]:
+    """Label rows under a one-line header, cells apart by tabs or 2+ spaces.
+
+    ``\t\tIOPs`` / ``mq-deadline\tusr=21.72%, sys=44.18%,\t\t423K`` (corpus/001):
+    a cell is read by its content (cpu, a quantity with a unit) and plain
+    numbers by the header names aligned from the right.
+    """
+    out: list[Result] = []
+    for i, ln in enumerate(lines):
+        h = ln.text.strip()
+        if not h or len(h) > 200 or re.search(r"\d", h) or "|" in h or h.lower().startswith("device"):
+            continue
+        names = [x for x in _WS_SPLIT.split(h) if x]
+        if not names or len(names) > 12 or any(len(x) > 30 for x in names):
+            continue
+        if len(names) == 1 and not re.search(r"iops|bw|mb/s|throughput|lat", h, re.I):
+            continue
+        j = i + 1
+        found: list[Result] = []
+        while j < len(lines):
+            m = _WS_ROW.match(lines[j].text)
+            if not m:
+                break
+            cells = [c.strip(" ,") for c in _WS_SPLIT.split(m["rest"].strip()) if c.strip(" ,")]
+            # "usr=21.72%, sys=44.18%," is one cell even if spaced once
+            if not cells or not all(_is_numeric_cell(c) for c in cells):
+                break
+            label = m["label"].strip()
+            kernel, cfg = _kernel_and_config(label)
+            plain = [c for c in cells if not _CPU_CELL.search(c)]
+            for c in cells:
+                if _CPU_CELL.search(c):
+                    found.extend(_cell_results(c, ("cpu", None, "%"), j, lines, config=label))
+            for k, c in enumerate(plain):
+                idx = len(names) - len(plain) + k
+                name = names[idx] if 0 <= idx < len(names) else ""
+                meaning = _header_meaning(name, None)
+                found.extend(_cell_results(c, meaning, j, lines, kernel=kernel,
+                                           config=cfg if kernel else label))
+            j += 1
+        out.extend(found)
+    return out
+
+
+# --------------------------------------------------------------------------
+# summary lines under kernel headings (corpus/002)
+
+_ARROW = re.compile(
+    r"""
+    ^\s{0,8}(?P<samples>(?:\d{1,12}(?:\.\d{1,12})?[ \t]{1,8}){1,64})->[ \t]{0,8}
+    (?P<avg>\d{1,12}(?:\.\d{1,12})?)(?:[ \t]{1,8}(?P<sd>\d{1,12}(?:\.\d{1,12})?))?\s{0,8}$
+    # "37.80 38.54 39.48 -> 38.606667 0.687475"
+    """,
+    re.VERBOSE,
+)
+_THREADS_HEADER = re.compile(
+    r"""
+    ^\s{0,8}(?P<p>[A-Za-z_]{1,20})\s{1,20}(?:Avg|Average|Mean)\s{1,20}(?:Stddev|StdDev|Std\.?Dev\.?|Stderr|SD)\s{0,8}$
+    # "Threads Avg Stddev"
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+_THREADS_ROW = re.compile(r"^\s{0,8}(?P<p>\d{1,8})\s{1,20}(?P<avg>" + _NUM + r")\s{1,20}(?P<sd>" + _NUM + r")\s{0,8}$")  # "16 39.950000 0.403072"
+_STAT_ROW = re.compile(
+    r"""
+    ^\s{0,8}(?P<label>Average|Avg|Mean|Median|Pop\.Std\.Dev\.|Std\.?\s?Dev\.?|Stddev|Stderr):?
+    (?P<vals>(?:[ \t]{1,20}""" + _NUM + r"""){1,12})\s{0,8}$
+    # "Average: 34.6648 34.4475", "Pop.Std.Dev.: 0.55523 0.21981"
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+def _kernel_heading(lines: list[Line], start: int, back: int = 3) -> tuple[str, str | None] | None:
+    """A kernel heading (``2.6.29: AVG STDERR``, ``2.6.32-rc5 low_latency = 0:``) just above."""
+    seen = 0
+    for j in range(start - 1, max(-1, start - 8), -1):
+        t = lines[j].text.strip()
+        if not t:
+            continue
+        seen += 1
+        if len(t) <= 80:
+            k = _kernel_at_start(t, 0)
+            if k:
+                norm, raw, end = k
+                rest = t[end:].strip(" :")
+                cfg = " ".join(x for x in (qualifier(raw), rest if "=" in rest else "") if x) or None
+                return norm, cfg
+        if seen >= back:
+            break
+    return None
+
+
+def find_summary_lines(lines: list[Line]) -> list[Result]:
+    """Sample lines with ``->`` averages, ``Threads Avg Stddev`` tables, ``Average:`` rows."""
+    tool = _text_tool(lines)
+    unit = "MB/s" if tool == "tiobench" else ""
+    metric = "throughput" if tool == "tiobench" else "value"
+    out: list[Result] = []
+    for i, ln in enumerate(lines):
+        t = ln.text
+        m = _ARROW.match(t)
+        if m:
+            kh = _kernel_heading(lines, i)
+            samples = [float(x) for x in m["samples"].split()]
+            out.append(_result(metric, float(m["avg"]), unit, i, lines, tool=tool,
+                               kernel=kh[0] if kh else None, config=kh[1] if kh else None,
+                               direction=_context_direction(lines, i, 6),
+                               stddev=float(m["sd"]) if m["sd"] else None, samples=samples))
+            continue
+        m = _THREADS_HEADER.match(t)
+        if m:
+            kh = _kernel_heading(lines, i, 1)
+            j = i + 1
+            while j < len(lines):
+                rm = _THREADS_ROW.match(lines[j].text)
+                if not rm:
+                    break
+                out.append(_result(metric, float(rm["avg"]), unit, j, lines, tool=tool,
+                                   kernel=kh[0] if kh else None,
+                                   config="%s=%s" % (m["p"].lower(), rm["p"]),
+                                   stddev=float(rm["sd"])))
+                j += 1
+            continue
+        m = _STAT_ROW.match(t)
+        if m and m["label"].lower() in ("average", "avg", "mean", "median"):
+            out.extend(_stat_rows(lines, i, m, metric, unit, tool))
+    return out
+
+
+def _stat_rows(lines: list[Line], i: int, m: re.Match, metric: str, unit: str,
+               tool: str | None) -> list[Result]:
+    """``Average:`` values under a header line naming one kernel (or config) per column."""
+    vals = [float(x) for x in m["vals"].split()]
+    header = None
+    for j in range(i - 1, max(-1, i - 4), -1):
+        t = lines[j].text.strip()
+        if not t or _SEPARATOR.match(t):
+            continue
+        header = t
+        break
+    if header is None:
+        return []
+    cols = header.split()
+    if len(cols) != len(vals):
+        return []
+    sds: list[float | None] = [None] * len(vals)
+    if i + 1 < len(lines):
+        sm = _STAT_ROW.match(lines[i + 1].text)
+        if sm and "dev" in sm["label"].lower():
+            s = [float(x) for x in sm["vals"].split()]
+            if len(s) == len(vals):
+                sds = s
+    out = []
+    for col, v, sd in zip(cols, vals, sds):
+        kernel, cfg = _kernel_and_config(col)
+        out.append(_result(metric, v, unit, i, lines, tool=tool, kernel=kernel,
+                           config=cfg if kernel else col, stddev=sd))
+    return out
+
+
+# --------------------------------------------------------------------------
+# "on 6.8-rc7 : 3571"
+
+_PAIR_TAIL = re.compile(
+    r"""
+    ^[^:=\d]{0,30}[:=]\s{0,8}(?P<v>""" + _NUM + r"""[kKmM]?)\s{0,3}(?P<u>[KMGT]?i?B/s|MBps|IOPS|[um]?sec|[mun]s|%)?\s{0,8}$
+    # " : 3571", " + revert : 3634", ": 236MiB/s"
+    """,
+    re.VERBOSE,
+)
+
+
+def find_kernel_pairs(lines: list[Line]) -> list[Result]:
+    """Lines that are a kernel and one figure: ``on 6.8-rc7 : 3571`` (corpus/000)."""
+    out: list[Result] = []
+    for i, ln in enumerate(lines):
+        t = ln.text
+        if len(t) > 120 or ":" not in t and "=" not in t:
+            continue
+        k = _kernel_at_start(t.strip(), 4)
+        if not k:
+            continue
+        norm, raw, end = k
+        m = _PAIR_TAIL.match(t.strip()[end:])
+        if not m:
+            continue
+        unit = m["u"] or ""
+        if unit == "IOPS" or (not unit and m["v"][-1] in "kKmM"):
+            v, unit = parse_count(m["v"]), "IOPS"
+        else:
+            v = to_float(m["v"])
+        if v is None:
+            continue
+        nv, nu = normalize(v, unit)
+        metric = {"B/s": "bw", "IOPS": "iops", "us": "lat", "%": "util"}.get(nu or "", "value")
+        out.append(_result(metric, v, unit, i, lines, kernel=norm, config=qualifier(raw)))
+    return out
+
+
+# --------------------------------------------------------------------------
+# iostat -x and dd
+
+_IOSTAT_HEADER = re.compile(r"^\s{0,8}Device:?(?P<cols>(?:\s{1,40}[\w%/\-]{1,20}){3,40})\s{0,8}$")  # "Device  r/s  rMB/s ... %util"
+_DD = re.compile(
+    r"""
+    (?P<bytes>\d{1,20})\ bytes\ (?:\([^)]{0,60}\)\ )?(?:copied|transferred),\ (?P<secs>""" + _NUM + r""")\ s(?:ecs?)?,\s
+    (?P<rate>""" + _NUM + r""")\ ?(?P<unit>[kKMGT]?i?B/s)
+    # "2147483648 bytes (2.1 GB, 2.0 GiB) copied, 0.721532 s, 3.0 GB/s"
+    """,
+    re.VERBOSE,
+)
+_DD_CMD = re.compile(r"\bdd\s.{0,300}?\b(?P<k>if|of)=(?P<v>/dev/(?:zero|null|u?random))\b")  # "dd if=/dev/$DISK of=/dev/null"
+
+
+def find_iostat(lines: list[Line]) -> list[Result]:
+    """``iostat -x`` device rows: %util (config = device), and r/s, w/s, r/w MB/s."""
+    out: list[Result] = []
+    for i, ln in enumerate(lines):
+        m = _IOSTAT_HEADER.match(ln.text)
+        if not m:
+            continue
+        cols = m["cols"].split()
+        for j in range(i + 1, min(len(lines), i + 200)):
+            cells = lines[j].text.split()
+            if len(cells) != len(cols) + 1 or to_float(cells[0]) is not None:
+                break
+            vals = [to_float(c) for c in cells[1:]]
+            if any(v is None for v in vals):
+                break
+            row = dict(zip(cols, vals))
+            rs, ws = row.get("r/s", 0.0), row.get("w/s", 0.0)
+            direction = "read" if rs and not ws else "write" if ws and not rs else None
+            if "%util" in row:
+                out.append(_result("util", row["%util"], "%", j, lines, tool="iostat",
+                                   config=cells[0], direction=direction))
+            for col, unit, d in (("rMB/s", "MB/s", "read"), ("wMB/s", "MB/s", "write"),
+                                 ("rkB/s", "kB/s", "read"), ("wkB/s", "kB/s", "write")):
+                if row.get(col):
+                    out.append(_result("bw", row[col], unit, j, lines, tool="iostat",
+                                       config=cells[0], direction=d))
+    return out
+
+
+def find_dd(lines: list[Line]) -> list[Result]:
+    """``dd`` summaries; direction from a ``dd`` command a few lines above (of=/dev/null: read)."""
+    out: list[Result] = []
+    for i, ln in enumerate(lines):
+        m = _DD.search(ln.text)
+        if not m:
+            continue
+        direction = None
+        for j in range(i, max(-1, i - 6), -1):
+            cm = _DD_CMD.search(lines[j].text)
+            if cm:
+                direction = "read" if cm["k"] == "of" and cm["v"] == "/dev/null" else (
+                    "write" if cm["k"] == "if" else None)
+                break
+        out.append(_result("throughput", float(m["rate"]), m["unit"], i, lines, tool="dd",
+                           direction=direction))
+    return out
+
+
+# --------------------------------------------------------------------------
+# mmtests compare
+
+_MMTESTS_ROW = re.compile(
+    r"""
+    ^\s{0,8}(?P<stat>Amean|Hmean|Gmean|BAmean-\d{1,3})\s{1,12}(?P<param>[\w\-.]{1,40})
+    (?P<cells>(?:\s{1,30}""" + _NUM + r"""\s{0,4}[(*]\s{0,4}[-+]?\d{1,8}(?:\.\d{1,4})?%\s{0,4}[)*]){1,12})\s{0,8}$
+    # "Amean  1  123.45 (  0.00%)  130.00 *-5.31%*"
+    """,
+    re.VERBOSE,
+)
+_MMTESTS_CELL = re.compile(r"(?P<v>" + _NUM + r")\s{0,4}[(*]\s{0,4}[-+]?\d{1,8}(?:\.\d{1,4})?%\s{0,4}[)*]")
+
+
+def find_mmtests(lines: list[Line]) -> list[Result]:
+    """mmtests ``compare-kernels`` rows (Amean/Hmean/Gmean), columns named by the header above."""
+    out: list[Result] = []
+    header: list[str] = []
+    for i, ln in enumerate(lines):
+        m = _MMTESTS_ROW.match(ln.text)
+        if not m:
+            t = ln.text.strip()
+            if t and len(t) < 400 and not re.match(r"^[A-Z][a-z]{1,10}\s", t):
+                header = t.split()
+            continue
+        vals = [float(c["v"]) for c in _MMTESTS_CELL.finditer(m["cells"])]
+        cols = header[-len(vals):] if len(header) >= len(vals) else [None] * len(vals)
+        for col, v in zip(cols, vals):
+            kernel, cfg = _kernel_and_config(col) if col else (None, None)
+            out.append(_result(m["stat"].lower(), v, "", i, lines, tool="mmtests", kernel=kernel,
+                               config=" ".join(x for x in (cfg if kernel else col, m["param"]) if x)))
+    return out
+
+
+# --------------------------------------------------------------------------
+
+def find_tables(text: str) -> list[Result]:
+    """Every figure in tables and per-kernel summary lines in ``text``.  Never raises."""
+    try:
+        lines = prepare_lines(text)
+    except Exception:  # noqa: BLE001
+        log.exception("find_tables: cannot split input")
+        return []
+    out: list[Result] = []
+    for finder in (find_lkp_tables, find_pipe_tables, find_whitespace_tables, find_summary_lines,
+                   find_kernel_pairs, find_iostat, find_dd, find_mmtests):
+        try:
+            out.extend(finder(lines))
+        except Exception:  # noqa: BLE001 - one table shape failing never loses the others
+            log.exception("find_tables: %s failed", finder.__name__)
+    return out
