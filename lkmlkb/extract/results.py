@@ -1,0 +1,150 @@
+"""All measured numbers in a text, each attributed to a kernel where the text does.
+
+``find_results(text)`` runs the fio-output and table extractors, then for each
+result without a kernel looks for the kernel the writer meant:
+
+1. a kernel opening the result's own line (``5.17.0  WRITE: bw=4988MiB/s``);
+2. the nearest kernel heading above, in the same quote level, within 60
+   lines (``6.8-rc7: 2 block devices with multi-path:``, ``5.15.y result``,
+   ``6.8-rc7+ Revert : 2 block devices``), or a kernel in prose a few lines
+   above when that is nearer (``I applied c8ed1b359312 on 6.1.36.``), skipping
+   sentences that say a kernel was *not* tested (``6.5-rc1 is yet not ready``);
+3. a ``kernel: ...`` line anywhere in the same quote level block
+   (``- kernel: latest linus tree(v5.12-rc7, ...)`` below a table, corpus/001).
+
+The same figure read twice from identical lines (a quoted repeat) is kept
+once.  Labels (baseline/regressed) are left None: the report builder decides.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from lkmlkb.extract.fio_output import Line, find_fio_output, prepare_lines
+from lkmlkb.extract.tables import find_tables
+from lkmlkb.kernels import find_versions, qualifier
+from lkmlkb.model import Result
+
+log = logging.getLogger(__name__)
+
+HEADING_WINDOW = 60
+PROSE_WINDOW = 6
+
+_NEGATED = re.compile(
+    r"""
+    \b(?: not\ (?:yet\ )?(?:ready|done|tested|finished|available|run)   # "6.5-rc1 is yet not ready"
+        | yet\ to | (?:is|are|was|were)n't | will\ (?:test|try|run)       # "will test 6.9 next"
+        | haven't | have\ not | didn't | did\ not
+    )\b
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+_HEAD_LEAD = ("", "on", "kernel", "linux", "-", "*", "with", "for", "test on", "tested on", "results on")
+_KERNEL_KV = re.compile(
+    r"""
+    ^\W{0,6}(?:kernel|kernel\ version|linux|uname\ -r)\s{0,3}:   # "- kernel: latest linus tree(v5.12-rc7, ...)"
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+def _heading_kernel(text: str) -> tuple[str, str] | None:
+    """(version, raw) when a short line opens with a kernel version (a heading)."""
+    t = text.strip()
+    if not t or len(t) > 80:
+        return None
+    for start, end, raw, norm in find_versions(t):
+        lead = t[:start].strip().lower().rstrip(":")
+        if lead in _HEAD_LEAD:
+            return norm, raw
+        return None
+    return None
+
+
+def _prose_kernel(text: str) -> tuple[str, str] | None:
+    """(version, raw) of the first kernel in a prose line that does not deny testing it."""
+    if not text.strip() or _NEGATED.search(text[:400]):
+        return None
+    found = find_versions(text[:400])
+    if not found:
+        return None
+    _, _, raw, norm = found[0]
+    return norm, raw
+
+
+def _attribute(r: Result, lines: list[Line], result_lines: set[int]) -> tuple[str, str] | None:
+    """The kernel (version, raw) a result belongs to, by the rules in the module doc."""
+    i = r.evidence.line_start
+    if i >= len(lines):
+        return None
+    own = _heading_kernel(lines[i].text)
+    if own:
+        return own
+    depth = lines[i].depth
+    for j in range(i - 1, max(-1, i - HEADING_WINDOW), -1):
+        ln = lines[j]
+        if ln.depth != depth and ln.text.strip():
+            break
+        if j in result_lines:
+            continue
+        h = _heading_kernel(ln.text)
+        if h:
+            return h
+        if i - j <= PROSE_WINDOW:
+            p = _prose_kernel(ln.text)
+            if p:
+                return p
+    return _block_kernel(lines, i, depth)
+
+
+def _block_kernel(lines: list[Line], i: int, depth: int) -> tuple[str, str] | None:
+    """A ``kernel: X`` line in the run of lines of the same quote depth around line ``i``."""
+    a = i
+    while a > 0 and a - i < 400 and (lines[a - 1].depth == depth or not lines[a - 1].text.strip()):
+        a -= 1
+    b = i
+    while b + 1 < len(lines) and b - i < 400 and (lines[b + 1].depth == depth or not lines[b + 1].text.strip()):
+        b += 1
+    for j in range(a, b + 1):
+        if lines[j].depth == depth and _KERNEL_KV.match(lines[j].text):
+            found = find_versions(lines[j].text[:400])
+            if found:
+                return found[0][3], found[0][2]
+    return None
+
+
+def _dedupe(results: list[Result], lines: list[Line]) -> list[Result]:
+    """Drop a result read again from an identical line (quoted repeats)."""
+    seen = set()
+    out = []
+    for r in results:
+        a, b = r.evidence.line_start, r.evidence.line_end
+        body = " ".join(ln.text.strip() for ln in lines[a:b + 1])
+        key = (r.metric, r.direction, round(r.value, 9), r.unit, r.kernel, r.config, r.tool, body)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(r)
+    return out
+
+
+def find_results(text: str) -> list[Result]:
+    """Every measured number in ``text`` with kernel attribution; never raises."""
+    try:
+        lines = prepare_lines(text)
+        results = find_fio_output(text) + find_tables(text)
+        result_lines = {r.evidence.line_start for r in results}
+        for r in results:
+            if r.kernel is None:
+                k = _attribute(r, lines, result_lines)
+                if k:
+                    r.kernel = k[0]
+                    q = qualifier(k[1])
+                    if q and not r.config:
+                        r.config = q
+        results.sort(key=lambda r: (r.evidence.line_start, r.evidence.line_end))
+        return _dedupe(results, lines)
+    except Exception:  # noqa: BLE001 - an extractor never stops the run
+        log.exception("find_results failed")
+        return []
