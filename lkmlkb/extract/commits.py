@@ -354,7 +354,8 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         next_hits = [x.start for x in hits if x.start > h.end]
         after_stop = min([s1] + next_hits)
         after = [c for c in cues if after_limit <= c.start < after_stop and c.label.endswith("_POST")]
-        chosen = (between or before)[-1:] or after[:1]
+        pool = between or before
+        chosen = [max(pool, key=lambda c: (c.end, c.end - c.start))] if pool else after[:1]
         if not chosen:
             chosen = _cues_of_colon_sentence(doc, cues, s0)
         if not chosen:

@@ -13,9 +13,11 @@ upper-case ``label``, pattern of the right type); a bad file raises
 ``CueFileError`` naming the file and line, because a broken rule file is a
 programming error, not bad input.
 
-The pipeline is ``spacy.blank("en")`` with a sentencizer, a component that
+The pipeline is ``spacy.blank("en")`` with a sentencizer and a component that
 also starts a sentence after a blank line or at a list item (mail has few
-full stops), and an EntityRuler holding the cue patterns.  Extractors map
+full stops); the cue patterns go into a ``Matcher`` (token patterns, validated)
+and a ``PhraseMatcher`` on LOWER (strings), keyed by pattern id.  Unlike an
+EntityRuler, overlapping cues are all kept ("is broken" and "broken since").  Extractors map
 their regex hits (SHAs, versions, numbers) onto the doc with
 ``doc.char_span(..., alignment_mode="expand")`` and look for cue entities in
 the same sentence.
@@ -135,21 +137,54 @@ def _mail_breaks_factory():
     return "lkmlkb_mail_breaks"
 
 
-@lru_cache(maxsize=None)
-def _build(names: tuple[str, ...]):
-    """A blank English pipeline with sentencizer + mail breaks + the named cue files."""
-    import spacy  # lazy: importing spaCy costs about a second
+class _CuePipeline:
+    """A blank pipeline plus Matcher/PhraseMatcher holding cue patterns by id."""
 
-    nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
-    nlp.add_pipe(_mail_breaks_factory())
-    ruler = nlp.add_pipe("entity_ruler", config={"phrase_matcher_attr": "LOWER", "overwrite_ents": True})
-    patterns = []
-    for name in names:
-        patterns.extend(load_patterns(name))
-    ruler.add_patterns(patterns)
-    log.debug("built spaCy cue pipeline %s with %d patterns", names, len(patterns))
-    return nlp
+    def __init__(self, names: tuple[str, ...]):
+        import spacy  # lazy: importing spaCy costs about a second
+        from spacy.matcher import Matcher, PhraseMatcher
+
+        self.nlp = spacy.blank("en")
+        self.nlp.add_pipe("sentencizer")
+        self.nlp.add_pipe(_mail_breaks_factory())
+        self.matcher = Matcher(self.nlp.vocab, validate=True)
+        self.phrases = PhraseMatcher(self.nlp.vocab, attr="LOWER")
+        self.labels: dict[str, str] = {}
+        for name in names:
+            for pat in load_patterns(name):
+                if pat["id"] in self.labels:
+                    raise CueFileError(name, f"id {pat['id']!r} also used in another cue file")
+                self.labels[pat["id"]] = pat["label"]
+                if isinstance(pat["pattern"], str):
+                    self.phrases.add(pat["id"], [self.nlp.make_doc(pat["pattern"])])
+                else:
+                    try:
+                        self.matcher.add(pat["id"], [pat["pattern"]])
+                    except (ValueError, KeyError) as exc:
+                        raise CueFileError(f"{name}.jsonl", f"pattern {pat['id']!r}: {exc}") from exc
+        log.debug("built spaCy cue pipeline %s with %d patterns", names, len(self.labels))
+
+    def __call__(self, text: str):
+        doc = self.nlp(text)
+        doc.user_data["lkmlkb_cues"] = self._matches(doc)
+        return doc
+
+    def _matches(self, doc) -> list[tuple[str, str, int, int]]:
+        """(label, id, start token, end token): the longest match per (label, start)."""
+        best: dict[tuple[str, int], tuple[str, str, int, int]] = {}
+        for match_id, start, end in list(self.matcher(doc)) + list(self.phrases(doc)):
+            pid = self.nlp.vocab.strings[match_id]
+            label = self.labels[pid]
+            key = (label, start)
+            if key not in best or end > best[key][3]:
+                best[key] = (label, pid, start, end)
+        return sorted(best.values(), key=lambda m: (m[2], m[3]))
+
+
+@lru_cache(maxsize=None)
+def _build(names: tuple[str, ...]) -> _CuePipeline:
+    """The cue pipeline for the named cue files (cached: built once per process)."""
+    return _CuePipeline(names)
 
 
 def get_pipeline(*names: str):
@@ -176,11 +211,12 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def cues(doc) -> list[Cue]:
-    """Every cue entity of ``doc`` with its sentence bounds (char offsets)."""
+    """Every cue match of ``doc`` (overlaps allowed) with its sentence bounds (char offsets)."""
     out = []
-    for ent in doc.ents:
-        sent = ent.sent
-        out.append(Cue(ent.label_, ent.ent_id_, ent.start_char, ent.end_char, ent.text,
+    for label, pid, start, end in doc.user_data.get("lkmlkb_cues", []):
+        span = doc[start:end]
+        sent = span[0].sent
+        out.append(Cue(label, pid, span.start_char, span.end_char, span.text,
                        sent.start_char, sent.end_char))
     return out
 

@@ -1,0 +1,159 @@
+"""Kernel versions in mail text, with the good/bad role the text gives them.
+
+Versions are found by ``lkmlkb.kernels.find_versions`` (regex + context);
+roles come from the sentence around each version:
+
+* a cue right before it (``lkmlkb/data/cues/kernels.jsonl``): "regression on
+  6.4-rc3" / "observed on recent kernels(6.6)" -> bad, "compared with 5.15.y" /
+  "works fine on 5.15" -> good;
+* a cue right after it: "6.1 is fine" -> good, "6.6 regressed" -> bad;
+* "between A and B" in a sentence about a regression -> A good, B bad;
+  "from A to B" (moving from 4.19.x to 5.4.x ... a performance drop) likewise;
+* a list "in v5.4.190 and in v5.15.35" shares the role of its first member;
+* "6.8-rc7 + revert" is good when the text says the revert fixes or improves it.
+
+A version with no such wording keeps role None.  One ``KernelMention`` per
+distinct version (and revert qualifier) is returned, in order of first
+appearance, with the first decided role and that mention's evidence.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from lkmlkb import kernels as kv
+from lkmlkb.extract import nlp
+from lkmlkb.model import Evidence, KernelMention
+
+log = logging.getLogger(__name__)
+
+#: a cue counts for a version only when at most this many chars separate them
+CUE_REACH = 60
+
+_REGRESSION_WORDS_RE = re.compile(
+    r"\b(?:regress\w{0,6}|drop\w{0,3}|slow\w{0,4}|degrad\w{0,6}|worse|broke\w{0,2}|bad|lower|decreas\w{0,3})\b",
+    re.IGNORECASE,
+)
+#: "between 2.6.29 and 2.6.30": the gap between two versions
+_BETWEEN_GAP_RE = re.compile(r"\s{1,3}(?:and|&)\s{1,3}(?:v|linux[- ])?$", re.IGNORECASE)
+_BETWEEN_HEAD_RE = re.compile(r"between\s{1,3}(?:(?:kernels?|versions?|releases?|linux|v)\s{1,3})?$", re.IGNORECASE)
+#: "from 4.19.x to 5.4.x"
+_FROM_HEAD_RE = re.compile(r"\bfrom\s{1,3}(?:(?:kernels?|linux|versions?)\s{1,3})?$", re.IGNORECASE)
+_TO_GAP_RE = re.compile(r"\s{1,3}(?:to|->|=>)\s{1,3}(?:(?:kernels?|linux)\s{1,3})?$", re.IGNORECASE)
+#: list continuation: "in v5.4.190 and in v5.15.35", "6.0, 6.1 and 6.2"
+_LIST_GAP_RE = re.compile(r"\s{0,3}(?:,|and|or|&|/)\s{0,3}(?:(?:in|on|with)\s{1,3})?(?:also\s{1,3})?$", re.IGNORECASE)
+#: the revert made it good: "a revert on top of that fixes the regression"
+_REVERT_HELPS_RE = re.compile(
+    r"""revert\w{0,4}\b[^.\n]{0,120}?\b(?:fix\w{0,3}|improv\w{0,4}|restor\w{0,4}|recover\w{0,4}|solv\w{0,3}
+        |resolv\w{0,4}|helps?|back\ to\ normal|goes\ away)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _negated(doc, cue) -> bool:
+    """A negation in the 2 tokens before a cue ("not observed on 5.15")."""
+    span = doc.char_span(cue.start, cue.end, alignment_mode="expand")
+    if span is None:
+        return False
+    return any(t.lower_ in ("not", "n't", "never") for t in doc[max(0, span.start - 2):span.start])
+
+
+def _role_from_cues(text: str, doc, cues, start: int, end: int, prev_end: int) -> tuple[str | None, str]:
+    """Role of the version at ``start``..``end`` from the nearest cue in its sentence."""
+    s0, s1 = nlp.sentence_bounds(doc, start, end)
+    lo = max(s0, prev_end, start - CUE_REACH)
+    before = [c for c in cues if lo <= c.start and c.end <= start and not c.label.endswith("_POST")]
+    if before:
+        c = max(before, key=lambda c: (c.end, c.end - c.start))  # nearest, then longest
+        neg = _negated(doc, c)
+        role = {"GOOD": "good", "BAD": "bad"}.get(c.label)
+        if role and neg:
+            role = "good" if role == "bad" else None
+        return role, c.text
+    after = [c for c in cues if end <= c.start <= min(s1, end + 25) and c.label.endswith("_POST")]
+    if after:
+        c = after[0]
+        role = {"GOOD_POST": "good", "BAD_POST": "bad"}.get(c.label)
+        if role and _negated(doc, c):
+            role = None
+        return role, c.text
+    return None, ""
+
+
+def _pair_roles(text: str, found: list, roles: list) -> None:
+    """"between A and B" / "from A to B" in a regression sentence: A good, B bad."""
+    for i in range(len(found) - 1):
+        (a0, a1, _, _), (b0, _, _, _) = found[i], found[i + 1]
+        head = text[max(0, a0 - 30):a0]
+        gap = text[a1:b0]
+        pair = (_BETWEEN_HEAD_RE.search(head) and _BETWEEN_GAP_RE.search(gap)) or (
+            _FROM_HEAD_RE.search(head) and _TO_GAP_RE.search(gap))
+        if not pair:
+            continue
+        sent = text[max(0, a0 - 200):min(len(text), b0 + 200)]
+        if _REGRESSION_WORDS_RE.search(sent):
+            roles[i] = ("good", "between/from" )
+            roles[i + 1] = ("bad", "between/to")
+
+
+def _revert_role(text: str, raw: str) -> str | None:
+    """"6.8-rc7 + revert" is good when the text says the revert helps."""
+    if kv.qualifier(raw) == "+revert" and _REVERT_HELPS_RE.search(text):
+        return "good"
+    return None
+
+
+def find_kernel_mentions(text: str) -> list[KernelMention]:
+    """Every kernel version occurrence in ``text`` with its role (or None)."""
+    if not isinstance(text, str) or not text:
+        return []
+    found = kv.find_versions(text)
+    if not found:
+        return []
+    roles: list[tuple[str | None, str]] = [(None, "")] * len(found)
+    try:
+        doc = nlp.parse(text, "kernels")
+        cues = [c for c in nlp.cues(doc) if c.label != "NEG"]
+        prev_end = 0
+        for i, (a, b, _, _) in enumerate(found):
+            if b <= len(doc.text):
+                roles[i] = _role_from_cues(text, doc, cues, a, b, prev_end)
+            prev_end = b
+    except Exception as exc:  # the cue pipeline must not lose the versions
+        log.info("kernel role cues failed, roles left empty: %s", exc)
+    _pair_roles(text, found, roles)
+    for i in range(1, len(found)):
+        if roles[i][0] is None and roles[i - 1][0] is not None:
+            gap = text[found[i - 1][1]:found[i][0]]
+            if len(gap) <= 12 and _LIST_GAP_RE.fullmatch(gap) and not _TO_GAP_RE.search(gap):
+                roles[i] = (roles[i - 1][0], roles[i - 1][1] + " (list)")
+    out = []
+    for (a, b, raw, norm), (role, cue) in zip(found, roles):
+        role = _revert_role(text, raw) or role
+        line_a, line_b = nlp.line_of(text, a), nlp.line_of(text, max(a, b - 1))
+        line_text = text.split("\n")[line_a] if line_a == line_b else raw
+        out.append(KernelMention(raw=raw, version=norm, sort_key=kv.sort_key(norm), role=role,
+                                 evidence=Evidence(line_start=line_a, line_end=line_b, text=line_text[:500])))
+        if cue:
+            log.debug("kernel %s role %s from cue %r", raw, role, cue)
+    return out
+
+
+def find_kernels(text: str) -> list[KernelMention]:
+    """Distinct kernel versions of ``text`` (a version written with ``+ revert``
+    is kept apart from the plain one), first decided role, first evidence.
+    Never raises."""
+    try:
+        mentions = find_kernel_mentions(text)
+    except Exception as exc:  # never let one message stop a run
+        log.warning("find_kernels failed: %s", exc)
+        return []
+    out: dict[tuple[str, str | None], KernelMention] = {}
+    for m in mentions:
+        key = (m.version, kv.qualifier(m.raw) if kv.qualifier(m.raw) == "+revert" else None)
+        if key not in out:
+            out[key] = m
+        elif out[key].role is None and m.role is not None:
+            out[key].role = m.role
+    return list(out.values())
