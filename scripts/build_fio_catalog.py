@@ -66,6 +66,13 @@ DETAIL_LINE = re.compile(r"""
 HOWTO_OPTION = re.compile(r"""
     ^\.\.\ option::\ (?P<spec>.{1,300})$      # ".. option:: blocksize=int[,int][,int], bs=int[,int][,int]"
     """, re.VERBOSE)
+HELP_LINE = re.compile(r"""
+    ^[ ]{2}--(?P<name>[a-z][a-z0-9-]{0,40})   # "  --output-format=type	Output format ..."
+    (?P<arg>=\S{0,40})?\s                     # "=type": the option takes a value
+    """, re.VERBOSE)
+#: fio's own command-line options that take a value although ``fio --help``
+#: shows none ("--output		Write output to file")
+CLI_VALUE_WITHOUT_EQUALS = frozenset({"output"})
 HOWTO_HEADING_RULE = re.compile(r"^(~{3,}|-{3,}|={3,})$")
 
 TYPE_MAP = [  # (fragment of fio's help type, catalog type)
@@ -165,6 +172,17 @@ def howto_categories(paths: list[Path] = HOWTO_CANDIDATES) -> dict[str, str]:
     return cats
 
 
+def cli_options(fio: str) -> dict[str, bool]:
+    """``fio --help`` -> fio's own (non-job) command-line options -> whether each takes a value."""
+    opts: dict[str, bool] = {}
+    for line in run_fio(fio, "--help").splitlines():
+        m = HELP_LINE.match(line)
+        if m:
+            name = m.group("name")
+            opts[name] = opts.get(name, False) or bool(m.group("arg")) or name in CLI_VALUE_WITHOUT_EQUALS
+    return dict(sorted(opts.items()))
+
+
 def engines(fio: str) -> list[str]:
     """``fio --enghelp`` -> engine names (tab-indented list)."""
     return [ln.strip() for ln in run_fio(fio, "--enghelp").splitlines()[1:] if ln.strip()]
@@ -198,7 +216,7 @@ def build(fio: str = "fio") -> dict:
         entries[name] = make_entry(name, desc, None, edetails[(eng, name)], cats, [eng])
     apply_preferred_names(entries)
     return {"fio_version": version, "generated_by": "scripts/build_fio_catalog.py",
-            "options": dict(sorted(entries.items()))}
+            "cli_options": cli_options(fio), "options": dict(sorted(entries.items()))}
 
 
 def make_entry(name: str, desc: str, parent: str | None, detail: dict,

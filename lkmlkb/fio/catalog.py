@@ -69,3 +69,11 @@ def option_type(name: str) -> str | None:
 def catalog_fio_version() -> str:
     """The fio version the catalog was generated from ("fio-3.33")."""
     return load().get("fio_version", "")
+
+
+def cli_option(name: str) -> bool | None:
+    """fio's own command-line options (``--output-format``, ``--eta``): whether it takes a value;
+    None when ``name`` is not one of them (it may still be a job option)."""
+    if not isinstance(name, str):
+        return None
+    return load().get("cli_options", {}).get(name.strip().lstrip("-").lower())
