@@ -73,12 +73,55 @@ def _prose_kernel(text: str) -> tuple[str, str] | None:
     return norm, raw
 
 
-def _attribute(r: Result, lines: list[Line], result_lines: set[int]) -> tuple[str, str] | None:
+class _LineKernels:
+    """Per-line kernel lookups, computed once per line (results share windows)."""
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.lines = lines
+        self._heading: dict[int, tuple[str, str] | None] = {}
+        self._prose: dict[int, tuple[str, str] | None] = {}
+        self._runs = _depth_runs(lines)
+        self._block: dict[int, tuple[str, str] | None] = {}
+
+    def heading(self, j: int) -> tuple[str, str] | None:
+        if j not in self._heading:
+            self._heading[j] = _heading_kernel(self.lines[j].text)
+        return self._heading[j]
+
+    def prose(self, j: int) -> tuple[str, str] | None:
+        if j not in self._prose:
+            self._prose[j] = _prose_kernel(self.lines[j].text)
+        return self._prose[j]
+
+    def block(self, i: int) -> tuple[str, str] | None:
+        start, end, depth = self._runs[i]
+        if start not in self._block:
+            self._block[start] = _block_kernel(self.lines, start, end, depth)
+        return self._block[start]
+
+
+def _depth_runs(lines: list[Line]) -> list[tuple[int, int, int]]:
+    """For each line, (first, last, depth) of its run of one quote depth (blank lines join any run)."""
+    spans: list[list[int]] = []
+    for j, ln in enumerate(lines):
+        if spans and (not ln.text.strip() or ln.depth == spans[-1][2]):
+            spans[-1][1] = j
+        else:
+            spans.append([j, j, ln.depth])
+    out: list[tuple[int, int, int]] = [(0, 0, 0)] * len(lines)
+    for a, b, d in spans:
+        for j in range(a, b + 1):
+            out[j] = (a, b, d)
+    return out
+
+
+def _attribute(r: Result, lk: _LineKernels, result_lines: set[int]) -> tuple[str, str] | None:
     """The kernel (version, raw) a result belongs to, by the rules in the module doc."""
+    lines = lk.lines
     i = r.evidence.line_start
     if i >= len(lines):
         return None
-    own = _heading_kernel(lines[i].text)
+    own = lk.heading(i)
     if own:
         return own
     depth = lines[i].depth
@@ -88,25 +131,19 @@ def _attribute(r: Result, lines: list[Line], result_lines: set[int]) -> tuple[st
             break
         if j in result_lines:
             continue
-        h = _heading_kernel(ln.text)
+        h = lk.heading(j)
         if h:
             return h
         if i - j <= PROSE_WINDOW:
-            p = _prose_kernel(ln.text)
+            p = lk.prose(j)
             if p:
                 return p
-    return _block_kernel(lines, i, depth)
+    return lk.block(i)
 
 
-def _block_kernel(lines: list[Line], i: int, depth: int) -> tuple[str, str] | None:
-    """A ``kernel: X`` line in the run of lines of the same quote depth around line ``i``."""
-    a = i
-    while a > 0 and a - i < 400 and (lines[a - 1].depth == depth or not lines[a - 1].text.strip()):
-        a -= 1
-    b = i
-    while b + 1 < len(lines) and b - i < 400 and (lines[b + 1].depth == depth or not lines[b + 1].text.strip()):
-        b += 1
-    for j in range(a, b + 1):
+def _block_kernel(lines: list[Line], a: int, b: int, depth: int) -> tuple[str, str] | None:
+    """A ``kernel: X`` line among lines ``a..b`` at quote depth ``depth``."""
+    for j in range(a, min(b, a + 2000) + 1):
         if lines[j].depth == depth and _KERNEL_KV.match(lines[j].text):
             found = find_versions(lines[j].text[:400])
             if found:
@@ -135,9 +172,10 @@ def find_results(text: str) -> list[Result]:
         lines = prepare_lines(text)
         results = find_fio_output(text) + find_tables(text)
         result_lines = {r.evidence.line_start for r in results}
+        lk = _LineKernels(lines)
         for r in results:
             if r.kernel is None:
-                k = _attribute(r, lines, result_lines)
+                k = _attribute(r, lk, result_lines)
                 if k:
                     r.kernel = k[0]
                     q = qualifier(k[1])

@@ -106,7 +106,7 @@ def test_logical_lines_do_not_swallow_a_kernel_heading(seed_text):
     "Run status group 0 (all jobs):\n" + "  WRITE: bw=1MiB/s, " * 50000,
     "{\n\"fio version\" : 1,\n" + "[" * 5000,
     "Disk stats (read/write):\n" + "  sda: ios=1/1, util=" + "1" * 5000,
-])
+], ids=["empty", "nuls", "megabyte-number", "pipes-10000-lines", "50000-group-items", "unclosed-json", "megabyte-util"])
 def test_garbage_is_fast_and_harmless(text):
     t0 = time.perf_counter()
     res = find_fio_output(text)

@@ -1,0 +1,134 @@
+"""find_results on the seed threads: every headline result in /work/shared/eval/seeds/*/gold.json
+comes out (value within 1% after normalization, the gold's kernel where it names one); negatives:
+a patch's diff, a stack trace and a hexdump give nothing; pathological input stays fast."""
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from lkmlkb.extract.results import find_results
+from lkmlkb.units import normalize
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDS = ROOT.parent / "shared" / "eval" / "seeds"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def _gold_cases():
+    for gold in sorted(SEEDS.glob("*/gold.json")):
+        for g in json.loads(gold.read_text())["results"]:
+            yield pytest.param(gold.parent.name, g, id="%s-%s%s-%s" % (
+                gold.parent.name, g["value"], g["unit"], g.get("kernel")))
+
+
+def _close(r, g):
+    gv, gu = normalize(g["value"], g["unit"])
+    if gu is not None and r.normalized_unit == gu:
+        return abs(r.normalized_value - gv) <= 0.01 * abs(gv)
+    return abs(r.value - g["value"]) <= 0.005 * abs(g["value"])
+
+
+def _kernel_ok(r, want):
+    return want is None or (r.kernel is not None and (r.kernel.startswith(want) or want.startswith(r.kernel)))
+
+
+@pytest.fixture(scope="module")
+def seed_results():
+    cache = {}
+
+    def get(case):
+        if case not in cache:
+            cache[case] = find_results((SEEDS / case / "source.txt").read_text(encoding="utf-8"))
+        return cache[case]
+    return get
+
+
+@pytest.mark.parametrize("case,gold", list(_gold_cases()))
+def test_gold_result_found_with_its_kernel(seed_results, case, gold):
+    found = [r for r in seed_results(case) if _close(r, gold)]
+    assert found, "no result near %s %s" % (gold["value"], gold["unit"])
+    assert any(_kernel_ok(r, gold.get("kernel")) for r in found), [(r.value, r.kernel) for r in found]
+
+
+def test_gold_files_are_present():
+    assert len(list(SEEDS.glob("*/gold.json"))) >= 5
+
+
+def test_heading_attribution_and_revert_qualifier(seed_text):
+    res = find_results(seed_text("000"))
+    (revert,) = [r for r in res if r.metric == "bw" and r.value == 315 and "IOPS=" in r.evidence.text]
+    assert revert.kernel == "6.8-rc7" and revert.config == "+revert"
+    (plain,) = [r for r in res if r.metric == "bw" and r.value == 236 and "IOPS=" in r.evidence.text]
+    assert plain.kernel == "6.8-rc7" and plain.config is None
+    assert all(r.label is None for r in res)
+
+
+def test_prose_kernel_skips_a_kernel_said_not_tested(seed_text):
+    # corpus/003: "I applied c8ed1b359312 on 6.1.36." / "# the build/test of 6.5-rc1 is yet not ready."
+    res = find_results(seed_text("003"))
+    (r,) = [r for r in res if r.metric == "bw" and r.value == 2683]
+    assert r.kernel == "6.1.36"
+    (r,) = [r for r in res if r.metric == "bw" and r.value == 5139]
+    assert r.kernel == "5.15.y"
+
+
+def test_kernel_line_below_a_table_same_quote_level(seed_text):
+    res = find_results(seed_text("001"))
+    assert {r.kernel for r in res if r.metric == "iops" and r.value in (94000, 124000)} == {"5.12-rc7"}
+    # the deeper-quoted scheduler table is not attributed to it
+    assert {r.kernel for r in res if r.metric == "iops" and r.value in (423000, 450000)} == {None}
+
+
+def test_quoted_repeats_are_one_result(seed_text):
+    res = find_results(seed_text("002"))
+    same = [r for r in res if r.value == pytest.approx(38.606667)]
+    assert len(same) == 1
+    # two different lines carrying different units of one run stay apart (corpus/000)
+    res0 = find_results(seed_text("000"))
+    assert {r.unit for r in res0 if r.direction == "write" and r.metric == "bw" and r.value in (236, 247)} \
+        == {"MiB/s", "MB/s"}
+
+
+def test_patch_diff_numbers_are_not_results():
+    text = (FIXTURES / "results_fio_verify_patch.txt").read_text()
+    res = find_results(text)
+    diff_at = text.split("\n").index("diff --git a/drivers/nvme/host/pci.c b/drivers/nvme/host/pci.c")
+    assert res and all(r.evidence.line_end < diff_at for r in res)
+    only_diff = "\n".join(text.split("\n")[diff_at:])
+    assert find_results(only_diff) == []
+
+
+def test_stack_trace_and_hexdump_are_not_results():
+    text = """[  312.118271] WARNING: CPU: 2 PID: 4411 at block/blk-mq.c:1234 blk_mq_run_hw_queue+0x1c/0x40
+[  312.118280] CPU: 2 PID: 4411 Comm: fio Not tainted 6.8.0-rc7 #1
+[  312.118290] RIP: 0010:blk_mq_run_hw_queue+0x1c/0x40
+Call Trace:
+ <TASK>
+ dd_insert_requests+0x1a4/0x2f0
+ blk_mq_flush_plug_list+0x12c/0x5e0
+00000000: 7f45 4c46 0201 0100 0000 0000 0000 0000  .ELF............
+00000010  03 00 3e 00 01 00 00 00  40 10 00 00 00 00 00 00  |..>.....@.......|
+"""
+    assert find_results(text) == []
+
+
+def test_evidence_is_the_text_as_written(seed_text):
+    text = seed_text("003")
+    lines = text.split("\n")
+    for r in find_results(text):
+        assert r.evidence.text == "\n".join(lines[r.evidence.line_start:r.evidence.line_end + 1])
+
+
+@pytest.mark.parametrize("text", [
+    "| | |\n" * 10000,
+    "5.17.0  WRITE: bw=" + "1" * 1_000_000,
+    "6.8-rc7:\n" * 5000 + "  WRITE: bw=1MiB/s\n" * 2000,
+    "\x00" * 100000,
+], ids=["pipes", "megabyte-line", "many-headings-and-results", "nuls"])
+def test_pathological_input_is_fast(text):
+    t0 = time.perf_counter()
+    res = find_results(text)
+    assert time.perf_counter() - t0 < 1.0
+    assert isinstance(res, list)

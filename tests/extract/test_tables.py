@@ -1,0 +1,114 @@
+"""find_tables on real tables: the seed threads (corpus/000-004) and a kernel test robot report
+from the linux-block 2024q1 archive sample (fixture names its Message-ID)."""
+
+import time
+from pathlib import Path
+
+import pytest
+
+from lkmlkb.extract.tables import find_tables
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def pick(results, metric, value=None, **kw):
+    return [r for r in results if r.metric == metric
+            and (value is None or r.value == pytest.approx(value))
+            and all(getattr(r, k) == v for k, v in kw.items())]
+
+
+def test_lkp_comparison_table_two_columns():
+    res = find_tables((FIXTURES / "results_lkp_fio_write_iops.txt").read_text())
+    base, head = pick(res, "iops", direction="write")
+    assert (base.value, head.value) == (23454, 6361)
+    assert base.config == "8f764b91fdf29659" and head.config == "574e7779cf583171acb5bf63650"
+    assert base.tool == "fio" and base.unit == "IOPS"
+    (bw,) = pick(res, "bw", 24.85)
+    assert bw.unit == "MBps" and bw.normalized_value == pytest.approx(24.85 * 2**20)
+    # "3139 ±  3%" keeps the relative stddev as an absolute one
+    (ctx,) = pick(res, "fio.time.involuntary_context_switches", 3139)
+    assert ctx.stddev == pytest.approx(3139 * 0.03)
+    assert pick(res, "clat_p95", 6.082e8)
+    # monitor rows are not results of the benchmark
+    assert not [r for r in res if r.metric.startswith(("uptime.", "iostat.", "numa-"))]
+
+
+def test_seed_001_pipe_table_and_whitespace_table(seed_text):
+    res = find_tables(seed_text("001"))
+    (hosttags,) = pick(res, "iops", 94000)
+    assert hosttags.config == "hosttags" and hosttags.direction == "randread"
+    assert pick(res, "iops", 124000, config="non hosttags")
+    assert pick(res, "cpu_sys", 14.75, config="hosttags")
+    (mq,) = pick(res, "iops", 423000)
+    assert mq.config == "mq-deadline" and mq.normalized_unit == "IOPS"
+    assert pick(res, "cpu_usr", 23.15, config="none")
+
+
+def test_seed_002_tiobench_table_kernel_column_and_continuations(seed_text):
+    res = find_tables(seed_text("002"))
+    (r29,) = pick(res, "throughput", 278.85, kernel="2.6.29")
+    assert r29.direction == "write" and r29.config == "thr=16" and r29.tool == "tiobench"
+    assert r29.unit == "MB/s"
+    (low,) = pick(res, "throughput", 302.48)
+    assert low.kernel == "2.6.32-rc5" and low.config == "low_lat=0 thr=16"
+    # the row above the "low_lat=0" continuation belongs to the same configuration
+    (above,) = pick(res, "throughput", 298.27)
+    assert above.config.startswith("low_lat=0")
+    # "avg, max" latency cells: the average, under the rlat header
+    assert pick(res, "lat", 6.625, kernel="2.6.29", direction="read")
+
+
+def test_seed_002_summary_lines(seed_text):
+    res = find_tables(seed_text("002"))
+    first = pick(res, "throughput", 38.606667)[0]
+    assert first.kernel == "2.6.29" and first.samples == [37.80, 38.54, 39.48]
+    assert first.stddev == pytest.approx(0.687475) and first.direction == "write"
+    assert pick(res, "throughput", 36.776667)[0].config == "low_latency = 0"
+    (avg,) = pick(res, "throughput", 34.4475)[:1]
+    assert avg.kernel == "2.6.32-rc6" and avg.config == "low_latency=0" and avg.stddev == 0.21981
+    (t16,) = pick(res, "throughput", 37.966667)
+    assert t16.kernel == "2.6.32-rc7" and t16.config == "threads=16"
+
+
+def test_seed_000_kernel_pair_lines(seed_text):
+    res = find_tables(seed_text("000"))
+    (a,) = pick(res, "value", 3571)
+    (b,) = pick(res, "value", 3634)
+    assert a.kernel == b.kernel == "6.8-rc7"
+    assert a.config is None and b.config == "+revert"
+
+
+def test_seed_004_iostat_and_dd(seed_text):
+    res = find_tables(seed_text("004"))
+    (u,) = pick(res, "util", 72.20)
+    assert u.tool == "iostat" and u.config == "nvme3n1" and u.direction == "read"
+    assert pick(res, "util", 64.20)
+    (dd,) = pick(res, "throughput", 3.0)
+    assert dd.unit == "GB/s" and dd.tool == "dd" and dd.direction == "read"
+    assert dd.normalized_value == pytest.approx(3e9)
+    # nothing from the diff that follows ("@@ -1754,14 +1754,17 @@")
+    diff_at = seed_text("004").split("\n").index("diff --git a/block/bio.c b/block/bio.c")
+    assert all(r.evidence.line_start < diff_at for r in res)
+
+
+def test_mmtests_compare_rows():
+    # shape of mmtests compare-kernels output as posted to linux-mm
+    text = ("                         6.8.0-rc1              6.8.0-rc2\n"
+            "Amean     1        123.45 (   0.00%)      130.00 *  -5.31%*\n")
+    res = find_tables(text)
+    assert [(r.value, r.kernel) for r in res] == [(123.45, "6.8.0-rc1"), (130.0, "6.8.0-rc2")]
+
+
+@pytest.mark.parametrize("text", [
+    "| | |\n" * 10000,
+    "x" * 1_000_000,
+    "|" * 1_000_000,
+    "1 " * 500000 + "-> 3",
+    "\x00|\x00|\x00\n" * 100,
+    "%stddev     %change         %stddev\n" + "  1 ± 2% +3% 4 ± 5% a.b\n" * 5000,
+], ids=["pipes-10000-lines", "megabyte-line", "megabyte-of-pipes", "half-million-numbers-arrow", "nuls-in-cells", "5000-lkp-rows"])
+def test_pathological_input_is_fast(text):
+    t0 = time.perf_counter()
+    res = find_tables(text)
+    assert time.perf_counter() - t0 < 1.0
+    assert isinstance(res, list)
