@@ -85,5 +85,26 @@ def ingest(sources, db_path, workers, no_extract, progress):
         sys.exit(1)
 
 
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text", show_default=True)
+def extract(paths, fmt):
+    """Extract reports from mail of any form ingest reads, without a database."""
+    from .pipeline import extract_paths
+
+    messages, reports = extract_paths(list(paths))
+    if fmt == "json":
+        import json
+
+        from .contract import document
+
+        click.echo(json.dumps(document(messages, reports), ensure_ascii=False, indent=1, sort_keys=True))
+    else:
+        from .render_text import render_report
+
+        for r in reports:
+            click.echo(render_report(r))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

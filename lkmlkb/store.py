@@ -248,7 +248,8 @@ def m002_findings_and_reports(db: sqlite_utils.Database) -> None:
     CREATE TABLE extracted_messages (
         message_id TEXT PRIMARY KEY,
         extractor_version TEXT NOT NULL,
-        prefilter_passed INTEGER NOT NULL
+        prefilter_passed INTEGER NOT NULL,
+        extra TEXT
     )""")
     for t in ("fio_jobs", "results", "kernel_mentions", "commit_citations", "setup_facts", "claims"):
         db.execute(f"CREATE INDEX idx_{t}_message ON {t}(message_id)")

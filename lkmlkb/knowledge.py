@@ -1,0 +1,281 @@
+"""Findings and reports in the knowledge base: write, load, rebuild, reprocess.
+
+The store's second half (``store.py`` holds messages and threads).  Findings
+are kept per message, marked with the extractor version that produced them,
+so a new message in a thread costs only its own extraction; the thread's
+report is rebuilt from the stored findings.  ``reprocess`` drops what the
+extractors produced and builds it again from the stored messages, leaving
+messages, threads and copies untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Iterable
+
+import sqlite_utils
+
+from .kernels import sort_key
+from .model import (Claim, CommitCitation, Evidence, Findings, FioJob, KernelMention, Message, Report, Result,
+                    SetupFact)
+from .pipeline import EXTRACTOR_VERSION, build_view, extract_view, prefilter
+from .reports import build_report
+from .store import now
+from .threads import attribute_quotes, segment_body
+
+log = logging.getLogger(__name__)
+
+FINDING_TABLES = ("fio_jobs", "results", "kernel_mentions", "commit_citations", "setup_facts", "claims")
+REPORT_TABLES = ("report_kernels", "report_commits", "setups")
+
+
+def _sort_text(version: str | None) -> str | None:
+    """A sort key as text that orders correctly in SQL (zero-padded fields)."""
+    if not version:
+        return None
+    key = sort_key(version)
+
+    def enc(x):
+        if isinstance(x, (int, float)):
+            return f"{int(x) + 10**9:012d}"
+        if isinstance(x, tuple):
+            return "(" + ",".join(enc(y) for y in x) + ")"
+        return str(x)
+
+    return enc(key)
+
+
+def _ev_cols(ev: Evidence) -> tuple:
+    return (ev.message_id, ev.line_start, ev.line_end, ev.text[:4000], int(ev.quoted))
+
+
+def _ev(row: sqlite3.Row) -> Evidence:
+    return Evidence(row["message_id"], row["line_start"] or 0, row["line_end"] or 0, row["evidence"] or "",
+                    bool(row["quoted"]))
+
+
+def write_findings(conn: sqlite3.Connection, thread_id: str, f: Findings, passed: bool) -> None:
+    mid = f.message_id
+    for t in FINDING_TABLES:
+        conn.execute(f"DELETE FROM {t} WHERE message_id=?", (mid,))
+    conn.execute("DELETE FROM extraction_errors WHERE message_id=?", (mid,))
+    P = "message_id, line_start, line_end, evidence, quoted, thread_id"
+    for j in f.fio_jobs:
+        o = {k.lower(): v for k, v in j.options.items()}
+        conn.execute(
+            f"INSERT INTO fio_jobs(name, form, options, global_options, normalized, unknown_options, notes, "
+            f"rw, bs, ioengine, iodepth, numjobs, {P}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (j.name, j.form, json.dumps(j.options), json.dumps(j.global_options), json.dumps(j.normalized, default=str),
+             json.dumps(j.unknown_options), json.dumps(j.notes), o.get("rw", o.get("readwrite")),
+             o.get("bs", o.get("blocksize")), o.get("ioengine"), o.get("iodepth"), o.get("numjobs"),
+             *_ev_cols(j.evidence), thread_id))
+    for r in f.results:
+        conn.execute(
+            f"INSERT INTO results(kernel, kernel_sort, label, config, tool, metric, direction, value, unit, "
+            f"normalized_value, normalized_unit, stddev, samples, {P}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (r.kernel, _sort_text(r.kernel), r.label, r.config, r.tool, r.metric, r.direction, r.value, r.unit,
+             r.normalized_value, r.normalized_unit, r.stddev, json.dumps(r.samples), *_ev_cols(r.evidence),
+             thread_id))
+    for k in f.kernels:
+        conn.execute(f"INSERT INTO kernel_mentions(version, raw, sort_key, role, {P}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                     (k.version, k.raw, _sort_text(k.version), k.role, *_ev_cols(k.evidence), thread_id))
+    for c in f.commits:
+        conn.execute(
+            f"INSERT INTO commit_citations(sha, subject, role, cue, form, range_end, {P}) "
+            f"VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (c.sha, c.subject, c.role, c.cue, c.form, c.range_end, *_ev_cols(c.evidence), thread_id))
+    for s in f.setup:
+        conn.execute(f"INSERT INTO setup_facts(key, value, {P}) VALUES (?,?,?,?,?,?,?,?)",
+                     (s.key, s.value, *_ev_cols(s.evidence), thread_id))
+    for c in f.claims:
+        conn.execute(f"INSERT INTO claims(kind, stated_pct, metric, cue, {P}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                     (c.kind, c.stated_pct, c.metric, c.cue, *_ev_cols(c.evidence), thread_id))
+    for name, reason in f.errors.items():
+        conn.execute("INSERT OR REPLACE INTO extraction_errors(message_id, extractor, reason, at) VALUES (?,?,?,?)",
+                     (mid, name, reason, now()))
+    extra = json.dumps({"tools": f.tools, "fio_version": f.fio_version})
+    conn.execute("INSERT OR REPLACE INTO extracted_messages(message_id, extractor_version, prefilter_passed, extra) "
+                 "VALUES (?,?,?,?)", (mid, EXTRACTOR_VERSION, int(passed), extra))
+
+
+def load_messages(db: sqlite_utils.Database, thread_id: str) -> list[Message]:
+    rows = db.execute(
+        "SELECT message_id, subject, from_name, from_addr, from_obfuscated, date_raw, date_utc, in_reply_to, "
+        "\"references\", body, archive_url, lists, source, synthetic_id, parent_id FROM messages "
+        "WHERE thread_id=? ORDER BY date_utc IS NULL, date_utc, rowid", (thread_id,)).fetchall()
+    out = []
+    for r in rows:
+        m = Message(message_id=r[0], subject=r[1] or "", from_name=r[2] or "", from_addr=r[3] or "",
+                    from_obfuscated=bool(r[4]), date_raw=r[5] or "", date_utc=r[6], in_reply_to=r[7],
+                    references=json.loads(r[8] or "[]"), body=r[9] or "", archive_url=r[10],
+                    lists=json.loads(r[11] or "[]"), source=r[12] or "", synthetic_id=bool(r[13]))
+        if not m.in_reply_to and r[14]:
+            m.quoted_parent = r[14]
+        out.append(m)
+    return out
+
+
+def load_findings(db: sqlite_utils.Database, message_ids: list[str]) -> list[Findings]:
+    conn = db.conn
+    conn.row_factory = sqlite3.Row
+    try:
+        out = []
+        for mid in message_ids:
+            f = Findings(mid)
+            for r in conn.execute("SELECT * FROM fio_jobs WHERE message_id=? ORDER BY id", (mid,)):
+                f.fio_jobs.append(FioJob(r["name"], r["form"], json.loads(r["options"]),
+                                         json.loads(r["global_options"] or "{}"), json.loads(r["normalized"] or "{}"),
+                                         json.loads(r["unknown_options"] or "[]"), json.loads(r["notes"] or "[]"),
+                                         _ev(r)))
+            for r in conn.execute("SELECT * FROM results WHERE message_id=? ORDER BY id", (mid,)):
+                f.results.append(Result(r["metric"], r["value"], r["unit"], r["kernel"], r["label"], r["config"],
+                                        r["tool"], r["direction"], r["stddev"], json.loads(r["samples"] or "[]"),
+                                        r["normalized_value"], r["normalized_unit"], _ev(r)))
+            for r in conn.execute("SELECT * FROM kernel_mentions WHERE message_id=? ORDER BY id", (mid,)):
+                f.kernels.append(KernelMention(r["raw"], r["version"], sort_key(r["version"]), r["role"], _ev(r)))
+            for r in conn.execute("SELECT * FROM commit_citations WHERE message_id=? ORDER BY id", (mid,)):
+                f.commits.append(CommitCitation(r["sha"], r["subject"], r["role"], r["cue"] or "", r["form"] or "prose",
+                                                r["range_end"], _ev(r)))
+            for r in conn.execute("SELECT * FROM setup_facts WHERE message_id=? ORDER BY id", (mid,)):
+                f.setup.append(SetupFact(r["key"], r["value"], _ev(r)))
+            for r in conn.execute("SELECT * FROM claims WHERE message_id=? ORDER BY id", (mid,)):
+                f.claims.append(Claim(r["kind"], r["stated_pct"], r["metric"], r["cue"] or "", _ev(r)))
+            row = conn.execute("SELECT extra FROM extracted_messages WHERE message_id=?", (mid,)).fetchone()
+            if row and row["extra"]:
+                extra = json.loads(row["extra"])
+                f.tools = extra.get("tools") or []
+                f.fio_version = extra.get("fio_version")
+            out.append(f)
+        return out
+    finally:
+        conn.row_factory = None
+
+
+def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: list[Message]) -> bool:
+    """Extract the thread's messages that have no current findings; True if any passed the prefilter."""
+    conn = db.conn
+    done = {r[0]: r[1] for r in conn.execute(
+        "SELECT e.message_id, e.prefilter_passed FROM extracted_messages e JOIN messages m "
+        "ON m.message_id = e.message_id WHERE m.thread_id=? AND e.extractor_version=?", (thread_id, EXTRACTOR_VERSION))}
+    if all(m.message_id in done for m in messages):
+        return any(done.values())
+    items = [(m, segment_body(m.body)) for m in messages]
+    attribute_quotes(items)
+    any_passed = any(done.values())
+    for msg, segs in items:
+        if msg.message_id in done:
+            continue
+        view = build_view(msg.body, segs)
+        passed = prefilter(view.text) or prefilter(msg.subject)
+        f = extract_view(msg.message_id, view) if passed else Findings(msg.message_id)
+        write_findings(conn, thread_id, f, passed)
+        for n, s in enumerate(segs):
+            conn.execute("UPDATE segments SET quotes_message_id=? WHERE message_id=? AND seq=?",
+                         (s.quotes_message_id, msg.message_id, n))
+        any_passed = any_passed or passed
+    return any_passed
+
+
+def write_report(conn: sqlite3.Connection, r: Report) -> str:
+    rid = r.thread_id
+    conn.execute("DELETE FROM reports WHERE report_id=?", (rid,))
+    for t in REPORT_TABLES:
+        conn.execute(f"DELETE FROM {t} WHERE report_id=?", (rid,))
+    if not (r.results or r.fio_jobs or r.commits or r.is_regression_report or r.kind):
+        return rid
+    setup = {s.key: s.value for s in r.setup}
+    from .reports import headline
+
+    pair = headline(r.results)
+    culprits = [c.sha for c in r.commits if c.role == "culprit"]
+    fixes = [c.sha for c in r.commits if c.role in ("fix", "revert")]
+    workload = "; ".join(" ".join(f"{k}={v}" if v != "" else k for k, v in j.options.items()) for j in r.fio_jobs[:4])
+    summary = " ".join([r.title or "", ", ".join(k.version for k in r.kernel_versions),
+                        " ".join(f'{c.sha} {c.subject or ""}' for c in r.commits), " ".join(r.tools)])
+    conn.execute(
+        "INSERT INTO reports(report_id, thread_id, title, is_regression_report, kind, status, workload, tools, "
+        "good_kernel, bad_kernel, stated_pct, computed_pct, regression_pct, pct_disagrees, headline_metric, "
+        "baseline_value, regressed_value, unit, culprits, fixes, fio_version, scheduler, filesystem, device_class, "
+        "people, lists, first_date, last_date, message_count, first_message_id, summary, built) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (rid, r.thread_id, r.title, int(r.is_regression_report), r.kind, r.status, workload,
+         json.dumps(r.tools), r.good_kernel, r.bad_kernel, r.stated_pct, r.computed_pct, r.regression_pct,
+         int(r.pct_disagrees), pair[0].metric if pair else None, pair[0].value if pair else None,
+         pair[1].value if pair else None, pair[0].unit if pair else None, json.dumps(culprits), json.dumps(fixes),
+         r.fio_version, setup.get("scheduler"), setup.get("filesystem"), setup.get("device_class", setup.get("device")),
+         json.dumps(r.people), json.dumps(r.lists), r.first_date, r.last_date, len(r.message_ids),
+         r.message_ids[0] if r.message_ids else None, summary, now()))
+    for k in r.kernel_versions:
+        conn.execute("INSERT OR IGNORE INTO report_kernels(report_id, version, sort_key, role) VALUES (?,?,?,?)",
+                     (rid, k.version, _sort_text(k.version), k.role))
+    for c in r.commits:
+        ev = c.evidence
+        conn.execute("INSERT OR IGNORE INTO report_commits(report_id, sha, subject, role, message_id, line_start, "
+                     "line_end, cue) VALUES (?,?,?,?,?,?,?,?)",
+                     (rid, c.sha, c.subject, c.role, ev.message_id, ev.line_start, ev.line_end, c.cue))
+    for s in r.setup:
+        conn.execute("INSERT OR IGNORE INTO setups(report_id, key, value, message_id) VALUES (?,?,?,?)",
+                     (rid, s.key, s.value, s.evidence.message_id))
+    # results carry the report id and their final labels
+    conn.execute("UPDATE results SET report_id=NULL WHERE thread_id=?", (rid,))
+    for x in r.results:
+        ev = x.evidence
+        conn.execute("UPDATE results SET report_id=?, label=? WHERE message_id=? AND line_start=? AND metric=? "
+                     "AND value=? AND coalesce(kernel,'')=coalesce(?, '')",
+                     (rid, x.label, ev.message_id, ev.line_start, x.metric, x.value, x.kernel))
+    conn.execute("UPDATE fio_jobs SET report_id=? WHERE thread_id=?", (rid, rid))
+    return rid
+
+
+def rebuild_threads(db: sqlite_utils.Database, thread_ids: Iterable[str], only_if_candidate: bool = True) -> int:
+    """Extract what is new in each thread and rebuild its report; returns reports written."""
+    n = 0
+    conn = db.conn
+    for tid in thread_ids:
+        messages = load_messages(db, tid)
+        if not messages:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            passed = extract_new_in_thread(db, tid, messages)
+            if passed or not only_if_candidate:
+                findings = load_findings(db, [m.message_id for m in messages])
+                report = build_report(tid, messages, findings)
+                write_report(conn, report)
+                n += 1
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return n
+
+
+def reprocess(db: sqlite_utils.Database, thread_ids: list[str] | None = None) -> int:
+    """Re-run extraction and report building over stored messages."""
+    conn = db.conn
+    if thread_ids is None:
+        thread_ids = [r[0] for r in conn.execute("SELECT thread_id FROM threads ORDER BY first_date")]
+        conn.execute("BEGIN IMMEDIATE")
+        for t in (*FINDING_TABLES, "extraction_errors", "extracted_messages", *REPORT_TABLES, "reports"):
+            conn.execute(f"DELETE FROM {t}")
+        conn.execute("COMMIT")
+    else:
+        conn.execute("BEGIN IMMEDIATE")
+        for tid in thread_ids:
+            mids = [r[0] for r in conn.execute("SELECT message_id FROM messages WHERE thread_id=?", (tid,))]
+            for mid in mids:
+                conn.execute("DELETE FROM extracted_messages WHERE message_id=?", (mid,))
+        conn.execute("COMMIT")
+    return rebuild_threads(db, thread_ids)
+
+
+def load_report(db: sqlite_utils.Database, report_id: str) -> Report | None:
+    """The report of a thread, rebuilt from stored messages and findings."""
+    row = db.execute("SELECT thread_id FROM reports WHERE report_id=?", (report_id,)).fetchone()
+    if not row:
+        return None
+    messages = load_messages(db, row[0])
+    findings = load_findings(db, [m.message_id for m in messages])
+    return build_report(row[0], messages, findings)

@@ -1,0 +1,158 @@
+"""Extraction over messages and threads: prefilter, quote-aware views, findings.
+
+A message is read by the extractors only if the prefilter says it can hold a
+report.  Extractors see a *view* of the body: one line per body line, with
+the text of new segments and of quoted segments whose origin is not in the
+thread (a number quoted in five replies is one fact, attributed to the
+message that first said it), and blank lines elsewhere (patches, signatures,
+footers, attribution lines, quotes of known messages).  Line offsets in the
+view are therefore body line numbers.  A failing extractor is recorded
+against the message and the others go on.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .model import Findings, Message, Segment
+from .threads import attribute_quotes, segment_body
+
+log = logging.getLogger(__name__)
+
+EXTRACTOR_VERSION = "1"
+#: per-message time budget (seconds); a message past it is recorded and skipped
+BUDGET_SECONDS = 2.0
+
+# One alternation, compiled once: a message that matches none of these cannot
+# hold a performance report (PERF-NOTES: real reports are well under 1% of list
+# traffic; spaCy and the full extractors must not see the rest).
+PREFILTER = re.compile(
+    r"""
+      \bfio\b | fio- | \biops\b | [kmgt]i?b/s\b | \bmb/sec\b | \bmbps\b     # fio and throughput units
+    | regress | bisect | throughput | bandwidth | latenc                   # report vocabulary
+    | \bbw= | run[ ]status[ ]group | tiobench | iostat | fs_mark | dbench   # tools and their output
+    | %change | test[ ]robot | \blkp\b | %stddev | improvement
+    | performance | slowdown | slower | faster | \bdrop\b                  # prose claims
+    """,
+    re.I | re.X,
+)
+MAX_VIEW_CHARS = 2_000_000
+
+
+def prefilter(text: str) -> bool:
+    return bool(PREFILTER.search(text[:MAX_VIEW_CHARS]))
+
+
+@dataclass
+class View:
+    text: str
+    quoted_lines: dict[int, int]  # body line -> quote depth, for lines from quoted text
+
+
+def build_view(body: str, segments: list[Segment]) -> View:
+    """The text extractors read, aligned line for line with the body."""
+    n = body.count("\n") + 1
+    lines = [""] * n
+    quoted: dict[int, int] = {}
+    for s in segments:
+        if s.kind == "new" or (s.kind == "quoted" and s.quotes_message_id is None):
+            for k, line in enumerate(s.text.split("\n")):
+                if s.line_start + k < n:
+                    lines[s.line_start + k] = line
+                    if s.kind == "quoted":
+                        quoted[s.line_start + k] = s.depth
+    return View("\n".join(lines), quoted)
+
+
+def _extractors() -> list[tuple[str, Callable]]:
+    from .extract.claims import find_claims
+    from .extract.commits import find_commits
+    from .extract.kernels import find_kernels
+    from .extract.results import find_results
+    from .extract.setup import find_setup
+    from .fio import find_fio_jobs
+
+    return [("fio_jobs", find_fio_jobs), ("results", find_results), ("kernels", find_kernels),
+            ("commits", find_commits), ("setup", find_setup), ("claims", find_claims)]
+
+
+def extract_view(message_id: str, view: View) -> Findings:
+    """Run every extractor over one message's view; failures are recorded."""
+    from .extract.setup import find_tools
+    from .fio import fio_version
+
+    f = Findings(message_id)
+    t0 = time.perf_counter()
+    for name, fn in _extractors():
+        if time.perf_counter() - t0 > BUDGET_SECONDS:
+            f.errors[name] = f"skipped: message over its {BUDGET_SECONDS:.0f}s extraction budget"
+            continue
+        try:
+            records = fn(view.text)
+        except Exception as exc:  # noqa: BLE001 - one extractor's failure must not stop the others
+            log.info("%s: extractor %s failed: %s", message_id, name, exc)
+            f.errors[name] = f"{exc.__class__.__name__}: {exc}"[:500]
+            continue
+        for r in records:
+            ev = r.evidence
+            ev.message_id = message_id
+            depth = max((view.quoted_lines.get(i, 0) for i in range(ev.line_start, ev.line_end + 1)), default=0)
+            ev.quoted = depth > 0
+            ev.depth = depth
+        setattr(f, name if name != "setup" else "setup", records)
+    try:
+        f.tools = find_tools(view.text)
+        f.fio_version = fio_version(view.text)
+    except Exception as exc:  # noqa: BLE001
+        f.errors["tools"] = f"{exc.__class__.__name__}: {exc}"[:500]
+    return f
+
+
+def extract_thread(items: list[tuple[Message, list[Segment]]]) -> list[Findings]:
+    """Findings for every message of one thread (messages in date order)."""
+    attribute_quotes(items)
+    out = []
+    for msg, segs in items:
+        view = build_view(msg.body, segs)
+        if not prefilter(view.text) and not prefilter(msg.subject):
+            out.append(Findings(msg.message_id))
+            continue
+        out.append(extract_view(msg.message_id, view))
+    return out
+
+
+def extract_messages(messages: list[Message]) -> dict[str, tuple[list[Message], list[Findings]]]:
+    """Thread a set of messages (no database) and extract each thread."""
+    from .threads import thread_messages
+
+    out = {}
+    for thread_id, msgs in thread_messages(messages).items():
+        items = [(m, segment_body(m.body)) for m in msgs]
+        out[thread_id] = (msgs, extract_thread(items))
+    return out
+
+
+def extract_batch(store, new_messages: list[Message]) -> None:
+    """Ingest hook: extract the threads that new messages touched, rebuild their reports."""
+    from .knowledge import rebuild_threads
+
+    threads = {row[0] for row in store.conn.execute(
+        "SELECT DISTINCT thread_id FROM messages WHERE message_id IN (%s)" % ",".join("?" * len(new_messages)),
+        [m.message_id for m in new_messages])}
+    rebuild_threads(store.db, threads, only_if_candidate=True)
+
+
+def extract_paths(paths: list[str]):
+    """``lkmlkb extract``: read sources, thread, extract, build reports — no database."""
+    from .ingest import read_messages
+    from .reports import build_report
+
+    messages = list(read_messages(paths))
+    reports = []
+    for thread_id, (msgs, findings) in extract_messages(messages).items():
+        reports.append(build_report(thread_id, msgs, findings))
+    return messages, reports

@@ -1,0 +1,274 @@
+"""One regression report per thread, built from the findings of its messages.
+
+Later messages refine the report: a bisection in a reply names the culprit, a
+"fixed by" names the fix, a tested patch adds results without changing the
+claim.  The good and bad kernels come from the kernel mentions' roles and the
+claims; results are labelled baseline / regressed / fixed from them; the
+magnitude is taken as stated and also computed from the labelled headline
+results, with a flag when the two disagree.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+
+from .model import Claim, CommitCitation, Findings, KernelMention, Message, Report, Result
+
+log = logging.getLogger(__name__)
+
+ROLE_RANK = {"culprit": 0, "fix": 1, "revert": 2, "tested": 3, "base": 4, "mentioned": 5}
+HIGHER_IS_BETTER = {"bw", "iops", "throughput", "ops", "score"}
+LOWER_IS_BETTER = {"lat", "clat", "slat", "latency", "util", "cpu", "runtime", "time"}
+HEADLINE_METRICS = ("bw", "throughput", "iops", "util", "lat", "clat")
+#: stated and computed magnitudes that differ by more than this many points disagree
+DISAGREE_POINTS = 5.0
+
+
+def _kernel_base(version: str | None) -> str:
+    from .kernels import normalize_version
+
+    if not version:
+        return ""
+    return normalize_version(version) or version
+
+
+def merge_commits(findings: list[Findings]) -> list[CommitCitation]:
+    """One citation per commit (SHA prefixes of different lengths joined), strongest role."""
+    by_sha: dict[str, CommitCitation] = {}
+    for f in findings:
+        for c in f.commits:
+            if c.form == "link":
+                continue
+            key = next((k for k in by_sha if k.startswith(c.sha) or c.sha.startswith(k)), None)
+            if key is None:
+                by_sha[c.sha] = c
+                continue
+            cur = by_sha[key]
+            better = ROLE_RANK.get(c.role, 9) < ROLE_RANK.get(cur.role, 9)
+            keep = c if better else cur
+            if not keep.subject:
+                keep.subject = cur.subject or c.subject
+            if len(c.sha) > len(key) and keep is cur:
+                pass
+            by_sha.pop(key)
+            by_sha[keep.sha] = keep
+    return sorted(by_sha.values(), key=lambda c: (ROLE_RANK.get(c.role, 9), c.sha))
+
+
+def merge_kernels(findings: list[Findings]) -> list[KernelMention]:
+    seen: dict[str, KernelMention] = {}
+    for f in findings:
+        for k in f.kernels:
+            cur = seen.get(k.version)
+            if cur is None:
+                seen[k.version] = k
+            elif cur.role is None and k.role:
+                cur.role = k.role
+    from .kernels import sort_key
+
+    return sorted(seen.values(), key=lambda k: sort_key(k.version))
+
+
+def _dedupe_jobs(findings: list[Findings]):
+    out, seen = [], set()
+    for f in findings:
+        for j in f.fio_jobs:
+            key = (j.form, json.dumps(j.options, sort_keys=True))
+            if key not in seen:
+                seen.add(key)
+                out.append(j)
+    return out
+
+
+def _dedupe_results(findings: list[Findings]) -> list[Result]:
+    out, seen = [], set()
+    for f in findings:
+        for r in f.results:
+            key = (r.kernel, r.config, r.metric, r.direction, round(r.value, 6), r.unit)
+            if key not in seen:
+                seen.add(key)
+                out.append(r)
+    return out
+
+
+def _qual(raw: str | None) -> str:
+    from .kernels import qualifier
+
+    q = (qualifier(raw) or "") if raw else ""
+    return "revert" if "revert" in q else ("patch" if q else "")
+
+
+def kernel_roles(kernels: list[KernelMention]) -> dict[tuple[str, str], str]:
+    """(version, qualifier) -> good | bad; "6.8-rc7" and "6.8-rc7+ Revert" are two keys."""
+    roles: dict[tuple[str, str], str] = {}
+    for k in kernels:
+        if k.role in ("good", "bad"):
+            roles.setdefault((k.version, _qual(k.raw)), k.role)
+    return roles
+
+
+def decide_kernels(kernels: list[KernelMention], claims: list[Claim]) -> tuple[str | None, str | None]:
+    """The good and the bad kernel, where the thread says so (first said wins)."""
+    good = next((k.raw if _qual(k.raw) else k.version for k in kernels if k.role == "good"), None)
+    bad = next((k.version for k in kernels if k.role == "bad"), None)
+    return good, bad
+
+
+def _result_key(r: Result) -> tuple[str, str]:
+    version = _kernel_base(r.kernel)
+    q = _qual(r.kernel) or _qual(f"{version}{r.config or ''}" if r.config and r.config.startswith("+") else None)
+    if not q and r.config and "revert" in r.config.lower():
+        q = "revert"
+    return version, q
+
+
+def patched_kernels(kernels: list[KernelMention], commits: list[CommitCitation]) -> set[str]:
+    """Kernels a fix or tested commit was applied on ("applied c8ed1b359312 on 6.1.36")."""
+    out = set()
+    for c in commits:
+        if c.role not in ("fix", "tested"):
+            continue
+        for k in kernels:
+            ke, ce = k.evidence, c.evidence
+            if ke.message_id == ce.message_id and abs(ke.line_start - ce.line_start) <= 1 \
+                    and "appl" in (ce.text + " " + ke.text).lower():
+                out.add(k.version)
+    return out
+
+
+def label_results(results: list[Result], kernels: list[KernelMention], commits: list[CommitCitation]) -> None:
+    """baseline / regressed / fixed, from the kernels' roles and qualifiers."""
+    roles = kernel_roles(kernels)
+    patched = patched_kernels(kernels, commits)
+    has_fix = any(c.role == "fix" for c in commits)
+    for r in results:
+        if r.label or not r.kernel:
+            continue
+        version, q = _result_key(r)
+        role = roles.get((version, q))
+        if role is None and q == "revert":
+            role = "good"  # a revert on top of a kernel is the thread's candidate baseline
+        if version in patched and not q:
+            r.label = "fixed" if has_fix else None
+        elif q == "patch" and has_fix:
+            r.label = "fixed"
+        elif role == "good":
+            r.label = "baseline"
+        elif role == "bad":
+            r.label = "regressed"
+
+
+def headline(results: list[Result]) -> tuple[Result, Result] | None:
+    """The first metric with a baseline and a regressed value, in headline order."""
+    by_metric: dict[tuple[str, str | None], dict[str, Result]] = {}
+    for r in results:
+        if r.label in ("baseline", "regressed"):
+            by_metric.setdefault((r.metric, r.direction), {}).setdefault(r.label, r)
+    order = sorted(by_metric, key=lambda md: HEADLINE_METRICS.index(md[0]) if md[0] in HEADLINE_METRICS else 99)
+    for md in order:
+        pair = by_metric[md]
+        if "baseline" in pair and "regressed" in pair:
+            return pair["baseline"], pair["regressed"]
+    return None
+
+
+def computed_change(base: Result, bad: Result) -> float | None:
+    """The size of the change, in percent of the state it was measured from.
+
+    The reference is the kernel as it was before the change under test: the
+    older kernel when two releases are compared (5.15.y -> 6.4-rc3: 49.4%),
+    but the regressed kernel itself when the baseline is that kernel with the
+    culprit reverted (6.8-rc7 -> 6.8-rc7 + revert: 1884 -> 2518 IOPS, 33.65%).
+    """
+    b = base.normalized_value if base.normalized_value is not None else base.value
+    x = bad.normalized_value if bad.normalized_value is not None else bad.value
+    revert_of_bad = _result_key(base)[1] == "revert" and _result_key(base)[0] == _result_key(bad)[0]
+    ref = x if revert_of_bad else b
+    if not ref:
+        return None
+    lower_better = base.metric in LOWER_IS_BETTER
+    delta = (x - b) if lower_better else (b - x)
+    return round(delta / ref * 100.0, 2)
+
+
+def derive_status(commits: list[CommitCitation], claims: list[Claim], texts: list[str]) -> str:
+    kinds = {c.kind for c in claims}
+    roles = {c.role for c in commits}
+    low = "\n".join(texts).lower()
+    if "cannot-reproduce" in kinds and "regression" not in kinds:
+        return "cannot reproduce"
+    if "revert" in roles and ("reverted" in low or "revert" in low):
+        return "reverted"
+    if "fix" in roles and any(w in low for w in ("merged", "applied to", "queued", "fixed by", "is fixed",
+                                                  "ended up in", "landed in")):
+        return "fixed"
+    if "fix" in roles:
+        return "fix proposed"
+    if "culprit" in roles:
+        return "bisected"
+    if "regression" in kinds:
+        return "reported"
+    return "no conclusion"
+
+
+def build_report(thread_id: str, messages: list[Message], findings: list[Findings]) -> Report:
+    """The report of one thread (messages in date order, findings aligned with them)."""
+    root = messages[0] if messages else None
+    claims = [c for f in findings for c in f.claims]
+    commits = merge_commits(findings)
+    kernels = merge_kernels(findings)
+    results = _dedupe_results(findings)
+    jobs = _dedupe_jobs(findings)
+    good, bad = decide_kernels(kernels, claims)
+    label_results(results, kernels, commits)
+    tools = list(dict.fromkeys(t for f in findings for t in f.tools))
+    setup = []
+    seen_setup = set()
+    for f in findings:
+        for s in f.setup:
+            if (s.key, s.value) not in seen_setup:
+                seen_setup.add((s.key, s.value))
+                setup.append(s)
+    regress_claims = [c for c in claims if c.kind == "regression"]
+    stated = next((c.stated_pct for c in regress_claims if c.stated_pct is not None), None)
+    pair = headline(results)
+    computed = computed_change(*pair) if pair else None
+    has_numbers = bool(results) or stated is not None
+    is_improvement = any(c.kind == "improvement" for c in claims) and not regress_claims
+    is_regression = bool(regress_claims) and has_numbers and not is_improvement
+    if not is_regression and has_numbers and any(c.role == "culprit" for c in commits) and not is_improvement:
+        is_regression = True  # a bisection with numbers is a regression report even without the word
+    pct = stated if stated is not None else computed
+    dates = [m.date_utc for m in messages if m.date_utc]
+    people = list(dict.fromkeys(m.from_name or m.from_addr for m in messages if (m.from_name or m.from_addr)))
+    return Report(
+        thread_id=thread_id,
+        title=root.subject if root else thread_id,
+        is_regression_report=is_regression,
+        kind="regression" if is_regression else ("improvement" if is_improvement else None),
+        status=derive_status(commits, claims, [m.body for m in messages]) if (is_regression or commits) else "no conclusion",
+        kernel_versions=kernels,
+        good_kernel=good,
+        bad_kernel=bad,
+        commits=commits,
+        fio_jobs=jobs,
+        results=results,
+        setup=setup,
+        tools=tools,
+        stated_pct=stated,
+        computed_pct=computed,
+        regression_pct=pct,
+        pct_disagrees=bool(stated is not None and computed is not None and abs(abs(stated) - abs(computed)) > DISAGREE_POINTS),
+        fio_version=next((f.fio_version for f in findings if f.fio_version), None),
+        people=people,
+        first_date=min(dates) if dates else None,
+        last_date=max(dates) if dates else None,
+        message_ids=[m.message_id for m in messages],
+        lists=sorted({name for m in messages for name in m.lists}),
+    )
+
+
+def report_counts(report: Report) -> Counter:
+    return Counter(jobs=len(report.fio_jobs), results=len(report.results), commits=len(report.commits))
