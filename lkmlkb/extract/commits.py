@@ -406,6 +406,8 @@ def find_commit_mentions(text: str) -> list[CommitCitation]:
     _apply_git_output(text, hits)
     try:
         _assign_roles_by_cues(text, hits)
+    except nlp.CueFileError:
+        raise
     except Exception as exc:  # spaCy on pathological text: keep the SHAs, log the reason
         log.info("commit cue analysis failed, roles left as mentioned: %s", exc)
     _share_range_roles(hits)
@@ -429,6 +431,8 @@ def find_commits(text: str) -> list[CommitCitation]:
     The evidence is that of the mention that decided the role."""
     try:
         mentions = find_commit_mentions(text)
+    except nlp.CueFileError:
+        raise  # a broken rule file is our bug, not bad input
     except Exception as exc:  # never let one message stop a run
         log.warning("find_commits failed: %s", exc)
         return []

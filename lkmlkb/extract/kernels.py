@@ -120,6 +120,8 @@ def find_kernel_mentions(text: str) -> list[KernelMention]:
             if b <= len(doc.text):
                 roles[i] = _role_from_cues(text, doc, cues, a, b, prev_end)
             prev_end = b
+    except nlp.CueFileError:
+        raise
     except Exception as exc:  # the cue pipeline must not lose the versions
         log.info("kernel role cues failed, roles left empty: %s", exc)
     _pair_roles(text, found, roles)
@@ -146,6 +148,8 @@ def find_kernels(text: str) -> list[KernelMention]:
     Never raises."""
     try:
         mentions = find_kernel_mentions(text)
+    except nlp.CueFileError:
+        raise  # a broken rule file is our bug, not bad input
     except Exception as exc:  # never let one message stop a run
         log.warning("find_kernels failed: %s", exc)
         return []

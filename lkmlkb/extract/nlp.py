@@ -204,10 +204,15 @@ def parse(text: str, *names: str):
         text = ""
     text = text[:MAX_DOC_CHARS]
     text = _CONTROL_RE.sub(" ", text)
+    # quote markers become spaces of the same length: offsets stay valid and a
+    # quoted blank line ("> > >") separates sentences like a blank line does
+    text = _QUOTE_PREFIX_RE.sub(lambda m: " " * len(m.group(0)), text)
     return get_pipeline(*names)(text)
 
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+#: "> > > " at the start of a line (quoted mail that reached an extractor unstripped)
+_QUOTE_PREFIX_RE = re.compile(r"^[ \t]{0,4}>(?:[ \t]{0,2}>){0,30}[ \t]?", re.MULTILINE)
 
 
 def cues(doc) -> list[Cue]:

@@ -1,0 +1,194 @@
+"""What a message says about a performance change: regression, improvement,
+no regression, cannot reproduce, and the magnitude as stated.
+
+Real sentences this reads:
+
+* "So about 5% regression." (regression, 5)
+* "kernel test robot noticed a -72.9% regression of fio.write_iops on:"
+  (regression, 72.9, metric fio.write_iops)
+* "That is roughly a 33.65% performance change" (a change, taken as the
+  direction the rest of the text states; regression when it speaks of one)
+* "drop of 25%" (regression, 25); "shows 12%-24% improvement" (improvement, 24)
+* "IOPS drop isn't observed" (no-regression, metric iops)
+* "Almost there is no regression on sequential-read" (no-regression, read)
+* "I cannot reproduce this issue" (cannot-reproduce)
+
+Cue words are spaCy patterns in ``lkmlkb/data/cues/claims.jsonl``; negation
+("no", "not", "n't" before the cue, "isn't observed" after it) turns a
+regression into no-regression and drops a negated improvement.  Percentages
+are taken in the cue's sentence, nearest to the cue, never from ``key=NN%``
+fio/LKP fields (``util=98.28%``, ``usr=1.13%``).  ``stated_pct`` is the
+magnitude; the direction is in ``kind``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from lkmlkb.extract import nlp
+from lkmlkb.model import Claim, Evidence
+
+log = logging.getLogger(__name__)
+
+#: a percentage in prose: "-72.9%", "5%", "33.65%", "12%-24%", "25 %"
+_PCT_RE = re.compile(
+    r"""
+    (?<![\w=:.%/])                        # not "util=98.28%", "sys:10%"
+    (?P<sign>[-+~]?)
+    (?P<num>\d{1,4}(?:\.\d{1,3})?)
+    (?:\s{0,2}%?\s{0,2}(?:-|to|~)\s{0,2}(?P<num2>\d{1,4}(?:\.\d{1,3})?))?   # "12%-24%", "5 to 10%"
+    \s{0,2}(?:%|\ ?percent\b)
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+#: metric words near a cue, to the metric name stored
+_METRIC_RE = re.compile(
+    r"""
+    (?P<lkp>\b[a-z][\w\-]{0,30}\.[a-z_][\w.\-]{0,60}\b)    # LKP "fio.write_iops", "fsmark.files_per_sec"
+    | (?P<iops>\bIOPS\b|\biops\b|\bIOPs\b)
+    | (?P<bw>\bbandwidth\b|\bbw\b|\bthroughput\b|\bMB/s\b|\bMiB/s\b)
+    | (?P<lat>\blatenc(?:y|ies)\b|\bclat\b|\blat\b)
+    | (?P<cpu>\bCPU\s(?:util\w{0,8}|usage|time)\b|\bsys\stime\b)
+    | (?P<randread>\brandom[\s\-]reads?\b|\brandread\b)
+    | (?P<randwrite>\brandom[\s\-]writes?\b|\brandwrite\b)
+    | (?P<read>\bsequential[\s\-]reads?\b|\bseq[\s\-]?reads?\b|\breads?\b)
+    | (?P<write>\bsequential[\s\-]writes?\b|\bseq[\s\-]?writes?\b|\bwrites?\b)
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+_FILLER = frozenset(("a", "an", "the", "any", "such", "real", "big", "significant", "noticeable"))
+_NEG_WORDS = frozenset(("no", "not", "n't", "never", "without", "nor", "neither", "hardly", "barely"))
+_KIND = {"REGRESSION": "regression", "IMPROVEMENT": "improvement",
+         "REGRESSION_WEAK": "regression", "IMPROVEMENT_WEAK": "improvement",
+         "CANNOT_REPRODUCE": "cannot-reproduce", "NO_CHANGE": "no-regression"}
+
+
+def _negated_before(doc, cue) -> bool:
+    """A negation word in the 4 tokens before the cue ("no regression", "don't see a 10% regression")."""
+    span = doc.char_span(cue.start, cue.end, alignment_mode="expand")
+    if span is None:
+        return False
+    content = 0
+    for t in reversed(doc[max(0, span.start - 8):span.start]):
+        if t.is_punct and t.text not in ("%", "'"):
+            return False  # "drop, no" / "fine. Not": the negation belongs elsewhere
+        if t.lower_ in _NEG_WORDS:
+            return True
+        if t.is_space or t.like_num or t.text == "%" or t.lower_ in _FILLER:
+            continue
+        content += 1
+        if content >= 3:  # "doesn't perfectly align with the regression": too far
+            return False
+    return False
+
+
+def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> float | None:
+    """The percentage in ``text[lo:hi]`` nearest to ``at`` (within 80 chars), as a magnitude.
+    For a range "12%-24%" the upper end is returned."""
+    best = None
+    for m in _PCT_RE.finditer(text, lo, hi):
+        dist = min(abs(m.start() - at), abs(m.end() - at))
+        if dist > reach:
+            continue
+        val = float(m.group("num2") or m.group("num"))
+        if best is None or dist < best[0]:
+            best = (dist, val)
+    return best[1] if best else None
+
+
+def _metric_near(text: str, lo: int, hi: int, at: int) -> str | None:
+    """The metric named nearest the cue in its sentence ("fio.write_iops", "iops", "read")."""
+    best = None
+    for m in _METRIC_RE.finditer(text, lo, hi):
+        dist = min(abs(m.start() - at), abs(m.end() - at))
+        if dist > 60:
+            continue
+        kind = m.lastgroup
+        value = m.group(0).lower() if kind == "lkp" else kind
+        if kind == "lkp" and not re.search(r"[a-z]_|_[a-z]|iops|bw|lat|throughput|per_sec", value):
+            continue  # "e.g", file names
+        if best is None or dist < best[0]:
+            best = (dist, value)
+    return best[1] if best else None
+
+
+def _sentence_claims(text: str, doc, cues) -> list[Claim]:
+    """One claim per kind-cue, negation and magnitude resolved within its sentence."""
+    out = []
+    posts = [c for c in cues if c.label == "NEG_POST"]
+    for c in cues:
+        if c.label not in _KIND and c.label != "CHANGE":
+            continue
+        kind = _KIND.get(c.label)
+        s0, s1 = c.sent_start, c.sent_end
+        negated = _negated_before(doc, c) or any(c.end <= p.start <= c.end + 40 and p.start < s1 for p in posts)
+        if c.label == "CANNOT_REPRODUCE" or c.label == "NO_CHANGE":
+            negated = False  # the negation is part of the cue
+        if negated:
+            if kind == "regression":
+                kind = "no-regression"
+            else:
+                continue  # "I don't see the improvement": no claim
+        reach = 30 if c.label.endswith("_WEAK") else 80
+        pct = _nearest_pct(text, s0, s1, c.start, reach) if kind in ("regression", "improvement", None) else None
+        if (kind is None or c.label.endswith("_WEAK")) and pct is None:
+            continue  # a bare "difference" / "better" says nothing
+        metric = _metric_near(text, s0, s1, c.start)
+        line_a = line_b = nlp.line_of(text, c.start)
+        ev_text = text.split("\n")[line_a][:500] if line_a < text.count("\n") + 1 else c.text
+        out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=c.text,
+                         evidence=Evidence(line_start=line_a, line_end=line_b, text=ev_text)))
+    return out
+
+
+def _resolve_changes(claims: list[Claim]) -> list[Claim]:
+    """A bare "33.65% performance change" takes the direction the text states elsewhere."""
+    kinds = {c.kind for c in claims if c.kind in ("regression", "improvement")}
+    out = []
+    for c in claims:
+        if c.kind == "":
+            if kinds == {"improvement"}:
+                c.kind = "improvement"
+            elif "regression" in kinds:
+                c.kind = "regression"
+            else:
+                continue
+        out.append(c)
+    return out
+
+
+def _dedupe(claims: list[Claim]) -> list[Claim]:
+    """One claim per (kind, pct, metric, sentence); a claim with a number beats one without."""
+    seen: dict[tuple, Claim] = {}
+    for c in claims:
+        key = (c.kind, c.evidence.line_start)
+        old = seen.get(key)
+        if old is None:
+            seen[key] = c
+        elif old.stated_pct is None and c.stated_pct is not None:
+            seen[key] = c
+        elif old.metric is None and c.metric is not None and old.stated_pct == c.stated_pct:
+            old.metric = c.metric
+    return list(seen.values())
+
+
+def find_claims(text: str) -> list[Claim]:
+    """Claims about a performance change in ``text``, in text order. Never raises."""
+    if not isinstance(text, str) or not text.strip():
+        return []
+    try:
+        doc = nlp.parse(text, "claims")
+        cues = nlp.cues(doc)
+        claims = _sentence_claims(text[:nlp.MAX_DOC_CHARS], doc, cues)
+        return _dedupe(_resolve_changes(claims))
+    except nlp.CueFileError:
+        raise  # a broken rule file is our bug, not bad input
+    except Exception as exc:  # never let one message stop a run
+        log.warning("find_claims failed: %s", exc)
+        return []
+
+
+def stated_regression_pct(claims: list[Claim]) -> float | None:
+    """The first stated magnitude of a regression claim, if any."""
+    return next((c.stated_pct for c in claims if c.kind == "regression" and c.stated_pct is not None), None)
