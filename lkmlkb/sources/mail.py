@@ -48,6 +48,15 @@ ANGLE_ID = re.compile(r"<([^<>\s]{1,998})>")
 # ids written without angle brackets (some mailers, HTML archives)
 BARE_ID = re.compile(r"([^<>\s@]{1,500}@[^<>\s]{1,500})")
 LIST_ID = re.compile(r"<([^<>\s]{1,300})>")
+# "addr (Name)": old mailers and pipermail ("jack at suse.cz (Jan Kara)"); the
+# comment must hold a name, so MARC's "a () b ! com" is not read as one
+COMMENT_FROM = re.compile(
+    r"""^(?P<addr>[^()<>"]{1,300}?)[ \t]{0,3}   # the address as shown
+        \((?P<name>[^()]{1,200})\)[ \t]{0,3}$    # the name in a comment
+    """,
+    re.X,
+)
+ANGLE_ADDR = re.compile(r"^(?P<name>[^<>]{0,300}?)[ \t]{0,3}<(?P<addr>[^<>]{0,300})>[ \t]{0,3}$")
 
 
 def clean_text(s: str) -> str:
@@ -94,11 +103,27 @@ def _header_str(value) -> str:
     if value is None:
         return ""
     if isinstance(value, email.header.Header):
-        value = str(value)
+        value = _header_object_text(value)
     value = str(value)
     if len(value) > MAX_HEADER_CHARS:
         value = value[:MAX_HEADER_CHARS]
     return value
+
+
+def _header_object_text(value: email.header.Header) -> str:
+    """The raw bytes of a compat32 ``Header`` as a surrogate-escaped str.
+
+    compat32 hands back a ``Header`` (charset ``unknown-8bit``) for a header
+    holding raw 8-bit bytes, e.g. ``From: 牛志国 ...`` sent unencoded in
+    UTF-8; ``str()`` of it turns every such byte into U+FFFD.  Recovering the
+    bytes lets :func:`decode_header` try UTF-8, then cp1252, like a body.
+    """
+    try:
+        parts = email.header.decode_header(value)
+        data = b"".join(p if isinstance(p, bytes) else p.encode("utf-8", "surrogateescape") for p, _ in parts)
+        return data.decode("ascii", "surrogateescape")
+    except (ValueError, LookupError, TypeError, AttributeError):
+        return str(value)
 
 
 def decode_header(value) -> str:
@@ -288,6 +313,32 @@ def list_ids(msg: EmailMessage, extra: list[str] | None = None) -> list[str]:
     return list(out)
 
 
+def split_from(value: str) -> tuple[str, str]:
+    """Author name and address of a From header, the address as shown.
+
+    ``email.utils.parseaddr`` mangles obfuscated forms (``jack at suse.cz
+    (Jan Kara)`` -> ``jack``; ``a () b ! com`` -> ``a``); those are kept as
+    the archive showed them, since is_obfuscated() flags them later.
+    """
+    value = (value or "")[:2000]
+    m = COMMENT_FROM.match(value)
+    if m:
+        return m.group("name").strip().strip('"'), m.group("addr").strip()
+    try:
+        name, addr = email.utils.parseaddr(value)
+    except (TypeError, ValueError, IndexError):
+        name, addr = "", ""
+    if is_obfuscated(value) and not is_obfuscated(addr):
+        m = ANGLE_ADDR.match(value)
+        if m:
+            name, addr = m.group("name").strip().strip('"'), m.group("addr").strip()
+        else:
+            name, addr = "", value.strip()
+    if not addr and not name:
+        name = value
+    return name, addr
+
+
 def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) -> Message:
     """Parse one raw message; ParseError only for input that is no mail at all."""
     if not isinstance(raw, (bytes, bytearray)):
@@ -307,14 +358,8 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
     if synthetic:
         mid = synthetic_id(raw)
 
-    name, addr = "", ""
     from_h = decode_header(msg.get("From"))
-    try:
-        name, addr = email.utils.parseaddr(from_h)
-    except (TypeError, ValueError, IndexError):
-        pass
-    if not addr and not name:
-        name = from_h
+    name, addr = split_from(from_h)
     # DMARC munging by Google Groups: "'X' via list" <list@googlegroups.com>
     orig = decode_header(msg.get("X-Original-From"))
     if orig and " via " in name:
@@ -340,7 +385,7 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
         subject=decode_header(msg.get("Subject")),
         from_name=clean_text(name.strip().strip('"')),
         from_addr=clean_text(addr.strip()),
-        from_obfuscated=is_obfuscated(addr or from_h),
+        from_obfuscated=is_obfuscated(addr) or is_obfuscated(from_h),
         date_raw=date_raw,
         date_utc=parse_date(date_raw),
         in_reply_to=irt,
