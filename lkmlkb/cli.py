@@ -106,5 +106,113 @@ def extract(paths, fmt):
             click.echo(render_report(r))
 
 
+@main.command()
+@DB_OPTION
+@click.option("--thread", "threads", multiple=True, help="Only these threads (default: all).")
+def reprocess(db_path, threads):
+    """Re-run extraction and report building over stored messages."""
+    from .knowledge import reprocess as run
+    from .store import connect
+
+    db = connect(db_path, create=False)
+    n = run(db, list(threads) or None)
+    click.echo(f"{n} report(s) rebuilt")
+
+
+@main.command()
+@click.argument("report_id")
+@DB_OPTION
+@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text", show_default=True)
+def show(report_id, db_path, fmt):
+    """Print one report in full (REPORT is a report id, i.e. its thread id)."""
+    from .knowledge import load_report
+    from .store import connect
+
+    db = connect(db_path, create=False)
+    report = load_report(db, report_id)
+    if report is None:
+        raise click.ClickException(f"{db_path}: no report {report_id!r} (see `lkmlkb reports`)")
+    if fmt == "json":
+        import json
+
+        from .contract import report_json
+
+        click.echo(json.dumps(report_json(report), ensure_ascii=False, indent=1, sort_keys=True))
+    else:
+        from .render_text import render_report
+
+        click.echo(render_report(report, report_id))
+
+
+def _report_for(spec: str, db_path: str):
+    """(report, message texts) by report id, or extracted on the spot from a mail file."""
+    from pathlib import Path
+
+    if Path(spec).exists():
+        from .pipeline import extract_paths
+
+        messages, reports = extract_paths([spec])
+        best = sorted(reports, key=lambda r: (not r.is_regression_report, -len(r.results) - len(r.fio_jobs)))
+        if not best:
+            raise click.ClickException(f"{spec}: no report found in this mail")
+        ids = set(best[0].message_ids)
+        return best[0], [m.body for m in messages if m.message_id in ids]
+    from .knowledge import load_messages, load_report
+    from .store import connect
+
+    db = connect(db_path, create=False)
+    report = load_report(db, spec)
+    if report is None:
+        raise click.ClickException(f"{db_path}: no report {spec!r} (see `lkmlkb reports`)")
+    return report, [m.body for m in load_messages(db, report.thread_id)]
+
+
+@main.command()
+@click.argument("report")
+@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Bundle folder.")
+@DB_OPTION
+@click.option("--target", default=None, help="File or device the jobs use (default: a scratch file).")
+@click.option("--allow-device-writes", is_flag=True, help="Allow writes and trims on a block device target.")
+@click.option("--smoke", is_flag=True, help="Scale jobs down so they finish in seconds.")
+def repro(report, out_dir, db_path, target, allow_device_writes, smoke):
+    """Write a runnable, safe reproduction bundle for REPORT (id or mail file)."""
+    from pathlib import Path
+
+    from .repro.bundle import write_bundle
+
+    r, texts = _report_for(report, db_path)
+    info = write_bundle(r, Path(out_dir), target=target, allow_device_writes=allow_device_writes, smoke=smoke,
+                        texts=texts)
+    for path in info.job_files:
+        click.echo(f"{path}")
+        for note in info.notes.get(path.name, []):
+            click.echo(f"  - {note}")
+    click.echo(f"{info.setup_script}\n{info.expected}\n{info.readme}")
+
+
+@main.command()
+@click.argument("report")
+@click.argument("fio_json", type=click.Path(exists=True, dir_okay=False))
+@DB_OPTION
+def compare(report, fio_json, db_path):
+    """Hold your fio --output-format=json result against REPORT's numbers."""
+    from .repro.compare import compare as run, format_comparison, load_fio_json
+
+    r, _ = _report_for(report, db_path)
+    rows = run(r, load_fio_json(fio_json))
+    click.echo(format_comparison(rows))
+
+
+@main.command()
+@DB_OPTION
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8001, show_default=True, type=int)
+def serve(db_path, host, port):
+    """Serve the knowledge base in Datasette."""
+    from .serve import serve as run
+
+    run(db_path, host=host, port=port)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
