@@ -66,6 +66,8 @@ class ComparisonRow:
     #: "closer to baseline" | "closer to regressed" | None
     verdict: str | None = None
     jobs: list[str] = field(default_factory=list)
+    #: "exact" (same rw), "same side" (randread job for a reported read), "any" (no direction reported)
+    match: str | None = None
 
 
 def load_fio_json(path_or_text: str | Path) -> dict:
@@ -127,29 +129,35 @@ def _job_rw(job: dict, global_opts: dict) -> str:
     return str(rw).split(":", 1)[0].lower()
 
 
-def _matching_jobs(fio: dict, direction: str | None) -> tuple[list[dict], str]:
-    """The user's jobs doing ``direction`` and the side (read/write/trim) to read numbers from."""
+def _matching_jobs(fio: dict, direction: str | None) -> tuple[list[dict], str, str]:
+    """The user's jobs doing ``direction``, the side (read/write/trim) to read, and how they matched."""
     jobs = [j for j in fio.get("jobs") or [] if isinstance(j, dict)]
     glob = fio.get("global options") or {}
     d = (direction or "").lower()
     side = READ_DIRS.get(d, ("read",))[0] if d else None
     exact = [j for j in jobs if _job_rw(j, glob) in RW_OF_DIRECTION.get(d, set())]
     if exact:
-        return exact, side or "read"
+        return exact, side or "read", "exact"
     if side:
         loose = [j for j in jobs if _job_rw(j, glob) in SIDES.get(side, ())]
-        return loose, side
+        return loose, side, "same side"
     # no direction reported: the side with the most I/O
     totals = {s: sum((j.get(s) or {}).get("io_bytes", 0) for j in jobs) for s in ("read", "write", "trim")}
     best = max(totals, key=lambda s: totals[s])
-    return [j for j in jobs if (j.get(best) or {}).get("io_bytes", 0) > 0], best
+    return [j for j in jobs if (j.get(best) or {}).get("io_bytes", 0) > 0], best, "any"
 
 
-def user_value(fio: dict, metric: str, direction: str | None) -> tuple[float | None, list[str]]:
-    """The user's number for ``metric`` in ``direction``: summed over jobs for rates, mean for latency."""
-    jobs, side = _matching_jobs(fio, direction)
+def user_value(fio: dict, metric: str, direction: str | None) -> tuple[float | None, list[str], str | None]:
+    """The user's number for ``metric`` in ``direction`` (summed over jobs for rates, mean for
+    latency), the jobs it came from, and how they matched."""
+    jobs, side, how = _matching_jobs(fio, direction)
     if not jobs:
-        return None, []
+        return None, [], None
+    value, names = _side_value(fio, jobs, side, metric)
+    return value, names, how
+
+
+def _side_value(fio: dict, jobs: list[dict], side: str, metric: str) -> tuple[float | None, list[str]]:
     names = [str(j.get("jobname", "")) for j in jobs]
     m = (metric or "").lower()
     sides = [(j.get(side) or {}) for j in jobs]
@@ -177,11 +185,11 @@ def compare(report: Report, fio_json: dict) -> list[ComparisonRow]:
     rows: list[ComparisonRow] = []
     for r in report.results or []:
         reported, unit = normalize_reported(r)
-        yours, names = user_value(fio_json, r.metric, r.direction)
+        yours, names, how = user_value(fio_json, r.metric, r.direction)
         ratio = yours / reported if yours is not None and reported else None
         rows.append(ComparisonRow(metric=r.metric, direction=r.direction, kernel=r.kernel, label=r.label,
                                   config=r.config, reported=reported, reported_text=f"{r.value:g} {r.unit}",
-                                  unit=unit, yours=yours, ratio=ratio, jobs=names))
+                                  unit=unit, yours=yours, ratio=ratio, jobs=names, match=how))
     _add_verdicts(rows)
     return rows
 
@@ -217,13 +225,13 @@ def format_comparison(rows: list[ComparisonRow]) -> str:
     """A plain-text table: metric, kernel, label, reported, yours, ratio, verdict."""
     if not rows:
         return "no reported numbers to compare\n"
-    header = ("metric", "direction", "kernel", "label", "reported", "yours", "ratio", "verdict")
+    header = ("metric", "direction", "kernel", "label", "reported", "yours", "ratio", "verdict", "matched")
     table = [header]
     for r in rows:
         table.append((r.metric, r.direction or "-", r.kernel or "-", r.label or r.config or "-",
                       f"{r.reported_text} ({_human(r.reported, r.unit)})" if r.reported is not None else r.reported_text,
                       _human(r.yours, r.unit), f"{r.ratio:.2f}" if r.ratio is not None else "-",
-                      r.verdict or ""))
+                      r.verdict or "", "" if r.match in ("exact", None) else f"{r.match}: {','.join(r.jobs)[:40]}"))
     widths = [max(len(str(row[i])) for row in table) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in table]
     return "\n".join(lines) + "\n"
