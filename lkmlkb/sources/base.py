@@ -49,8 +49,15 @@ class BoundedReader(io.RawIOBase):
         return True
 
     def readinto(self, b) -> int:
+        """One read of the inner stream (``read1``): a truncated gzip raises
+        only on the call after the last bytes it could decode, never losing them."""
         try:
-            n = self.inner.readinto(b)
+            if hasattr(self.inner, "read1"):
+                data = self.inner.read1(len(b))
+                n = len(data)
+                b[:n] = data
+            else:
+                n = self.inner.readinto(b)
         except EOFError as exc:
             raise SourceError(self.name, "truncated gzip (compressed stream ends early)") from exc
         except (OSError, zlib.error) as exc:

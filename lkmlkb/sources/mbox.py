@@ -29,6 +29,8 @@ MBOXRD_ESCAPE = re.compile(rb"^>(>*From )", re.M)
 # mboxo: only "From " itself was escaped (irreversible for ">From")
 MBOXO_ESCAPE = re.compile(rb"^>(From )", re.M)
 BLOCK = 8 << 20
+#: no separator line is longer (the pattern bounds each field)
+MAX_SEPARATOR = 1024
 
 
 def looks_like_mbox(head: bytes) -> bool:
@@ -47,15 +49,21 @@ def split_mbox(stream, mboxrd: bool | None = None) -> Iterator[bytes]:
     ``mboxrd`` None decides from the first separator: lore writes
     ``From mboxrd@z``; anything else is read as mboxo, which unescapes the
     same ``>From `` lines and leaves deeper ones alone.
+
+    The stream is read with ``read1`` where it has one, so a stream that
+    breaks part way (a truncated gzip raises on the read after the last
+    bytes it could decode) has already yielded every message it completed.
+    Each block is scanned once (plus a separator's length of overlap).
     """
+    read = getattr(stream, "read1", None) or stream.read
     buf = b""
     first = True
     start = None  # offset in buf of the current message's first byte
+    scan_from = 0
     while True:
-        chunk = stream.read(BLOCK)
+        chunk = read(BLOCK)
         buf += chunk
-        pos = 0
-        for m in SEPARATOR.finditer(buf):
+        for m in SEPARATOR.finditer(buf, scan_from):
             if first:
                 first = False
                 if mboxrd is None:
@@ -63,18 +71,17 @@ def split_mbox(stream, mboxrd: bool | None = None) -> Iterator[bytes]:
             if start is not None:
                 yield unescape(_trim(buf[start:m.start()]), bool(mboxrd))
             start = m.end()
-            pos = m.end()
         if not chunk:
             break
         if start is None:
             # no separator yet: keep only a tail in case one straddles the block edge
             if len(buf) > 2 * BLOCK:
                 buf = buf[-BLOCK:]
-            continue
-        # keep the unfinished message (from start) for the next round
-        buf = buf[start:]
-        start = 0
-        del pos
+        else:
+            # keep the unfinished message (from start) for the next round
+            buf = buf[start:]
+            start = 0
+        scan_from = max(0, len(buf) - MAX_SEPARATOR)
     if start is not None and start < len(buf):
         yield unescape(_trim(buf[start:]), bool(mboxrd))
 
