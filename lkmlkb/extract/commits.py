@@ -41,7 +41,8 @@ ROLE_RANK = {"culprit": 5, "fix": 4, "revert": 3, "tested": 2, "base": 1, "menti
 
 _SHA_RE = re.compile(
     r"""
-    (?<![\w/.:=+\-#@%&?~$])      # not inside a path, URL, option value, address "0x.."
+    (?:(?<=[^.]\.\.)|(?<=[^.]\.\.\.)  # the far end of a range "A..B", "A...B"
+      |(?<![\w/.:=+\-#@%&?~$]))   # not inside a path, URL, option value, address "0x.."
     (?P<sha>[0-9a-f]{7,40})
     (?![\w@\-/%&=~]|\.[\w])     # not a UUID part, e-mail, message-id, file name
     """,
@@ -164,8 +165,8 @@ def _looks_like_sha(sha: str) -> bool:
     if "0000" in sha or "6b6b6b" in sha or "ffff" in sha:
         return False  # addresses, poison and padding: "c00000007960f500", "6b6b6b6b"; a SHA has
                       # a run of four zeros with odds of about 1 in 5000
-    if len(sha) == 16 and sha[0] in "c8f":
-        return False  # a 64-bit kernel address "c0000000a878be80" / "ffff888103c5e000"
+    if len(sha) == 16 and sha.startswith(("c00", "800", "fff")):
+        return False  # a 64-bit kernel address "c0001000a878be80"; LKP's "8f764b91fdf29659" is a SHA
     return True
 
 

@@ -1,0 +1,199 @@
+"""Commit citations and their roles (lkmlkb.extract.commits)."""
+
+import time
+from pathlib import Path
+
+import pytest
+
+from lkmlkb.extract.commits import find_commit_mentions, find_commits
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+
+def _roles(text):
+    return {c.sha: c.role for c in find_commits(text) if c.form != "link"}
+
+
+# --- corpus seeds: labelled commits and roles (shared/eval/seeds/*/gold.json) ---
+
+SEED_GOLD = [
+    ("000_a3585e8f2465c212.txt", {"d47f9717e5cf": "culprit"}),
+    ("001_09f4ed74915a608d.txt", {"7f75285ca57": "tested"}),
+    ("002_05ded6ff64fd7ec3.txt", {}),
+    ("003_f5869eda4829fcf2.txt", {"e1fa9ea85ce8": "culprit", "c8ed1b359312": "fix"}),
+    ("004_9a4b42bbfbf4e570.txt", {"80a787ba3809": "culprit", "6f75723190d8": "culprit",
+                                  "5b18b5a73760": "culprit"}),
+]
+
+
+@pytest.mark.parametrize("name,gold", SEED_GOLD)
+def test_seed_commits_and_roles(name, gold):
+    got = _roles((CORPUS / name).read_text())
+    assert got == gold  # no extra SHAs: 004's diff "index cb38d6f3acce..8275b10a1c9a" is not a commit
+
+
+def test_seed_003_subjects_including_wrapped_one():
+    cits = {c.sha: c for c in find_commits((CORPUS / "003_f5869eda4829fcf2.txt").read_text())}
+    assert cits["e1fa9ea85ce8"].subject == "gfs2: Stop using glock holder auto-demotion for now"
+    # wrapped over two quoted lines in the mail
+    assert cits["c8ed1b359312"].subject == "gfs2: Fix duplicate should_fault_in_pages() call"
+
+
+def test_seed_004_range_and_bare_subject():
+    cits = {c.sha: c for c in find_commits((CORPUS / "004_9a4b42bbfbf4e570.txt").read_text())}
+    assert cits["80a787ba3809"].form == "range" and cits["80a787ba3809"].range_end == "6f75723190d8"
+    assert cits["6f75723190d8"].range_end == "80a787ba3809"
+    assert cits["5b18b5a73760"].subject == "block: delete part_round_stats and switch to less precise counting"
+
+
+def test_seed_003_roles_per_mention():
+    """c8ed1b359312 is named three times: fix, then applied (tested), then fix."""
+    ms = [c for c in find_commit_mentions((CORPUS / "003_f5869eda4829fcf2.txt").read_text())
+          if c.sha == "c8ed1b359312"]
+    assert [m.role for m in ms] == ["fix", "tested", "fix", "mentioned"]
+    assert ms[1].evidence.text.strip().endswith("I applied c8ed1b359312 on 6.1.36.")
+
+
+# --- archive sample: linux-block-2024q1.mboxrd, trimmed real text ---
+
+ARCHIVE_CASES = [
+    pytest.param(
+        # <202401312320.a335db14-oliver.sang@intel.com> kernel test robot report
+        "kernel test robot noticed a -72.9% regression of fio.write_iops on:\n\n\n"
+        "commit: 574e7779cf583171acb5bf6365047bb0941b387c (\"block/mq-deadline: use separate insertion lists\")\n"
+        "https://git.kernel.org/cgit/linux/kernel/git/next/linux-next.git master\n\n"
+        "| Closes: https://lore.kernel.org/oe-lkp/202401312320.a335db14-oliver.sang@intel.com\n\n"
+        "commit: \n"
+        "  8f764b91fd (\"block/mq-deadline: skip expensive merge lookups if contended\")\n"
+        "  574e7779cf (\"block/mq-deadline: use separate insertion lists\")\n\n"
+        "8f764b91fdf29659 574e7779cf583171acb5bf63650 \n",
+        {"574e7779cf583171acb5bf6365047bb0941b387c": "culprit", "8f764b91fdf29659": "base"},
+        id="lkp-report"),
+    pytest.param(
+        # <9a2884bf-8ab4-4f42-8ebc-bfc92aafdfb5@leemhuis.info> regzbot commands
+        ">> I bisected\n>> the problem to the following commit.\n>>\n"
+        ">> aa511ff8218b (\"badblocks: switch to the improved badblock handling code\") \n>>\n"
+        ">> Reverting this patch fixed our tests.\n>\n> #regzbot ^introduced aa511ff8218b\n\n"
+        "#regzbot introduced 3ea3354cb9f0\n#regzbot fix: 146e843f6b0927\n#regzbot ignore-activity\n",
+        {"aa511ff8218b": "culprit", "3ea3354cb9f0": "culprit", "146e843f6b0927": "fix"},
+        id="regzbot"),
+    pytest.param(
+        # <CA+G9fYu1hB2OMf0EFrt_86OE=0Ug3y6nQd3=OZeEeM1jp3P92g@mail.gmail.com> LKFT bisect log
+        "Bisecting this test between kernel v6.4 and v6.5 shows patch\n"
+        "eca2040972b4 (\"scsi: block: ioprio: Clean up interface definition\")\n"
+        "as the first faulty commit.\n\n"
+        "# good: [7907ad748bdba8ac9ca47f0a650cc2e5d2ad6e24] Merge patch series\n"
+        "git bisect good 7907ad748bdba8ac9ca47f0a650cc2e5d2ad6e24\n"
+        "# first bad commit: [eca2040972b411ec27483bf75dc8b84e730e88ff] scsi:\n",
+        {"eca2040972b411ec27483bf75dc8b84e730e88ff": "culprit",
+         "7907ad748bdba8ac9ca47f0a650cc2e5d2ad6e24": "mentioned"},
+        id="bisect-log"),
+    pytest.param(
+        # <CA+G9fYvKfeRHfY3d_Df+9V+4tE_ZcvMGVJ-acewmgfjxb1qtpg@mail.gmail.com>
+        "As per Anders bisection results the first bad commit pointing to\n"
+        "   ba858e55b205 (\"bdev: open block device as files\")\n",
+        {"ba858e55b205": "culprit"}, id="first-bad-commit-pointing-to"),
+    pytest.param(
+        # <7a3b35dd-7365-4427-95a0-929b28c64e73@linux.ibm.com> git bisect output
+        "Git bisect reveals the following commit as bad commit:\n\n"
+        "8f03cfa117e06bd2d3ba7ed8bba70a3dda310cae is the first bad commit\n"
+        "commit 8f03cfa117e06bd2d3ba7ed8bba70a3dda310cae\nAuthor: Christoph Hellwig <hch@lst.de>\n"
+        "Date:   Mon Mar 4 07:04:51 2024 -0700\n\n"
+        "    nvme: don't use nvme_update_disk_info for the multipath disk\n",
+        {"8f03cfa117e06bd2d3ba7ed8bba70a3dda310cae": "culprit"}, id="git-first-bad-commit"),
+    pytest.param(
+        # <0000000000002b1fc7060fca3adf@google.com> syzbot: lead-in sentence ends with ":"
+        "The issue was bisected to:\n\ncommit 0d345996e4cb573f8cc81d49b3ee9a7fd2035bef\n"
+        "Author: Pengfei Xu <pengfei.xu@intel.com>\nDate:   Mon Jul 31 03:04:18 2023 +0000\n\n"
+        "    x86/kernel: increase kcov coverage under arch/x86/kernel folder\n\n"
+        "dashboard link: https://syzkaller.appspot.com/bug?extid=2373f6be3e6de4f92562\n",
+        {"0d345996e4cb573f8cc81d49b3ee9a7fd2035bef": "culprit"}, id="syzbot-bisected-to"),
+    pytest.param(
+        # a patch's trailers: Fixes names the culprit; base-commit is the base
+        "Fixes: d47f9717e5cf (\"block/mq-deadline: use correct way to throttling write requests\")\n"
+        "Signed-off-by: Bart Van Assche <bvanassche@acm.org>\n---\n"
+        "base-commit: 0bd1bf95a554f5f877724c27dbe33d4db0af4d0c\n",
+        {"d47f9717e5cf": "culprit", "0bd1bf95a554f5f877724c27dbe33d4db0af4d0c": "base"}, id="trailers"),
+    pytest.param(
+        "This reverts commit d47f9717e5cfd0dd8c0ba2ecfa47c38d140f1bb6.\n",
+        {"d47f9717e5cfd0dd8c0ba2ecfa47c38d140f1bb6": "revert"}, id="this-reverts"),
+    pytest.param(
+        "Reverting commit 8e0ef4128694 (\"dm: use queue_limits_set\") fixes the problem for me.\n",
+        {"8e0ef4128694": "culprit"}, id="revert-that-fixes-means-culprit"),
+    pytest.param(
+        "The regression is not caused by 1234abcd5678, the bisect was wrong.\n",
+        {"1234abcd5678": "mentioned"}, id="negated-cue"),
+    pytest.param(
+        "The following changes since commit 41bccc98fb7931d63d03f326a746ac4d429c1dd3:\n\n"
+        "  Linux 6.8-rc2 (2024-01-28 17:01:12 -0800)\n",
+        {"41bccc98fb7931d63d03f326a746ac4d429c1dd3": "base"}, id="pull-request-base"),
+    pytest.param(
+        "between commit 80a787ba3809 and 6f75723190d8 the accounting changed\n",
+        {"80a787ba3809": "mentioned", "6f75723190d8": "mentioned"}, id="between-range"),
+    pytest.param(
+        "cb38d6f3acce..8275b10a1c9a looks like the culprit range\n",
+        {"cb38d6f3acce": "culprit", "8275b10a1c9a": "culprit"}, id="dotdot-range"),
+]
+
+
+@pytest.mark.parametrize("text,expected", ARCHIVE_CASES)
+def test_archive_examples(text, expected):
+    assert _roles(text) == expected
+
+
+def test_link_trailer_cites_message_id():
+    text = ("Reported-by: kernel test robot <oliver.sang@intel.com>\n"
+            "Closes: https://lore.kernel.org/oe-lkp/202401312320.a335db14-oliver.sang@intel.com\n"
+            "Link: https://lore.kernel.org/r/20240131123456.1234-1-foo@bar.com\n")
+    links = [c for c in find_commits(text) if c.form == "link"]
+    assert [c.sha for c in links] == ["202401312320.a335db14-oliver.sang@intel.com",
+                                      "20240131123456.1234-1-foo@bar.com"]
+    assert [c.cue for c in links] == ["Closes:", "Link:"]
+    assert not [c for c in find_commits(text) if c.form != "link"]
+
+
+def test_range_ranges_in_ranges_form():
+    ranges = find_commits("cb38d6f3acce..8275b10a1c9a looks like the culprit range\n")
+    assert {c.form for c in ranges} == {"range"}
+
+
+# --- negatives: hex that is not a commit ---
+
+NEGATIVES = [
+    pytest.param("index cb38d6f3acce..8275b10a1c9a 100644\n", id="diff-index"),
+    pytest.param("> index fd482439afbc..b927a4a0ad03 100644\n", id="quoted-diff-index"),
+    pytest.param("RIP: 0010:blk_mq_run_hw_queue+0x1a/0x30\nRSP: 0018:ffffc90000a7bd48 EFLAGS: 00010246\n",
+                 id="stack-trace"),
+    pytest.param("[58563.146439] [c00000007960f500] [c00000007960f560] 0xc00000007960f560\n"
+                 "c0000000009c1584\n", id="powerpc-trace"),  # archive <...@linux.vnet.ibm.com>
+    pytest.param("GPR08: c000000002bac020 6b6b6b6b6b6b6b6b 6b6b6b6b6b6b6b6b 0000000000000220\n", id="registers"),
+    pytest.param("00000010: 4142 4344 4546 4748 494a 4b4c\n", id="hexdump"),
+    pytest.param("UUID=3b2e1f4a-9c7d-4e8f-a1b2-c3d4e5f6a7b8 / ext4 defaults 0 1\n", id="uuid"),
+    pytest.param("Message-ID: <202401312320.a335db14-oliver.sang@intel.com>\n", id="message-id"),
+    pytest.param("see https://syzkaller.appspot.com/x/.config?x=4059ab9bf06b6ceb for the config\n", id="url"),
+    pytest.param("the run on 20240312 and 20240313 finished\n", id="decimal-dates"),
+    pytest.param("disk image: disk-7a396820.raw.xz\n", id="file-name"),
+    pytest.param("we saw a deadbeef value and addr 0xffff888103c5e000\n", id="words-and-addresses"),
+    pytest.param("ffff888103c5e000 is the address\n", id="bare-kernel-address"),
+]
+
+
+@pytest.mark.parametrize("text", NEGATIVES)
+def test_not_commits(text):
+    assert find_commits(text) == []
+
+
+# --- robustness ---
+
+@pytest.mark.parametrize("text", [
+    "", "\x00" * 1000, "a" * 1_000_000, ("d47f9717e5cf " * 20000), "(\"" * 50000,
+    "commit: " + "0123456789abcdef" * 5000, "\n".join(["> " * 40 + "bisected to"] * 2000),
+])
+def test_pathological_input_is_fast_and_safe(text):
+    t0 = time.monotonic()
+    find_commits(text)
+    assert time.monotonic() - t0 < 15
+
+
+def test_non_string_input():
+    assert find_commits(None) == []  # type: ignore[arg-type]
