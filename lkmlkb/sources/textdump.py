@@ -31,7 +31,7 @@ HEADER_LINE = re.compile(r"^(Date|From|To|Cc|Subject|Message-I[Dd]|In-Reply-To|R
 BRACKET_AUTHOR = re.compile(r"^\[(?P<name>[^\[\]<>]{0,200}?)\s*<(?P<addr>[^<>\s]{1,200})>\]\s*$")
 NAME_LINE = re.compile(r"^[A-Z][a-z]{1,20}(?:[ ][A-Z][a-zA-Z'\-]{1,25}){1,3}$")
 # "Jeff Moyer <jmo...@redhat.com> writes:" / "Jan Kara <ja...@suse.cz>"
-NAME_WITH_ADDR = re.compile(r"(?:^|[\s>])([A-Z][a-z]{1,20}(?:[ ][A-Z][a-zA-Z'\-]{1,25}){1,3})[ ]<[^<>\s]{1,200}>")
+NAME_WITH_ADDR = re.compile(r"(?:^|[\s>])([A-Z][a-z]{1,20}(?:[ ][A-Z][a-zA-Z'\-]{1,25}){1,3})[ ]<([^<>\s]{1,200})>")
 OUTLOOK_START = re.compile(
     r"""^(?:
         -{3,}\s*(?:Original\s+Message|邮件原件|原始邮件|Ursprüngliche\s+Nachricht)\s*-{3,}  # Outlook separators
@@ -67,11 +67,16 @@ def looks_like_textdump(text: str) -> bool:
     return bool(text.strip())
 
 
-def _author_names(lines: list[str]) -> set[str]:
-    names = set()
+def _author_names(lines: list[str]) -> dict[str, str]:
+    """Name -> address as the dump shows it (``Jeff Moyer <jmo...@redhat.com> writes:``).
+
+    The first address seen for a name wins; seed 002 shows each author this
+    way in attribution lines and signatures, Google-Groups-obfuscated.
+    """
+    names: dict[str, str] = {}
     for line in lines:
         for m in NAME_WITH_ADDR.finditer(line[:500]):
-            names.add(m.group(1))
+            names.setdefault(m.group(1), m.group(2))
     return names
 
 
@@ -187,11 +192,13 @@ def split_textdump(text: str, source: str) -> list[Message]:
             else:
                 starts = _split_name_lines(lines[first:])
                 if starts and starts[0][0] == 1:
+                    shown = _author_names(lines[first:])
                     for n, (idx, name) in enumerate(starts):
                         end = starts[n + 1][0] if n + 1 < len(starts) else len(lines) - first
                         body = lines[first + idx + 1:first + end]
                         subj = subject if n == 0 else "Re: " + subject
-                        drafts.append(_Draft(headers={"From": name, "Subject": subj}, lines=body))
+                        author = f"{name} <{shown[name]}>" if name in shown else name
+                        drafts.append(_Draft(headers={"From": author, "Subject": subj}, lines=body))
                 else:
                     drafts.append(_Draft(headers={"Subject": subject}, lines=rest))
     # 3. Outlook blocks inside each message start older messages
