@@ -213,10 +213,28 @@ def derive_status(commits: list[CommitCitation], claims: list[Claim], texts: lis
     return "no conclusion"
 
 
+def subject_claims(root: Message | None) -> list[Claim]:
+    """What the thread's subject claims ("... performance drop", "fio.write_iops -72.9% regression")."""
+    if root is None or not root.subject:
+        return []
+    from .extract.claims import find_claims
+    from .model import Evidence
+
+    try:
+        claims = find_claims(root.subject)
+    except Exception:  # noqa: BLE001 - the subject is a hint, never fatal
+        log.info("claims on subject failed: %r", root.subject[:80], exc_info=True)
+        return []
+    for c in claims:
+        c.evidence = Evidence(root.message_id, 0, 0, "Subject: " + root.subject)
+        c.cue = c.cue or "subject"
+    return claims
+
+
 def build_report(thread_id: str, messages: list[Message], findings: list[Findings]) -> Report:
     """The report of one thread (messages in date order, findings aligned with them)."""
     root = messages[0] if messages else None
-    claims = [c for f in findings for c in f.claims]
+    claims = subject_claims(root) + [c for f in findings for c in f.claims]
     commits = merge_commits(findings)
     kernels = merge_kernels(findings)
     results = _dedupe_results(findings)

@@ -36,3 +36,13 @@ def seed_text():
         (path,) = sorted(CORPUS.glob(prefix + "_*.txt"))
         return path.read_text(encoding="utf-8")
     return read
+
+
+def pytest_addoption(parser):
+    parser.addoption("--regen-golden", action="store_true", default=False,
+                     help="Rewrite tests/golden/*.json from the current extractors (review the diff).")
+
+
+@pytest.fixture(scope="session")
+def regen_golden(request) -> bool:
+    return bool(request.config.getoption("--regen-golden"))
