@@ -39,7 +39,7 @@ FILE_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2", "libaio
                           "posixaio", "mmap", "splice", "null", "falloc", "ftruncate"})
 
 COMMENT_UNSAFE_RE = re.compile(r"""
-    [\x00-\x1f\x7f]    # control characters (a newline would end the comment line)
+    [\x00-\x1f\x7f-\x9f\u2028\u2029]    # control characters and Unicode line breaks (NEL, LS, PS) (a newline would end the comment line)
 """, re.VERBOSE)
 
 FILE_STEM_RE = re.compile(r"""

@@ -94,6 +94,35 @@ def load_fio_json(path_or_text: str | Path) -> dict:
     raise ReproError(source, "no fio JSON output (run fio with --output-format=json)")
 
 
+def report_from_expected(path_or_data: str | Path | dict) -> Report:
+    """The Report a bundle's ``expected.json`` describes (its results per kernel and claim),
+    so ``lkmlkb compare expected.json result.json`` needs no knowledge base."""
+    data = path_or_data
+    if not isinstance(data, dict):
+        try:
+            data = json.loads(Path(path_or_data).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ReproError(str(path_or_data), f"not a bundle's expected.json: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("results_by_kernel"), dict):
+        raise ReproError(str(path_or_data)[:200], "not a bundle's expected.json (no results_by_kernel)")
+    results = []
+    for kernel, rows in data["results_by_kernel"].items():
+        for row in rows if isinstance(rows, list) else []:
+            try:
+                results.append(Result(metric=str(row["metric"]), value=float(row["value"]), unit=str(row.get("unit") or ""),
+                                      kernel=None if kernel == "unknown" else kernel, label=row.get("label"),
+                                      config=row.get("config"), tool=row.get("tool"), direction=row.get("direction"),
+                                      normalized_value=row.get("normalized_value"),
+                                      normalized_unit=row.get("normalized_unit")))
+            except (KeyError, TypeError, ValueError) as exc:
+                log.info("expected.json row skipped (%s): %r", exc, row)
+    claim = data.get("claim") or {}
+    return Report(thread_id=str(data.get("thread_id") or ""), title=str(data.get("title") or ""),
+                  results=results, regression_pct=claim.get("regression_pct"),
+                  stated_pct=claim.get("stated_pct"), kind=claim.get("kind"),
+                  fio_version=data.get("fio_version"))
+
+
 def _is_file(text: str) -> bool:
     """True when ``text`` is a short single line naming an existing file."""
     if "\n" in text or "\0" in text or len(text) > 4096:

@@ -116,6 +116,10 @@ SAFE_LOG_NAME_RE = re.compile(r"""
     ^[A-Za-z0-9][A-Za-z0-9_.-]{0,80}$    # "job1", "randread_bw": a name in the run directory
 """, re.VERBOSE)
 
+CONTROL_RE = re.compile(r"""
+    [\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]   # NUL, newlines, NEL and other breaks: a value ends at one
+""", re.VERBOSE)
+
 SECTION_NAME_RE = re.compile(r"""
     [^A-Za-z0-9_.-]    # anything but a plain job name ("write-bandwidth-1", "task_0")
 """, re.VERBOSE)
@@ -222,7 +226,7 @@ def _take_option(st: _Pass, raw_name: object, raw_value: object) -> None:
         if canon in ("directory", "opendir"):
             st.original_targets.append(value)
         return
-    if len(value) > MAX_VALUE_LEN or any(c in value for c in "\n\r\0"):
+    if len(value) > MAX_VALUE_LEN or CONTROL_RE.search(value):
         st.note(f"dropped {name}: its value spans lines or is too long")
         return
     if canon in LOG_WRITERS:

@@ -18,6 +18,8 @@ log = logging.getLogger(__name__)
 
 MAX_LINE = 4000
 SCHEDULERS = ("mq-deadline", "deadline", "bfq", "kyber", "cfq", "noop", "none", "anticipatory")
+#: legacy (single-queue) schedulers, removed in 5.0, and their closest blk-mq successor
+LEGACY_SCHEDULERS = {"deadline": "mq-deadline", "cfq": "bfq", "noop": "none", "anticipatory": "mq-deadline"}
 #: tunables of the I/O scheduler (``/sys/block/DEV/queue/iosched/NAME``)
 IOSCHED_TUNABLES = frozenset({"low_latency", "slice_idle", "slice_sync", "slice_async", "slice_async_rq",
                               "quantum", "back_seek_max", "back_seek_penalty", "fifo_expire_sync",
@@ -63,7 +65,7 @@ WORD_RE = re.compile(r"""
 """, re.VERBOSE)
 
 COMMENT_UNSAFE_RE = re.compile(r"""
-    [\x00-\x1f\x7f]             # control characters: a newline would end the comment
+    [\x00-\x1f\x7f-\x9f\u2028\u2029]             # control characters and Unicode line breaks (NEL, LS, PS): a newline would end the comment
 """, re.VERBOSE)
 
 
@@ -180,8 +182,10 @@ def render_setup(report: Report, texts: list[str] | None = None) -> str:
     steps = 0
     for sched in find_schedulers(facts):
         steps += 1
-        out += [_comment(f"step {steps}: I/O scheduler {sched} (reported)"),
-                f'if need_dev && confirm "Set the I/O scheduler of $DEV to {sched}?"; then',
+        out.append(_comment(f"step {steps}: I/O scheduler {sched} (reported)"))
+        if sched in LEGACY_SCHEDULERS:
+            out.append(_comment(f"  kernels since 5.0 have no {sched}; the closest is {LEGACY_SCHEDULERS[sched]}"))
+        out += [f'if need_dev && confirm "Set the I/O scheduler of $DEV to {sched}?"; then',
                 f'    echo {sched} > "/sys/block/$DEV/queue/scheduler"',
                 "fi", ""]
     for name, value in find_tunables(facts):

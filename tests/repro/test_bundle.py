@@ -14,7 +14,7 @@ from lkmlkb.errors import ReproError
 from lkmlkb.model import FioJob
 from lkmlkb.repro import report_from_dict
 from lkmlkb.repro.bundle import check_jobfile, write_bundle
-from lkmlkb.repro.compare import compare, format_comparison, load_fio_json
+from lkmlkb.repro.compare import compare, format_comparison, load_fio_json, report_from_expected
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIO = shutil.which("fio")
@@ -137,6 +137,11 @@ def test_seed000_smoke_run_and_compare(tmp_path):
     assert all(r.yours is None for r in read_rows)  # the write job says nothing about reads
     table = format_comparison(rows)
     assert "236 MiB/s" in table and "315 MiB/s" in table
+    # the bundle's expected.json alone gives the same comparison (lkmlkb compare expected.json result.json)
+    again = compare(report_from_expected(tmp_path / "b" / "expected.json"), fio_json)
+    def key(r):
+        return (r.kernel, r.label or "", r.metric, r.direction, r.reported, r.yours or 0.0)
+    assert sorted(map(key, again)) == sorted(map(key, rows))
 
 
 @pytest.mark.fio
