@@ -92,9 +92,22 @@ def open_archive_file(path: Path, limit: int = DEFAULT_MAX_EXPANDED):
 
 
 def read_head(path: Path, n: int = 4096) -> bytes:
-    """The first ``n`` bytes of a file's (gunzipped) content, for sniffing."""
+    """The first ``n`` bytes of a file's (gunzipped) content, for sniffing.
+
+    A gzip cut short within its first ``n`` bytes still yields what it holds;
+    the reader that follows reports the truncation with what it kept.
+    """
+    head = b""
     with open_archive_file(path) as fh:
-        try:
-            return fh.read(n)
-        except SourceError:
-            raise
+        read = getattr(fh, "read1", None) or fh.read
+        while len(head) < n:
+            try:
+                chunk = read(n - len(head))
+            except SourceError:
+                if head:
+                    break
+                raise
+            if not chunk:
+                break
+            head += chunk
+    return head
