@@ -27,7 +27,7 @@ from lkmlkb.repro.setup_script import render_setup
 log = logging.getLogger(__name__)
 
 SMOKE_SIZE = 64 * 1024 * 1024
-SMOKE_RUNTIME = "2"
+SMOKE_RUNTIME = "1"
 SMOKE_NUMJOBS = 2
 #: options a smoke run drops: they pin CPUs/NUMA nodes of the reporter's machine or slow the run
 SMOKE_DROP = ("cpus_allowed", "cpus_allowed_policy", "cpumask", "numa_cpu_nodes", "numa_mem_policy",
@@ -166,7 +166,7 @@ def _safe_workload(wl: Workload, target: str | None, allow: bool) -> tuple[list[
                             if k.lstrip("-").lower() == "filename"})
         if len(originals) > 1:
             notes.append(f"the jobs used {len(originals)} targets ({', '.join(originals)[:200]}); "
-                         "here they share one; give each its own device to match the report")
+                         "here they share one; give each its own target to match the report")
     return safe_jobs, notes
 
 
@@ -198,7 +198,7 @@ def available_engines() -> frozenset[str]:
 def smoke_scale(job: FioJob, engines: frozenset[str]) -> list[str]:
     """Scale ``job`` (in place) to finish in seconds; notes of what was scaled.
 
-    size/io_size/filesize <= 64M, runtime 2 s with time_based, numjobs <= 2,
+    size/io_size/filesize <= 64M, runtime 1 s with time_based, numjobs <= 2,
     iodepth kept, ioengine kept when this fio has it and it runs on a file,
     else psync.
     """
@@ -214,7 +214,7 @@ def smoke_scale(job: FioJob, engines: frozenset[str]) -> list[str]:
         o["size"] = "64M"
     o["runtime"] = SMOKE_RUNTIME
     o["time_based"] = ""
-    notes.append("smoke: runtime=2 with time_based")
+    notes.append(f"smoke: runtime={SMOKE_RUNTIME} with time_based")
     nj = o.get("numjobs", "1").strip()
     if not nj.isdigit() or int(nj) > SMOKE_NUMJOBS:
         o["numjobs"] = str(SMOKE_NUMJOBS)
@@ -385,7 +385,7 @@ def render_readme(report: Report, info: BundleInfo) -> str:
               "A block device as target destroys its data when the job writes; run.sh refuses that "
               "unless `LKMLKB_ALLOW_DEVICE_WRITES=1`.", ""]
     if info.smoke:
-        lines += ["This is a **smoke** bundle: every job is scaled down (size <= 64M, 2 s, "
+        lines += ["This is a **smoke** bundle: every job is scaled down (size <= 64M, 1 s, "
                   "numjobs <= 2) to check that it runs, not to measure.", ""]
     lines += ["## What was changed and why", ""]
     for name, notes in info.notes.items():

@@ -146,6 +146,17 @@ def test_seed000_smoke_run_and_compare(tmp_path):
 
 @pytest.mark.fio
 @needs_fio
+@pytest.mark.parametrize("name", ["seed001_scsi_debug_hosttags", "seed002_tiobench_cfq", "seed003_gfs2_write"])
+def test_smoke_runs_move_data_in_the_reported_direction(name, tmp_path):
+    fio_json, report = run_smoke(name, tmp_path)
+    side = "read" if report.results[0].direction in ("read", "randread") else "write"
+    assert sum(j[side]["io_bytes"] for j in fio_json["jobs"]) > 0
+    rows = compare(report, fio_json)
+    assert rows and all(r.yours and r.match == "exact" for r in rows)
+
+
+@pytest.mark.fio
+@needs_fio
 def test_dd_smoke_run_reads(tmp_path):
     fio_json, report = run_smoke("seed004_dd_disk_util", tmp_path)
     job = fio_json["jobs"][0]
