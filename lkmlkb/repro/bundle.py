@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 
 from lkmlkb.errors import ReproError
+from lkmlkb.fio.render import render_jobfile
 from lkmlkb.fio.units import parse_size
 from lkmlkb.model import FioJob, Report
 from lkmlkb.repro import derive, safety
@@ -244,6 +245,18 @@ def _option_line(name: str, value: str) -> str:
 
 
 def render_jobs(jobs: list[FioJob]) -> str:
+    """The job-file body: :func:`lkmlkb.fio.render.render_jobfile`, except when the jobs use
+    different engines and share an engine-specific option (fio would reject that option in
+    ``[global]`` before any engine is loaded); then :func:`render_jobs_own_globals`."""
+    from lkmlkb.fio import catalog
+    engines = {j.options.get("ioengine", "psync") for j in jobs}
+    engine_opts = any((catalog.entry(k) or {}).get("engines") for j in jobs for k in j.options)
+    if len(engines) > 1 and engine_opts:
+        return render_jobs_own_globals(jobs)
+    return render_jobfile(jobs)
+
+
+def render_jobs_own_globals(jobs: list[FioJob]) -> str:
     """``[global]`` (options every job shares and took from [global]) then one section per job.
 
     An engine-specific option goes to ``[global]`` only with ``ioengine``:
