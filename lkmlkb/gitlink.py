@@ -448,7 +448,7 @@ def index_history(git: Git, rev: str, message_ids: set[str], subjects: set[str])
             ns = normalize_commit_subject(subj)
             if ns in subjects:
                 idx.by_subject[ns].append(c)
-        if "Fixes:" not in body and "fixes:" not in body.lower() and "reverts commit" not in body \
+        if "ixes:" not in body and "IXES:" not in body and "reverts commit" not in body \
                 and "Link:" not in body and "Closes:" not in body:
             continue
         for line in body.splitlines():
@@ -604,6 +604,8 @@ def resolve(git: Git, cited: dict[str, _Cited], message_ids_by_thread: dict[str,
 
     # details, Fixes/revert, Link/Closes for commits in the tree
     involved: set[str] = set()
+    fixes: dict[str, list[tuple[_Commit, str]]] = {}
+    links: dict[str, list[tuple[_Commit, str, str, str]]] = {}
     for s, row in rows.items():
         if row.status not in IN_TREE:
             continue
@@ -612,31 +614,23 @@ def resolve(git: Git, cited: dict[str, _Cited], message_ids_by_thread: dict[str,
             row.subject, row.author, row.date = c.subject, c.author, c.date
         m = subjects_match(row.subject_in_mail, row.subject)
         row.subject_matches = None if m is None else int(m)
-        involved.add(row.full_sha)
-        fixes = idx.fixes_of(row.full_sha, row.subject)
-        row.fixed_by = [(c, via) for c, via in fixes]  # type: ignore[misc]
-        involved |= {c.sha for c, _ in fixes}
-        links = []
-        for t in sorted(cited[s].threads):
-            for mid in sorted(message_ids_by_thread.get(t, ())):
-                for c, key in idx.links.get(mid, ()):
-                    links.append((c, key, mid, t))
-        row.linked_by = links  # type: ignore[assignment]
-        involved |= {c.sha for c, *_ in links}
+        fixes[s] = idx.fixes_of(row.full_sha, row.subject)
+        links[s] = [(c, key, mid, t) for t in sorted(cited[s].threads)
+                    for mid in sorted(message_ids_by_thread.get(t, ()))
+                    for c, key in idx.links.get(mid, ())]
+        involved |= {row.full_sha} | {c.sha for c, _ in fixes[s]} | {c.sha for c, *_ in links[s]}
     tags = git.first_tags(involved) if involved else {}
-    for row in rows.values():
+    for s, row in rows.items():
         if row.status not in IN_TREE:
             continue
         row.first_tag = tags.get(row.full_sha)
-        row.fixed_by = [_commit_ref(c, tags, via=via) for c, via in row.fixed_by or []]  # type: ignore[misc]
+        row.fixed_by = [_commit_ref(c, tags, via=via) for c, via in fixes[s]]
         seen: set[tuple[str, str]] = set()
-        linked = []
-        for c, key, mid, t in row.linked_by or []:  # type: ignore[misc]
-            if (c.sha, mid) in seen:
-                continue
-            seen.add((c.sha, mid))
-            linked.append(_commit_ref(c, tags, trailer=key, message_id=mid, thread_id=t))
-        row.linked_by = linked
+        row.linked_by = []
+        for c, key, mid, t in links[s]:
+            if (c.sha, mid) not in seen:
+                seen.add((c.sha, mid))
+                row.linked_by.append(_commit_ref(c, tags, trailer=key, message_id=mid, thread_id=t))
     return [rows[s] for s in shas], notes, idx
 
 
