@@ -271,39 +271,40 @@ def _section(name) -> str:
     return "job" if clean.lower() == "global" else clean
 
 
+def _clean_options(options: dict) -> dict[str, str]:
+    """Options that can be written as job-file lines: plain names, one-line values."""
+    return {str(k): _job_value(v) for k, v in (options or {}).items() if OPTION_NAME_RE.match(str(k))}
+
+
 def render_job(name: str, options: dict, global_options: dict | None = None) -> str:
     """One job as a fio job file: ``[global]`` with the options it took from there, then ``[name]``.
 
     ``options`` is the merged option set as stored (``[global]`` already folded
-    in).  Option names that are not plain words are dropped (they cannot be
-    written safely); values lose newlines and control characters.
+    in).  Option names that are not plain words are dropped and values lose
+    newlines and control characters *before* rendering, so a value from mail
+    can never start a new option line (``exec_prerun=...``) or section.
+    Uses :func:`lkmlkb.fio.render.render_jobfile` when it is available.
     """
+    options = _clean_options(options)
+    glob = {k: v for k, v in _clean_options(global_options or {}).items() if options.get(k, v) == v}
+    name = _section(name)
     try:
-        from lkmlkb.fio import render as fio_render  # optional: the shared renderer when it exists
-
-        renderer = getattr(fio_render, "render_jobfile", None)
+        from lkmlkb.fio.render import render_jobfile
+        from lkmlkb.model import FioJob
     except ImportError:
-        renderer = None
-    if renderer is not None:
+        render_jobfile = None
+    if render_jobfile is not None:
         try:
-            from lkmlkb.model import FioJob
-
-            return renderer([FioJob(name=name, form="jobfile", options=dict(options),
-                                    global_options=dict(global_options or {}))])
+            return render_jobfile([FioJob(name=name, form="jobfile", options=options, global_options=glob)])
         except Exception:  # noqa: BLE001 - fall back to the plain rendering below
             log.debug("lkmlkb.fio.render.render_jobfile failed; using the plain renderer", exc_info=True)
-    glob = {k: v for k, v in (global_options or {}).items()
-            if OPTION_NAME_RE.match(str(k)) and options.get(k, v) == v}
     lines = []
     if glob:
         lines.append("[global]")
-        lines += [k if _job_value(v) == "" else f"{k}={_job_value(v)}" for k, v in glob.items()]
+        lines += [k if v == "" else f"{k}={v}" for k, v in glob.items()]
         lines.append("")
-    lines.append(f"[{_section(name)}]")
-    for k, v in options.items():
-        if k in glob or not OPTION_NAME_RE.match(str(k)):
-            continue
-        lines.append(k if _job_value(v) == "" else f"{k}={_job_value(v)}")
+    lines.append(f"[{name}]")
+    lines += [k if v == "" else f"{k}={v}" for k, v in options.items() if k not in glob]
     return "\n".join(lines) + "\n"
 
 
@@ -786,6 +787,10 @@ async def atom_view(datasette, request):
                     content_type="application/atom+xml; charset=utf-8")
 
 
+async def not_found_view(datasette, request):
+    return await _error(datasette, request, 404, "Not found", "There is no lkmlkb page at this address.")
+
+
 async def css_view(datasette, request):
     return Response((STATIC_DIR / "lkmlkb.css").read_text(encoding="utf-8"), status=200,
                     content_type="text/css; charset=utf-8")
@@ -801,6 +806,10 @@ def register_routes(datasette):
         (r"^/-/lkmlkb/commit/(?P<sha>[^/]{1,100})$", commit_view),
         (r"^/-/lkmlkb/reports\.atom$", atom_view),
         (r"^/-/lkmlkb/static/lkmlkb\.css$", css_view),
+        # last: any other address under /-/lkmlkb/ is a plain 404 page.  (Datasette 0.65 turns an
+        # unrouted URL into a 500 when `rich` is installed: its error handler prints a traceback
+        # of an exception that was never raised.)
+        (r"^/-/lkmlkb/", not_found_view),
     ]
 
 

@@ -109,6 +109,7 @@ def build_kb(path: Path) -> tuple[Path, str]:
     found = db.execute("SELECT r.report_id FROM reports r JOIN threads t ON t.thread_id = r.thread_id "
                        "WHERE t.subject LIKE ?", (SEED000_SUBJECT,)).fetchone()
     rid = found[0] if found else add_seed000_report(db)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.conn.close()
     return path, rid
 
@@ -123,7 +124,10 @@ def kb(tmp_path_factory) -> tuple[Path, str]:
 def kb_copy(kb, tmp_path) -> tuple[Path, str]:
     """A private copy of the knowledge base, for tests that change it."""
     dst = tmp_path / "kb.db"
-    shutil.copy(kb[0], dst)
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(str(kb[0]) + suffix)
+        if src.exists():
+            shutil.copy(src, str(dst) + suffix)
     return dst, kb[1]
 
 

@@ -1,0 +1,346 @@
+"""lkmlkb's Datasette plugin through Datasette's own test client, on a KB built from the corpus.
+
+The knowledge base is ``lkmlkb ingest corpus/`` (the real seed threads) with
+the report of seed 000 (the mq-deadline multipath write regression) -- see
+conftest.py.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import subprocess
+import urllib.parse
+import zipfile
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from lkmlkb import datasette_plugin as plugin
+
+CULPRIT = "d47f9717e5cf"
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def report_url(rid: str, suffix: str = "") -> str:
+    return "/-/lkmlkb/report/" + urllib.parse.quote(rid, safe="") + suffix
+
+
+# ---------------------------------------------------------------- search
+
+
+def test_search_finds_seed000_report_first_with_highlight(get, kb):
+    r = get("/-/lkmlkb/search?q=mq-deadline")
+    assert r.status_code == 200
+    reports = r.text.split('id="hits-reports"')[1].split("</section>")[0]
+    first_link = re.search(r'class="lkmlkb-hit-title" href="([^"]+)"', reports).group(1)
+    assert urllib.parse.unquote(first_link) == "/-/lkmlkb/report/" + kb[1]
+    assert "<mark>mq-deadline</mark>" in reports
+
+
+def test_search_covers_messages_ranked_with_snippets(get):
+    r = get("/-/lkmlkb/search?q=" + urllib.parse.quote("sequential write regression"))
+    assert r.status_code == 200
+    messages = r.text.split('id="hits-messages"')[1].split("</section>")[0]
+    assert messages.count('class="lkmlkb-hit"') >= 2
+    assert "<mark>" in messages
+    # links of synthetic-id messages search lore by subject instead of a made-up Message-ID
+    assert "lore.kernel.org/all/?q=" in messages
+    assert "@lkmlkb.invalid" not in messages.split("lore.kernel.org")[1][:200]
+
+
+@pytest.mark.parametrize("typed", [
+    '"', '""', '*', 'NEAR', 'NEAR(', '(', ')', 'mq-deadline', 'io_uring', '"mq-deadline', 'write*', 'a OR',
+    'AND', '-', '^', 'title:mq', 'NOT write', '{title}', "'", '\x00', 'x' * 5000, 'ümlaut 答复',
+])
+def test_search_never_errors_on_fts_syntax(get, typed):
+    r = get("/-/lkmlkb/search?q=" + urllib.parse.quote(typed))
+    assert r.status_code == 200
+    assert "lkmlkb-search-page" in r.text
+    assert "Traceback" not in r.text and "fts5: syntax error" not in r.text
+
+
+@pytest.mark.parametrize(("typed", "expected"), [
+    ('mq-deadline', '"mq-deadline"'),
+    ('io_uring NEAR(x', '"io_uring" "NEAR(x"'),
+    ('"unbalanced', '"unbalanced"'),
+    ('* ( ) -', None),
+    ('', None),
+])
+def test_fts_query_quotes_every_token(typed, expected):
+    assert plugin.fts_query(typed) == expected
+
+
+def test_fts_query_results_match_in_sqlite(kb):
+    import sqlite3
+
+    conn = sqlite3.connect(kb[0])
+    for typed in ('io_uring', 'NEAR', '"mq-deadline', 'fio*', '('):
+        q = plugin.fts_query(typed)
+        if q is not None:
+            conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (q,)).fetchone()
+    hits = plugin.search_kb(conn, "mq-deadline")
+    assert [s["table"] for s in hits][:2] == ["reports", "messages"]
+    assert hits[0]["rows"][0]["report_id"] == kb[1]
+
+
+def test_highlight_escapes_mail_html():
+    out = plugin.highlight("<script>x</script> \x02mq-deadline\x03 & more")
+    assert out == "&lt;script&gt;x&lt;/script&gt; <mark>mq-deadline</mark> &amp; more"
+
+
+# ---------------------------------------------------------------- report page
+
+
+def test_report_page_shows_numbers_commits_jobs_setup_thread(get, kb):
+    r = get(report_url(kb[1]))
+    assert r.status_code == 200
+    t = r.text
+    assert "Performance regression with fio sequential-write on a multipath setup" in t
+    assert "bisected" in t
+    # the culprit, linked to its git web page and to its commit page
+    assert f'https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/commit/?id={CULPRIT}' in t
+    assert f"/-/lkmlkb/commit/{CULPRIT}" in t
+    # both kernels' numbers, in the table and in the chart
+    assert "6.8-rc7+revert" in t and "6.8-rc7" in t
+    svg = t[t.index("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"lkmlkb-chart\""):]
+    svg = svg[:svg.index("</svg>")]
+    assert "236 MiB/s" in svg and "315 MiB/s" in svg
+    assert "-25.1%" in t  # computed magnitude
+    # the job file, and its downloads
+    assert "[global]" in t and "ioengine=libaio" in t and "filename=/dev/dm-0" in t
+    assert report_url(kb[1], "/job/1.fio") in t and report_url(kb[1], "/repro.zip") in t
+    # setup and the thread in order
+    assert "mq-deadline" in t and "queue_depth" in t
+    assert t.count('class="lkmlkb-message"') == 2
+    assert t.index("2024-03-07") < t.index("2024-03-12 10:17")
+
+
+def test_report_chart_bars_are_proportional():
+    results = [{"kernel": "6.8-rc7", "label": "regressed", "metric": "bw", "direction": "write", "unit": "MiB/s",
+                "value": 236.0, "config": None},
+               {"kernel": "6.8-rc7+revert", "label": "baseline", "metric": "bw", "direction": "write",
+                "unit": "MiB/s", "value": 315.0, "config": None},
+               {"kernel": "6.8-rc7", "label": None, "metric": "bw", "direction": "read", "unit": "MiB/s",
+                "value": 448.0, "config": None}]
+    (group,) = plugin.chart_groups(results)  # only labelled results are drawn when there are some
+    svg = plugin.chart_svg(group)
+    widths = [int(w) for w in re.findall(r'<rect x="\d+" y="\d+" width="(\d+)"', svg)]
+    assert len(widths) == 2 and abs(widths[0] / widths[1] - 236 / 315) < 0.01
+    ET.fromstring(svg)  # well-formed
+
+
+@pytest.mark.parametrize("bad", ["..", "..%2F..%2Fetc%2Fpasswd", "%2e%2e", ".hidden", "a%00b", "x" * 300,
+                                 "a%20b", "%3Cscript%3E"])
+def test_report_route_rejects_bad_ids(get, bad):
+    r = get("/-/lkmlkb/report/" + bad)
+    assert r.status_code in (400, 404)
+    assert "Traceback" not in r.text
+
+
+def test_unknown_report_is_404_page(get):
+    r = get("/-/lkmlkb/report/no-such-report@example.com")
+    assert r.status_code == 404 and "No such report" in r.text
+
+
+# ---------------------------------------------------------------- commit page
+
+
+@pytest.mark.parametrize("sha", [CULPRIT, "d47f9717", "D47F9717E5CF", "d47f9717e5cf0123456789abcdef012345678901"])
+def test_commit_page_lists_blaming_report(get, kb, sha):
+    r = get(f"/-/lkmlkb/commit/{sha}")
+    if len(sha) == 40:  # a full id whose first 12 digits were cited
+        assert r.status_code == 200
+    assert r.status_code == 200
+    blamed = r.text.split('id="role-culprit"')[1].split("</section>")[0]
+    assert urllib.parse.quote(kb[1], safe="") in blamed
+    assert "block/mq-deadline: use correct way to throttling write requests" in r.text
+
+
+@pytest.mark.parametrize(("sha", "status"), [("0123abcd", 404), ("xyz123", 400), ("d47", 400), ("..", 404),
+                                             ("d47f%2F..", 400)])
+def test_commit_page_bad_or_unknown(get, sha, status):
+    assert get(f"/-/lkmlkb/commit/{sha}").status_code == status
+
+
+# ---------------------------------------------------------------- downloads
+
+
+def _fio_parse_only(tmp_path, text: str, name: str) -> subprocess.CompletedProcess:
+    path = tmp_path / name
+    path.write_text(text)
+    return subprocess.run(["fio", "--parse-only", str(path)], capture_output=True, text=True, timeout=30,
+                          env={"PATH": "/usr/bin:/bin", "LKMLKB_TARGET": str(tmp_path / "scratch")})
+
+
+@pytest.mark.fio
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+@pytest.mark.parametrize("variant", ["", "?as=posted"])
+def test_job_download_parses_with_fio(get, kb, tmp_path, variant):
+    r = get(report_url(kb[1], "/job/1.fio" + variant))
+    assert r.status_code == 200
+    assert r.headers["content-disposition"].startswith("attachment;")
+    assert "rw=write" in r.text and "bs=128k" in r.text and "iodepth=64" in r.text
+    if variant:
+        assert "filename=/dev/dm-0" in r.text and "WARNING" in r.text
+    else:
+        assert "/dev/dm-0" not in r.text.split("\n\n", 1)[1]  # the safe job does not touch the device
+    done = _fio_parse_only(tmp_path, r.text, "job1.fio")
+    assert done.returncode == 0, done.stderr
+
+
+def test_second_job_is_the_dm1_job(get, kb):
+    r = get(report_url(kb[1], "/job/2.fio?as=posted"))
+    assert r.status_code == 200 and "filename=/dev/dm-1" in r.text
+
+
+@pytest.mark.parametrize(("n", "status"), [("3", 404), ("0", 400), ("-1", 400), ("1.5", 400), ("01", 400),
+                                           ("99999", 400), ("%2e%2e", 400)])
+def test_job_download_bad_index(get, kb, n, status):
+    assert get(report_url(kb[1], f"/job/{n}.fio")).status_code == status
+
+
+def test_job_download_path_traversal_in_report_id(get):
+    assert get("/-/lkmlkb/report/..%2F..%2Fetc/job/1.fio").status_code == 400
+    assert get("/-/lkmlkb/report/../job/1.fio").status_code in (400, 404)
+
+
+def test_render_job_drops_unsafe_names_and_newlines():
+    text = plugin.render_job("job\n[evil]", {"rw": "write", "bad name": "x", "filename": "/tmp/a\n[x]\nexec_prerun=rm"},
+                             {"rw": "write"})
+    assert text.splitlines() == ["[global]", "rw=write", "", "[job__evil]", "filename=/tmp/a [x] exec_prerun=rm"]
+
+
+def test_repro_zip(get, kb):
+    r = get(report_url(kb[1], "/repro.zip"))
+    try:
+        from lkmlkb.reports import load_report  # noqa: F401
+        from lkmlkb.repro.bundle import write_bundle  # noqa: F401
+    except ImportError:
+        assert r.status_code == 503 and "not available" in r.text
+        return
+    assert r.status_code == 200, r.text
+    names = zipfile.ZipFile(io.BytesIO(r.content)).namelist()
+    assert any(n.startswith("repro/jobs/") and n.endswith(".fio") for n in names)
+    assert "repro/README.md" in names
+
+
+def test_repro_zip_unknown_report(get):
+    assert get("/-/lkmlkb/report/nothing-here/repro.zip").status_code == 404
+
+
+# ---------------------------------------------------------------- feeds
+
+
+def test_atom_feed_lists_report(get, kb):
+    r = get("/-/lkmlkb/reports.atom")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/atom+xml")
+    feed = ET.fromstring(r.content)
+    entries = feed.findall(ATOM + "entry")
+    assert len(entries) >= 1
+    titles = [e.find(ATOM + "title").text for e in entries]
+    assert any("sequential-write on a multipath" in t for t in titles)
+    links = [e.find(ATOM + "link").get("href") for e in entries]
+    assert any(urllib.parse.unquote(h).endswith("/-/lkmlkb/report/" + kb[1]) for h in links)
+    assert any(CULPRIT in (e.find(ATOM + "summary").text or "") for e in entries)
+
+
+def test_atom_feed_per_list(get):
+    on = ET.fromstring(get("/-/lkmlkb/reports.atom?list=linux-block").content)
+    off = ET.fromstring(get("/-/lkmlkb/reports.atom?list=linux-mm").content)
+    assert len(on.findall(ATOM + "entry")) >= 1
+    assert off.findall(ATOM + "entry") == []
+    assert "linux-mm" in off.find(ATOM + "title").text
+    assert get("/-/lkmlkb/reports.atom?list=" + urllib.parse.quote("../x y")).status_code == 400
+
+
+# ---------------------------------------------------------------- home page, tables, canned queries
+
+
+def test_home_page_says_what_the_kb_holds(get, kb):
+    r = get("/")
+    assert r.status_code == 200
+    summary = r.text.split('class="lkmlkb-summary"')[1].split("</section>")[0]
+    import sqlite3
+
+    conn = sqlite3.connect(kb[0])
+    n_messages = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+    assert f"<strong>{n_messages}</strong> messages" in summary
+    assert "<strong>1</strong> open regressions" in summary
+    assert "corpus" in summary  # the archive it was built from
+    assert "Built " in summary and "schema lkmlkb-1" in summary
+    assert 'action="/-/lkmlkb/search"' in r.text
+
+
+def test_reports_table_facets_and_units(get, kb):
+    r = get("/kb/reports.json?_extra=facet_results&_shape=objects")
+    assert r.status_code == 200
+    facets = r.json()["facet_results"]
+    assert {"lists", "status", "tools", "good_kernel", "bad_kernel", "scheduler", "filesystem",
+            "device_class", "culprits"} <= set(facets)
+    assert [v["value"] for v in facets["culprits"]["results"]] == [CULPRIT]
+    assert [v["value"] for v in facets["status"]["results"]] == ["bisected"]
+    html_page = get("/kb/reports")
+    assert html_page.status_code == 200
+    assert "-25.08&nbsp;%" in html_page.text  # regression_pct declared in percent
+    # report ids in other tables link to their report page, commit ids to their commit page
+    assert 'href="/-/lkmlkb/report/' + urllib.parse.quote(kb[1], safe="") in get("/kb/results").text
+    assert f'href="/-/lkmlkb/commit/{CULPRIT}"' in get("/kb/report_commits").text
+
+
+def test_results_facets_and_filter_by_metric(get):
+    r = get("/kb/results.json?_extra=facet_results&metric=bw&direction=write&_shape=objects")
+    assert r.status_code == 200
+    body = r.json()
+    assert sorted(row["value"] for row in body["rows"]) == [236.0, 315.0]
+    assert {"tool", "metric", "direction", "kernel", "label"} <= set(body["facet_results"])
+
+
+def test_sort_reports_by_magnitude(get):
+    assert get("/kb/reports?_sort=regression_pct").status_code == 200
+
+
+@pytest.mark.parametrize(("query", "params"), [
+    ("reports_citing_commit", {"sha": "d47f97"}),
+    ("regressions_between_kernels", {"from_kernel": "6.6", "to_kernel": "6.8"}),
+    ("reports_by_fio_option", {"setting": "ioengine=libaio"}),
+    ("reports_by_fio_option", {"setting": "FSYNC"}),
+    ("workload_across_kernels", {"rw": "write", "bs": "128k", "metric": "bw"}),
+    ("open_regressions_by_list", {"list": "linux-block"}),
+])
+def test_canned_queries_find_seed000(get, kb, query, params):
+    r = get(f"/kb/{query}.json?_shape=objects&" + urllib.parse.urlencode(params))
+    assert r.status_code == 200, r.text
+    rows = r.json()["rows"]
+    assert kb[1] in {row["report_id"] for row in rows}
+
+
+@pytest.mark.parametrize(("query", "params"), [
+    ("regressions_between_kernels", {"from_kernel": "6.8", "to_kernel": "6.9"}),
+    ("reports_by_fio_option", {"setting": "ioengine=io_uring"}),
+    ("reports_citing_commit", {"sha": "0123456789ab"}),
+    ("open_regressions_by_list", {"list": "linux-mm"}),
+])
+def test_canned_queries_exclude_nonmatching(get, kb, query, params):
+    rows = get(f"/kb/{query}.json?_shape=objects&" + urllib.parse.urlencode(params)).json()["rows"]
+    assert kb[1] not in {row["report_id"] for row in rows}
+
+
+def test_workload_across_kernels_in_kernel_order(get):
+    rows = get("/kb/workload_across_kernels.json?_shape=objects&rw=write&bs=128k&metric=bw").json()["rows"]
+    writes = [(r["kernel"], r["value"]) for r in rows if r["direction"] == "write"]
+    assert writes == [("6.8-rc7", 236.0), ("6.8-rc7+revert", 315.0)]
+
+
+def test_json_api_for_report_row(get, kb):
+    r = get("/kb/reports.json?_shape=objects&report_id=" + urllib.parse.quote(kb[1]))
+    assert r.json()["rows"][0]["culprits"] == json.dumps([CULPRIT])
+
+
+@pytest.mark.parametrize("path", ["/-/lkmlkb/job/1.fio", "/no/such/page", "/kb/no_such_table", "/kb/no_such.json"])
+def test_unknown_urls_are_404_not_500(get, path):
+    r = get(path)
+    assert r.status_code == 404
+    assert "Traceback" not in r.text
