@@ -338,3 +338,33 @@ def test_message_id_from_url(url, mid):
 ])
 def test_subjects_match(mail, tree_subject, expected):
     assert gitlink.subjects_match(mail, tree_subject) is expected
+
+
+# ---------------------------------------------------------------- end to end on a real seed
+
+
+def test_seed_003_ingested_then_linked(tmp_path, tree, corpus_dir):
+    """corpus/003 through `lkmlkb ingest`'s library path, then `link`: the mail's
+    e1fa9ea85ce8 is a SHA of torvalds/linux, absent here, so the tree's commit
+    with the quoted subject is taken (subject-match) and its Fixes: commit found;
+    `lkmlkb commit e1fa9ea85ce8` then shows the report with its numbers and the fix."""
+    from lkmlkb.ingest import ingest
+    from lkmlkb.pipeline import extract_batch
+    from lkmlkb.queries import reports_citing
+
+    (seed,) = sorted(corpus_dir.glob("003_*.txt"))
+    db_path = tmp_path / "kb.db"
+    ingest([str(seed)], str(db_path), workers=1, on_batch=extract_batch)
+    db = connect(db_path)
+    summary = gitlink.link(db, tree["path"])
+    got = rows(db)
+    assert got["e1fa9ea85ce8"]["status"] == "subject-match"
+    assert got["e1fa9ea85ce8"]["full_sha"] == tree["culprit"]
+    assert got["c8ed1b359312"]["full_sha"] == tree["fix"]
+    assert [f["sha"] for f in json.loads(got["e1fa9ea85ce8"]["fixed_by"])] == [tree["fix"]]
+    assert summary.by_status.get("subject-match", 0) >= 2
+    (rep,) = reports_citing(db, "e1fa9ea85ce8")
+    assert rep["role"] == "culprit"
+    assert (rep["baseline_value"], rep["regressed_value"], rep["unit"]) == (5139.0, 2599.0, "MiB/s")
+    assert [f["sha"] for f in rep["fixed_by"]] == [tree["fix"]]
+    assert gitlink.link(db, tree["path"]).written == 0
