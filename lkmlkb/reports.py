@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections import Counter
 
 from .model import Claim, CommitCitation, Findings, KernelMention, Message, Report, Result
@@ -213,6 +214,26 @@ def derive_status(commits: list[CommitCitation], claims: list[Claim], texts: lis
     return "no conclusion"
 
 
+PATCH_SUBJECT = re.compile(r"^\s{0,5}(?:\w{1,6}\s{0,2}[:：]\s{0,3}){0,3}\[[^\]]{0,80}\b(?:PATCH|PATCHSET|PATCHv\d{1,3}|RFC|PULL|TOPIC)\b", re.I)
+DIFF_IN_BODY = re.compile(
+    r"""^(?:diff[ ]--git[ ]a/ | ---[ ]a/\S | \+\+\+[ ]b/\S          # a diff
+         | [ ]\d{1,5}[ ]files?[ ]changed,[ ]\d{1,7}[ ]insertion      # a cover letter's diffstat
+         | The[ ]following[ ]changes[ ]since[ ]commit)                # a pull request
+    """, re.M | re.X)
+
+
+PERF_WORD = re.compile(r"perf|regress|iops|throughput|bandwidth|latenc|slow|fast|speed|\d%|\bbw\b|\bMB/s", re.I)
+
+
+def is_patch_thread(root: Message | None) -> bool:
+    """A thread that starts with a patch, a series cover letter, a pull request or a topic proposal."""
+    if root is None:
+        return False
+    if PATCH_SUBJECT.match(root.subject or ""):
+        return True
+    return bool(DIFF_IN_BODY.search(root.body[:200_000]))
+
+
 def subject_claims(root: Message | None) -> list[Claim]:
     """What the thread's subject claims ("... performance drop", "fio.write_iops -72.9% regression")."""
     if root is None or not root.subject:
@@ -220,6 +241,8 @@ def subject_claims(root: Message | None) -> list[Claim]:
     from .extract.claims import find_claims
     from .model import Evidence
 
+    if not PERF_WORD.search(root.subject):
+        return []  # "drop bio mode ..." names no measure: no claim about performance
     try:
         claims = find_claims(root.subject)
     except Exception:  # noqa: BLE001 - the subject is a hint, never fatal
@@ -256,8 +279,13 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     has_numbers = bool(results) or stated is not None
     is_improvement = any(c.kind == "improvement" for c in claims) and not regress_claims
     is_regression = bool(regress_claims) and has_numbers and not is_improvement
-    if not is_regression and has_numbers and any(c.role == "culprit" for c in commits) and not is_improvement:
+    has_culprit = any(c.role == "culprit" for c in commits)
+    if not is_regression and has_numbers and has_culprit and not is_improvement:
         is_regression = True  # a bisection with numbers is a regression report even without the word
+    if is_regression and is_patch_thread(root) and not has_culprit \
+            and not any(c.kind == "regression" for c in subject_claims(root)):
+        # patch mail measuring its own change (gains, "no regression") is no report of a regression
+        is_regression = False
     pct = stated if stated is not None else computed
     dates = [m.date_utc for m in messages if m.date_utc]
     people = list(dict.fromkeys(m.from_name or m.from_addr for m in messages if (m.from_name or m.from_addr)))

@@ -180,7 +180,9 @@ OUTLOOK_HEADER = re.compile(
     re.X | re.I,
 )
 DIFF_START = re.compile(r"^(?:diff[ ]--git[ ]|diff[ ]-[a-zA-Z]|Index:[ ]\S|---[ ]a/|\+\+\+[ ]b/|@@[ ]-\d)")
-DIFF_LINE = re.compile(r"^(?:[ +\-]|@@[ ]|diff[ ]|index[ ][0-9a-f]|new[ ]file|deleted[ ]file|similarity|rename|\\[ ]No[ ]newline|old[ ]mode|new[ ]mode|Binary[ ]files|$)")
+DIFF_LINE = re.compile(r"^(?:[ +\-]|\s\d{1,6}\sfiles?\schanged|@@[ ]|diff[ ]|index[ ][0-9a-f]|new[ ]file|deleted[ ]file|similarity|rename|\\[ ]No[ ]newline|old[ ]mode|new[ ]mode|Binary[ ]files|$)")
+# " 4 files changed, 134 insertions(+), 405 deletions(-)" ends a diffstat (cover letters)
+DIFFSTAT_SUM = re.compile(r"^\s\d{1,6}\sfiles?\schanged(?:,\s\d{1,9}\s(?:insertions?|deletions?)\([+-]\)){0,2}\s*$")
 DIFFSTAT = re.compile(r"^\s\S{1,200}\s+\|\s+(?:\d{1,6}\s?[+\-]*|Bin\b.{0,60})$")
 FOOTER_START = re.compile(
     r"""^(?:To[ ]unsubscribe[ ]from[ ]this[ ]list                 # vger majordomo trailer
@@ -231,7 +233,8 @@ def _classify(lines: list[str]) -> list[tuple[str, int]]:
                 kinds.append(("patch", 0))
                 continue
             in_patch = False
-        if DIFF_START.match(line) or (line.strip() == "---" and i + 1 < n and DIFFSTAT.match(lines[i + 1])):
+        if DIFF_START.match(line) or (line.strip() == "---" and i + 1 < n and DIFFSTAT.match(lines[i + 1])) \
+                or (DIFFSTAT.match(line) and i + 1 < n and (DIFFSTAT.match(lines[i + 1]) or DIFFSTAT_SUM.match(lines[i + 1]))):
             in_patch = True
             kinds.append(("patch", 0))
             continue
