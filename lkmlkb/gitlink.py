@@ -532,10 +532,13 @@ def _commit_ref(c: _Commit, tags: dict[str, str | None], **extra) -> dict:
             "first_tag": tags.get(c.sha), **extra}
 
 
-def resolve(git: Git, cited: dict[str, _Cited], message_ids_by_thread: dict[str, set[str]],
-            rev: str = "HEAD") -> tuple[list[CommitRow], list[str], TrailerIndex]:
-    """Every cited SHA as a CommitRow judged by ``git``; no database access."""
-    notes: list[str] = []
+def _judge_shas(git: Git, cited: dict[str, _Cited], notes: list[str]
+                ) -> tuple[dict[str, CommitRow], dict[str, _Commit], dict[str, list[str]]]:
+    """Step 1: every cited SHA looked up in the object database.
+
+    Returns the rows (resolved / resolved-by-subject / ambiguous / unknown),
+    the details of every commit named so far, and normalized quoted subject ->
+    unknown SHAs, for the history pass to look for."""
     shas = sorted(cited)
     # "<sha>^{commit}" resolves a prefix that only one commit has (even when a
     # blob shares it); git answers "missing" for it when commits tie, so the
@@ -550,40 +553,44 @@ def resolve(git: Git, cited: dict[str, _Cited], message_ids_by_thread: dict[str,
         elif found.get(s) == "ambiguous":
             candidates[s] = git.disambiguate(s)
     info = git.details(list(full.values()) + [c for cs in candidates.values() for c in cs])
-
     rows: dict[str, CommitRow] = {}
-    wanted_subjects: dict[str, list[str]] = defaultdict(list)
+    wanted: dict[str, list[str]] = defaultdict(list)
     for s in shas:
         quoted = cited[s].subject()
-        row = CommitRow(sha=s, subject_in_mail=quoted, tree=git.top)
-        rows[s] = row
+        row = rows[s] = CommitRow(sha=s, subject_in_mail=quoted, tree=git.top)
         if s in full:
             row.status, row.full_sha = RESOLVED, full[s]
         elif s in candidates:
-            cands = candidates[s]
-            row.candidates = [{"sha": c, "subject": info[c].subject if c in info else None} for c in cands]
-            matching = [c for c in cands if c in info and subjects_match(quoted, info[c].subject)]
-            if len(cands) == 1:  # ambiguous only among non-commits: git's commit rule decides
-                row.status, row.full_sha = RESOLVED, cands[0]
-            elif len(matching) == 1:
-                row.status, row.full_sha = RESOLVED_BY_SUBJECT, matching[0]
-                notes.append(f"{s}: ambiguous in the tree ({len(cands)} commits); the subject quoted in "
-                             f"the mail names {matching[0][:12]}")
-            else:
-                row.status = AMBIGUOUS
-                notes.append(f"{s}: ambiguous in the tree ({len(cands)} commits: "
-                             f"{', '.join(c[:12] for c in cands)}); not guessed")
+            _judge_ambiguous(row, candidates[s], info, notes)
         else:
             row.status = UNKNOWN
-            if quoted and normalize_commit_subject(quoted):
-                wanted_subjects[normalize_commit_subject(quoted)].append(s)
+            if normalize_commit_subject(quoted):
+                wanted[normalize_commit_subject(quoted)].append(s)
+    return rows, info, wanted
 
-    ids: set[str] = set()
-    for m in message_ids_by_thread.values():
-        ids |= m
-    idx = index_history(git, rev, ids, set(wanted_subjects))
 
-    for subj, written in wanted_subjects.items():
+def _judge_ambiguous(row: CommitRow, cands: list[str], info: dict[str, _Commit], notes: list[str]) -> None:
+    """An ambiguous prefix: resolved only when git's commit rule or the quoted
+    subject names exactly one candidate; otherwise ``ambiguous``, candidates listed."""
+    row.candidates = [{"sha": c, "subject": info[c].subject if c in info else None} for c in cands]
+    matching = [c for c in cands if c in info and subjects_match(row.subject_in_mail, info[c].subject)]
+    if len(cands) == 1:  # ambiguous only among non-commits: git's commit rule decides
+        row.status, row.full_sha = RESOLVED, cands[0]
+    elif len(matching) == 1:
+        row.status, row.full_sha = RESOLVED_BY_SUBJECT, matching[0]
+        notes.append(f"{row.sha}: ambiguous in the tree ({len(cands)} commits); the subject quoted in "
+                     f"the mail names {matching[0][:12]}")
+    else:
+        row.status = AMBIGUOUS
+        notes.append(f"{row.sha}: ambiguous in the tree ({len(cands)} commits: "
+                     f"{', '.join(c[:12] for c in cands)}); not guessed")
+
+
+def _judge_by_subject(rows: dict[str, CommitRow], wanted: dict[str, list[str]], idx: TrailerIndex,
+                      info: dict[str, _Commit], notes: list[str], top: str) -> None:
+    """Step 2: a SHA the tree lacks whose quoted subject exactly one commit of
+    the history carries becomes ``subject-match``; several: candidates, unknown."""
+    for subj, written in wanted.items():
         hits = {c.sha: c for c in idx.by_subject.get(subj, [])}
         for s in written:
             row = rows[s]
@@ -594,15 +601,19 @@ def resolve(git: Git, cited: dict[str, _Cited], message_ids_by_thread: dict[str,
                 notes.append(f"{s}: not in the tree, but the quoted subject names {c.sha[:12]} "
                              f"({c.subject!r}); the SHA in the mail is of another tree or mistyped")
             elif hits:
-                row.candidates = [{"sha": c.sha, "subject": c.subject} for c in sorted(hits.values(),
-                                                                                       key=lambda c: c.sha)]
+                row.candidates = [{"sha": c.sha, "subject": c.subject}
+                                  for c in sorted(hits.values(), key=lambda c: c.sha)]
                 notes.append(f"{s}: not in the tree; {len(hits)} commits carry the quoted subject; not guessed")
     for s, row in rows.items():
         if row.status == UNKNOWN and not row.candidates:
-            notes.append(f"{s}: not in the tree at {git.top} (a commit of another tree, or mistyped); "
-                         "kept as cited")
+            notes.append(f"{s}: not in the tree at {top} (a commit of another tree, or mistyped); kept as cited")
 
-    # details, Fixes/revert, Link/Closes for commits in the tree
+
+def _attach_history(git: Git, rows: dict[str, CommitRow], cited: dict[str, _Cited],
+                    ids_by_thread: dict[str, set[str]], idx: TrailerIndex, info: dict[str, _Commit]) -> None:
+    """Step 3: for rows naming a commit of the tree, its subject, author, date,
+    subject match, first release tag, Fixes:/revert commits and the
+    Link:/Closes: commits naming a message of a thread that cites it."""
     involved: set[str] = set()
     fixes: dict[str, list[tuple[_Commit, str]]] = {}
     links: dict[str, list[tuple[_Commit, str, str, str]]] = {}
@@ -616,13 +627,12 @@ def resolve(git: Git, cited: dict[str, _Cited], message_ids_by_thread: dict[str,
         row.subject_matches = None if m is None else int(m)
         fixes[s] = idx.fixes_of(row.full_sha, row.subject)
         links[s] = [(c, key, mid, t) for t in sorted(cited[s].threads)
-                    for mid in sorted(message_ids_by_thread.get(t, ()))
+                    for mid in sorted(ids_by_thread.get(t, ()))
                     for c, key in idx.links.get(mid, ())]
         involved |= {row.full_sha} | {c.sha for c, _ in fixes[s]} | {c.sha for c, *_ in links[s]}
     tags = git.first_tags(involved) if involved else {}
-    for s, row in rows.items():
-        if row.status not in IN_TREE:
-            continue
+    for s in fixes:
+        row = rows[s]
         row.first_tag = tags.get(row.full_sha)
         row.fixed_by = [_commit_ref(c, tags, via=via) for c, via in fixes[s]]
         seen: set[tuple[str, str]] = set()
@@ -631,7 +641,20 @@ def resolve(git: Git, cited: dict[str, _Cited], message_ids_by_thread: dict[str,
             if (c.sha, mid) not in seen:
                 seen.add((c.sha, mid))
                 row.linked_by.append(_commit_ref(c, tags, trailer=key, message_id=mid, thread_id=t))
-    return [rows[s] for s in shas], notes, idx
+
+
+def resolve(git: Git, cited: dict[str, _Cited], ids_by_thread: dict[str, set[str]],
+            rev: str = "HEAD") -> tuple[list[CommitRow], list[str], TrailerIndex]:
+    """Every cited SHA as a CommitRow judged by ``git`` (no database access):
+    object lookup, then ONE history pass, then subject matches and history facts.
+    Returns (rows sorted by SHA, notes for the user, the trailer index)."""
+    notes: list[str] = []
+    rows, info, wanted = _judge_shas(git, cited, notes)
+    ids = set().union(*ids_by_thread.values()) if ids_by_thread else set()
+    idx = index_history(git, rev, ids, set(wanted))
+    _judge_by_subject(rows, wanted, idx, info, notes, git.top)
+    _attach_history(git, rows, cited, ids_by_thread, idx, info)
+    return [rows[s] for s in sorted(rows)], notes, idx
 
 
 # ---------------------------------------------------------------- writing
@@ -699,6 +722,8 @@ def link(db, git_path: str | Path, rev: str = "HEAD") -> LinkSummary:
     Raises GitError (one-line reason, database untouched) when ``git_path`` is
     no git repository or git fails."""
     git = Git(git_path)
+    if rev.startswith("-") and rev != "--all":
+        raise GitError(git.path, f"{rev!r} is an option, not a revision")
     if rev != "--all" and not git.run("rev-parse", "--verify", "--quiet", rev + "^{commit}", check=False).strip():
         raise GitError(git.path, f"no commit named {rev!r} in the tree")
     cited = cited_shas(db)

@@ -368,3 +368,26 @@ def test_seed_003_ingested_then_linked(tmp_path, tree, corpus_dir):
     assert (rep["baseline_value"], rep["regressed_value"], rep["unit"]) == (5139.0, 2599.0, "MiB/s")
     assert [f["sha"] for f in rep["fixed_by"]] == [tree["fix"]]
     assert gitlink.link(db, tree["path"]).written == 0
+
+
+def test_bare_clone_gives_the_same_rows(kb, tree, tmp_path):
+    gitlink.link(kb, tree["path"])
+    from_work_tree = {s: {k: v for k, v in r.items() if k not in ("tree", "checked")} for s, r in rows(kb).items()}
+    bare = tmp_path / "linux.git"
+    git(tree["path"], "clone", "-q", "--bare", str(tree["path"]), str(bare))
+    gitlink.link(kb, bare)
+    got = rows(kb)
+    assert {s: {k: v for k, v in r.items() if k not in ("tree", "checked")} for s, r in got.items()} == from_work_tree
+    assert {r["tree"] for r in got.values()} == {str(bare.resolve())}
+
+
+@pytest.mark.parametrize("rev", ["--output=/tmp/x", "no-such-branch"])
+def test_bad_revision_is_a_git_error(kb, tree, rev):
+    with pytest.raises(GitError):
+        gitlink.link(kb, tree["path"], rev=rev)
+    assert rows(kb) == {}
+
+
+def test_all_refs_history(kb, tree):
+    summary = gitlink.link(kb, tree["path"], rev="--all")
+    assert summary.by_status["resolved"] == 2 and summary.by_status["subject-match"] == 1
