@@ -214,5 +214,81 @@ def serve(db_path, host, port):
     run(db_path, host=host, port=port)
 
 
+@main.command()
+@DB_OPTION
+@click.option("--git", "git_path", type=click.Path(file_okay=False), default=None,
+              help="A kernel git tree (any clone) to resolve cited SHAs against.")
+@click.option("--rev", default="HEAD", show_default=True, help="The branch or commit of the tree to search.")
+def link(db_path, git_path, rev):
+    """Resolve cited commits (full SHA, subject, first tag, later fixes) and link them to reports."""
+    from .gitlink import link as run, link_without_tree
+    from .store import connect
+
+    db = connect(db_path, create=False)
+    summary = run(db, git_path, rev=rev) if git_path else link_without_tree(db)
+    for note in summary.notes[:50]:
+        click.echo(f"  {note}")
+    click.echo(summary.line())
+
+
+@main.command()
+@click.argument("sha")
+@DB_OPTION
+def commit(sha, db_path):
+    """Every report that blames, fixes, reverts or tests a commit, with the numbers."""
+    from .queries import reports_citing
+    from .store import connect
+
+    rows = reports_citing(connect(db_path, create=False), sha)
+    if not rows:
+        click.echo(f"no report cites {sha}")
+        return
+    for r in rows:
+        nums = ""
+        if r.get("baseline_value") is not None and r.get("regressed_value") is not None:
+            nums = f"  {r['baseline_value']:g} -> {r['regressed_value']:g} {r.get('unit') or ''}"
+        pct = f"  {r['regression_pct']:g}%" if r.get("regression_pct") is not None else ""
+        click.echo(f"{r.get('role', '?'):<9} {r['report_id']}  {r.get('title') or ''}{nums}{pct}  [{r.get('status')}]")
+
+
+@main.command("reports")
+@DB_OPTION
+@click.option("--status", default=None, help="reported, bisected, fix proposed, fixed, reverted, ...")
+@click.option("--list", "list_name", default=None, help="Mailing list (linux-block or its address).")
+@click.option("--kernel", default=None, help="A kernel version the report names.")
+@click.option("--tool", default=None, help="fio, tiobench, dd, ...")
+@click.option("--commit", "commit_sha", default=None, help="A commit the report cites (prefix).")
+@click.option("--all", "show_all", is_flag=True, help="Also threads with numbers that report no regression.")
+@click.option("--limit", default=50, show_default=True)
+def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, limit):
+    """List reports, newest first."""
+    from .queries import list_reports
+    from .store import connect
+
+    rows = list_reports(connect(db_path, create=False), status=status, list_name=list_name, kernel=kernel,
+                        tool=tool, commit=commit_sha, limit=limit if show_all else 100_000)
+    if not show_all:
+        rows = [r for r in rows if r.get("is_regression_report")][:limit]
+    for r in rows:
+        pct = f"{r['regression_pct']:g}%" if r.get("regression_pct") is not None else "-"
+        click.echo(f"{(r.get('last_date') or '')[:10]}  {r.get('status') or '':<13} {pct:>7}  "
+                   f"{r['report_id']}  {r.get('title') or ''}")
+
+
+@main.command()
+@click.argument("text")
+@DB_OPTION
+@click.option("--limit", default=20, show_default=True)
+def search(text, db_path, limit):
+    """Full-text search over reports and messages."""
+    from .queries import search as run
+    from .store import connect
+
+    for r in run(connect(db_path, create=False), text, limit=limit):
+        click.echo(f"{r.get('kind', ''):<7} {(r.get('date') or '')[:10]}  {r.get('title') or ''}")
+        if r.get("snippet"):
+            click.echo(f"        {r['snippet']}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
