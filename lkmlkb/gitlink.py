@@ -159,6 +159,8 @@ class LinkSummary:
     unchanged: int = 0
     notes: list[str] = field(default_factory=list)
     rows: list[CommitRow] = field(default_factory=list)
+    #: report_id -> commits whose Link:/Closes: name a message of the report's thread
+    report_links: dict[str, list[dict]] = field(default_factory=dict)
 
     def line(self) -> str:
         """A one-line account for the CLI."""
@@ -221,7 +223,9 @@ def subjects_match(in_mail: str | None, in_tree: str | None) -> bool | None:
     if a == b:
         return True
     raw = (in_mail or "").strip().strip('"”').rstrip()
-    if raw.endswith(("...", "…")):  # "gfs2: Fix duplicate should_fault..." (quoted truncated)
+    # a quote cut short: "gfs2: Fix duplicate should_fault...", "fio: add fdp support .." (fio's own
+    # Fixes: trailer for a7e8aae0), "…"
+    if raw.endswith(("..", "…")):
         return len(a) >= 10 and b.startswith(a.rstrip("…").strip())
     return False
 
@@ -727,19 +731,36 @@ def link(db, git_path: str | Path, rev: str = "HEAD") -> LinkSummary:
     if rev != "--all" and not git.run("rev-parse", "--verify", "--quiet", rev + "^{commit}", check=False).strip():
         raise GitError(git.path, f"no commit named {rev!r} in the tree")
     cited = cited_shas(db)
-    threads = {t for c in cited.values() for t in c.threads}
+    report_threads = dict(_conn(db).execute("SELECT report_id, thread_id FROM reports"))
+    threads = {t for c in cited.values() for t in c.threads} | set(report_threads.values())
     ids_by_thread = thread_message_ids(db, threads)
     summary = LinkSummary(tree=git.top, head=git.head)
-    if not cited:
+    if not cited and not report_threads:
         return summary
     rows, notes, idx = resolve(git, cited, ids_by_thread, rev)
     log.info("%s: %d commits read from %s", git.top, idx.commits_seen, rev)
     for n in notes:
         log.info("%s", n)
     summary.notes = notes
+    summary.report_links = report_links(git, report_threads, ids_by_thread, idx)
     _summarize(summary, rows)
     summary.written, summary.unchanged = write_rows(_conn(db), rows)
     return summary
+
+
+def report_links(git: Git, report_threads: dict[str, str], ids_by_thread: dict[str, set[str]],
+                 idx: TrailerIndex) -> dict[str, list[dict]]:
+    """report_id -> the commits whose Link:/Closes: names a message of its
+    thread -- how a fix lands for a report that never named a culprit.
+    (Kept in the summary: the schema has no table for it yet.)"""
+    found: dict[str, list[tuple[_Commit, str, str]]] = {}
+    for rid, thread in sorted(report_threads.items()):
+        hits = [(c, key, mid) for mid in sorted(ids_by_thread.get(thread, ())) for c, key in idx.links.get(mid, ())]
+        if hits:
+            found[rid] = hits
+    tags = git.first_tags({c.sha for hits in found.values() for c, _, _ in hits}) if found else {}
+    return {rid: [_commit_ref(c, tags, trailer=key, message_id=mid) for c, key, mid in hits]
+            for rid, hits in found.items()}
 
 
 # ---------------------------------------------------------------- without a tree

@@ -333,6 +333,9 @@ def test_message_id_from_url(url, mid):
     ("gfs2: Fix duplicate\n> > should_fault_in_pages() call", FIX_SUBJECT, True),
     ("“gfs2: Fix duplicate should_fault_in_pages() call.”", FIX_SUBJECT, True),
     ("gfs2: Fix duplicate should_fault...", FIX_SUBJECT, True),
+    # fio's tree: 'Fixes: a7e8aae0 ("fio: add fdp support ..")'
+    ("fio: add fdp support ..", "fio: add fdp support for io_uring_cmd nvme engine", True),
+    ("fio: add", "fio: add fdp support for io_uring_cmd nvme engine", False),
     ("gfs2: Fix duplicated should_fault_in_pages", FIX_SUBJECT, False),
     (None, FIX_SUBJECT, None),
 ])
@@ -391,3 +394,13 @@ def test_bad_revision_is_a_git_error(kb, tree, rev):
 def test_all_refs_history(kb, tree):
     summary = gitlink.link(kb, tree["path"], rev="--all")
     assert summary.by_status["resolved"] == 2 and summary.by_status["subject-match"] == 1
+
+
+def test_report_links_without_a_cited_commit(kb, tree):
+    # the seed 000 report names no culprit the tree holds; the revert's Link: names its thread
+    kb.execute("INSERT INTO reports(report_id, thread_id, title) VALUES (?,?,?)",
+               (THREAD_000, THREAD_000, "[bug report] mq-deadline write throughput regression"))
+    summary = gitlink.link(kb, tree["path"])
+    assert [(x["sha"], x["trailer"], x["first_tag"]) for x in summary.report_links[THREAD_000]] == [
+        (tree["revert"], "Link", "v6.1")]
+    assert {x["sha"] for x in summary.report_links[THREAD_003]} == {tree["fix"], tree["linked"]}
