@@ -1,0 +1,172 @@
+"""The whole archive sample through the library ingest: counts, second deliveries,
+the seed-000 thread, serial == parallel, and a real ``lkmlkb ingest`` killed
+with SIGKILL at several points then completed (issue 8, "Nothing lost").
+
+Input: ../shared/archives/linux-block-2024q1.mboxrd.gz (3,995 mbox entries of
+linux-block, 2024 Q1; see its README.md).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lkmlkb.ingest import IngestSummary, ingest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARCHIVE = ROOT.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
+ORIGINAL = "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com"
+DAFU = "d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com"
+RE_DAFU = "be93c772-d400-4105-b05a-735ed7365730@oracle.com"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def serial(tmp_path_factory) -> tuple[Path, IngestSummary]:
+    db = tmp_path_factory.mktemp("serial") / "kb.db"
+    return db, ingest([str(ARCHIVE)], str(db), workers=1)
+
+
+@pytest.fixture(scope="module")
+def parallel(tmp_path_factory) -> tuple[Path, IngestSummary]:
+    db = tmp_path_factory.mktemp("parallel") / "kb.db"
+    return db, ingest([str(ARCHIVE)], str(db), workers=2)
+
+
+def test_archive_ingests_completely(serial):
+    db, s = serial
+    assert (s.read, s.new, s.copies, s.errors, s.unchanged) == (3995, 3938, 57, 0, 0)
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM messages").fetchone()[0] == 3938
+    assert con.execute("SELECT count(*) FROM raw_messages").fetchone()[0] == 3938
+    assert con.execute("SELECT count(*) FROM message_copies WHERE locator != 'first'").fetchone()[0] == 57
+    assert con.execute("SELECT count(*) FROM message_copies").fetchone()[0] == 3938 + 57
+    assert con.execute("SELECT count(*) FROM ingest_errors").fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM message_lists WHERE list='linux-block.vger.kernel.org'"
+                       ).fetchone()[0] == 3938
+    run = con.execute("SELECT new, unchanged, copies, errors, status FROM ingest_runs").fetchall()
+    assert run == [(3938, 0, 57, 0, "done")]
+    # nothing that SQLite or a terminal must not see
+    assert con.execute("SELECT count(*) FROM messages WHERE instr(body, char(0)) OR instr(subject, char(0))"
+                       ).fetchone()[0] == 0
+    # every message of a thread points at the thread's row
+    assert con.execute("SELECT count(*) FROM messages WHERE thread_id NOT IN (SELECT thread_id FROM threads)"
+                       ).fetchone()[0] == 0
+    assert con.execute("SELECT sum(message_count) FROM threads").fetchone()[0] == 3938
+
+
+def test_seed_000_messages_are_one_thread(serial):
+    con = sqlite3.connect(serial[0])
+    rows = con.execute("SELECT message_id, thread_id, parent_id, subject FROM messages WHERE message_id IN (?,?,?) "
+                       "ORDER BY date_utc", (ORIGINAL, DAFU, RE_DAFU)).fetchall()
+    assert [r[0] for r in rows] == [ORIGINAL, DAFU, RE_DAFU]
+    assert {r[1] for r in rows} == {ORIGINAL}
+    assert [r[2] for r in rows] == [None, ORIGINAL, DAFU]
+    assert rows[1][3].startswith("答复: [bug-report]") and rows[2][3].startswith("Re: 答复: [bug-report]")
+    subject, root = con.execute("SELECT subject, root_message_id FROM threads WHERE thread_id=?",
+                                (ORIGINAL,)).fetchone()
+    assert (subject, root) == ("[bug-report] Performance regression with fio sequential-write on a multipath setup.",
+                               ORIGINAL)
+
+
+def test_full_text_search_on_subject_and_new_text(serial):
+    con = sqlite3.connect(serial[0])
+    hits = [r[0] for r in con.execute(
+        "SELECT message_id FROM messages WHERE rowid IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)",
+        ('"sequential-write" multipath',))]
+    assert ORIGINAL in hits
+
+
+def table_rows(db: Path) -> dict[str, list]:
+    """messages, threads, segments, copies, lists without rowids or timestamps."""
+    con = sqlite3.connect(db)
+    cols = [r[1] for r in con.execute("PRAGMA table_info(messages)")]
+    return {
+        "messages": con.execute(f"SELECT {','.join(repr(c) for c in cols)} FROM messages ORDER BY message_id").fetchall(),
+        "threads": con.execute("SELECT * FROM threads ORDER BY thread_id").fetchall(),
+        "segments": con.execute("SELECT * FROM segments ORDER BY message_id, seq").fetchall(),
+        "copies": con.execute("SELECT message_id, content_hash, source, locator FROM message_copies "
+                              "ORDER BY message_id, content_hash").fetchall(),
+        "members": con.execute("SELECT * FROM thread_members ORDER BY message_id").fetchall(),
+        "lists": con.execute("SELECT * FROM message_lists ORDER BY message_id, list").fetchall(),
+    }
+
+
+def test_parallel_path_equals_serial_path(serial, parallel):
+    assert parallel[1].new == serial[1].new == 3938
+    a, b = table_rows(serial[0]), table_rows(parallel[0])
+    for table in a:
+        assert len(a[table]) == len(b[table]), table
+        assert a[table] == b[table], table
+
+
+def _integrity(db: Path) -> str:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_sigkill_at_several_points_then_rerun_completes(serial, tmp_path):
+    db = tmp_path / "killed.db"
+    cmd = [sys.executable, "-m", "lkmlkb.cli", "ingest", str(ARCHIVE), "--db", str(db), "--no-extract",
+           "--no-progress", "-j", "2"]
+    progress = []
+    # kill points: during start-up/migration (0.5 s), right after the first
+    # committed batch, and half way through (polled, so a loaded machine
+    # still hits them)
+    for until in (lambda: time.sleep(0.5) or True,
+                  lambda: _messages_so_far(db) > 0,
+                  lambda: _messages_so_far(db) >= 1500):
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while not until() and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.1)
+        os.killpg(p.pid, signal.SIGKILL)  # the ingest and its worker processes
+        p.wait(timeout=30)
+        assert p.returncode == -signal.SIGKILL, "ingest ended before the kill"
+        if db.exists():
+            assert _integrity(db) == "ok"
+        progress.append(_messages_so_far(db))
+    # the kills landed mid-ingest, after some batches were committed
+    assert 0 < progress[1] < 3938 and 1500 <= progress[2] < 3938
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert _integrity(db) == "ok"
+    con = sqlite3.connect(db)
+    counts = [con.execute(q).fetchone()[0] for q in (
+        "SELECT count(*) FROM messages", "SELECT count(*) FROM threads",
+        "SELECT count(*) FROM message_copies WHERE locator != 'first'", "SELECT count(*) FROM ingest_errors")]
+    assert counts == [3938, serial_count(serial[0], "threads"), 57, 0]
+    # and the same database as the uninterrupted ingest (timestamps aside)
+    a, b = table_rows(serial[0]), table_rows(db)
+    for table in ("messages", "threads", "segments", "members", "lists"):
+        assert a[table] == b[table], table
+    statuses = [r[0] for r in con.execute("SELECT status FROM ingest_runs ORDER BY id")]
+    assert statuses[-1] == "done" and set(statuses[:-1]) <= {"running"}
+
+
+def _messages_so_far(db: Path) -> int:
+    """Messages committed so far; 0 while the schema's first migration had not committed."""
+    if not db.exists():
+        return 0
+    con = sqlite3.connect(db)
+    try:
+        if not con.execute("SELECT 1 FROM sqlite_master WHERE name='messages'").fetchone():
+            return 0
+        return con.execute("SELECT count(*) FROM messages").fetchone()[0]
+    finally:
+        con.close()
+
+
+def serial_count(db: Path, table: str) -> int:
+    return sqlite3.connect(db).execute(f"SELECT count(*) FROM {table}").fetchone()[0]
