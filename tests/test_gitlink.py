@@ -404,3 +404,31 @@ def test_report_links_without_a_cited_commit(kb, tree):
     assert [(x["sha"], x["trailer"], x["first_tag"]) for x in summary.report_links[THREAD_000]] == [
         (tree["revert"], "Link", "v6.1")]
     assert {x["sha"] for x in summary.report_links[THREAD_003]} == {tree["fix"], tree["linked"]}
+
+
+# ---------------------------------------------------------------- must not crash
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400))
+def test_helpers_never_raise_on_any_text(text):
+    gitlink.message_id_from_url("https://lore.kernel.org/r/" + text)
+    gitlink.message_id_from_url(text)
+    gitlink.subjects_match(text, FIX_SUBJECT)
+    idx = gitlink.TrailerIndex()
+    c = gitlink._Commit("0" * 40, text[:50])
+    for line in ("Fixes: " + text, "Closes: https://" + text, "This reverts commit " + text, text):
+        gitlink._index_line(idx, c, line, {text})
+
+
+def test_huge_and_nul_lines_are_tolerated(tmp_path):
+    idx = gitlink.TrailerIndex()
+    c = gitlink._Commit("0" * 40, "x")
+    gitlink._index_line(idx, c, "Fixes: " + "a" * 1_000_000, set())
+    gitlink._index_line(idx, c, "Link: https://lore.kernel.org/r/" + "\0" * 5000 + "@x", {"x"})
+    assert not idx.fixes and not idx.links
+    assert gitlink.normalize_commit_subject("gfs2: " + "x" * 1_000_000).startswith("gfs2: x")
