@@ -319,12 +319,13 @@ class Git:
         (what ``describe --contains`` uses), batched; ``git tag --contains``
         sorted by kernel version when the name found is no release tag."""
         shas = sorted(set(shas))
+        wanted = set(shas)
         out: dict[str, str | None] = {}
         for i in range(0, len(shas), 500):
             text = self.run("name-rev", "--tags", "--refs=v[0-9]*", *shas[i:i + 500], check=False)
             for line in text.splitlines():
                 parts = line.split(None, 1)
-                if len(parts) == 2 and parts[0] in shas:
+                if len(parts) == 2 and parts[0] in wanted:
                     name = parts[1].strip().removeprefix("tags/")
                     tag = re.split(r"[~^]", name, maxsplit=1)[0]
                     out[parts[0]] = tag if _RELEASE_TAG_RE.match(tag) else None
