@@ -40,7 +40,7 @@ REPORT_COLUMNS = (
     "message_count",
 )
 JSON_COLUMNS = ("culprits", "fixes", "lists", "tools", "people", "candidates", "fixed_by", "linked_by")
-MAX_LIMIT = 10_000
+MAX_LIMIT = 100_000
 #: a commit as the user types it: 4 to 40 hex digits (git's own minimum is 4)
 _SHA_QUERY_RE = re.compile(r"[0-9a-f]{4,40}")
 #: the longest user text turned into a search query, and its most tokens
@@ -240,13 +240,17 @@ def _report_results(db, report_id: str, limit: int = 50) -> list[dict]:
 
 
 def list_reports(db, status: str | None = None, list_name: str | None = None, kernel: str | None = None,
-                 tool: str | None = None, commit: str | None = None, limit: int = 50) -> list[dict]:
+                 tool: str | None = None, commit: str | None = None, limit: int = 50,
+                 regressions_only: bool = False) -> list[dict]:
     """Reports, newest (``last_date``) first, filtered by any of: status
     (case-insensitive), mailing list ("linux-block" or its address), a kernel
     version the report names (normalized: "v6.8-rc7" = "6.8-rc7"), a tool
     ("fio", "lkp"), a commit SHA (prefix) it cites.  ``commit`` that is no
-    SHA raises LkmlkbError."""
+    SHA raises LkmlkbError.  ``regressions_only`` keeps reports of a
+    regression (``is_regression_report``), leaving threads that only hold numbers."""
     where, params = [], []
+    if regressions_only:
+        where.append("r.is_regression_report = 1")
     if status:
         where.append("lower(r.status) = lower(?)")
         params.append(status.strip())
@@ -365,6 +369,8 @@ def search(db, text: str, limit: int = 20, mark: tuple[str, str] = ("«", "»"))
         if found or len(fts_tokens(text)) < 2:
             break
     found.sort(key=lambda r: (r["rank"], r["kind"] != "report"))
+    for r in found:
+        r["date"] = r["last_date"]
     return found[:n]
 
 

@@ -208,6 +208,7 @@ def test_list_reports_sorted_newest_first(kb):
     ({"list_name": "linux-block", "tool": "fio"}, [T000, TLKP]),
     ({"status": "no such status"}, []),
     ({"limit": 2}, [TREV, T000]),
+    ({"regressions_only": True, "status": "fixed"}, [T003]),
 ])
 def test_list_reports_filters(kb, filters, expected):
     assert [r["report_id"] for r in queries.list_reports(kb, **filters)] == expected
@@ -229,6 +230,7 @@ def test_search_reports_and_messages_ranked_with_snippets(kb):
     got = queries.search(kb, "gfs2 write bandwidth")
     assert got[0]["kind"] == "report" and got[0]["report_id"] == T003
     assert "«gfs2»" in got[0]["snippet"]
+    assert got[0]["date"] == "2023-07-05T03:34:28+00:00"
     assert {r["message_id"] for r in got if r["kind"] == "message"} == {T003, R003}
     assert all(r["report_id"] == T003 for r in got)
 
@@ -275,3 +277,8 @@ def test_works_on_a_plain_sqlite3_connection(kb, tmp_path):
     conn = sqlite3.connect(tmp_path / "kb.db")
     assert [r["report_id"] for r in queries.list_reports(conn, status="bisected")] == [T000]
     assert queries.reports_citing(conn, "e1fa9ea85ce8")[0]["role"] == "culprit"
+
+
+def test_regressions_only_leaves_threads_with_numbers_only(kb):
+    kb.execute("UPDATE reports SET is_regression_report = 0 WHERE report_id = ?", (TREV,))
+    assert [r["report_id"] for r in queries.list_reports(kb, regressions_only=True)] == [T000, TLKP, T003]
