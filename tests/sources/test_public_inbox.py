@@ -1,0 +1,202 @@
+"""public-inbox v2 git archives built with real git from the real archive sample.
+
+The repositories are written with ``git fast-import`` in lore's layout
+(public-inbox-v2-format): one commit per message whose tree holds only ``m``
+(the raw message), author and date from the message, the subject as commit
+message, and a ``d`` commit for a deletion.  The messages are the first
+entries of ../shared/archives/linux-block-2024q1.mboxrd.gz.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import gzip
+import shutil
+import sqlite3
+import subprocess
+from itertools import islice
+from pathlib import Path
+
+import pytest
+
+from lkmlkb.errors import GitError, LkmlkbError
+from lkmlkb.ingest import ingest
+from lkmlkb.sources import iter_source
+from lkmlkb.sources.public_inbox import find_epochs, iter_epoch, list_name_of
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+ARCHIVE = ROOT.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
+SEP = b"From mboxrd@z Thu Jan  1 00:00:00 1970\n"
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@pytest.fixture(scope="module")
+def entries() -> list[bytes]:
+    from lkmlkb.sources.mbox import split_mbox
+
+    with gzip.open(ARCHIVE) as fh:
+        return list(islice(split_mbox(fh), 220))
+
+
+def _ident(raw: bytes) -> tuple[str, str]:
+    """``Name <addr> <epoch> <zone>`` of the message's From and Date, as public-inbox writes authors."""
+    head = raw.split(b"\n\n", 1)[0].decode("utf-8", "replace")
+    msg = email.message_from_string(head)
+    name, addr = email.utils.parseaddr(str(msg.get("From", "")))
+    name = (name or addr or "unknown").replace("<", "").replace(">", "").replace("\n", " ")
+    dt = email.utils.parsedate_to_datetime(str(msg.get("Date"))) if msg.get("Date") else None
+    when = f"{int(dt.timestamp())} +0000" if dt else "0 +0000"
+    subject = " ".join(str(msg.get("Subject", "")).split()) or "(no subject)"
+    return f"{name} <{addr or 'unknown@unknown'}> {when}", subject
+
+
+def _data(b: bytes) -> bytes:
+    return b"data %d\n" % len(b) + b + b"\n"
+
+
+def fast_import(repo: Path, messages: list[bytes], delete_after: int | None = None) -> None:
+    """Append one commit per message to ``repo`` (created bare if new); optionally a ``d`` commit."""
+    new = not repo.exists()
+    if new:
+        subprocess.run(["git", "init", "-q", "--bare", str(repo)], check=True)
+    stream = b""
+    # within one stream a branch's commits chain by themselves; only the first
+    # commit appended to an existing repository names its parent
+    continue_from = not new
+    for n, raw in enumerate(messages):
+        author, subject = _ident(raw)
+        stream += b"commit refs/heads/master\n"
+        stream += f"author {author}\n".encode()
+        stream += b"committer linux-block <linux-block@vger.kernel.org> 1711929600 +0000\n"
+        stream += _data(subject.encode("utf-8"))
+        if continue_from:
+            stream += b"from refs/heads/master^0\n"
+            continue_from = False
+        stream += b"D d\n" + b"M 100644 inline m\n" + _data(raw)
+        if delete_after is not None and n == delete_after:
+            # public-inbox's purge/rm: the tree holds "d" (the removed message), no "m"
+            stream += b"commit refs/heads/master\n"
+            stream += b"author linux-block <linux-block@vger.kernel.org> 1711929600 +0000\n"
+            stream += b"committer linux-block <linux-block@vger.kernel.org> 1711929600 +0000\n"
+            stream += _data(b"rm")
+            stream += b"D m\n" + b"M 100644 inline d\n" + _data(raw)
+    subprocess.run(["git", "--git-dir", str(repo), "fast-import", "--quiet"], input=stream, check=True)
+    subprocess.run(["git", "--git-dir", str(repo), "symbolic-ref", "HEAD", "refs/heads/master"], check=True)
+
+
+def mbox_file(path: Path, messages: list[bytes]) -> Path:
+    import re
+
+    path.write_bytes(b"".join(SEP + re.sub(rb"(?m)^(>*From )", rb">\1", m) + b"\n" for m in messages))
+    return path
+
+
+def message_rows(db: Path) -> list[tuple]:
+    con = sqlite3.connect(db)
+    cols = [r[1] for r in con.execute("PRAGMA table_info(messages)") if r[1] != "source"]
+    return con.execute(f"SELECT {','.join(repr(c) for c in cols)} FROM messages ORDER BY message_id").fetchall()
+
+
+def test_repository_layout_is_public_inbox_v2(tmp_path, entries):
+    repo = tmp_path / "0.git"
+    fast_import(repo, entries[:5], delete_after=2)
+    log = subprocess.run(["git", "--git-dir", str(repo), "log", "--reverse", "--format=%an|%s", "--name-status", "--no-renames"],
+                         capture_output=True, text=True, check=True).stdout
+    assert log.count("\nA\tm") + log.count("\nM\tm") >= 4
+    assert "A\td" in log and "D\tm" in log  # the deletion commit
+    (tree,) = {subprocess.run(["git", "--git-dir", str(repo), "ls-tree", "--name-only", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()}
+    assert tree == "m"
+
+
+def test_git_ingest_equals_mbox_ingest_then_reads_only_new_commits(tmp_path, entries):
+    first, more = entries[:200], entries[200:220]
+    repo = tmp_path / "0.git"
+    fast_import(repo, first, delete_after=100)
+    pi_db, mbox_db = tmp_path / "pi.db", tmp_path / "mbox.db"
+    s = ingest([str(repo)], str(pi_db))
+    m = ingest([str(mbox_file(tmp_path / "same.mbox", first))], str(mbox_db))
+    assert s.read == m.read == 200  # the "d" commit is no message
+    assert (s.new, s.copies, s.errors) == (m.new, m.copies, 0)
+    assert s.errors == 0 and s.new > 190
+    assert message_rows(pi_db) == message_rows(mbox_db)
+    sources = {r[0] for r in sqlite3.connect(pi_db).execute("SELECT source FROM messages")}
+    assert all(src.startswith(f"{repo}@") for src in sources)
+    # the cursor is the last commit read
+    head = subprocess.run(["git", "--git-dir", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    (cursor,) = sqlite3.connect(pi_db).execute("SELECT cursor FROM source_state").fetchone()
+    assert cursor == head
+
+    # 20 more commits: the second run reads those and nothing else
+    fast_import(repo, more)
+    s2 = ingest([str(repo)], str(pi_db))
+    assert (s2.read, s2.unchanged, s2.errors) == (20, 0, 0)
+    assert s2.new + s2.copies == 20
+    ingest([str(mbox_file(tmp_path / "grown.mbox", first + more))], str(mbox_db))
+    assert message_rows(pi_db) == message_rows(mbox_db)
+
+    # an unchanged repository: nothing is read
+    s3 = ingest([str(repo)], str(pi_db))
+    assert (s3.read, s3.new, s3.unchanged, s3.errors) == (0, 0, 0, 0)
+
+
+def test_iter_epoch_since_reads_only_later_commits(tmp_path, entries):
+    repo = tmp_path / "0.git"
+    fast_import(repo, entries[:10])
+    all_items = list(iter_epoch(repo))
+    assert [i.raw for i in all_items] == entries[:10]
+    later = list(iter_epoch(repo, since=all_items[6].locator))
+    assert [i.raw for i in later] == entries[7:10]
+    assert list(iter_epoch(repo, since=all_items[-1].locator)) == []
+
+
+def test_rewritten_history_reads_the_whole_epoch_again(tmp_path, entries):
+    repo = tmp_path / "0.git"
+    fast_import(repo, entries[:5])
+    old_head = list(iter_epoch(repo))[-1].locator
+    shutil.rmtree(repo)
+    fast_import(repo, entries[1:6])  # a purge rewrote history: the old cursor is no ancestor
+    again = list(iter_epoch(repo, since=old_head))
+    assert [i.raw for i in again] == entries[1:6]
+
+
+def test_inbox_folder_with_two_epochs(tmp_path, entries):
+    inbox = tmp_path / "linux-block.vger.kernel.org"
+    (inbox / "git").mkdir(parents=True)
+    fast_import(inbox / "git" / "0.git", entries[:30])
+    fast_import(inbox / "git" / "1.git", entries[30:50])
+    (inbox / "git" / "notes").mkdir()  # not an epoch
+    assert [p.name for p in find_epochs(inbox)] == ["0.git", "1.git"]
+    items = list(iter_source(str(inbox)))
+    assert [i.raw for i in items] == entries[:50]
+    db = tmp_path / "kb.db"
+    s = ingest([str(inbox)], str(db))
+    assert s.read == 50 and s.errors == 0
+    cursors = sqlite3.connect(db).execute("SELECT source FROM source_state ORDER BY source").fetchall()
+    assert [Path(c[0].split(":", 1)[1]).name for c in cursors] == ["0.git", "1.git"]
+    fast_import(inbox / "git" / "1.git", entries[50:53])
+    s2 = ingest([str(inbox)], str(db))
+    assert s2.read == 3
+
+
+def test_list_name_from_grokmirror_folder_name():
+    assert list_name_of(Path("/srv/linux-block.vger.kernel.org.0")) == ["linux-block.vger.kernel.org"]
+    assert list_name_of(Path("/srv/0.git")) == []
+
+
+def test_empty_and_broken_repositories(tmp_path):
+    empty = tmp_path / "0.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(empty)], check=True)
+    assert list(iter_epoch(empty)) == []
+    broken = tmp_path / "broken" / "0.git"
+    broken.mkdir(parents=True)
+    (broken / "HEAD").write_text("ref: refs/heads/master\n")
+    (broken / "objects").mkdir()
+    try:
+        items = list(iter_source(str(broken)))
+    except LkmlkbError as exc:
+        assert isinstance(exc, GitError | LkmlkbError) and "\n" not in str(exc)
+    else:
+        assert items == []
