@@ -18,6 +18,7 @@ read by plain functions of a SQLite connection (``report_data``,
 
 from __future__ import annotations
 
+import asyncio
 import html
 import io
 import json
@@ -360,24 +361,41 @@ BAR_COLORS = {"baseline": "#2e7d32", "regressed": "#c62828", "fixed": "#1565c0"}
 OTHER_COLOR = "#757575"
 
 
-def chart_groups(results: list[dict], max_groups: int = 6, max_bars: int = 8) -> list[dict]:
+#: metrics drawn first, in this order; the rest after them, percentiles and per-sync figures never
+CHART_METRICS = ("bw", "throughput", "iops", "lat", "clat", "slat", "util")
+CHART_SKIP_RE = re.compile(r"""
+    _p\d        # fio latency percentiles ("clat_p99.9", "sync_p50"): dozens per fio run
+  | _mean$      # "bw_mean", "iops_mean": per-job averages beside the group totals
+  | ^sync       # fio's fsync/fdatasync latency block
+  | ^cpu        # "cpu_usr", "cpu_sys"
+""", re.VERBOSE)
+
+
+def chart_groups(results: list[dict], max_groups: int = 4, max_bars: int = 8) -> list[dict]:
     """Results grouped per (metric, direction, unit) for the good-vs-bad chart.
 
     Only labelled results (baseline / regressed / fixed) are drawn when there
-    are any; one bar per (kernel, label, config), repeated measurements averaged.
+    are any; one bar per (kernel, label, config), repeated measurements
+    averaged.  Only groups that compare two or more bars are drawn, headline
+    metrics (bandwidth, IOPS, latency) first.
     """
     labelled = [r for r in results if r.get("label")]
     pool = labelled or results
     groups: OrderedDict = OrderedDict()
     for r in pool:
-        if r.get("value") is None:
+        metric = r.get("metric") or ""
+        if r.get("value") is None or CHART_SKIP_RE.search(metric):
             continue
-        key = (r.get("metric") or "", r.get("direction") or "", r.get("unit") or "")
+        key = (metric, r.get("direction") or "", r.get("unit") or "")
         bars = groups.setdefault(key, OrderedDict())
         bar_key = (r.get("kernel") or "?", r.get("label") or "", r.get("config") or "")
         bars.setdefault(bar_key, []).append(float(r["value"]))
+    rank = {m: i for i, m in enumerate(CHART_METRICS)}
+    ordered = sorted((k for k in groups if len(groups[k]) >= 2),
+                     key=lambda k: rank.get(k[0], len(CHART_METRICS)))
     out = []
-    for (metric, direction, unit), bars in list(groups.items())[:max_groups]:
+    for metric, direction, unit in ordered[:max_groups]:
+        bars = groups[(metric, direction, unit)]
         items = [{"kernel": k, "label": lab, "config": cfg, "value": sum(v) / len(v), "n": len(v)}
                  for (k, lab, cfg), v in list(bars.items())[:max_bars]]
         out.append({"metric": metric, "direction": direction, "unit": unit, "bars": items})
@@ -607,21 +625,41 @@ def atom_feed(entries: list[dict], base_url: str, list_name: str | None, now: st
 # ---------------------------------------------------------------- reproduction bundle
 
 
-def build_repro_zip(conn, report_id: str) -> bytes:
+def _report_loader():
+    """``load_report(db, report_id) -> Report | None``: lkmlkb.reports' when it has one, else lkmlkb.knowledge's."""
+    try:
+        from lkmlkb.reports import load_report
+    except ImportError:
+        from lkmlkb.knowledge import load_report
+    return load_report
+
+
+def build_repro_zip(db_path: str | Path, report_id: str) -> bytes:
     """The reproduction bundle of a report as zip bytes.
 
     The two integration points with the rest of lkmlkb are here and only
-    here: :func:`lkmlkb.reports.load_report` (database -> Report) and
+    here: ``load_report`` (database -> :class:`lkmlkb.model.Report`) and
     :func:`lkmlkb.repro.bundle.write_bundle` (Report -> files).  Raises
     ImportError when either is not available in this build and
-    :class:`lkmlkb.errors.ReproError` when the report has nothing to reproduce.
+    :class:`lkmlkb.errors.ReproError` when there is no such report or it has
+    nothing to reproduce.  Reads through its own read-only connection: the
+    loader may change connection settings (row factories) that Datasette's
+    pooled connections must keep.
     """
+    import sqlite3
+
     import sqlite_utils
 
-    from lkmlkb.reports import load_report
+    from lkmlkb.errors import ReproError
     from lkmlkb.repro.bundle import write_bundle
 
-    report = load_report(sqlite_utils.Database(conn), report_id)
+    conn = sqlite3.connect(f"file:{urllib.parse.quote(str(db_path))}?mode=ro", uri=True, check_same_thread=False)
+    try:
+        report = _report_loader()(sqlite_utils.Database(conn), report_id)
+    finally:
+        conn.close()
+    if report is None:
+        raise ReproError(report_id, "no such report")
     with tempfile.TemporaryDirectory(prefix="lkmlkb-repro-") as tmp:
         out = Path(tmp) / "repro"
         write_bundle(report, out)
@@ -763,7 +801,7 @@ async def repro_view(datasette, request):
     from lkmlkb.errors import LkmlkbError
 
     try:
-        data = await _with_conn(db, build_repro_zip, report_id)
+        data = await asyncio.to_thread(build_repro_zip, db.path, report_id)
     except ImportError as exc:
         log.info("repro bundle unavailable: %s", exc)
         return Response.text("reproduction bundles are not available in this build of lkmlkb\n", status=503)

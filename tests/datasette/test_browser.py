@@ -93,9 +93,11 @@ def test_search_open_report_download_job(server, kb, tmp_path):
                 "?id=d47f9717e5cf")
             chart = page.locator("#kernels svg.lkmlkb-chart").first
             assert chart.is_visible()
-            numbers = page.locator("#kernels").inner_text()
-            assert "6.8-rc7" in numbers and "6.8-rc7+revert" in numbers
-            assert "236" in numbers and "315" in numbers
+            drawn = chart.text_content()  # the first chart: write bandwidth, bad vs good
+            assert "6.8-rc7 (regressed)" in drawn and "236 MiB/s" in drawn
+            assert "(baseline)" in drawn and "315 MiB/s" in drawn
+            table = page.locator("#kernels table.lkmlkb-results").inner_text()
+            assert "236.0" in table and "315.0" in table
             shot = tmp_path / "report-page.png"
             page.screenshot(path=str(shot), full_page=True)
             ARTIFACTS.mkdir(exist_ok=True)

@@ -123,17 +123,17 @@ def test_served_read_only_while_an_ingest_writes(kb_copy):
 
     ds = make_datasette(kb_copy[0])
     asyncio.run(ds.invoke_startup())
-    assert ds.databases["kb"].is_mutable  # opened mode=ro on the live file, not immutable=1
+    assert ds.databases["kbcopy"].is_mutable  # opened mode=ro on the live file, not immutable=1
     assert ds.setting("suggest_facets") is False
-    before = asyncio.run(ds.client.get("/kb/messages.json?_shape=array&_size=max")).json()
+    before = asyncio.run(ds.client.get("/kbcopy/messages.json?_shape=array&_size=max")).json()
     writer = connect(kb_copy[0])
     writer.execute("INSERT INTO kb_info(key, value) VALUES ('note', 'written while serving')")
-    got = asyncio.run(ds.client.get("/kb/kb_info.json?_shape=array")).json()
+    got = asyncio.run(ds.client.get("/kbcopy/kb_info.json?_shape=array")).json()
     assert {"key": "note", "value": "written while serving"} in got
     assert len(before) > 0
     # and Datasette itself cannot write
     with pytest.raises(sqlite3.OperationalError, match="readonly"):
-        asyncio.run(ds.databases["kb"].execute_fn(lambda c: c.execute("DELETE FROM kb_info")))
+        asyncio.run(ds.databases["kbcopy"].execute_fn(lambda c: c.execute("DELETE FROM kb_info")))
     writer.conn.close()
 
 
