@@ -483,7 +483,7 @@ def run_search(db: str, port: int = 8765, loops: int = 30) -> dict:
         queries = ['"mq-deadline"', "fio AND regression", '"run status group"', "bisected"]
         out = {"messages": n_messages, "db_mb": db_size_mb(db), "loops": loops, "queries": {}}
         for q in queries:
-            url = base + "?" + urllib.parse.urlencode({"_search": q, "_size": 20, "_shape": "objects"})
+            url = base + "?" + urllib.parse.urlencode({"_search": q, "_searchmode": "raw", "_size": 20, "_shape": "objects"})
             body = urllib.request.urlopen(url, timeout=60).read()  # warm-up, also checks it works
             times = []
             for _ in range(loops):
@@ -690,6 +690,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             results[r] = child(r, common)
         log.info("  %s", json.dumps(results.get(r))[:400])
+        if a.json:  # partial results survive an interrupted long run
+            Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(a.json + ".partial").write_text(json.dumps(results, indent=2) + "\n")
     if "search" in runs and a.search_db:
         results["search"] = run_search(a.search_db, a.port, a.search_loops)
     results["ratios"] = ratios(results)
