@@ -477,10 +477,13 @@ def report_data(conn, report_id: str) -> dict | None:
         FROM messages WHERE thread_id = ? ORDER BY date_utc IS NULL, date_utc, rowid""", (thread,))
     for m in messages:
         m["url"] = message_url(m["message_id"], bool(m["synthetic_id"]), m["archive_url"], m["subject"])
+    main = [x for x in results if not CHART_SKIP_RE.search(x.get("metric") or "")]
+    detail = [x for x in results if CHART_SKIP_RE.search(x.get("metric") or "")]
     groups = chart_groups(results)
     for g in groups:
         g["svg"] = chart_svg(g)
-    return {"report": report, "kernels": kernels, "results": results, "commits": commits, "jobs": jobs,
+    return {"report": report, "kernels": kernels, "results": results, "main_results": main,
+            "detail_results": detail, "commits": commits, "jobs": jobs,
             "setup": setup, "messages": messages, "charts": groups,
             "repro_url": report_path(rid, "/repro.zip")}
 

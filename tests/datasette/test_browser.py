@@ -96,7 +96,7 @@ def test_search_open_report_download_job(server, kb, tmp_path):
             drawn = chart.text_content()  # the first chart: write bandwidth, bad vs good
             assert "6.8-rc7 (regressed)" in drawn and "236 MiB/s" in drawn
             assert "(baseline)" in drawn and "315 MiB/s" in drawn
-            table = page.locator("#kernels table.lkmlkb-results").inner_text()
+            table = page.locator("#kernels table.lkmlkb-results").first.inner_text()
             assert "236.0" in table and "315.0" in table
             shot = tmp_path / "report-page.png"
             page.screenshot(path=str(shot), full_page=True)
