@@ -121,7 +121,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if c.label not in _KIND and c.label != "CHANGE":
             continue
         kind = _KIND.get(c.label)
-        s0, s1 = c.sent_start, c.sent_end
+        # look only near the cue: a sentence in mail can run for pages (fio output has no full stops)
+        s0, s1 = max(c.sent_start, c.start - 200), min(c.sent_end, c.end + 200)
         negated = _negated_before(doc, c) or any(c.end <= p.start <= c.end + 40 and p.start < s1 for p in posts)
         if c.label == "CANNOT_REPRODUCE" or c.label == "NO_CHANGE":
             negated = False  # the negation is part of the cue
@@ -159,18 +160,17 @@ def _resolve_changes(claims: list[Claim]) -> list[Claim]:
 
 
 def _dedupe(claims: list[Claim]) -> list[Claim]:
-    """One claim per (kind, pct, metric, sentence); a claim with a number beats one without."""
-    seen: dict[tuple, Claim] = {}
+    """Drop repeats on one line: the same (kind, pct, metric) once, and a claim
+    without a number when the same kind and metric on that line has one."""
+    out: list[Claim] = []
     for c in claims:
-        key = (c.kind, c.evidence.line_start)
-        old = seen.get(key)
-        if old is None:
-            seen[key] = c
-        elif old.stated_pct is None and c.stated_pct is not None:
-            seen[key] = c
-        elif old.metric is None and c.metric is not None and old.stated_pct == c.stated_pct:
-            old.metric = c.metric
-    return list(seen.values())
+        same = [o for o in out if o.kind == c.kind and o.evidence.line_start == c.evidence.line_start
+                and o.metric == c.metric]
+        if any(o.stated_pct == c.stated_pct or c.stated_pct is None for o in same):
+            continue
+        out = [o for o in out if not (o in same and o.stated_pct is None)]
+        out.append(c)
+    return out
 
 
 def find_claims(text: str) -> list[Claim]:

@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 CUES_DIR = Path(__file__).resolve().parent.parent / "data" / "cues"
 
 #: texts longer than this are cut before spaCy sees them (a thread dump is far below)
-MAX_DOC_CHARS = 200_000
+MAX_DOC_CHARS = 100_000
 
 _LABEL_RE = re.compile(r"[A-Z][A-Z_]{0,40}")
 _ID_RE = re.compile(r"[a-z0-9][a-z0-9_.\-]{0,80}")

@@ -188,7 +188,7 @@ def test_not_commits(text):
 @pytest.mark.parametrize("text", [
     "", "\x00" * 1000, "a" * 1_000_000, ("d47f9717e5cf " * 20000), "(\"" * 50000,
     "commit: " + "0123456789abcdef" * 5000, "\n".join(["> " * 40 + "bisected to"] * 2000),
-])
+], ids=["empty", "nuls", "one-mb-line", "repeated-shas", "open-subjects", "hex-run", "deep-quotes"])
 def test_pathological_input_is_fast_and_safe(text):
     t0 = time.monotonic()
     find_commits(text)

@@ -1,0 +1,67 @@
+"""Claims about a performance change (lkmlkb.extract.claims)."""
+
+import time
+from pathlib import Path
+
+import pytest
+
+from lkmlkb.extract.claims import find_claims, stated_regression_pct
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+
+def _kinds(text):
+    return [(c.kind, c.stated_pct, c.metric) for c in find_claims(text)]
+
+
+@pytest.mark.parametrize("text,expected", [
+    # corpus/002 (Jan Kara, tiobench)
+    ("So about 5% regression.", [("regression", 5.0, None)]),
+    # corpus/000
+    ("That is roughly a 33.65% performance change, this is reproducible on higher number of block devices "
+     "as well. We have noticed a performance regression in kernel with fio sequential write job.",
+     [("regression", 33.65, None), ("regression", None, "write")]),
+    ("Almost there is no regression on sequential-read while there is a \nsignificant regression in "
+     "sequential write", [("no-regression", None, "read"), ("regression", None, "write")]),
+    # corpus/001, wrapped over a quoted line
+    ("> > \t- also run same test on another 32cores machine, IOPS drop isn't\n> > \t  observed, but CPU",
+     [("no-regression", None, "iops")]),
+    # archive <202401312320.a335db14-oliver.sang@intel.com>
+    ("kernel test robot noticed a -72.9% regression of fio.write_iops on:", [("regression", 72.9, "fio.write_iops")]),
+    # archive sample: "shows 12%-24% improvement." and "I cannot reproduce this issue"
+    ("shows 12%-24% improvement.", [("improvement", 24.0, None)]),
+    ("in the background, and I did, but I cannot reproduce this issue.", [("cannot-reproduce", None, None)]),
+    ("We saw a drop of 25% in write throughput.", [("regression", 25.0, "write")]),
+    # corpus/002: a disputed number is not a regression claim
+    ("Sorry, I don't see a 10% regression in random read from your numbers.",
+     [("no-regression", None, "randread")]),
+    # corpus/003
+    ("so the performance result on 6.5-rc1 is the same level as\n6.1.36 with c8ed1b359312.",
+     [("no-regression", None, None)]),
+])
+def test_claim_examples(text, expected):
+    assert _kinds(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "util=98.28%, aggrios=287904/0, aggrutil=86.71%",  # fio disk stats, corpus/000
+    "There may be a better way, though.",                # corpus/002: no number, weak word
+    "I don't see the improvement you can see :(.",       # negated improvement: no claim
+    "cpu          : usr=0.08%, sys=0.16%, ctx=1096948",
+])
+def test_not_claims(text):
+    assert find_claims(text) == []
+
+
+def test_seed_stated_magnitudes():
+    assert stated_regression_pct(find_claims((CORPUS / "002_05ded6ff64fd7ec3.txt").read_text())) == 5.0
+    assert any(c.stated_pct == 33.65 and c.kind == "regression"
+               for c in find_claims((CORPUS / "000_a3585e8f2465c212.txt").read_text()))
+
+
+@pytest.mark.parametrize("text", ["", "\x00" * 5000, "regression " * 50000, "5% " * 100000],
+                         ids=["empty", "nuls", "cue-flood", "pct-flood"])
+def test_pathological_input_is_fast_and_safe(text):
+    t0 = time.monotonic()
+    find_claims(text)
+    assert time.monotonic() - t0 < 20
