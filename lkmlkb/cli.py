@@ -52,11 +52,6 @@ def ingest(sources, db_path, workers, no_extract, progress):
 
     workers = workers or (os.cpu_count() or 1)
     show = sys.stderr.isatty() if progress is None else progress
-    on_batch = None
-    if not no_extract:
-        from .pipeline import extract_batch
-
-        on_batch = extract_batch
     if show:
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                                    TimeElapsedColumn)
@@ -75,9 +70,10 @@ def ingest(sources, db_path, workers, no_extract, progress):
                 elapsed = max(time.perf_counter() - t0, 1e-6)
                 bar.update(task, advance=n, rate=state["n"] / elapsed)
 
-            summary = run_ingest(list(sources), db_path, workers=workers, on_batch=on_batch, progress=tick)
+            summary = run_ingest(list(sources), db_path, workers=workers, extract=not no_extract,
+                                 progress=tick)
     else:
-        summary = run_ingest(list(sources), db_path, workers=workers, on_batch=on_batch)
+        summary = run_ingest(list(sources), db_path, workers=workers, extract=not no_extract)
     for err in summary.source_errors:
         click.echo(f"lkmlkb: {err}", err=True)
     click.echo(summary.line())
@@ -211,7 +207,7 @@ def serve(db_path, host, port):
     """Serve the knowledge base in Datasette."""
     from .serve import serve as run
 
-    run(db_path, host=host, port=port)
+    run(db_path, host=host, port=port, on_ready=lambda url: click.echo(f"Serving {db_path} at {url}"))
 
 
 @main.command()

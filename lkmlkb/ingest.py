@@ -34,6 +34,9 @@ class Prepared:
     new_text: str
     cursor_key: str | None = None
     cursor: str | None = None
+    #: what the extractors found in this message on its own (None: not extracted)
+    findings: object | None = None
+    passed: bool = False
 
 
 @dataclass
@@ -81,16 +84,36 @@ def prepare_raw(item: RawMail) -> Prepared | Failure:
     return p
 
 
-def _prepare_batch(batch: list) -> list[Prepared | Failure]:
+def _prepare_batch(batch: list, extract: bool = False) -> list[Prepared | Failure]:
     out = []
     for item in batch:
         if isinstance(item, RawMail):
-            out.append(prepare_raw(item))
+            p = prepare_raw(item)
         elif isinstance(item, Message):
-            out.append(prepare_message(item))
+            p = prepare_message(item)
         else:
-            out.append(item)
+            p = item
+        if extract and isinstance(p, Prepared):
+            _extract_into(p)
+        out.append(p)
     return out
+
+
+def _prepare_and_extract(batch: list) -> list[Prepared | Failure]:
+    return _prepare_batch(batch, extract=True)
+
+
+def _extract_into(p: Prepared) -> None:
+    """Per-message extraction in the worker; a failure is recorded, never raised."""
+    from .model import Findings
+    from .pipeline import extract_message
+
+    try:
+        p.findings, p.passed = extract_message(p.message, p.segments)
+    except Exception as exc:  # noqa: BLE001 - recorded against the message
+        f = Findings(p.message.message_id)
+        f.errors["pipeline"] = f"{exc.__class__.__name__}: {exc}"[:500]
+        p.findings, p.passed = f, False
 
 
 def _batches(items: Iterable, size: int) -> Iterator[list]:
@@ -121,9 +144,23 @@ def _source_items(sources: list[str], store: Store, summary: IngestSummary) -> I
 
 
 def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int = BATCH,
-           on_batch: Callable[[Store, list[Message]], None] | None = None,
+           extract: bool = False,
+           on_batch: Callable[[Store, list[Prepared]], None] | None = None,
            progress: Callable[[int], None] | None = None) -> IngestSummary:
-    """Read every source into the knowledge base at ``db_path``."""
+    """Read every source into the knowledge base at ``db_path``.
+
+    With ``extract``, the workers also run the extractors on each message and
+    the findings are stored and turned into reports batch by batch.
+    """
+    if extract and on_batch is None:
+        from .pipeline import extract_batch
+
+        on_batch = extract_batch
+    work = _prepare_and_extract if extract else _prepare_batch
+    if extract:
+        from .pipeline import warm_up
+
+        warm_up()  # before forking, so every worker inherits built pipelines
     db = connect(db_path)
     store = Store(db)
     store.start_run(sources)
@@ -137,11 +174,12 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
         if workers > 1:
             ctx = multiprocessing.get_context("fork")
             pool = ctx.Pool(workers)
-            prepared_batches = pool.imap(_prepare_batch, batches, chunksize=1)
+            prepared_batches = pool.imap(work, batches, chunksize=1)
         else:
-            prepared_batches = map(_prepare_batch, batches)
+            prepared_batches = map(work, batches)
         for prepared in prepared_batches:
             rows = []
+            by_id: dict[str, Prepared] = {}
             cursors: dict[str, str] = {}
             for p in prepared:
                 summary.read += 1
@@ -151,6 +189,7 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
                     store.record_error(p.source, p.locator, p.stage, p.reason, p.raw)
                     continue
                 rows.append((p.message, p.segments, p.new_text))
+                by_id.setdefault(p.message.message_id, p)
                 if p.cursor_key:
                     cursors[p.cursor_key] = p.cursor
             new_msgs = store.write_batch(rows)
@@ -160,7 +199,7 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
                     store.set_cursor(k, v)
             summary.new_ids.extend(m.message_id for m in new_msgs)
             if on_batch is not None and new_msgs:
-                on_batch(store, new_msgs)
+                on_batch(store, [by_id[m.message_id] for m in new_msgs])
             if progress:
                 progress(len(prepared))
         status = "done"

@@ -20,7 +20,7 @@ import sqlite_utils
 from .kernels import sort_key
 from .model import (Claim, CommitCitation, Evidence, Findings, FioJob, KernelMention, Message, Report, Result,
                     SetupFact)
-from .pipeline import EXTRACTOR_VERSION, build_view, extract_view, prefilter
+from .pipeline import EXTRACTOR_VERSION, drop_attributed, extract_message
 from .reports import build_report
 from .store import now
 from .threads import attribute_quotes, segment_body
@@ -119,6 +119,7 @@ def load_messages(db: sqlite_utils.Database, thread_id: str) -> list[Message]:
 
 def load_findings(db: sqlite_utils.Database, message_ids: list[str]) -> list[Findings]:
     conn = db.conn
+    previous = conn.row_factory
     conn.row_factory = sqlite3.Row
     try:
         out = []
@@ -150,16 +151,28 @@ def load_findings(db: sqlite_utils.Database, message_ids: list[str]) -> list[Fin
             out.append(f)
         return out
     finally:
-        conn.row_factory = None
+        conn.row_factory = previous
 
 
-def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: list[Message]) -> bool:
-    """Extract the thread's messages that have no current findings; True if any passed the prefilter."""
+def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: list[Message],
+                          prepared: dict | None = None) -> bool:
+    """Store findings for the thread's messages that have none yet; True if any passed the prefilter.
+
+    ``prepared`` maps message ids to what the ingest workers extracted; other
+    messages without current findings are extracted here.
+    """
     conn = db.conn
     done = {r[0]: r[1] for r in conn.execute(
         "SELECT e.message_id, e.prefilter_passed FROM extracted_messages e JOIN messages m "
         "ON m.message_id = e.message_id WHERE m.thread_id=? AND e.extractor_version=?", (thread_id, EXTRACTOR_VERSION))}
     if all(m.message_id in done for m in messages):
+        return any(done.values())
+    todo = [m for m in messages if m.message_id not in done]
+    ready = [(prepared or {}).get(m.message_id) for m in todo]
+    if all(p is not None and p.findings is not None and not p.passed for p in ready):
+        # nothing new can hold a report: record that, skip attribution and segmenting
+        for p in ready:
+            write_findings(conn, thread_id, p.findings, False)
         return any(done.values())
     items = [(m, segment_body(m.body)) for m in messages]
     attribute_quotes(items)
@@ -167,13 +180,16 @@ def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: l
     for msg, segs in items:
         if msg.message_id in done:
             continue
-        view = build_view(msg.body, segs)
-        passed = prefilter(view.text) or prefilter(msg.subject)
-        f = extract_view(msg.message_id, view) if passed else Findings(msg.message_id)
-        write_findings(conn, thread_id, f, passed)
+        p = (prepared or {}).get(msg.message_id)
+        if p is not None and p.findings is not None:
+            f, passed = p.findings, p.passed
+        else:
+            f, passed = extract_message(msg, segs)
+        write_findings(conn, thread_id, drop_attributed(f, segs), passed)
         for n, s in enumerate(segs):
-            conn.execute("UPDATE segments SET quotes_message_id=? WHERE message_id=? AND seq=?",
-                         (s.quotes_message_id, msg.message_id, n))
+            if s.quotes_message_id:
+                conn.execute("UPDATE segments SET quotes_message_id=? WHERE message_id=? AND seq=?",
+                             (s.quotes_message_id, msg.message_id, n))
         any_passed = any_passed or passed
     return any_passed
 
@@ -229,7 +245,8 @@ def write_report(conn: sqlite3.Connection, r: Report) -> str:
     return rid
 
 
-def rebuild_threads(db: sqlite_utils.Database, thread_ids: Iterable[str], only_if_candidate: bool = True) -> int:
+def rebuild_threads(db: sqlite_utils.Database, thread_ids: Iterable[str], only_if_candidate: bool = True,
+                    prepared: dict | None = None) -> int:
     """Extract what is new in each thread and rebuild its report; returns reports written."""
     n = 0
     conn = db.conn
@@ -239,7 +256,7 @@ def rebuild_threads(db: sqlite_utils.Database, thread_ids: Iterable[str], only_i
             continue
         conn.execute("BEGIN IMMEDIATE")
         try:
-            passed = extract_new_in_thread(db, tid, messages)
+            passed = extract_new_in_thread(db, tid, messages, prepared)
             if passed or not only_if_candidate:
                 findings = load_findings(db, [m.message_id for m in messages])
                 report = build_report(tid, messages, findings)
