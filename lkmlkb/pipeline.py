@@ -200,6 +200,9 @@ def extract_messages(messages: list[Message]) -> dict[str, tuple[list[Message], 
 
     out = {}
     for thread_id, msgs in thread_messages(messages).items():
+        # the order the knowledge base reads a thread in: dated messages by date, then undated ones
+        order = {id(m): n for n, m in enumerate(msgs)}
+        msgs = sorted(msgs, key=lambda m: (m.date_utc is None, m.date_utc or "", order[id(m)]))
         items = [(m, segment_body(m.body)) for m in msgs]
         out[thread_id] = (msgs, extract_thread(items))
     return out

@@ -132,9 +132,8 @@ def patched_kernels(kernels: list[KernelMention], commits: list[CommitCitation])
         if c.role not in ("fix", "tested"):
             continue
         for k in kernels:
-            ke, ce = k.evidence, c.evidence
-            if ke.message_id == ce.message_id and abs(ke.line_start - ce.line_start) <= 1 \
-                    and "appl" in (ce.text + " " + ke.text).lower():
+            line = k.evidence.text.lower()
+            if "appl" in line and c.sha[:7] in line:
                 out.add(k.version)
     return out
 
@@ -159,6 +158,34 @@ def label_results(results: list[Result], kernels: list[KernelMention], commits: 
             r.label = "baseline"
         elif role == "bad":
             r.label = "regressed"
+    if not any(r.label == "regressed" for r in results):
+        _label_later_kernels(results, kernels)
+
+
+def _label_later_kernels(results: list[Result], kernels: list[KernelMention]) -> None:
+    """The regression entered between a good and a bad kernel: later kernels still have it.
+
+    Seed 002: "happened sometime between 2.6.29 and 2.6.30 and stays the same
+    since then" — the 2.6.32-rc5 numbers are the regressed ones.
+    """
+    from .kernels import compare, sort_key
+
+    goods = [k.version for k in kernels if k.role == "good" and not _qual(k.raw)]
+    bads = [k.version for k in kernels if k.role == "bad" and not _qual(k.raw)]
+    if not goods or not bads:
+        return
+    first_bad = min(bads, key=sort_key)
+    for r in results:
+        if r.label or not r.kernel or r.config:
+            continue
+        version, q = _result_key(r)
+        if q:
+            continue
+        try:
+            if compare(version, first_bad) >= 0:
+                r.label = "regressed"
+        except (ValueError, TypeError):
+            continue
 
 
 def headline(results: list[Result]) -> tuple[Result, Result] | None:
@@ -194,7 +221,21 @@ def computed_change(base: Result, bad: Result) -> float | None:
     return round(delta / ref * 100.0, 2)
 
 
-def derive_status(commits: list[CommitCitation], claims: list[Claim], texts: list[str]) -> str:
+def fix_restores(results: list[Result]) -> bool | None:
+    """Did a tested fix bring the headline metric back to the baseline?  None when unmeasured."""
+    pair = headline(results)
+    if not pair:
+        return None
+    base, bad = pair
+    fixed = [r for r in results if r.label == "fixed" and r.metric == base.metric and r.direction == base.direction]
+    if not fixed:
+        return None
+    v = fixed[-1].value
+    return abs(v - base.value) < abs(v - bad.value)
+
+
+def derive_status(commits: list[CommitCitation], claims: list[Claim], texts: list[str],
+                  restored: bool | None = None) -> str:
     kinds = {c.kind for c in claims}
     roles = {c.role for c in commits}
     low = "\n".join(texts).lower()
@@ -202,8 +243,8 @@ def derive_status(commits: list[CommitCitation], claims: list[Claim], texts: lis
         return "cannot reproduce"
     if "revert" in roles and ("reverted" in low or "revert" in low):
         return "reverted"
-    if "fix" in roles and any(w in low for w in ("merged", "applied to", "queued", "fixed by", "is fixed",
-                                                  "ended up in", "landed in")):
+    if "fix" in roles and restored is not False and any(
+            w in low for w in ("merged", "applied to", "queued", "fixed by", "is fixed", "ended up in", "landed in")):
         return "fixed"
     if "fix" in roles:
         return "fix proposed"
@@ -294,7 +335,8 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         title=root.subject if root else thread_id,
         is_regression_report=is_regression,
         kind="regression" if is_regression else ("improvement" if is_improvement else None),
-        status=derive_status(commits, claims, [m.body for m in messages]) if (is_regression or commits) else "no conclusion",
+        status=(derive_status(commits, claims, [m.body for m in messages], fix_restores(results))
+                if (is_regression or commits) else "no conclusion"),
         kernel_versions=kernels,
         good_kernel=good,
         bad_kernel=bad,
