@@ -137,7 +137,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             continue  # a bare "difference" / "better" says nothing
         metric = _metric_near(text, s0, s1, c.start)
         line_a = line_b = nlp.line_of(text, c.start)
-        ev_text = text.split("\n")[line_a][:500] if line_a < text.count("\n") + 1 else c.text
+        ev_text = nlp.line_text(text, line_a)[:500] or c.text
         out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=c.text,
                          evidence=Evidence(line_start=line_a, line_end=line_b, text=ev_text)))
     return out

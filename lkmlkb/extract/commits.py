@@ -381,7 +381,7 @@ def _cues_of_colon_sentence(doc, cues, s0: int):
 def _to_citation(text: str, h: _Hit) -> CommitCitation:
     line_a = nlp.line_of(text, h.start)
     line_b = nlp.line_of(text, max(h.start, h.extra.get("subj_end", h.end) - 1))
-    lines = text.split("\n")[line_a:line_b + 1] if line_b - line_a < 5 else [text[h.start:h.end]]
+    lines = [nlp.line_text(text, i) for i in range(line_a, line_b + 1)] if line_b - line_a < 5 else [text[h.start:h.end]]
     return CommitCitation(sha=h.sha, subject=h.subject, role=h.role, cue=h.cue, form=h.form,
                           range_end=h.range_end, evidence=Evidence(line_start=line_a, line_end=line_b,
                                                                    text="\n".join(lines)[:500]))

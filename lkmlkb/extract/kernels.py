@@ -134,7 +134,7 @@ def find_kernel_mentions(text: str) -> list[KernelMention]:
     for (a, b, raw, norm), (role, cue) in zip(found, roles):
         role = _revert_role(text, raw) or role
         line_a, line_b = nlp.line_of(text, a), nlp.line_of(text, max(a, b - 1))
-        line_text = text.split("\n")[line_a] if line_a == line_b else raw
+        line_text = nlp.line_text(text, line_a) if line_a == line_b else raw
         out.append(KernelMention(raw=raw, version=norm, sort_key=kv.sort_key(norm), role=role,
                                  evidence=Evidence(line_start=line_a, line_end=line_b, text=line_text[:500])))
         if cue:

@@ -25,6 +25,8 @@ the same sentence.
 
 from __future__ import annotations
 
+import bisect
+
 import json
 import logging
 import re
@@ -215,14 +217,27 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _QUOTE_PREFIX_RE = re.compile(r"^[ \t]{0,4}>(?:[ \t]{0,2}>){0,30}[ \t]?", re.MULTILINE)
 
 
+#: a message with more cue matches than this is flooded, not a report: the rest are ignored
+MAX_CUES = 400
+
+
 def cues(doc) -> list[Cue]:
-    """Every cue match of ``doc`` (overlaps allowed) with its sentence bounds (char offsets)."""
+    """Cue matches of ``doc`` (overlaps allowed) with their sentence bounds (char offsets).
+
+    Sentence bounds come from one pass over ``doc.sents`` and a binary search
+    per cue (``token.sent`` walks the sentence each time: quadratic on a
+    flood of cues in one long "sentence").
+    """
+    matches = doc.user_data.get("lkmlkb_cues", [])[:MAX_CUES]
+    if not matches:
+        return []
+    sents = [(s.start, s.start_char, s.end_char) for s in doc.sents]
+    starts = [t for t, _, _ in sents]
     out = []
-    for label, pid, start, end in doc.user_data.get("lkmlkb_cues", []):
+    for label, pid, start, end in matches:
         span = doc[start:end]
-        sent = span[0].sent
-        out.append(Cue(label, pid, span.start_char, span.end_char, span.text,
-                       sent.start_char, sent.end_char))
+        _, s0, s1 = sents[max(0, bisect.bisect_right(starts, start) - 1)]
+        out.append(Cue(label, pid, span.start_char, span.end_char, span.text, s0, s1))
     return out
 
 
@@ -235,6 +250,30 @@ def sentence_bounds(doc, start: int, end: int) -> tuple[int, int]:
     return sent.start_char, max(sent.end_char, span.end_char)
 
 
+_LINES: list = [None, []]  # (the text last indexed, its line start offsets)
+
+
+def _line_starts(text: str) -> list[int]:
+    """Offsets where each line starts; computed once per text, not once per hit."""
+    if _LINES[0] is not text:
+        starts = [0]
+        pos = text.find("\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = text.find("\n", pos + 1)
+        _LINES[0], _LINES[1] = text, starts
+    return _LINES[1]
+
+
 def line_of(text: str, pos: int) -> int:
-    """0-based line number of char ``pos`` in ``text``."""
-    return text.count("\n", 0, max(0, min(pos, len(text))))
+    """0-based line number of char ``pos`` in ``text`` (binary search over line starts)."""
+    return bisect.bisect_right(_line_starts(text), max(0, min(pos, len(text)))) - 1
+
+
+def line_text(text: str, line: int) -> str:
+    """The text of 0-based line ``line`` ("" past the end)."""
+    starts = _line_starts(text)
+    if not 0 <= line < len(starts):
+        return ""
+    end = starts[line + 1] - 1 if line + 1 < len(starts) else len(text)
+    return text[starts[line]:end]
