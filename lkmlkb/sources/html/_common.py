@@ -386,11 +386,9 @@ def build_message(
     synthetic = msgid is None
     if synthetic:
         msgid = synthetic_id(subject, name, addr, date_raw.strip(), body)
-    # a saved file's path is not an archive URL
-    urls = [url] if "://" in (url or "") else []
-    archive_url = urls[0] if urls else None
-    if not synthetic:
-        archive_url = " ".join(urls + [lore_url(msgid)])
+    # the page it was read from; else, for a real Message-ID, its lore link
+    # (a saved file's path is not an archive URL)
+    archive_url = url if "://" in (url or "") else (None if synthetic else lore_url(msgid))
     refs = [r for r in (clean_msgid(x) for x in (references or [])) if r]
     irt = clean_msgid(in_reply_to)
     if irt and refs and refs[-1] != irt:
