@@ -161,7 +161,9 @@ def thread_messages(messages: list[Message]) -> dict[str, list[Message]]:
 
 # ---------------------------------------------------------------- segments
 
-QUOTE = re.compile(r"^((?:[ \t]{0,3}>){1,100})[ \t]?")
+# "> " / ">>" / "> >" quote markers; a ">" followed by "=" is no marker: fio's
+# wrapped percentile lines start ">=2000=8.42%" / ">=64=199.5%" (seed 000)
+QUOTE = re.compile(r"^((?:[ \t]{0,3}>(?!=)){1,100})[ \t]?")
 ATTRIBUTION = re.compile(
     r"""(?:
         ^On\b.{0,200}\b(?:wrote|writes|said)\s?:?\s*$      # On Thu, Apr 15, 2021 at 11:41AM +0100, John Garry wrote:
@@ -194,6 +196,16 @@ FOOTER_START = re.compile(
       | Powered[ ]by[ ]blists)""",
     re.X | re.I,
 )
+# a top-posted Outlook reply: below this line the older message is quoted unmarked
+OUTLOOK_SEPARATOR = re.compile(
+    r"""^[ \t]{0,3}(?:
+        -{3,}[ \t]{0,3}(?:Original[ ]Message|邮件原件|原始邮件|Ursprüngliche[ ]Nachricht)[ \t]{0,3}-{3,}  # Outlook EN/CN/DE
+      | _{10,}                                                 # Outlook web: "________________" then From:/Sent:
+    )[ \t]{0,3}$""",
+    re.X | re.I,
+)
+OUTLOOK_FROM = re.compile(r"^[ \t]{0,3}(?:From|发件人|Von)[ \t]{0,2}[:：]")      # "From: X" / "发件人: X"
+OUTLOOK_SENT = re.compile(r"^[ \t]{0,3}(?:Sent|发送时间|Gesendet)[ \t]{0,2}[:：]")  # "Sent: ..." / "发送时间: ..."
 SIG_START = re.compile(r"^--[ ]?$")
 MAX_SIG_LINES = 15
 
@@ -212,8 +224,21 @@ def _classify(lines: list[str]) -> list[tuple[str, int]]:
     in_footer = False
     sig_until = -1
     n = len(lines)
+    in_outlook = False  # inside the unmarked quote of a top-posted Outlook reply
+    outlook_headers = False
     for i, line in enumerate(lines):
         depth, content = quote_depth(line)
+        if not in_outlook and not depth and not in_footer and i > sig_until and _outlook_block_start(lines, i):
+            in_outlook = outlook_headers = True
+            in_patch = False
+        if in_outlook:
+            c = content.strip()
+            if outlook_headers and (OUTLOOK_SEPARATOR.match(line) or OUTLOOK_HEADER.match(c)):
+                kinds.append(("quoted_header", depth + 1))
+                continue
+            outlook_headers = False
+            kinds.append(("attribution" if ATTRIBUTION.match(c) else "quoted", depth + 1))
+            continue
         if depth:
             in_patch = False
             c = content.strip()
@@ -250,11 +275,32 @@ def _classify(lines: list[str]) -> list[tuple[str, int]]:
                 sig_until = end
                 kinds.append(("signature", 0))
                 continue
-        if ATTRIBUTION.match(line.strip()) and _next_is_quoted(lines, i):
+        if (ATTRIBUTION.match(line.strip()) and _next_is_quoted(lines, i)) or _from_sent_attribution(lines, i):
             kinds.append(("attribution", 0))
             continue
         kinds.append(("new", 0))
     return kinds
+
+
+def _outlook_block_start(lines: list[str], i: int) -> bool:
+    """``-----Original Message-----`` / ``-----邮件原件-----`` (then, for a bare
+    rule of underscores, a ``From:`` within two lines), or ``From:`` directly
+    followed by ``Sent:`` / ``发件人:`` by ``发送时间:``: Outlook's top-posting."""
+    line = lines[i][:4000]
+    if OUTLOOK_SEPARATOR.match(line):
+        if line.strip().startswith("_"):
+            return any(OUTLOOK_FROM.match(lines[j][:4000]) for j in range(i + 1, min(i + 3, len(lines))))
+        return True
+    return bool(OUTLOOK_FROM.match(line) and i + 1 < len(lines) and OUTLOOK_SENT.match(lines[i + 1][:4000]))
+
+
+def _from_sent_attribution(lines: list[str], i: int) -> bool:
+    """``From: Dongsoo Lee`` above ``> Sent: 12 January 2024 02:29`` (Outlook
+    users who quote with ``>``, e.g. David Laight on linux-block)."""
+    if not OUTLOOK_FROM.match(lines[i][:4000]) or i + 1 >= len(lines):
+        return False
+    depth, content = quote_depth(lines[i + 1][:4000])
+    return depth > 0 and bool(OUTLOOK_SENT.match(content))
 
 
 def _near_outlook(lines: list[str], i: int) -> bool:
