@@ -40,7 +40,16 @@ def shared_options(jobs: list[FioJob]) -> dict[str, str]:
     return {k: v for k, v in first.items() if all(_own_options(j).get(k) == v for j in jobs[1:])}
 
 
-def _option_line(key: str, value: str) -> str:
+OPTION_NAME_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+LINE_BREAKS_RE = re.compile(r"[\r\n\x00\x0b\x0c\x85\u2028\u2029]+")
+
+
+def _option_line(key: str, value: str) -> str | None:
+    """One ``key=value`` line; a name that is no option name, or a line break in a
+    value, can never add lines of its own (``exec_prerun=`` smuggled in a value)."""
+    if not OPTION_NAME_RE.match(key or ""):
+        return None
+    value = LINE_BREAKS_RE.sub(" ", str(value))
     return key if value == "" else "%s=%s" % (key, value)
 
 
@@ -50,11 +59,12 @@ def render_jobfile(jobs: list[FioJob]) -> str:
     out: list[str] = []
     if shared:
         out.append("[global]")
-        out.extend(_option_line(k, v) for k, v in shared.items())
+        out.extend(line for line in (_option_line(k, v) for k, v in shared.items()) if line)
         out.append("")
     for i, job in enumerate(jobs, 1):
         out.append("[%s]" % _section_name(job.name, i))
-        out.extend(_option_line(k, v) for k, v in _own_options(job).items() if k not in shared)
+        out.extend(line for line in (_option_line(k, v) for k, v in _own_options(job).items() if k not in shared)
+                   if line)
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n" if out else ""
 

@@ -62,3 +62,15 @@ def test_rendered_jobfile_parses_in_fio(case, tmp_path):
     path.write_text(render_jobfile(jobs))
     out = subprocess.run(["fio", "--parse-only", str(path)], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
+
+
+def test_values_and_names_cannot_add_lines():
+    """A value with a line break (mail is hostile) must not smuggle in an option of its own."""
+    from lkmlkb.fio.render import render_jobfile
+    from lkmlkb.model import FioJob
+
+    job = FioJob("job", "jobfile", {"rw": "write\nexec_prerun=rm -rf /", "bad name\n[x]": "1", "bs": "4k"})
+    text = render_jobfile([job])
+    assert "\nexec_prerun" not in text
+    assert "[x]" not in text
+    assert text.splitlines() == ["[job]", "rw=write exec_prerun=rm -rf /", "bs=4k"]
