@@ -206,6 +206,8 @@ OUTLOOK_SEPARATOR = re.compile(
 )
 OUTLOOK_FROM = re.compile(r"^[ \t]{0,3}(?:From|发件人|Von)[ \t]{0,2}[:：]")      # "From: X" / "发件人: X"
 OUTLOOK_SENT = re.compile(r"^[ \t]{0,3}(?:Sent|发送时间|Gesendet)[ \t]{0,2}[:：]")  # "Sent: ..." / "发送时间: ..."
+# the git version format-patch writes under "-- " at the end of a patch: "2.43.0", "2.39.3 (Apple Git-145)"
+GIT_VERSION = re.compile(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,4}){0,2}(?:[ .-][\w.() -]{0,40})?$")
 SIG_START = re.compile(r"^--[ ]?$")
 MAX_SIG_LINES = 15
 
@@ -253,6 +255,8 @@ def _classify(lines: list[str]) -> list[tuple[str, int]]:
         if i <= sig_until:
             kinds.append(("signature", 0))
             continue
+        if in_patch and line == "-- " and i + 1 < n and GIT_VERSION.match(lines[i + 1]):
+            in_patch = False  # format-patch's "-- " / "2.43.0" trailer: a signature, below
         if in_patch:
             if DIFF_LINE.match(line) and not (line == "" and _next_is_prose(lines, i)):
                 kinds.append(("patch", 0))
