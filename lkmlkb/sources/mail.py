@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import email
+import email.errors
 import email.header
 import email.utils
 import hashlib
@@ -98,15 +99,19 @@ def decode_bytes(data: bytes, declared: str | None = None) -> str:
     return data.decode("latin-1")
 
 
-def _header_str(value) -> str:
-    """compat32 hands back str (8-bit bytes as surrogates) or Header objects."""
+def _header_str(value, keep_tail: bool = False) -> str:
+    """compat32 hands back str (8-bit bytes as surrogates) or Header objects.
+
+    Values past MAX_HEADER_CHARS are cut (a 1 MB To: header); ``keep_tail``
+    keeps the end instead, for References, whose last ids are the nearest.
+    """
     if value is None:
         return ""
     if isinstance(value, email.header.Header):
         value = _header_object_text(value)
     value = str(value)
     if len(value) > MAX_HEADER_CHARS:
-        value = value[:MAX_HEADER_CHARS]
+        value = value[-MAX_HEADER_CHARS:] if keep_tail else value[:MAX_HEADER_CHARS]
     return value
 
 
@@ -126,9 +131,9 @@ def _header_object_text(value: email.header.Header) -> str:
         return str(value)
 
 
-def decode_header(value) -> str:
+def decode_header(value, keep_tail: bool = False) -> str:
     """Decode RFC 2047 encoded words and raw 8-bit bytes; unfold."""
-    raw = _header_str(value)
+    raw = _header_str(value, keep_tail)
     if not raw:
         return ""
     # raw 8-bit bytes arrive as surrogate escapes: recover and decode them
@@ -144,7 +149,8 @@ def decode_header(value) -> str:
                 else:
                     out.append(chunk)
             raw = "".join(out)
-        except (ValueError, AssertionError, LookupError, IndexError, TypeError) as exc:
+        except (ValueError, AssertionError, LookupError, IndexError, TypeError, email.errors.MessageError) as exc:
+            # HeaderParseError: an encoded word whose base64 does not decode (=?UTF-8?B?7a\x00?=)
             log.info("undecodable encoded word kept as written: %s", exc)
     raw = re.sub(r"\r?\n[ \t]+", " ", raw)
     return clean_text(raw.replace("\r", "").replace("\n", " ")).strip()
@@ -365,7 +371,7 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
     if orig and " via " in name:
         name, addr = email.utils.parseaddr(orig)
 
-    refs = find_msgids(decode_header(msg.get("References")))
+    refs = find_msgids(decode_header(msg.get("References"), keep_tail=True))
     irt_all = find_msgids(decode_header(msg.get("In-Reply-To")))
     irt = irt_all[0] if irt_all else (refs[-1] if refs else None)
     refs = [r for r in refs if r != mid]
