@@ -53,25 +53,7 @@ def ingest(sources, db_path, workers, no_extract, progress):
     workers = workers or (os.cpu_count() or 1)
     show = sys.stderr.isatty() if progress is None else progress
     if show:
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
-                                   TimeElapsedColumn)
-
-        with Progress(SpinnerColumn(), TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("{task.fields[rate]:.0f} msg/s"), TimeElapsedColumn(),
-                      transient=True) as bar:
-            task = bar.add_task("ingest", total=None, rate=0.0)
-            state = {"n": 0}
-            import time
-
-            t0 = time.perf_counter()
-
-            def tick(n):
-                state["n"] += n
-                elapsed = max(time.perf_counter() - t0, 1e-6)
-                bar.update(task, advance=n, rate=state["n"] / elapsed)
-
-            summary = run_ingest(list(sources), db_path, workers=workers, extract=not no_extract,
-                                 progress=tick)
+        summary = _ingest_with_progress(run_ingest, list(sources), db_path, workers, not no_extract)
     else:
         summary = run_ingest(list(sources), db_path, workers=workers, extract=not no_extract)
     for err in summary.source_errors:
@@ -79,6 +61,33 @@ def ingest(sources, db_path, workers, no_extract, progress):
     click.echo(summary.line())
     if summary.read == 0 and summary.source_errors:
         sys.exit(1)
+
+
+def _ingest_with_progress(run_ingest, sources, db_path, workers, extract):
+    """A progress bar: messages, rate, and an ETA where the input size is known."""
+    import time
+
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from .ingest import estimate_bytes
+
+    total = estimate_bytes(sources)
+    columns = [SpinnerColumn(), TextColumn("ingesting {task.fields[count]} messages"),
+               TextColumn("{task.fields[rate]:.0f} msg/s"), TimeElapsedColumn()]
+    if total:
+        columns[1:1] = [BarColumn()]
+        columns.append(TimeRemainingColumn())
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task("ingest", total=total, count=0, rate=0.0)
+        t0 = time.perf_counter()
+        state = {"n": 0}
+
+        def tick(n, nbytes):
+            state["n"] += n
+            elapsed = max(time.perf_counter() - t0, 1e-6)
+            bar.update(task, advance=nbytes, count=state["n"], rate=state["n"] / elapsed)
+
+        return run_ingest(sources, db_path, workers=workers, extract=extract, progress=tick)
 
 
 @main.command()

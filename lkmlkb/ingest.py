@@ -8,8 +8,11 @@ give the same database (a test checks it).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import multiprocessing
+import re
+import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -19,7 +22,7 @@ from .model import Message, Segment
 from .sources import iter_source
 from .sources.base import RawMail
 from .sources.mail import parse_message
-from .store import Store, connect
+from .store import Store, connect, has_messages, known_copies
 from .threads import new_text, segment_body
 
 log = logging.getLogger(__name__)
@@ -37,6 +40,16 @@ class Prepared:
     #: what the extractors found in this message on its own (None: not extracted)
     findings: object | None = None
     passed: bool = False
+
+
+@dataclass
+class Known:
+    """A raw message whose exact bytes are already stored (an unchanged re-run)."""
+
+    source: str
+    locator: str
+    cursor_key: str | None = None
+    cursor: str | None = None
 
 
 @dataclass
@@ -116,6 +129,65 @@ def _extract_into(p: Prepared) -> None:
         p.findings, p.passed = f, False
 
 
+#: the Message-ID header line of a raw message (a cheap key for the known-bytes check;
+#: correctness rests on the content hash, so a miss only means a full parse)
+_MSGID_LINE = re.compile(
+    rb"""^message-id:[ \t]{0,20}                    # "Message-ID:" / "Message-Id:" (any case)
+         (?:\r?\n[ \t]{1,20})?                     # an id folded onto the next line
+         <([^<>\s]{1,995})>                         # the id in angle brackets
+    """,
+    re.I | re.M | re.X,
+)
+#: only the header block is searched, and at most this much of it
+HEADER_SCAN = 64 * 1024
+
+
+def delivery_key(raw: bytes) -> tuple[str | None, str]:
+    """(Message-ID as the header says it, content hash) of one raw message, without parsing it.
+
+    The hash is the store's ``content_hash``: SHA-256 of the bytes after an
+    mbox "From " separator line.  Tolerates anything: no headers, no id, NULs.
+    """
+    if raw.startswith(b"From ") and b"\n" in raw[:1000]:
+        raw = raw.split(b"\n", 1)[1]
+    end = raw.find(b"\n\n", 0, HEADER_SCAN)
+    head = raw[:end if end >= 0 else HEADER_SCAN]
+    m = _MSGID_LINE.search(head)
+    mid = None
+    if m:
+        mid = m.group(1).decode("utf-8", "replace")
+    return mid, hashlib.sha256(raw).hexdigest()
+
+
+def _skip_known(conn, chunk: list) -> list:
+    """Replace raw messages whose exact bytes (and source lists) are stored by ``Known``.
+
+    Same outcome as parsing them: write_batch would count them unchanged.  A
+    message whose source names a list it is not yet filed under is parsed,
+    so the list is merged as before.
+    """
+    keys = {}
+    for n, item in enumerate(chunk):
+        if isinstance(item, RawMail):
+            mid, h = delivery_key(item.raw)
+            if mid:
+                keys[n] = (mid, h)
+    if not keys:
+        return chunk
+    stored = known_copies(conn, sorted({k[0] for k in keys.values()}))
+    out = list(chunk)
+    for n, (mid, h) in keys.items():
+        have = stored.get(mid)
+        if have is None or h not in have[0]:
+            continue
+        item = chunk[n]
+        if any(name not in have[1] for name in item.lists):
+            continue
+        key = getattr(item, "cursor_key", None)
+        out[n] = Known(item.source, item.locator, key, item.locator if key else None)
+    return out
+
+
 def _batches(items: Iterable, size: int) -> Iterator[list]:
     batch: list = []
     for item in items:
@@ -146,7 +218,7 @@ def _source_items(sources: list[str], store: Store, summary: IngestSummary) -> I
 def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int = BATCH,
            extract: bool = False,
            on_batch: Callable[[Store, list[Prepared]], None] | None = None,
-           progress: Callable[[int], None] | None = None) -> IngestSummary:
+           progress: Callable[[int, int], None] | None = None) -> IngestSummary:
     """Read every source into the knowledge base at ``db_path``.
 
     With ``extract``, the workers also run the extractors on each message and
@@ -167,10 +239,16 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
     summary = IngestSummary()
     t0 = time.perf_counter()
     pool = None
+    probe = None
     status = "interrupted"
     try:
         items = _source_items(sources, store, summary)
         batches = _batches(items, batch_size)
+        if has_messages(db.conn):
+            # a re-run: messages whose bytes are stored are not parsed again.  Its own
+            # connection: the pool's feeder thread runs this generator.
+            probe = sqlite3.connect(db_path, timeout=60, check_same_thread=False)
+            batches = (_skip_known(probe, b) for b in batches)
         if workers > 1:
             ctx = multiprocessing.get_context("fork")
             pool = ctx.Pool(workers)
@@ -188,6 +266,11 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
                         summary.read -= 1
                     store.record_error(p.source, p.locator, p.stage, p.reason, p.raw)
                     continue
+                if isinstance(p, Known):
+                    store.outcome.unchanged += 1
+                    if p.cursor_key:
+                        cursors[p.cursor_key] = p.cursor
+                    continue
                 rows.append((p.message, p.segments, p.new_text))
                 by_id.setdefault(p.message.message_id, p)
                 if p.cursor_key:
@@ -201,12 +284,14 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
             if on_batch is not None and new_msgs:
                 on_batch(store, [by_id[m.message_id] for m in new_msgs])
             if progress:
-                progress(len(prepared))
+                progress(len(prepared), sum(len(p.message.raw) for p in prepared if isinstance(p, Prepared)))
         status = "done"
     finally:
         if pool is not None:
             pool.close()
             pool.join()
+        if probe is not None:
+            probe.close()
         o = store.outcome
         summary.new, summary.unchanged, summary.copies, summary.errors = o.new, o.unchanged, o.copies, o.errors
         summary.seconds = time.perf_counter() - t0
@@ -215,6 +300,29 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
         except Exception:  # noqa: BLE001 - the run row is informational
             log.debug("could not close the run row", exc_info=True)
     return summary
+
+
+def estimate_bytes(sources: list[str]) -> int | None:
+    """Expected raw bytes of mbox-like sources, for a progress ETA; None when unknown.
+
+    Plain files count their size; a single-member gzip records its expanded
+    size (mod 4 GiB) in its last four bytes.  Folders, repositories and URLs
+    have no cheap estimate.
+    """
+    import os
+
+    total = 0
+    for spec in sources:
+        if not os.path.isfile(spec):
+            return None
+        size = os.path.getsize(spec)
+        with open(spec, "rb") as fh:
+            if fh.read(2) == b"\x1f\x8b" and size >= 18:
+                fh.seek(-4, os.SEEK_END)
+                isize = int.from_bytes(fh.read(4), "little")
+                size = isize if isize >= size else size * 4  # past 4 GiB: a rough guess
+        total += size
+    return total or None
 
 
 def read_messages(paths: list[str]) -> Iterator[Message]:
