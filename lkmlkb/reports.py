@@ -138,6 +138,32 @@ def patched_kernels(kernels: list[KernelMention], commits: list[CommitCitation])
     return out
 
 
+_SHA_CONFIG = re.compile(r"[0-9a-f]{7,40}")  # an LKP table column "8f764b91fdf29659", "574e7779cf583171acb5bf63650"
+#: the state a commit's role says its measurements show
+_COMMIT_ROLE_LABEL = {"base": "baseline", "culprit": "regressed", "fix": "fixed"}
+
+
+def attribute_commit_results(results: list[Result], commits: list[CommitCitation]) -> None:
+    """A number measured on a cited commit was measured on the kernel built from it.
+
+    Kernel test robot tables head their columns with the base and the tested
+    commit (``8f764b91fdf29659  574e7779cf583171acb5bf63650``): such a result
+    has no release but the commit as its configuration.  Its kernel becomes
+    that commit, and the commit's role says which side it is: the robot's
+    base is the baseline, the commit under test (the culprit) the regressed
+    state, a fix the fixed one.  Results of other configurations are left alone.
+    """
+    for r in results:
+        if r.kernel or not r.config or not _SHA_CONFIG.fullmatch(r.config):
+            continue
+        c = next((c for c in commits if c.sha.startswith(r.config) or r.config.startswith(c.sha)), None)
+        if c is None:
+            continue
+        r.kernel = r.config
+        if not r.label:
+            r.label = _COMMIT_ROLE_LABEL.get(c.role)
+
+
 def label_results(results: list[Result], kernels: list[KernelMention], commits: list[CommitCitation]) -> None:
     """baseline / regressed / fixed, from the kernels' roles and qualifiers."""
     roles = kernel_roles(kernels)
@@ -304,6 +330,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     results = _dedupe_results(findings)
     jobs = _dedupe_jobs(findings)
     good, bad = decide_kernels(kernels, claims)
+    attribute_commit_results(results, commits)
     label_results(results, kernels, commits)
     tools = list(dict.fromkeys(t for f in findings for t in f.tools))
     setup = []
