@@ -318,7 +318,9 @@ _PROTECTED_RE = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-_MSGID_RE = re.compile(r"<?\s{0,3}([^\s<>]{1,998}?)\s{0,3}>?\s{0,3}$")
+# anchored at the start (\A): it reads one whitespace-free token; unanchored, a
+# search over a long run of id characters tried 998 lengths at every offset
+_MSGID_RE = re.compile(r"\A<?\s{0,3}([^\s<>]{1,998}?)\s{0,3}>?\s{0,3}$")
 
 
 def clean_msgid(value: str | None) -> str | None:
