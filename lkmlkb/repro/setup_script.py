@@ -39,6 +39,8 @@ VM_TUNABLES = frozenset({"dirty_ratio", "dirty_background_ratio", "dirty_bytes",
                          "vfs_cache_pressure", "drop_caches"})
 
 TUNABLE_RE = re.compile(r"""
+    \b                                          # names start a word: without it a run of 50,000 letters
+                                                # was retried at every offset (4 s)
     (?P<name>[a-z][a-z0-9_]{1,39})              # "low_latency", "queue_depth", "nr_requests"
     \s{0,3}
     (?:=|:|\bset\s{1,3}to\b|\bis\b|\bof\b)?      # "low_latency=0", "low_latency set to 0", "queue_depth is 254"
