@@ -591,6 +591,27 @@ class Store:
                 (t, subject, normalize_subject(subject or ""), root[0] if root else None, count, first, last))
 
 
+def has_messages(conn: sqlite3.Connection) -> bool:
+    """Does the knowledge base hold any message yet?"""
+    return conn.execute("SELECT 1 FROM messages LIMIT 1").fetchone() is not None
+
+
+def known_copies(conn: sqlite3.Connection, ids: list[str]) -> dict[str, tuple[set[str], set[str]]]:
+    """message_id -> (content hashes of every stored delivery, lists it is filed under), for stored ids."""
+    out: dict[str, tuple[set[str], set[str]]] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        marks = ",".join("?" * len(chunk))
+        for mid, h in conn.execute(f"SELECT message_id, content_hash FROM message_copies WHERE message_id IN ({marks})",
+                                   chunk):
+            out.setdefault(mid, (set(), set()))[0].add(h)
+        for mid, name in conn.execute(f"SELECT message_id, list FROM message_lists WHERE message_id IN ({marks})",
+                                      chunk):
+            if mid in out:
+                out[mid][1].add(name)
+    return out
+
+
 def summary_counts(db: sqlite_utils.Database) -> dict[str, int]:
     return {
         "messages": db.execute("SELECT count(*) FROM messages").fetchone()[0],
