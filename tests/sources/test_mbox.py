@@ -187,3 +187,19 @@ def test_missing_path_is_a_source_error(tmp_path):
     with pytest.raises(SourceError) as err:
         list(iter_source(str(tmp_path / "nope.mbox")))
     assert "no such file" in err.value.reason
+
+
+@pytest.mark.parametrize("line", [
+    b"From " + b"x" * 1_000_000,                       # one 1 MB "From " line
+    b"From " + b"a " * 500_000,                        # separator-like fields, never a time
+    b"From a b c d " + b"1:" * 300_000,                # colons where the time goes
+    (b"From mboxrd@z Thu Jan  1 00:00:00 1970 " * 20_000).replace(b"1970 ", b"1970", 1),
+], ids=["1MB-from-line", "spaced-fields", "colons", "repeated-separators-one-line"])
+def test_adversarial_separator_lines_are_linear(line):
+    import time
+
+    data = LORE_SEP + fixture("format_flowed.eml") + b"\n" + line + b"\n" + LORE_SEP + fixture("nested_quotes.eml")
+    t0 = time.perf_counter()
+    msgs = list(split_mbox(io.BytesIO(data)))
+    assert time.perf_counter() - t0 < 2.0
+    assert len(msgs) >= 2
