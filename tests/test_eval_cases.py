@@ -59,3 +59,26 @@ def test_robot_table_columns_are_the_base_and_tested_commits():
     assert iops == {("8f764b91fdf29659", "baseline"): 23454.0,
                     ("574e7779cf583171acb5bf63650", "regressed"): 6361.0}
     assert report.computed_pct is not None and abs(report.computed_pct - 72.9) < 0.1
+
+
+# Trimmed from corpus/101 (Oliver Sang's reply, linux-block 2024-02-01): prose naming the commit the
+# run was on, then fio output that names no kernel.
+TESTED_ON = """I attached a dmesg and 2 outputs while running tests on 574e7779cf. not sure if
+they are helpful?
+
+Run status group 0 (all jobs):
+  WRITE: bw=24.8MiB/s (26.0MB/s), 24.8MiB/s-24.8MiB/s (26.0MB/s-26.0MB/s), io=7450MiB (7812MB), run=300289-300289msec
+"""
+
+
+def test_numbers_without_kernel_take_the_commit_the_prose_ran_on():
+    from lkmlkb.extract.results import find_results
+
+    res = [r for r in find_results(TESTED_ON) if r.metric == "bw"]
+    assert res and {r.kernel for r in res} == {"574e7779cf"}
+    # two different commits named: no guess
+    two = TESTED_ON.replace("not sure if", "and results on 8f764b91fd; not sure if")
+    assert {r.kernel for r in find_results(two) if r.metric == "bw"} == {None}
+    # the commit only in quoted text (another writer's words): no guess
+    quoted = "> " + TESTED_ON.splitlines()[0] + "\n" + "\n".join(TESTED_ON.splitlines()[1:]) + "\n"
+    assert {r.kernel for r in find_results(quoted) if r.metric == "bw"} == {None}

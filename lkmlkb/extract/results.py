@@ -151,6 +151,35 @@ def _block_kernel(lines: list[Line], a: int, b: int, depth: int) -> tuple[str, s
     return None
 
 
+_TESTED_ON_COMMIT = re.compile(
+    r"""
+    \b(?:test(?:s|ed|ing)?|run(?:s|ning)?|ran|measured|outputs?|results?)   # "while running tests on 574e7779cf"
+    [^\n]{0,60}?\bon\s{1,3}(?:commit\s{1,3})?                            # "... results on commit 1a2b3c4d"
+    (?P<sha>[0-9a-f]{7,40})\b
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+def _tested_commit(lines: list[Line]) -> str | None:
+    """The one commit the writer's own prose says the numbers were measured on, else None.
+
+    Real text: "I attached a dmesg and 2 outputs while running tests on
+    574e7779cf" (the robot's reply, linux-block 2024-01-31) above a fio JSON
+    output that names no kernel.  Quoted lines are the other writers' words and
+    are skipped; two different commits leave the numbers unattributed.
+    """
+    found: set[str] = set()
+    for ln in lines:
+        if ln.depth or len(ln.text) > 400:
+            continue
+        for m in _TESTED_ON_COMMIT.finditer(ln.text):
+            sha = m["sha"].lower()
+            if re.search(r"[a-f]", sha) and re.search(r"\d", sha):
+                found.add(sha)
+    return found.pop() if len(found) == 1 else None
+
+
 def _dedupe(results: list[Result], lines: list[Line]) -> list[Result]:
     """Drop a result read again from an identical line (quoted repeats)."""
     seen = set()
@@ -181,6 +210,11 @@ def find_results(text: str) -> list[Result]:
                     q = qualifier(k[1])
                     if q and not r.config:
                         r.config = q
+        if any(r.kernel is None for r in results):
+            sha = _tested_commit(lines)
+            for r in results:
+                if r.kernel is None and sha:
+                    r.kernel = sha
         results.sort(key=lambda r: (r.evidence.line_start, r.evidence.line_end))
         return _dedupe(results, lines)
     except Exception:  # noqa: BLE001 - an extractor never stops the run
