@@ -509,6 +509,7 @@ class Store:
         c = self.conn
         new_msgs: list[Message] = []
         touched_threads: set[str] = set()
+        before = StoreOutcome(**vars(self.outcome))
         c.execute("BEGIN IMMEDIATE")
         try:
             known = self.known([m.message_id for m, _, _ in items])
@@ -559,6 +560,7 @@ class Store:
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")
+            self.outcome = before  # nothing of the batch was stored: neither are its counts
             raise
         return new_msgs
 
