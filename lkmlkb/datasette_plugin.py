@@ -193,9 +193,11 @@ def search_kb(conn, text: str, limit: int = SEARCH_LIMIT) -> list[dict]:
 
 def _search_table(conn, fts: str, table: str, query: str, limit: int) -> list[dict]:
     """Rows of one FTS table matching ``query``, best first, with ``snippet_html``."""
+    # people search past *regressions*: among reports, those come before threads that only carry numbers
+    first = "c.is_regression_report DESC, " if table == "reports" else ""
     sql = (f'SELECT c.*, snippet("{fts}", -1, ?, ?, \'…\', 16) AS _snippet, bm25("{fts}") AS _rank '
            f'FROM "{fts}" JOIN "{table}" c ON c.rowid = "{fts}".rowid '
-           f'WHERE "{fts}" MATCH ? ORDER BY _rank LIMIT ?')
+           f'WHERE "{fts}" MATCH ? ORDER BY {first}_rank LIMIT ?')
     cur = conn.execute(sql, (MARK_OPEN, MARK_CLOSE, query, limit))
     cols = [d[0] for d in cur.description]
     out = []
