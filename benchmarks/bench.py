@@ -18,7 +18,7 @@ Runs (``--runs``, comma-separated; default all but ``search``):
                (extract_view on the messages the prefilter passes), store
                (Store.write_batch with the FTS triggers dropped, SQL threading
                included) and FTS (one FTS5 'rebuild' of the same rows).
-``ingest``     lkmlkb.ingest.ingest(workers=1, on_batch=extract_batch if the
+``ingest``     lkmlkb.ingest.ingest(workers=1, extract=True if the
                extractors import), then ``ingest_par`` with ``--workers``, then a
                re-run on the unchanged input (``ingest_rerun``).
 ``prefilter``  pass rate on the input and the check on corpus/*.txt.
@@ -368,20 +368,19 @@ def run_ingest(mbox: str, workdir: str, workers: int = 1, extract: bool = True, 
     """lkmlkb's real ingest (store, FTS triggers, threading, extraction hook), then a re-run."""
     from lkmlkb.ingest import ingest
 
-    on_batch, why = None, None
+    why = None
     if extract:
         fn, why = _extract_fn()
-        if fn is not None:
-            from lkmlkb.pipeline import extract_batch as on_batch
+        extract = fn is not None
     db_path = os.path.join(workdir, f"{tag}.db")
     nbytes = os.path.getsize(mbox)
     c0 = cpu_seconds()
     t0 = time.perf_counter()
-    summary = ingest([mbox], db_path, workers=workers, on_batch=on_batch)
+    summary = ingest([mbox], db_path, workers=workers, extract=extract)
     secs = time.perf_counter() - t0
     cpu = cpu_seconds() - c0
     out = {**rate(summary.read, secs, nbytes), "workers": workers, "new": summary.new,
-           "errors": summary.errors, "extraction": "on" if on_batch else f"off ({why or 'not asked'})",
+           "errors": summary.errors, "extraction": "on" if extract else f"off ({why or 'not asked'})",
            "db_mb": db_size_mb(db_path), "cpu_seconds": round(cpu, 3),
            "msg_per_cpu_s": round(summary.read / cpu, 1) if cpu else None, **peak_rss_mb()}
     conn = sqlite3.connect(db_path)
@@ -390,9 +389,14 @@ def run_ingest(mbox: str, workdir: str, workers: int = 1, extract: bool = True, 
             out[f"rows_{table}"] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         except sqlite3.Error:
             pass
+    try:
+        out["prefilter_passed"] = conn.execute(
+            "SELECT count(*) FROM extracted_messages WHERE prefilter_passed=1").fetchone()[0]
+    except sqlite3.Error:
+        pass
     conn.close()
     t0 = time.perf_counter()
-    again = ingest([mbox], db_path, workers=workers, on_batch=on_batch)
+    again = ingest([mbox], db_path, workers=workers, extract=extract)
     out["rerun_seconds"] = round(time.perf_counter() - t0, 2)
     out["rerun_new"] = again.new
     return out

@@ -224,10 +224,11 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
     With ``extract``, the workers also run the extractors on each message and
     the findings are stored and turned into reports batch by batch.
     """
+    begin = finish = None
     if extract and on_batch is None:
-        from .pipeline import extract_batch
+        from .pipeline import begin_extraction, extract_batch, finish_extraction
 
-        on_batch = extract_batch
+        on_batch, begin, finish = extract_batch, begin_extraction, finish_extraction
     work = _prepare_and_extract if extract else _prepare_batch
     if extract:
         from .pipeline import warm_up
@@ -236,6 +237,8 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
     db = connect(db_path)
     store = Store(db)
     store.start_run(sources)
+    if begin is not None:
+        begin(store)
     summary = IngestSummary()
     t0 = time.perf_counter()
     pool = None
@@ -285,6 +288,8 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
                 on_batch(store, [by_id[m.message_id] for m in new_msgs])
             if progress:
                 progress(len(prepared), sum(len(p.message.raw) for p in prepared if isinstance(p, Prepared)))
+        if finish is not None:
+            finish(store)
         status = "done"
     finally:
         if pool is not None:

@@ -269,6 +269,107 @@ def rebuild_threads(db: sqlite_utils.Database, thread_ids: Iterable[str], only_i
     return n
 
 
+def _is_empty(f: Findings) -> bool:
+    return not (f.fio_jobs or f.results or f.kernels or f.commits or f.setup or f.claims or f.errors)
+
+
+def _threads_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        out.update(conn.execute("SELECT message_id, thread_id FROM messages WHERE message_id IN (%s)"
+                                % ",".join("?" * len(chunk)), chunk).fetchall())
+    return out
+
+
+def store_batch_findings(db: sqlite_utils.Database, prepared: list) -> None:
+    """Store what the ingest workers extracted from a batch of new messages (one transaction).
+
+    Messages that did not pass the prefilter are written in bulk; a thread
+    with a new message that passed is attributed (quotes of its earlier
+    messages dropped) as :func:`extract_new_in_thread` does.  Reports are
+    not built here but by :func:`flush_reports`, once per thread per flush.
+    """
+    new = {p.message.message_id: p for p in prepared}
+    if not new:
+        return
+    conn = db.conn
+    thread_of = _threads_of(conn, list(new))
+    attribute = {thread_of[mid] for mid, p in new.items()
+                 if mid in thread_of and (p.findings is None or p.passed)}
+    empty = []
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for mid, p in new.items():
+            tid = thread_of.get(mid)
+            if tid is None or tid in attribute:
+                continue
+            if _is_empty(p.findings):
+                empty.append((mid, EXTRACTOR_VERSION, int(p.passed),
+                              json.dumps({"tools": p.findings.tools, "fio_version": p.findings.fio_version})))
+            else:
+                write_findings(conn, tid, p.findings, p.passed)
+        # new messages: nothing stored for them yet, so no old findings to delete
+        conn.executemany("INSERT OR REPLACE INTO extracted_messages(message_id, extractor_version, prefilter_passed, "
+                         "extra) VALUES (?,?,?,?)", empty)
+        for tid in sorted(attribute):
+            messages = load_messages(db, tid)
+            if messages:
+                extract_new_in_thread(db, tid, messages, new)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+#: kb_info key: messages with a larger rowid may lack findings or a current report
+PENDING_KEY = "reports_pending_after"
+
+
+def begin_reports(db: sqlite_utils.Database) -> None:
+    """Mark where an extracting ingest's messages start (an interrupted run's mark is kept)."""
+    db.conn.execute("INSERT OR IGNORE INTO kb_info(key, value) "
+                    "VALUES (?, (SELECT coalesce(max(rowid), 0) FROM messages))", (PENDING_KEY,))
+
+
+def _report_candidates(conn: sqlite3.Connection, after: int, upto: int) -> list[str]:
+    """Threads with a message in (after, upto] that have a message that passed the prefilter
+    or a message without current findings (an interrupted run)."""
+    touched = [r[0] for r in conn.execute(
+        "SELECT DISTINCT thread_id FROM messages WHERE rowid > ? AND rowid <= ?", (after, upto))]
+    out: set[str] = set()
+    for i in range(0, len(touched), 500):
+        chunk = touched[i:i + 500]
+        out.update(r[0] for r in conn.execute(
+            "SELECT DISTINCT m.thread_id FROM messages m JOIN extracted_messages e ON e.message_id = m.message_id "
+            "WHERE m.thread_id IN (%s) AND e.prefilter_passed = 1" % ",".join("?" * len(chunk)), chunk))
+    out.update(r[0] for r in conn.execute(
+        "SELECT DISTINCT m.thread_id FROM messages m LEFT JOIN extracted_messages e ON e.message_id = m.message_id "
+        "AND e.extractor_version = ? WHERE m.rowid > ? AND m.rowid <= ? AND e.message_id IS NULL",
+        (EXTRACTOR_VERSION, after, upto)))
+    return sorted(out)
+
+
+def flush_reports(db: sqlite_utils.Database, final: bool = False) -> int:
+    """Rebuild the report of every thread that got messages since the mark; returns reports written.
+
+    Messages without findings there (a run killed between storing a batch
+    and its findings) are extracted here.  ``final`` clears the mark.
+    """
+    conn = db.conn
+    row = conn.execute("SELECT value FROM kb_info WHERE key=?", (PENDING_KEY,)).fetchone()
+    if row is None:
+        return 0
+    after = int(row[0])
+    upto = conn.execute("SELECT coalesce(max(rowid), 0) FROM messages").fetchone()[0]
+    n = rebuild_threads(db, _report_candidates(conn, after, upto)) if upto > after else 0
+    if final:
+        conn.execute("DELETE FROM kb_info WHERE key=?", (PENDING_KEY,))
+    else:
+        conn.execute("UPDATE kb_info SET value=? WHERE key=?", (str(upto), PENDING_KEY))
+    return n
+
+
 def reprocess(db: sqlite_utils.Database, thread_ids: list[str] | None = None) -> int:
     """Re-run extraction and report building over stored messages."""
     conn = db.conn
