@@ -164,8 +164,21 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
             r.label = _COMMIT_ROLE_LABEL.get(c.role)
 
 
+def label_pairs(results: list[Result], kernels: list[KernelMention]) -> None:
+    """Before/after pairs ("old: 554 IOPS → new: 535 IOPS"): baseline and regressed, on the good and bad kernels."""
+    good = next((k.version for k in kernels if k.role == "good"), None)
+    bad = next((k.version for k in kernels if k.role == "bad"), None)
+    for r in results:
+        side = (r.config or "").split(" ", 1)[0]
+        if r.kernel or side not in ("before", "after"):
+            continue
+        r.label = "baseline" if side == "before" else "regressed"
+        r.kernel = good if side == "before" else bad
+
+
 def label_results(results: list[Result], kernels: list[KernelMention], commits: list[CommitCitation]) -> None:
     """baseline / regressed / fixed, from the kernels' roles and qualifiers."""
+    label_pairs(results, kernels)
     roles = kernel_roles(kernels)
     patched = patched_kernels(kernels, commits)
     has_fix = any(c.role == "fix" for c in commits)
@@ -301,6 +314,24 @@ def is_patch_thread(root: Message | None) -> bool:
     return bool(DIFF_IN_BODY.search(root.body[:200_000]))
 
 
+def subject_kernel_roles(root: Message | None, kernels: list[KernelMention]) -> None:
+    """The subject says which kernel regressed ("regression on linux-next (6.19.0-rc1-...) vs RHEL9 5.14").
+
+    Fills roles the body left open; never overrides one the body gave.
+    """
+    if root is None or not root.subject or not kernels:
+        return
+    from .extract.kernels import find_kernels
+
+    try:
+        said = {k.version: k.role for k in find_kernels(root.subject) if k.role}
+    except Exception:  # noqa: BLE001 - the subject is a hint, never fatal
+        return
+    for k in kernels:
+        if k.role is None and said.get(k.version):
+            k.role = said[k.version]
+
+
 def subject_claims(root: Message | None) -> list[Claim]:
     """What the thread's subject claims ("... performance drop", "fio.write_iops -72.9% regression")."""
     if root is None or not root.subject:
@@ -327,6 +358,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     claims = subject_claims(root) + [c for f in findings for c in f.claims]
     commits = merge_commits(findings)
     kernels = merge_kernels(findings)
+    subject_kernel_roles(root, kernels)
     results = _dedupe_results(findings)
     jobs = _dedupe_jobs(findings)
     good, bad = decide_kernels(kernels, claims)

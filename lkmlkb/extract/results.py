@@ -22,6 +22,7 @@ import logging
 import re
 
 from lkmlkb.extract.fio_output import Line, find_fio_output, prepare_lines
+from lkmlkb.extract.pairs import find_pairs
 from lkmlkb.extract.tables import find_tables
 from lkmlkb.kernels import find_versions, qualifier
 from lkmlkb.model import Result
@@ -215,6 +216,8 @@ def find_results(text: str) -> list[Result]:
             for r in results:
                 if r.kernel is None and sha:
                     r.kernel = sha
+        # before/after pairs carry no kernel of their own: the report maps them onto its good/bad kernels
+        results.extend(find_pairs(text))
         results.sort(key=lambda r: (r.evidence.line_start, r.evidence.line_end))
         return _dedupe(results, lines)
     except Exception:  # noqa: BLE001 - an extractor never stops the run

@@ -1,0 +1,98 @@
+"""Before/after pairs written on one line: ``old: 554 IOPS → new: 535 IOPS (~-3.4%)``.
+
+Users who summarize a regression in prose write the two figures with an
+arrow or "to" between them, often under a heading naming the configuration
+(``- iodepth=32:``).  Each pair gives two results: the left one is the state
+before (``config`` "before"), the right one after (``config`` "after"); the
+report builder turns those into baseline and regressed when the thread is a
+regression report, and attributes them to its good and bad kernels.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from ..model import Evidence, Result
+from ..units import normalize
+
+log = logging.getLogger(__name__)
+
+UNIT = r"""(?:[KMGT]i?B/s|[kKMG]B/s|B/s|MBps|IOPS|iops|[kK]\s?IOPS|usec|msec|nsec|us|ms|ns|s|%)"""
+NUM = r"\d{1,12}(?:\.\d{1,6})?[kKM]?"
+PAIR = re.compile(
+    rf"""^(?P<lead>.{{0,80}}?)                                  # "avg clat:", "old:", "read bw"
+        (?P<a>{NUM})\s{{0,3}}(?P<ua>{UNIT})?                    # 554 IOPS / 57.7 ms / 94k
+        \s{{0,4}}(?:→|->|=>|-->|\bto\b)\s{{0,4}}                # the arrow
+        (?:(?:new|after|now|with[ ]the[ ]patch|patched)\s{{0,2}}:?\s{{0,3}})?
+        (?P<b>{NUM})\s{{0,3}}(?P<ub>{UNIT})?                    # 535 IOPS / 59.8 ms
+        (?P<tail>.{{0,80}})$""",
+    re.X,
+)
+HEADING = re.compile(r"^\s{0,8}[-*•]?\s{0,3}(?P<label>[\w=.,/ -]{1,60}?)\s{0,2}:\s*$")
+METRIC_WORDS = (("clat", "clat"), ("slat", "slat"), ("lat", "lat"), ("iops", "iops"), ("bandwidth", "bw"),
+                ("bw", "bw"), ("throughput", "throughput"), ("util", "util"), ("cpu", "cpu"))
+MAX_LINE = 400
+
+
+def _count(text: str) -> float:
+    mult = {"k": 1e3, "K": 1e3, "M": 1e6}.get(text[-1], 1)
+    return float(text.rstrip("kKM")) * mult
+
+
+def _metric(lead: str, unit: str) -> str | None:
+    low = lead.lower()
+    for word, metric in METRIC_WORDS:
+        if word in low:
+            return metric
+    u = unit.lower()
+    if "iops" in u:
+        return "iops"
+    if u.endswith("/s") or u == "mbps":
+        return "bw"
+    if u in ("us", "usec", "ms", "msec", "ns", "nsec", "s"):
+        return "lat"
+    return None
+
+
+def find_pairs(text: str) -> list[Result]:
+    """Every before/after pair with a unit on either side; never raises."""
+    out: list[Result] = []
+    try:
+        lines = text.split("\n")
+        heading: str | None = None
+        for i, line in enumerate(lines):
+            if len(line) > MAX_LINE:
+                continue
+            h = HEADING.match(line)
+            if h:
+                heading = h.group("label").strip()
+                continue
+            if not line.strip():
+                continue
+            m = PAIR.match(line.strip())
+            if not m:
+                continue
+            if re.search(r"\bto\b", line) and not re.search(r"→|->|=>", line) and not (m.group("ua") and m.group("ub")):
+                continue  # "2 to 4 ms" is a range, "2 ms to 4 ms" a change
+            unit = m.group("ua") or m.group("ub")
+            if not unit or (m.group("ua") and m.group("ub") and m.group("ua").lower() != m.group("ub").lower()):
+                continue  # "2 to 4" or mixed units: not a measured pair
+            metric = _metric(m.group("lead"), unit)
+            if metric is None:
+                continue
+            unit = "IOPS" if unit.lower().replace(" ", "") in ("iops", "kiops") else unit
+            ev = Evidence(line_start=i, line_end=i, text=line)
+            for side, raw in (("before", m.group("a")), ("after", m.group("b"))):
+                value = _count(raw)
+                nv, nu = normalize(value, unit)
+                out.append(Result(metric=metric, value=value, unit=unit, config=side,
+                                  direction=None, normalized_value=nv, normalized_unit=nu,
+                                  evidence=Evidence(ev.message_id, i, i, line)))
+                out[-1].samples = []
+                if heading:
+                    out[-1].config = f"{side} ({heading})"
+    except Exception:  # noqa: BLE001 - an extractor never stops the run
+        log.exception("find_pairs failed")
+        return []
+    return out
