@@ -154,6 +154,13 @@ def load_findings(db: sqlite_utils.Database, message_ids: list[str]) -> list[Fin
         conn.row_factory = previous
 
 
+def _segments_of(msg: Message, prepared: dict | None) -> list:
+    p = (prepared or {}).get(msg.message_id)
+    if p is not None and getattr(p, "segments", None) is not None and p.message.body == msg.body:
+        return p.segments
+    return segment_body(msg.body)
+
+
 def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: list[Message],
                           prepared: dict | None = None) -> bool:
     """Store findings for the thread's messages that have none yet; True if any passed the prefilter.
@@ -174,7 +181,8 @@ def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: l
         for p in ready:
             write_findings(conn, thread_id, p.findings, False)
         return any(done.values())
-    items = [(m, segment_body(m.body)) for m in messages]
+    # the workers' segments of new messages are segment_body(body) as stored: not segmented again
+    items = [(m, _segments_of(m, prepared)) for m in messages]
     attribute_quotes(items)
     any_passed = any(done.values())
     for msg, segs in items:
