@@ -162,6 +162,12 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
         r.kernel = r.config
         if not r.label:
             r.label = _COMMIT_ROLE_LABEL.get(c.role)
+    # the other column of a row whose tested column regressed is the robot's base (a commit or a release)
+    regressed_rows = {(r.evidence.message_id, r.evidence.line_start, r.metric) for r in results
+                      if r.label == "regressed" and r.config and _SHA_CONFIG.fullmatch(r.config)}
+    for r in results:
+        if r.label is None and r.kernel and (r.evidence.message_id, r.evidence.line_start, r.metric) in regressed_rows:
+            r.label = "baseline"
 
 
 def label_pairs(results: list[Result], kernels: list[KernelMention]) -> None:

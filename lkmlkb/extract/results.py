@@ -196,6 +196,9 @@ def _dedupe(results: list[Result], lines: list[Line]) -> list[Result]:
     return out
 
 
+_COLUMN_SHA = re.compile(r"[0-9a-f]{7,40}")
+
+
 def find_results(text: str) -> list[Result]:
     """Every measured number in ``text`` with kernel attribution; never raises."""
     try:
@@ -204,7 +207,8 @@ def find_results(text: str) -> list[Result]:
         result_lines = {r.evidence.line_start for r in results}
         lk = _LineKernels(lines)
         for r in results:
-            if r.kernel is None:
+            # a robot table's column is a commit: that build, not a release named nearby, ran it
+            if r.kernel is None and not (r.config and _COLUMN_SHA.fullmatch(r.config)):
                 k = _attribute(r, lk, result_lines)
                 if k:
                     r.kernel = k[0]
