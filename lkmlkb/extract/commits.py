@@ -73,9 +73,9 @@ _EMAIL_RE = re.compile(r"[\w.+\-]{1,100}@[\w\-]{1,100}(?:\.[\w\-]{1,100}){0,10}"
 _QUOTED_SUBJ_RE = re.compile(
     r"""
     [ \t]{0,3}\n?[ \t>]{0,20}              # "commit c8ed1b359312\n ("..." rare; mostly same line
-    \(\s{0,3}"                             # ("gfs2: Fix duplicate
+    \(\s{0,3}["\u201c\u201e]                 # ("gfs2: Fix duplicate   (“...” from mailers that curl quotes)
     (?P<subj>[^\n]{1,300}?(?:\n[ \t>]{0,20}[^\n]{1,300}?)?)
-    "\s{0,3}\)                             #  should_fault_in_pages() call")
+    ["\u201d\u201c]\s{0,3}\)                 #  should_fault_in_pages() call")
     """,
     re.VERBOSE,
 )

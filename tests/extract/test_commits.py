@@ -197,3 +197,24 @@ def test_pathological_input_is_fast_and_safe(text):
 
 def test_non_string_input():
     assert find_commits(None) == []  # type: ignore[arg-type]
+
+
+# Real text, linux-block public-inbox epoch 0: "pgbench buffer readwrite mode showing around 24% perf
+# regression" (2025) and "block: significant performance regression in iSCSI rescan" (2023).
+def test_curly_quoted_subject_and_narrowed_down_culprit():
+    text = ("After bisecting we were able to narrow it down to the commit\n"
+            "9a42891c35d50a8472b42c61256867b4dfcc1941 (\u201cblock: fix lost bio for plug enabled bio based device\u201d)\n")
+    (c,) = find_commits(text)
+    assert (c.sha[:12], c.role, c.subject) == ("9a42891c35d5", "culprit",
+                                               "block: fix lost bio for plug enabled bio based device")
+
+
+def test_comes_down_to_a_patch_in_git_log_form_is_the_culprit():
+    text = ("This was determined not to be an array side issue, but I chased the\n"
+            "problem for him. The issue comes down to a patch:\n\n"
+            "commit 508aebb805277c541e94ee14daba4191ff02347e\n"
+            "Author: Damien Le Moal <damien.lemoal@wdc.com>\n"
+            "Date:   Wed Jan 27 20:47:32 2021\n\n"
+            "    block: introduce blk_queue_clear_zone_settings()\n")
+    (c,) = find_commits(text)
+    assert (c.sha[:12], c.role) == ("508aebb80527", "culprit")
