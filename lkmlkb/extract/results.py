@@ -23,6 +23,7 @@ import re
 
 from lkmlkb.extract.fio_output import Line, find_fio_output, prepare_lines
 from lkmlkb.extract.pairs import find_pairs
+from lkmlkb.extract.timing import find_timings
 from lkmlkb.extract.tables import find_tables
 from lkmlkb.kernels import find_versions, qualifier
 from lkmlkb.model import Result
@@ -203,7 +204,7 @@ def find_results(text: str) -> list[Result]:
     """Every measured number in ``text`` with kernel attribution; never raises."""
     try:
         lines = prepare_lines(text)
-        results = find_fio_output(text) + find_tables(text)
+        results = find_fio_output(text) + find_tables(text) + find_timings(text)
         result_lines = {r.evidence.line_start for r in results}
         lk = _LineKernels(lines)
         for r in results:
