@@ -16,7 +16,7 @@ from lkmlkb.contract import document
 from lkmlkb.pipeline import extract_paths
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = sorted((ROOT / "corpus").glob("*.txt"))
+CORPUS = sorted(p for p in (ROOT / "corpus").iterdir() if p.suffix in (".txt", ".mbox"))
 GOLDEN = ROOT / "tests" / "golden"
 SCHEMA = json.loads((ROOT / "schemas" / "extract.schema.json").read_text())
 
