@@ -142,6 +142,11 @@ def extract_view(message_id: str, view: View) -> Findings:
         f.fio_version = fio_version(view.text)
     except Exception as exc:  # noqa: BLE001
         f.errors["tools"] = f"{exc.__class__.__name__}: {exc}"[:500]
+    spent = time.thread_time() - t0
+    if spent > BUDGET_SECONDS and not any(r.startswith("skipped: ") for r in f.errors.values()):
+        # the last extractor ran past the budget: nothing was skipped, but the message is recorded
+        log.info("%s: extraction took %.1fs of CPU, over its %gs budget", message_id, spent, BUDGET_SECONDS)
+        f.errors["budget"] = f"over budget: extraction took {spent:.1f}s of CPU (budget {BUDGET_SECONDS:g}s)"
     return f
 
 

@@ -1,0 +1,134 @@
+"""The per-message extraction budget: a message past it is recorded and the run goes on.
+
+The mbox is a real thread (corpus/102_multipath_seqwrite_raw.mbox: the
+linux-block "[bug-report] Performance regression with fio sequential-write
+on a multipath setup" thread, 4 messages) followed by one hostile message
+that passes the prefilter ("fio regression") and then floods spaCy with
+90,000 punctuation tokens — the slowest input the fuzzing found after the
+regex fixes.  Ingested with ``extract=True``, the hostile message ends up
+in ``extraction_errors`` (or, at the default budget, finishes inside it)
+and the real thread still gets its findings and its report.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+import lkmlkb.pipeline as pipeline
+from lkmlkb.ingest import ingest
+from lkmlkb.model import Message
+from lkmlkb.threads import segment_body
+
+ROOT = Path(__file__).resolve().parent.parent
+THREAD = ROOT / "corpus" / "102_multipath_seqwrite_raw.mbox"
+THREAD_IDS = {"5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com",
+              "d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com",
+              "be93c772-d400-4105-b05a-735ed7365730@oracle.com",
+              "29f6145427be4d5b81f34cc0a9f747a2@BJMBX02.spreadtrum.com"}
+HOSTILE_ID = "flood-1@fuzz.invalid"
+#: one sentence that passes the prefilter, then "=>=>=>=>=>=>=>a " 6,000 times
+#: above what each real message of the thread costs (0.17-0.28 s of CPU), far below the flood
+SMALL_BUDGET = 0.8
+HOSTILE_BODY = "We see a fio regression of 10% on v6.8.\n" + ("=>" * 7 + "a ") * 6000 + "\n"
+
+
+def hostile_mbox(tmp_path: Path) -> Path:
+    """The real thread, then the hostile message (mboxrd, its own thread)."""
+    hostile = (
+        "From flood@fuzz.invalid Mon Jan  1 00:00:00 2024\n"
+        "From: Flood <flood@fuzz.invalid>\n"
+        "To: linux-block@vger.kernel.org\n"
+        "Subject: fio regression flood\n"
+        "Date: Mon, 1 Jan 2024 00:00:00 +0000\n"
+        f"Message-ID: <{HOSTILE_ID}>\n"
+        "Content-Type: text/plain; charset=us-ascii\n"
+        "\n" + HOSTILE_BODY + "\n"
+    )
+    path = tmp_path / "hostile.mbox"
+    path.write_bytes(THREAD.read_bytes().rstrip(b"\n") + b"\n\n" + hostile.encode())
+    return path
+
+
+def errors_and_findings(db: Path) -> tuple[dict[str, dict[str, str]], set[str], int]:
+    """extraction_errors by message, messages with any finding, and the number of reports."""
+    conn = sqlite3.connect(db)
+    try:
+        errors: dict[str, dict[str, str]] = {}
+        for mid, extractor, reason in conn.execute("SELECT message_id, extractor, reason FROM extraction_errors"):
+            errors.setdefault(mid, {})[extractor] = reason
+        found: set[str] = set()
+        for table in ("results", "fio_jobs", "kernel_mentions", "commit_citations", "setup_facts", "claims"):
+            found.update(r[0] for r in conn.execute(f"SELECT DISTINCT message_id FROM {table}"))
+        reports = conn.execute("SELECT count(*) FROM reports").fetchone()[0]
+        return errors, found, reports
+    finally:
+        conn.close()
+
+
+def test_the_hostile_message_is_slow_without_a_budget():
+    # what makes the test mean something: this body really costs more than the small budget below
+    # (the budget counts the extracting thread's CPU time, as the pipeline does)
+    pipeline.warm_up()
+    t0 = time.thread_time()
+    pipeline.extract_message(Message(HOSTILE_ID, subject="fio regression flood", body=HOSTILE_BODY),
+                             segment_body(HOSTILE_BODY))
+    assert time.thread_time() - t0 > 2 * SMALL_BUDGET
+
+
+def test_a_message_over_the_budget_is_recorded_and_the_run_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setattr(pipeline, "BUDGET_SECONDS", SMALL_BUDGET)
+    db = tmp_path / "kb.db"
+    summary = ingest([str(hostile_mbox(tmp_path))], str(db), extract=True)
+    assert summary.new == 5 and summary.errors == 0
+    errors, found, reports = errors_and_findings(db)
+    assert HOSTILE_ID in errors
+    reasons = " ".join(errors[HOSTILE_ID].values())
+    assert "budget" in reasons
+    # the real thread: no budget trouble, findings in its report message, a report
+    assert not THREAD_IDS & set(errors)
+    assert "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com" in found
+    assert reports >= 1
+
+
+def test_at_the_default_budget_the_hostile_message_is_recorded_or_in_time(tmp_path):
+    db = tmp_path / "kb.db"
+    pipeline.warm_up()
+    t0 = time.perf_counter()
+    summary = ingest([str(hostile_mbox(tmp_path))], str(db), extract=True)
+    elapsed = time.perf_counter() - t0
+    assert summary.new == 5
+    errors, found, reports = errors_and_findings(db)
+    if HOSTILE_ID not in errors:
+        # not recorded: then the whole ingest, hostile message included, stayed inside one budget's reach
+        assert elapsed < pipeline.BUDGET_SECONDS + 10
+    else:
+        assert "budget" in " ".join(errors[HOSTILE_ID].values())
+    assert "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com" in found
+    assert reports >= 1
+
+
+def test_an_extractor_that_overruns_skips_the_rest(monkeypatch):
+    # the check between extractors: once the budget is spent, later extractors are skipped by name
+    monkeypatch.setattr(pipeline, "BUDGET_SECONDS", 0.05)
+    real = pipeline._extractors()
+
+    def slow_first():
+        name, fn = real[0]
+
+        def slow(text):
+            t0 = time.thread_time()
+            while time.thread_time() - t0 < 0.1:  # CPU, not sleep: the budget counts CPU time
+                pass
+            return fn(text)
+
+        return [(name, slow), *real[1:]]
+
+    monkeypatch.setattr(pipeline, "_extractors", slow_first)
+    text = "fio write regression: WRITE: bw=236MiB/s (247MB/s) on v6.8-rc7\n"
+    f = pipeline.extract_view("m@x", pipeline.View(text, {}))
+    skipped = {k for k, v in f.errors.items() if v.startswith("skipped")}
+    assert skipped == {name for name, _ in real[1:]}
