@@ -373,6 +373,22 @@ CREATE INDEX idx_setup_facts_thread ON setup_facts(thread_id);
 
 CREATE INDEX idx_thread_members_thread ON thread_members(thread_id);
 
+CREATE VIEW regressions AS SELECT r.report_id, r.title, r.status, r.regression_pct, r.stated_pct, r.computed_pct,
+               r.headline_metric, r.baseline_value, r.regressed_value, r.unit, r.good_kernel, r.bad_kernel,
+               r.culprits, r.fixes, r.tools, r.lists, r.first_date, r.last_date, r.message_count
+        FROM reports r WHERE r.is_regression_report = 1;
+
+CREATE VIEW report_commit_roles AS SELECT rc.report_id, r.title AS report_title, r.status, rc.sha, rc.role, rc.subject AS subject_in_mail,
+               c.full_sha, c.status AS link_status, c.subject AS subject_in_tree, c.first_tag, c.fixed_by,
+               rc.message_id, rc.cue
+        FROM report_commits rc JOIN reports r ON r.report_id = rc.report_id
+        LEFT JOIN commits c ON c.sha = rc.sha;
+
+CREATE VIEW report_results AS SELECT x.report_id, r.title AS report_title, r.status, x.kernel, x.kernel_sort, x.label, x.config,
+               x.tool, x.metric, x.direction, x.value, x.unit, x.normalized_value, x.normalized_unit,
+               x.message_id, x.line_start, x.line_end, x.evidence
+        FROM results x JOIN reports r ON r.report_id = x.report_id;
+
 CREATE VIEW thread_messages AS SELECT m.thread_id, t.subject AS thread_subject, m.message_id, m.date_utc, m.from_name,
                m.from_addr, m.subject, m.archive_url
         FROM messages m JOIN threads t ON t.thread_id = m.thread_id;
