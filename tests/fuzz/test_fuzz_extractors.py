@@ -1,0 +1,144 @@
+"""Hostile text against every extractor, the segmenter and extract_message.
+
+Hypothesis draws text from alphabets biased to what the patterns care about
+(digits, ``.``, ``-``, ``:``, ``=``, ``|``, ``>``, brackets, ``/``, ``x``,
+hex, spaces, newlines), raw bytes decoded as mail would be, and lines of a
+real report (corpus/000_a3585e8f2465c212.txt, the mq-deadline fio
+regression thread) cut, repeated and spliced with that noise.  Then a table
+of long runs built to make patterns or spaCy backtrack (each one was slow
+or is next to one that was).  Every call must return a list (Findings for
+extract_message), raise nothing, and finish within BOUND_S.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lkmlkb.extract.claims import find_claims
+from lkmlkb.extract.commits import find_commits
+from lkmlkb.extract.kernels import find_kernels
+from lkmlkb.extract.results import find_results
+from lkmlkb.extract.setup import find_setup
+from lkmlkb.fio import find_fio_jobs
+from lkmlkb.model import Findings, Message
+from lkmlkb.pipeline import extract_message, warm_up
+from lkmlkb.threads import segment_body
+
+ROOT = Path(__file__).resolve().parents[2]
+#: real lines of a real report: the seed thread about an mq-deadline fio regression
+SEED_LINES = (ROOT / "corpus" / "000_a3585e8f2465c212.txt").read_text(encoding="utf-8").splitlines()
+
+#: per call, wall clock; generous for a loaded CI machine, far below a backtracking blow-up
+BOUND_S = 3.0
+EXAMPLES = 120
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _message(text: str) -> tuple[Message, list]:
+    """A message whose subject passes the prefilter, so every extractor runs."""
+    return Message("fuzz@lkmlkb.invalid", subject="fio regression", body=text), segment_body(text)
+
+
+def _extract_message(text: str) -> Findings:
+    msg, segs = _message(text)
+    findings, passed = extract_message(msg, segs)
+    assert passed
+    return findings
+
+
+TARGETS = {
+    "find_results": find_results,
+    "find_kernels": find_kernels,
+    "find_commits": find_commits,
+    "find_setup": find_setup,
+    "find_claims": find_claims,
+    "find_fio_jobs": find_fio_jobs,
+    "segment_body": segment_body,
+    "extract_message": _extract_message,
+}
+
+PATTERN_CHARS = "0123456789abcdefx.-:=|>[]/ \n\t%+,()*#@<v"
+TOKENS = ["fio", "iops", "IOPS=", "bw=", "MiB/s", "KB/s", "v6.8-rc7", "6.7.0", "commit ", "Fixes: ",
+          "0123456789ab", "[global]", "[job1]", "rw=randread", "bs=4k", "iodepth=32", "--ioengine=io_uring",
+          "%change", "%stddev", "±", "|", "  ", "> ", ">> ", "\n", "\n\n", "-- \n", "regression", "bisected to",
+          "WRITE:", "READ:", "Run status group 0", "lat (usec):", "clat percentiles", "mq-deadline", "nvme0n1",
+          "ext4", "+10.5%", "-72.9%", "=", "---", "diff --git", "@@ -1 +1 @@", "\x00", "\ud800", "\u200b"]
+
+
+def text_strategy() -> st.SearchStrategy[str]:
+    """Biased alphabets, decoded bytes, report tokens, and real lines cut and spliced with noise."""
+    biased = st.text(alphabet=st.sampled_from(PATTERN_CHARS), max_size=3000)
+    anything = st.text(max_size=1500)
+    decoded = st.binary(max_size=3000).map(lambda b: b.decode("utf-8", "surrogateescape"))
+    latin = st.binary(max_size=3000).map(lambda b: b.decode("latin-1"))
+    tokens = st.lists(st.sampled_from(TOKENS) | st.text(alphabet=PATTERN_CHARS, max_size=12),
+                      max_size=400).map("".join)
+    real = st.lists(
+        st.tuples(st.sampled_from(SEED_LINES), st.integers(0, 120), st.integers(1, 6),
+                  st.text(alphabet=PATTERN_CHARS, max_size=40)),
+        max_size=60,
+    ).map(lambda parts: "\n".join((line[:cut] + noise) * rep for line, cut, rep, noise in parts))
+    return st.one_of(biased, anything, decoded, latin, tokens, real)
+
+
+def run_bounded(fn, text: str):
+    """Call one target, check its return type and its time."""
+    t0 = time.perf_counter()
+    out = fn(text)
+    elapsed = time.perf_counter() - t0
+    assert isinstance(out, (list, Findings))
+    assert elapsed < BOUND_S, f"{elapsed:.2f}s on {text[:80]!r}... ({len(text)} chars)"
+    return out
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm():
+    warm_up()  # spaCy pipelines built once, outside every bound
+
+
+@pytest.mark.parametrize("name", sorted(TARGETS))
+@FUZZ
+@given(text=text_strategy())
+def test_no_exception_and_bounded_time(name, text):
+    run_bounded(TARGETS[name], text)
+
+
+# Long runs of what the patterns' quantifiers (and spaCy's affix rules) accept,
+# with a failing tail.  Comments name what each one caught when it was slow.
+ADVERSARIAL = {
+    "digits": "1" * 50_000 + "!",
+    "letter-dot": "a." * 30_000,
+    "spaces": " " * 100_000 + "x",
+    "dashes": "-" * 50_000,
+    "equals": "=" * 50_000,            # 5,000 of them took 21 s in find_claims (spaCy suffixes)
+    "pipes": "|" * 50_000,
+    "quotes": ">" * 20_000 + "x",      # spaCy affix stripping, like "="
+    "hex-prefix": "0x" * 30_000,       # TUNABLE_RE retried every offset (repro setup)
+    "brackets": "[" * 20_000,          # spaCy affix stripping
+    "ruler-word": ("=" * 15 + "a") * 6_000,  # one 96,000-char word: spaCy suffix search
+    "one-line-report": "fio regression 10% iops v6.8 bw=1MiB/s " * 2_500,
+    "long-line-nul": ("WRITE: bw=1MiB/s \x00" * 60_000)[:1_000_000],
+    "nested-quotes": ("> " * 200 + "fio bw=1MiB/s\n") * 200,
+    "table-flood": ("| 1.0 | 2.0 | +100% |\n" * 4_000),
+}
+
+
+@pytest.mark.parametrize("label", sorted(ADVERSARIAL))
+def test_adversarial_runs(label):
+    text = ADVERSARIAL[label]
+    for fn in TARGETS.values():
+        run_bounded(fn, text)
+
+
+def test_hostile_input_still_yields_what_a_report_says():
+    # bounded is not enough: a real report line in the middle of a flood is still found
+    line = next(ln for ln in SEED_LINES if "WRITE: bw=" in ln or "write: IOPS=" in ln)
+    text = "=" * 20_000 + "\n" + line + "\n" + ">" * 20_000 + "x\n"
+    results = run_bounded(find_results, text)
+    assert any(r.evidence.line_start == 1 for r in results), results
