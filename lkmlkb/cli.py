@@ -115,11 +115,19 @@ def extract(paths, fmt):
 @DB_OPTION
 @click.option("--thread", "threads", multiple=True, help="Only these threads (default: all).")
 def reprocess(db_path, threads):
-    """Re-run extraction and report building over stored messages."""
+    """Re-run extraction and report building over stored messages.
+
+    Messages an earlier run could not parse (kept raw in ingest_errors) are
+    parsed again first.
+    """
+    from .ingest import retry_errors
     from .knowledge import reprocess as run
     from .store import connect
 
     db = connect(db_path, create=False)
+    recovered, failing = retry_errors(db_path)
+    if recovered or failing:
+        click.echo(f"{recovered} message(s) recovered from ingest_errors, {failing} still failing")
     n = run(db, list(threads) or None)
     click.echo(f"{n} report(s) rebuilt")
 

@@ -343,3 +343,27 @@ def read_messages(paths: list[str]) -> Iterator[Message]:
                 yield item
             else:
                 raise SourceError(spec, getattr(item, "exc", item).reason)
+
+
+def retry_errors(db_path: str) -> tuple[int, int]:
+    """Parse again the messages an earlier run kept raw in ``ingest_errors`` (after a parser fix).
+
+    Returns (recovered, still failing).  A recovered message is stored like any
+    new one and its error row marked resolved; one that still fails keeps its
+    row, with the new reason.
+    """
+    db = connect(db_path)
+    store = Store(db)
+    rows = db.execute("SELECT id, source, locator, raw FROM ingest_errors "
+                      "WHERE resolved = 0 AND stage = 'parse' AND raw IS NOT NULL ORDER BY id").fetchall()
+    recovered = failing = 0
+    for err_id, source, locator, raw in rows:
+        p = prepare_raw(RawMail(raw, source or "", [], locator or ""))
+        if isinstance(p, Failure):
+            failing += 1
+            db.execute("UPDATE ingest_errors SET reason = ? WHERE id = ?", (p.reason[:2000], err_id))
+            continue
+        store.write_batch([(p.message, p.segments, p.new_text)])
+        db.execute("UPDATE ingest_errors SET resolved = 1, message_id = ? WHERE id = ?", (p.message.message_id, err_id))
+        recovered += 1
+    return recovered, failing
