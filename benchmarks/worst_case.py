@@ -1,0 +1,143 @@
+"""Worst per-message extraction time over hostile and large real input.
+
+    python benchmarks/worst_case.py [--archive PATH] [--largest 50] [--json OUT]
+
+Runs :func:`lkmlkb.pipeline.extract_message` (after ``warm_up()``) over
+
+* the fuzz corpus (``tests/fuzz/corpus/*``: each file parsed as a message, or
+  split as an mbox when it is one),
+* the adversarial runs of ``tests/fuzz/test_fuzz_extractors.py`` (each as the
+  body of a message whose subject passes the prefilter), and
+* the ``--largest`` largest messages of the linux-block archive sample,
+  parsed with ``split_mbox`` + ``parse_message``, segmented with ``segment_body``,
+
+and prints the worst wall and CPU time per message, and which input, per group.
+The target in issue 8 is 100 ms per message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import heapq
+import importlib.util
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+from lkmlkb.errors import LkmlkbError
+from lkmlkb.model import Message
+from lkmlkb.pipeline import extract_message, warm_up
+from lkmlkb.sources.mail import parse_message
+from lkmlkb.sources.mbox import split_mbox
+from lkmlkb.threads import segment_body
+
+log = logging.getLogger("worst_case")
+ROOT = Path(__file__).resolve().parent.parent
+ARCHIVE = Path("/work/shared/archives/linux-block-2024q1.mboxrd.gz")
+FUZZ_DIR = ROOT / "tests" / "fuzz"
+TARGET_S = 0.100
+
+
+def fuzz_corpus() -> list[tuple[str, Message]]:
+    """Messages of tests/fuzz/corpus (mbox files split); unparseable ones are skipped (logged)."""
+    out = []
+    corpus = FUZZ_DIR / "corpus"
+    if not corpus.is_dir():
+        return out
+    for path in sorted(corpus.iterdir()):
+        data = path.read_bytes()
+        raws = list(split_mbox(open(path, "rb"))) if path.suffix == ".mbox" else [data]
+        for n, raw in enumerate(raws):
+            try:
+                out.append((f"fuzz:{path.name}#{n}", parse_message(raw, str(path))))
+            except LkmlkbError as exc:
+                log.info("fuzz input rejected (as it may be): %s", exc)
+    return out
+
+
+def adversarial() -> list[tuple[str, Message]]:
+    """The adversarial runs of the extractor fuzz test, each as one message body."""
+    path = FUZZ_DIR / "test_fuzz_extractors.py"
+    spec = importlib.util.spec_from_file_location("lkmlkb_fuzz_extractors", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return [(f"adversarial:{label}", Message(f"{label}@fuzz.invalid", subject="fio regression", body=text))
+            for label, text in mod.ADVERSARIAL.items()]
+
+
+def largest_archive_messages(path: Path, n: int) -> list[tuple[str, Message]]:
+    """The n largest messages (raw bytes) of an mboxrd.gz archive, parsed."""
+    with gzip.open(path, "rb") as fh:
+        biggest = heapq.nlargest(n, enumerate(split_mbox(fh)), key=lambda kv: len(kv[1]))
+    out = []
+    for idx, raw in biggest:
+        try:
+            msg = parse_message(raw, str(path))
+        except LkmlkbError as exc:
+            log.info("archive message %d rejected: %s", idx, exc)
+            continue
+        out.append((f"archive:{msg.message_id} ({len(raw)} bytes)", msg))
+    return out
+
+
+def time_one(msg: Message) -> tuple[float, float, bool, list[str]]:
+    """Wall and CPU seconds of segmenting + extracting one message, prefilter result, errors."""
+    w0, c0 = time.perf_counter(), time.thread_time()
+    segs = segment_body(msg.body)
+    findings, passed = extract_message(msg, segs)
+    return time.perf_counter() - w0, time.thread_time() - c0, passed, sorted(findings.errors)
+
+
+def run(groups: dict[str, list[tuple[str, Message]]]) -> dict:
+    """Per group: inputs, how many passed the prefilter, worst wall/CPU and which input."""
+    summary = {}
+    for group, items in groups.items():
+        rows = []
+        for label, msg in items:
+            wall, cpu, passed, errors = time_one(msg)
+            rows.append({"input": label, "wall_s": round(wall, 4), "cpu_s": round(cpu, 4),
+                         "passed_prefilter": passed, "errors": errors, "body_chars": len(msg.body)})
+        rows.sort(key=lambda r: -r["wall_s"])
+        summary[group] = {
+            "inputs": len(rows),
+            "passed_prefilter": sum(r["passed_prefilter"] for r in rows),
+            "over_target": sum(r["wall_s"] > TARGET_S for r in rows),
+            "worst": rows[:5],
+        }
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--archive", type=Path, default=ARCHIVE)
+    ap.add_argument("--largest", type=int, default=50)
+    ap.add_argument("--json", type=Path, help="write the figures here")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+
+    t0 = time.perf_counter()
+    warm_up()
+    log.warning("warm-up: %.2fs", time.perf_counter() - t0)
+    groups = {"fuzz corpus": fuzz_corpus(), "adversarial": adversarial()}
+    if args.archive.exists():
+        groups[f"{args.largest} largest of {args.archive.name}"] = largest_archive_messages(args.archive,
+                                                                                           args.largest)
+    summary = run(groups)
+    for group, s in summary.items():
+        w = s["worst"][0] if s["worst"] else None
+        sys.stdout.write(f"{group}: {s['inputs']} inputs, {s['passed_prefilter']} past the prefilter, "
+                         f"{s['over_target']} over {TARGET_S * 1000:.0f} ms")
+        if w:
+            sys.stdout.write(f"; worst {w['wall_s'] * 1000:.0f} ms wall / {w['cpu_s'] * 1000:.0f} ms CPU "
+                             f"on {w['input']} ({w['body_chars']} chars, errors: {w['errors'] or 'none'})")
+        sys.stdout.write("\n")
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
