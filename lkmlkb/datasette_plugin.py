@@ -36,6 +36,8 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from datasette.utils.asgi import Response
 
+from .queries import window_floor
+
 log = logging.getLogger(__name__)
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
@@ -197,8 +199,9 @@ def _search_table(conn, fts: str, table: str, query: str, limit: int) -> list[di
     first = "c.is_regression_report DESC, " if table == "reports" else ""
     sql = (f'SELECT c.*, snippet("{fts}", -1, ?, ?, \'…\', 16) AS _snippet, bm25("{fts}") AS _rank '
            f'FROM "{fts}" JOIN "{table}" c ON c.rowid = "{fts}".rowid '
-           f'WHERE "{fts}" MATCH ? ORDER BY {first}_rank LIMIT ?')
-    cur = conn.execute(sql, (MARK_OPEN, MARK_CLOSE, query, limit))
+           f'WHERE "{fts}" MATCH ? AND "{fts}".rowid >= ? ORDER BY {first}_rank LIMIT ?')
+    # relevance among the newest RANK_WINDOW matches: bounded cost whatever the archive size
+    cur = conn.execute(sql, (MARK_OPEN, MARK_CLOSE, query, window_floor(conn, fts, query), limit))
     cols = [d[0] for d in cur.description]
     out = []
     for values in cur.fetchall():

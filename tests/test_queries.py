@@ -282,3 +282,18 @@ def test_works_on_a_plain_sqlite3_connection(kb, tmp_path):
 def test_regressions_only_leaves_threads_with_numbers_only(kb):
     kb.execute("UPDATE reports SET is_regression_report = 0 WHERE report_id = ?", (TREV,))
     assert [r["report_id"] for r in queries.list_reports(kb, regressions_only=True)] == [T000, TLKP, T003]
+
+
+def test_rank_window_floor_bounds_ranking_to_the_newest_matches(tmp_path):
+    """Ranking looks at the newest RANK_WINDOW matches only, so its cost does not grow with the archive."""
+    import sqlite3
+
+    from lkmlkb.queries import window_floor
+
+    conn = sqlite3.connect(tmp_path / "w.db")
+    conn.execute("CREATE VIRTUAL TABLE t_fts USING fts5(body)")
+    conn.executemany("INSERT INTO t_fts(rowid, body) VALUES (?, ?)",
+                     [(i, "fio regression" if i % 2 else "other words") for i in range(1, 21)])
+    assert window_floor(conn, "t_fts", '"fio"', window=3) == 15  # matches 19, 17, 15
+    assert window_floor(conn, "t_fts", '"fio"', window=100) == 0  # fewer matches than the window
+    assert window_floor(conn, "t_fts", '"absent"', window=3) == 0
