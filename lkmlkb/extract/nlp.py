@@ -139,16 +139,37 @@ def _mail_breaks_factory():
     return "lkmlkb_mail_breaks"
 
 
+@lru_cache(maxsize=1)
+def _base_nlp():
+    """The blank English pipeline with sentence rules, built once per process."""
+    import spacy  # lazy: importing spaCy costs about a second
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe(_mail_breaks_factory())
+    return nlp
+
+
+_LAST_DOC: list = [None, None]  # (text, doc): kernels, commits and claims read the same message in turn
+
+
+def _tokenize(nlp, text: str):
+    """The Doc of ``text``, parsed once for all cue sets (the last text is kept)."""
+    if _LAST_DOC[0] is not None and _LAST_DOC[0] == text:
+        return _LAST_DOC[1]
+    doc = nlp(text)
+    _LAST_DOC[0], _LAST_DOC[1] = text, doc
+    return doc
+
+
 class _CuePipeline:
     """A blank pipeline plus Matcher/PhraseMatcher holding cue patterns by id."""
 
     def __init__(self, names: tuple[str, ...]):
-        import spacy  # lazy: importing spaCy costs about a second
         from spacy.matcher import Matcher, PhraseMatcher
 
-        self.nlp = spacy.blank("en")
-        self.nlp.add_pipe("sentencizer")
-        self.nlp.add_pipe(_mail_breaks_factory())
+        # one tokenizer and vocabulary for every cue set, so one parse of a text serves them all
+        self.nlp = _base_nlp()
         self.matcher = Matcher(self.nlp.vocab, validate=True)
         self.phrases = PhraseMatcher(self.nlp.vocab, attr="LOWER")
         self.labels: dict[str, str] = {}
@@ -167,7 +188,7 @@ class _CuePipeline:
         log.debug("built spaCy cue pipeline %s with %d patterns", names, len(self.labels))
 
     def __call__(self, text: str):
-        doc = self.nlp(text)
+        doc = _tokenize(self.nlp, text)
         doc.user_data["lkmlkb_cues"] = self._matches(doc)
         return doc
 
