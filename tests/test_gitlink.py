@@ -352,12 +352,11 @@ def test_seed_003_ingested_then_linked(tmp_path, tree, corpus_dir):
     with the quoted subject is taken (subject-match) and its Fixes: commit found;
     `lkmlkb commit e1fa9ea85ce8` then shows the report with its numbers and the fix."""
     from lkmlkb.ingest import ingest
-    from lkmlkb.pipeline import extract_batch
     from lkmlkb.queries import reports_citing
 
     (seed,) = sorted(corpus_dir.glob("003_*.txt"))
     db_path = tmp_path / "kb.db"
-    ingest([str(seed)], str(db_path), workers=1, on_batch=extract_batch)
+    ingest([str(seed)], str(db_path), workers=1, extract=True)
     db = connect(db_path)
     summary = gitlink.link(db, tree["path"])
     got = rows(db)
