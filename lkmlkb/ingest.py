@@ -13,6 +13,7 @@ import logging
 import multiprocessing
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -188,6 +189,23 @@ def _skip_known(conn, chunk: list) -> list:
     return out
 
 
+#: batches read ahead per worker process (memory stays flat: the rest waits in the source)
+IN_FLIGHT_PER_WORKER = 2
+
+
+def _bounded(batches: Iterable[list], slots: threading.BoundedSemaphore) -> Iterator[list]:
+    """Yield a batch only when a slot is free (a slot is freed when a result is consumed)."""
+    for b in batches:
+        slots.acquire()
+        yield b
+
+
+def _released(results: Iterable[list], slots: threading.BoundedSemaphore) -> Iterator[list]:
+    for r in results:
+        slots.release()
+        yield r
+
+
 def _batches(items: Iterable, size: int) -> Iterator[list]:
     batch: list = []
     for item in items:
@@ -255,7 +273,10 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
         if workers > 1:
             ctx = multiprocessing.get_context("fork")
             pool = ctx.Pool(workers)
-            prepared_batches = pool.imap(work, batches, chunksize=1)
+            # the pool's feeder would read the whole archive ahead of slow workers:
+            # at most IN_FLIGHT_PER_WORKER batches per worker are read and not yet stored
+            slots = threading.BoundedSemaphore(IN_FLIGHT_PER_WORKER * workers)
+            prepared_batches = _released(pool.imap(work, _bounded(batches, slots), chunksize=1), slots)
         else:
             prepared_batches = map(work, batches)
         for prepared in prepared_batches:
@@ -293,7 +314,10 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
         status = "done"
     finally:
         if pool is not None:
-            pool.close()
+            if status == "done":
+                pool.close()
+            else:  # the feeder may wait for a slot that is never released
+                pool.terminate()
             pool.join()
         if probe is not None:
             probe.close()

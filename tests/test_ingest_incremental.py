@@ -215,3 +215,31 @@ def test_run_killed_between_messages_and_findings_is_completed_by_the_next(repor
     s = ingest([str(report_sample)], str(db), workers=1, extract=True, batch_size=40)
     assert s.new > 0
     assert _derived(db) == _derived(whole)
+
+
+def test_parallel_ingest_reads_only_a_few_batches_ahead(sample, tmp_path, monkeypatch):
+    """A slow store must not let the pool's feeder read the whole archive into memory."""
+    import time
+
+    from lkmlkb.sources import iter_source
+
+    items = list(iter_source(str(sample)))
+    pulled = [0]
+
+    def counting(spec, cursors=None):
+        for it in items:
+            pulled[0] += 1
+            yield it
+
+    ahead = []
+
+    def slow_store(store, prepared):
+        ahead.append(pulled[0] - store.outcome.new - store.outcome.unchanged - store.outcome.copies)
+        time.sleep(0.05)
+
+    monkeypatch.setattr(ingest_mod, "iter_source", counting)
+    s = ingest(["sample"], str(tmp_path / "kb.db"), workers=2, batch_size=5, on_batch=slow_store)
+    assert s.read == len(items) and len(ahead) > 10
+    # read but not stored: 2 batches in flight per worker, the one being stored and the one being
+    # gathered (unbounded, the feeder had read all 120 before the first batch was stored)
+    assert max(ahead) <= (2 * 2 + 2) * 5
