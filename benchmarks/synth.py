@@ -30,7 +30,7 @@ import logging
 import random
 import sys
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 log = logging.getLogger(__name__)
 
@@ -81,9 +81,9 @@ def _hex(rng: random.Random, n: int) -> str:
 
 
 def _person(rng: random.Random) -> tuple[str, str]:
-    f, l = rng.choice(FIRST), rng.choice(LAST)
-    addr = f"{f.lower()}.{l.lower().replace(' ', '').replace(chr(39), '')}@{rng.choice(DOMAINS)}"
-    return f"{f} {l}", addr
+    first, last = rng.choice(FIRST), rng.choice(LAST)
+    addr = f"{first.lower()}.{last.lower().replace(' ', '').replace(chr(39), '')}@{rng.choice(DOMAINS)}"
+    return f"{first} {last}", addr
 
 
 def _kernel(rng: random.Random) -> str:
@@ -201,7 +201,7 @@ def _escape_mboxrd(body: str) -> str:
 def generate(count: int, seed: int = 1, report_share: float = 0.01) -> Iterator[bytes]:
     """Yield ``count`` mboxrd entries (separator line included) deterministically."""
     rng = random.Random(seed)
-    t = datetime(2020, 1, 1, tzinfo=timezone.utc)
+    t = datetime(2020, 1, 1, tzinfo=UTC)
     open_threads: list[dict] = []
     n = 0
     while n < count:
@@ -235,7 +235,7 @@ def generate(count: int, seed: int = 1, report_share: float = 0.01) -> Iterator[
         if len(th["msgs"]) > 40:
             open_threads.remove(th)
         to = _person(rng)
-        head = [f"From mboxrd@z Thu Jan  1 00:00:00 1970",
+        head = ["From mboxrd@z Thu Jan  1 00:00:00 1970",
                 f"Return-Path: <linux-block+bounces-{n}@vger.kernel.org>",
                 *_transport_headers(rng, t, author[1]),
                 f"From: {author[0]} <{author[1]}>",

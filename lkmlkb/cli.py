@@ -67,7 +67,14 @@ def _ingest_with_progress(run_ingest, sources, db_path, workers, extract):
     """A progress bar: messages, rate, and an ETA where the input size is known."""
     import time
 
-    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from .ingest import estimate_bytes
 
@@ -209,7 +216,8 @@ def repro(report, out_dir, db_path, target, allow_device_writes, smoke):
 @DB_OPTION
 def compare(report, fio_json, db_path):
     """Hold your fio --output-format=json result against REPORT's numbers."""
-    from .repro.compare import compare as run, format_comparison, load_fio_json
+    from .repro.compare import compare as run
+    from .repro.compare import format_comparison, load_fio_json
 
     r, _ = _report_for(report, db_path)
     rows = run(r, load_fio_json(fio_json))
@@ -234,7 +242,8 @@ def serve(db_path, host, port):
 @click.option("--rev", default="HEAD", show_default=True, help="The branch or commit of the tree to search.")
 def link(db_path, git_path, rev):
     """Resolve cited commits (full SHA, subject, first tag, later fixes) and link them to reports."""
-    from .gitlink import link as run, link_without_tree
+    from .gitlink import link as run
+    from .gitlink import link_without_tree
     from .store import connect
 
     db = connect(db_path, create=False)

@@ -7,7 +7,6 @@ written).  Option values are as written; normalized forms go beside them.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from .model import Evidence, Message, Report
@@ -77,7 +76,3 @@ def document(messages: list[Message], reports: list[Report]) -> dict[str, Any]:
     return {"contract_version": CONTRACT_VERSION,
             "messages": [message_json(m) for m in messages],
             "reports": [report_json(r) for r in reports]}
-
-
-def as_plain(obj) -> Any:
-    return asdict(obj)

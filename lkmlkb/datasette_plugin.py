@@ -186,7 +186,7 @@ def search_kb(conn, text: str, limit: int = SEARCH_LIMIT) -> list[dict]:
     for fts, table in sorted(fts_tables(conn), key=lambda t: (order.get(t[1], 9), t[1])):
         try:
             rows = _search_table(conn, fts, table, query, limit)
-        except Exception as exc:  # noqa: BLE001 - one table's failure must not hide the others
+        except Exception as exc:
             log.info("search in %s failed for %r: %s", fts, query, exc)
             rows = []
         sections.append({"table": table, "fts": fts, "rows": rows})
@@ -302,7 +302,7 @@ def render_job(name: str, options: dict, global_options: dict | None = None) -> 
     if render_jobfile is not None:
         try:
             return render_jobfile([FioJob(name=name, form="jobfile", options=options, global_options=glob)])
-        except Exception:  # noqa: BLE001 - fall back to the plain rendering below
+        except Exception:
             log.debug("lkmlkb.fio.render.render_jobfile failed; using the plain renderer", exc_info=True)
     lines = []
     if glob:
@@ -324,7 +324,7 @@ def safe_job(name: str, options: dict, global_options: dict) -> tuple[str, dict,
     try:
         job, notes = make_safe(FioJob(name=name, form="jobfile", options=dict(options),
                                       global_options=dict(global_options)))
-    except Exception:  # noqa: BLE001 - serve the job as posted (with its warning) instead
+    except Exception:
         log.info("safety pass failed for job %r", name, exc_info=True)
         return None
     return job.name, dict(job.options), dict(job.global_options), list(notes)
@@ -531,7 +531,7 @@ def kb_summary(conn) -> dict:
     def count(sql: str) -> int:
         try:
             return conn.execute(sql).fetchone()[0] or 0
-        except Exception:  # noqa: BLE001 - an older/partial schema just shows 0
+        except Exception:
             return 0
     counts = OrderedDict([
         ("reports", count("SELECT count(*) FROM reports")),
@@ -694,7 +694,7 @@ async def kb_database(datasette):
         try:
             if await db.table_exists("kb_info") and await db.table_exists("reports"):
                 return db
-        except Exception:  # noqa: BLE001 - an unreadable database is simply not ours
+        except Exception:
             log.info("database %s could not be inspected", name, exc_info=True)
     return None
 
@@ -884,7 +884,7 @@ def prepare_connection(conn):
             return None
         try:
             return compare(str(a), str(b))
-        except Exception:  # noqa: BLE001 - SQL functions must not raise on odd text
+        except Exception:
             return None
     conn.create_function("lkmlkb_kernel_compare", 2, kernel_compare, deterministic=True)
 

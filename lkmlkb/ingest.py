@@ -91,7 +91,7 @@ def prepare_raw(item: RawMail) -> Prepared | Failure:
         p = prepare_message(msg)
     except ParseError as exc:
         return Failure(item.source, item.locator, "parse", exc.reason, item.raw)
-    except Exception as exc:  # noqa: BLE001 - kept raw with the reason, the run goes on
+    except Exception as exc:
         return Failure(item.source, item.locator, "parse", f"{exc.__class__.__name__}: {exc}", item.raw)
     p.cursor_key = getattr(item, "cursor_key", None)
     p.cursor = item.locator if p.cursor_key else None
@@ -124,7 +124,7 @@ def _extract_into(p: Prepared) -> None:
 
     try:
         p.findings, p.passed = extract_message(p.message, p.segments)
-    except Exception as exc:  # noqa: BLE001 - recorded against the message
+    except Exception as exc:
         f = Findings(p.message.message_id)
         f.errors["pipeline"] = f"{exc.__class__.__name__}: {exc}"[:500]
         p.findings, p.passed = f, False
@@ -326,7 +326,7 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
         summary.seconds = time.perf_counter() - t0
         try:
             store.finish_run(status)
-        except Exception:  # noqa: BLE001 - the run row is informational
+        except Exception:
             log.debug("could not close the run row", exc_info=True)
     return summary
 

@@ -70,22 +70,15 @@ _VERSION_RE = re.compile(
 
 #: words that, written right before a bare number, say it is a kernel
 _STRONG_BEFORE = frozenset(
-    """kernel kernels linux mainline upstream stable lts on vs vs. versus compared compare
-    compareto since between release released tree v""".split()
+    ["kernel", "kernels", "linux", "mainline", "upstream", "stable", "lts", "on", "vs", "vs.", "versus", "compared", "compare", "compareto", "since", "between", "release", "released", "tree", "v"]
 )
 #: words that make a bare number a kernel only with a kernel-ish neighbourhood
 _WEAK_BEFORE = frozenset(
-    """in to from and with than for against before after until till or at of
-    into back""".split()
+    ["in", "to", "from", "and", "with", "than", "for", "against", "before", "after", "until", "till", "or", "at", "of", "into", "back"]
 )
 #: software whose version numbers are not kernels: "fio 3.33", "Python 3.11", "gcc 4.8.5"
 _OTHER_SOFTWARE = frozenset(
-    """fio gcc clang llvm python python3 perl bash glibc qemu rust rustc go golang java
-    openssl systemd mdadm lvm lvm2 nvme-cli e2fsprogs xfsprogs btrfs-progs util-linux
-    iproute2 binutils gdb sata pcie pci usb nvme nfs nfsv smb cifs tls http ubuntu debian
-    fedora centos rhel sles opensuse ssl ata sas scsi ddr ddr4 ddr5 version libaio liburing
-    mysql postgres postgresql sysbench dbench iozone tiobench fs_mark ext docker podman
-    kvm xen ceph spdk dpdk virtio firmware fw bios uefi zfs openzfs numpy spacy""".split()
+    ["fio", "gcc", "clang", "llvm", "python", "python3", "perl", "bash", "glibc", "qemu", "rust", "rustc", "go", "golang", "java", "openssl", "systemd", "mdadm", "lvm", "lvm2", "nvme-cli", "e2fsprogs", "xfsprogs", "btrfs-progs", "util-linux", "iproute2", "binutils", "gdb", "sata", "pcie", "pci", "usb", "nvme", "nfs", "nfsv", "smb", "cifs", "tls", "http", "ubuntu", "debian", "fedora", "centos", "rhel", "sles", "opensuse", "ssl", "ata", "sas", "scsi", "ddr", "ddr4", "ddr5", "version", "libaio", "liburing", "mysql", "postgres", "postgresql", "sysbench", "dbench", "iozone", "tiobench", "fs_mark", "ext", "docker", "podman", "kvm", "xen", "ceph", "spdk", "dpdk", "virtio", "firmware", "fw", "bios", "uefi", "zfs", "openzfs", "numpy", "spacy"]
 )
 #: units that follow a measured number: "2.0 GiB", "1.5 Gbps", "3.0 GB/s"
 _UNIT_AFTER_RE = re.compile(

@@ -18,8 +18,18 @@ from collections.abc import Iterable
 import sqlite_utils
 
 from .kernels import sort_key
-from .model import (Claim, CommitCitation, Evidence, Findings, FioJob, KernelMention, Message, Report, Result,
-                    SetupFact)
+from .model import (
+    Claim,
+    CommitCitation,
+    Evidence,
+    Findings,
+    FioJob,
+    KernelMention,
+    Message,
+    Report,
+    Result,
+    SetupFact,
+)
 from .pipeline import EXTRACTOR_VERSION, drop_attributed, extract_message
 from .reports import build_report
 from .store import now

@@ -78,7 +78,7 @@ class Evidence:
     quoted: bool = False
     depth: int = 0
 
-    def shifted(self, offset: int, message_id: str, quoted: bool = False, depth: int = 0) -> "Evidence":
+    def shifted(self, offset: int, message_id: str, quoted: bool = False, depth: int = 0) -> Evidence:
         return Evidence(message_id, self.line_start + offset, self.line_end + offset,
                         self.text, quoted, depth)
 

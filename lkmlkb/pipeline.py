@@ -107,7 +107,7 @@ def warm_up() -> None:
     for _, fn in _extractors():
         try:
             fn(WARMUP_TEXT)
-        except Exception:  # noqa: BLE001 - a broken extractor is reported per message later
+        except Exception:
             log.debug("warm-up of an extractor failed", exc_info=True)
     _WARM.append(True)
 
@@ -126,7 +126,7 @@ def extract_view(message_id: str, view: View) -> Findings:
             continue
         try:
             records = fn(view.text)
-        except Exception as exc:  # noqa: BLE001 - one extractor's failure must not stop the others
+        except Exception as exc:
             log.info("%s: extractor %s failed: %s", message_id, name, exc)
             f.errors[name] = f"{exc.__class__.__name__}: {exc}"[:500]
             continue
@@ -140,7 +140,7 @@ def extract_view(message_id: str, view: View) -> Findings:
     try:
         f.tools = find_tools(view.text)
         f.fio_version = fio_version(view.text)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         f.errors["tools"] = f"{exc.__class__.__name__}: {exc}"[:500]
     spent = time.thread_time() - t0
     if spent > BUDGET_SECONDS and not any(r.startswith("skipped: ") for r in f.errors.values()):

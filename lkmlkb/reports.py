@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections import Counter
 
 from .model import Claim, CommitCitation, Findings, KernelMention, Message, Report, Result
 
@@ -331,7 +330,7 @@ def subject_kernel_roles(root: Message | None, kernels: list[KernelMention]) -> 
 
     try:
         said = {k.version: k.role for k in find_kernels(root.subject) if k.role}
-    except Exception:  # noqa: BLE001 - the subject is a hint, never fatal
+    except Exception:
         return
     for k in kernels:
         if k.role is None and said.get(k.version):
@@ -349,7 +348,7 @@ def subject_claims(root: Message | None) -> list[Claim]:
         return []  # "drop bio mode ..." names no measure: no claim about performance
     try:
         claims = find_claims(root.subject)
-    except Exception:  # noqa: BLE001 - the subject is a hint, never fatal
+    except Exception:
         log.info("claims on subject failed: %r", root.subject[:80], exc_info=True)
         return []
     for c in claims:
@@ -421,7 +420,3 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         message_ids=[m.message_id for m in messages],
         lists=sorted({name for m in messages for name in m.lists}),
     )
-
-
-def report_counts(report: Report) -> Counter:
-    return Counter(jobs=len(report.fio_jobs), results=len(report.results), commits=len(report.commits))

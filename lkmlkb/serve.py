@@ -69,7 +69,6 @@ def check_database(db_path: str | Path) -> Path:
 def make_datasette(db_path: str | Path, settings: dict | None = None):
     """A configured (not yet started) Datasette for the knowledge base at ``db_path``."""
     from datasette.app import Datasette
-
     from datasette.plugins import pm
 
     from . import datasette_plugin

@@ -16,8 +16,6 @@ import sqlite3
 import time
 from pathlib import Path
 
-import pytest
-
 import lkmlkb.pipeline as pipeline
 from lkmlkb.ingest import ingest
 from lkmlkb.model import Message

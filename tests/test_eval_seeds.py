@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-
-
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -120,6 +120,9 @@ def test_sort_key_is_total_order_consistent_with_compare(a, b, c):
     assert compare(a, b) == (ka > kb) - (ka < kb)
     assert compare(a, b) == -compare(b, a)
     assert compare(a, a) == 0
+    # transitive, through the keys as through compare
+    if ka <= kb <= kc:
+        assert compare(a, c) <= 0
     if compare(a, b) <= 0 and compare(b, c) <= 0:
         assert compare(a, c) <= 0
 

@@ -566,6 +566,6 @@ def find_fio_output(text: str) -> list[Result]:
         out.extend(find_terse_output(lines))
         out.extend(find_json_output(lines))
         return out
-    except Exception:  # noqa: BLE001 - an extractor never stops the run
+    except Exception:
         log.exception("find_fio_output failed")
         return []

@@ -26,13 +26,12 @@ the same sentence.
 from __future__ import annotations
 
 import bisect
-
 import json
 import logging
 import re
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from lkmlkb.errors import LkmlkbError
@@ -93,7 +92,7 @@ def _validate_line(path: Path, lineno: int, obj, seen: set[str]) -> dict:
     return {"id": pid, "label": label, "pattern": pattern.lower() if isinstance(pattern, str) else pattern}
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_patterns(name: str) -> tuple[dict, ...]:
     """The validated patterns of ``data/cues/<name>.jsonl`` (blank and ``//`` lines skipped)."""
     path = CUES_DIR / f"{name}.jsonl"
@@ -130,9 +129,7 @@ def _mail_breaks_factory():
                     nxt.is_sent_start = True
                 elif "\n" in tok.whitespace_ or (tok.is_space and "\n" in tok.text):
                     # a line that begins like a list item or a trailer starts a sentence
-                    if nxt.like_num and i + 2 < len(doc) and doc[i + 2].text in (")", "."):
-                        nxt.is_sent_start = True
-                    elif nxt.text.endswith(":") or (i + 2 < len(doc) and doc[i + 2].text == ":"
+                    if nxt.like_num and i + 2 < len(doc) and doc[i + 2].text in (")", ".") or nxt.text.endswith(":") or (i + 2 < len(doc) and doc[i + 2].text == ":"
                                                     and nxt.text[:1].isupper() and "-" in nxt.text):
                         nxt.is_sent_start = True
             return doc
@@ -204,7 +201,7 @@ class _CuePipeline:
         return sorted(best.values(), key=lambda m: (m[2], m[3]))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _build(names: tuple[str, ...]) -> _CuePipeline:
     """The cue pipeline for the named cue files (cached: built once per process)."""
     return _CuePipeline(names)

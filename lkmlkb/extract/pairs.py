@@ -92,7 +92,7 @@ def find_pairs(text: str) -> list[Result]:
                 out[-1].samples = []
                 if heading:
                     out[-1].config = f"{side} ({heading})"
-    except Exception:  # noqa: BLE001 - an extractor never stops the run
+    except Exception:
         log.exception("find_pairs failed")
         return []
     return out

@@ -23,8 +23,8 @@ import re
 
 from lkmlkb.extract.fio_output import Line, find_fio_output, prepare_lines
 from lkmlkb.extract.pairs import find_pairs
-from lkmlkb.extract.timing import find_timings
 from lkmlkb.extract.tables import find_tables
+from lkmlkb.extract.timing import find_timings
 from lkmlkb.kernels import find_versions, qualifier
 from lkmlkb.model import Result
 
@@ -56,7 +56,7 @@ def _heading_kernel(text: str) -> tuple[str, str] | None:
     t = text.strip()
     if not t or len(t) > 80:
         return None
-    for start, end, raw, norm in find_versions(t):
+    for start, _end, raw, norm in find_versions(t):
         lead = t[:start].strip().lower().rstrip(":")
         if lead in _HEAD_LEAD:
             return norm, raw
@@ -225,6 +225,6 @@ def find_results(text: str) -> list[Result]:
         results.extend(find_pairs(text))
         results.sort(key=lambda r: (r.evidence.line_start, r.evidence.line_end))
         return _dedupe(results, lines)
-    except Exception:  # noqa: BLE001 - an extractor never stops the run
+    except Exception:
         log.exception("find_results failed")
         return []

@@ -710,7 +710,7 @@ def find_tables(text: str) -> list[Result]:
     """Every figure in tables and per-kernel summary lines in ``text``.  Never raises."""
     try:
         lines = prepare_lines(text)
-    except Exception:  # noqa: BLE001
+    except Exception:
         log.exception("find_tables: cannot split input")
         return []
     out: list[Result] = []
@@ -718,6 +718,6 @@ def find_tables(text: str) -> list[Result]:
                    find_kernel_pairs, find_iostat, find_dd, find_mmtests):
         try:
             out.extend(finder(lines))
-        except Exception:  # noqa: BLE001 - one table shape failing never loses the others
+        except Exception:
             log.exception("find_tables: %s failed", finder.__name__)
     return out

@@ -53,7 +53,7 @@ def find_timings(text: str) -> list[Result]:
             out.append(Result(metric="elapsed", value=round(seconds, 6), unit="s", config=_heading(lines, i),
                               tool="time", normalized_value=round(seconds * 1e6, 3), normalized_unit="us",
                               evidence=Evidence(line_start=i, line_end=i, text=line)))
-    except Exception:  # noqa: BLE001 - an extractor never stops the run
+    except Exception:
         log.exception("find_timings failed")
         return []
     return out

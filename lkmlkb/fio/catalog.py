@@ -31,7 +31,7 @@ def load() -> dict[str, Any]:
 def _index() -> dict[str, str]:
     """Lower-cased name or alias -> canonical name."""
     index: dict[str, str] = {}
-    for name, entry in load()["options"].items():
+    for name in load()["options"]:
         index.setdefault(name.lower(), name)
     for name, entry in load()["options"].items():
         for alias in entry.get("aliases") or []:

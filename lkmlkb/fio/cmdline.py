@@ -345,9 +345,7 @@ def _strip_prefixes(argv: list[str]) -> list[str]:
     i = 0
     while i < len(argv):
         w = argv[i]
-        if w in ("#", "$", ">") or w.endswith(("#", "$")) and ("@" in w or len(w) == 1):
-            i += 1
-        elif w in PREFIX_WORDS or re.match(r"^[A-Za-z_]\w{0,63}=", w):
+        if w in ("#", "$", ">") or w.endswith(("#", "$")) and ("@" in w or len(w) == 1) or w in PREFIX_WORDS or re.match(r"^[A-Za-z_]\w{0,63}=", w):
             i += 1
         elif w in PREFIX_WITH_ARG:
             i += 1

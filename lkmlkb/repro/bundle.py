@@ -296,7 +296,7 @@ def jobfile_text(report: Report, wl: Workload, jobs: list[FioJob], notes: list[s
     if notes:
         head.append(_comment("changes made for a safe run (see README.md):"))
         head.extend(_comment(f"  - {n}") for n in notes)
-    head.append(_comment(f"run: LKMLKB_TARGET=/path/to/scratch fio THIS.fio --output-format=json --output=result.json"))
+    head.append(_comment("run: LKMLKB_TARGET=/path/to/scratch fio THIS.fio --output-format=json --output=result.json"))
     return "\n".join(head) + "\n\n" + render_jobs(jobs)
 
 

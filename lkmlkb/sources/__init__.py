@@ -141,10 +141,9 @@ def iter_file(path: Path) -> Iterator[RawMail | Message]:
 
         yield from parse_html_page(path.read_bytes(), str(path))
     else:
+        from .base import open_archive_file
         from .mail import decode_bytes
         from .textdump import split_textdump
-
-        from .base import open_archive_file
 
         with open_archive_file(path) as fh:
             data = fh.read()

@@ -19,7 +19,6 @@ import hashlib
 import logging
 import os
 import re
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -457,7 +456,7 @@ class LoreClient:
                 raise FetchError(url, f"HTTP {exc.code} {exc.reason}") from None
             except _RefuseRedirect as exc:
                 raise FetchError(url, f"redirect to a host that is not allowed: {exc.target[:200]}") from None
-            except (TimeoutError, socket.timeout) as exc:
+            except TimeoutError as exc:
                 last = f"timeout ({exc})"
             except urllib.error.URLError as exc:
                 if isinstance(exc.reason, _RefuseRedirect):

@@ -23,7 +23,7 @@ import email.utils
 import hashlib
 import logging
 import re
-from datetime import UTC, datetime
+from datetime import UTC
 from email.message import Message as EmailMessage
 from email.policy import compat32
 
@@ -383,7 +383,7 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
     date_raw = decode_header(msg.get("Date"))
     try:
         body = extract_body(msg)
-    except Exception as exc:  # noqa: BLE001 - recorded, the message is kept
+    except Exception as exc:
         log.info("%s: body not decodable (%s); kept raw", source, exc)
         body = clean_text(decode_bytes(raw.split(b"\n\n", 1)[-1]))
 

@@ -17,7 +17,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import GitError, SourceError
+from ..errors import GitError
 from .base import RawMail
 
 log = logging.getLogger(__name__)
@@ -151,8 +151,3 @@ def list_name_of(path: Path) -> list[str]:
     if m:
         return [m.group(1)]
     return []
-
-
-def check_readable(path: Path) -> None:
-    if not path.exists():
-        raise SourceError(str(path), "no such file or directory")

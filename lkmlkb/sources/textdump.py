@@ -64,11 +64,6 @@ def _quote_depth(line: str) -> tuple[int, str]:
     return m.group(1).count(">"), line[m.end():]
 
 
-def looks_like_textdump(text: str) -> bool:
-    """True for anything readable as text; a dump needs no particular header."""
-    return bool(text.strip())
-
-
 def _author_names(lines: list[str]) -> dict[str, str]:
     """Name -> address as the dump shows it (``Jeff Moyer <jmo...@redhat.com> writes:``).
 

@@ -9,7 +9,6 @@ from fio_helpers import dequote, fixture, gold_jobs, option_sets, seed
 
 from lkmlkb.fio.jobfile import find_jobfiles
 
-
 # --- corpus -----------------------------------------------------------------------------------
 
 def test_seed_000_quoted_jobfile_matches_gold():

@@ -85,10 +85,10 @@ def soup_of(text: str) -> BeautifulSoup:
 
 
 _BLOCK_TAGS = frozenset(
-    "p div ul ol li tr table h1 h2 h3 h4 h5 h6 hr blockquote dl dt dd center form".split()
+    ["p", "div", "ul", "ol", "li", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "blockquote", "dl", "dt", "dd", "center", "form"]
 )
-_SKIP_TAGS = frozenset("script style head title noscript iframe object template select".split())
-_PRE_TAGS = frozenset("pre xmp listing plaintext".split())
+_SKIP_TAGS = frozenset(["script", "style", "head", "title", "noscript", "iframe", "object", "template", "select"])
+_PRE_TAGS = frozenset(["pre", "xmp", "listing", "plaintext"])
 
 
 class _End:
@@ -212,7 +212,7 @@ _DATE_FORMS_RE = re.compile(
     """,
     re.VERBOSE,
 )
-_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+_MONTHS = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1)}
 
 
 def parse_date(raw: str) -> str | None:
@@ -301,9 +301,7 @@ def split_from(value: str) -> tuple[str, str, bool]:
         m = _PAREN_ADDR_RE.match(s)
         if m and ("@" in m.group("addr") or "()" in s):
             name, addr = m.group("name").strip(), m.group("addr").strip()
-        elif "@" in s and " " not in s.strip():
-            name, addr = "", s.strip()
-        elif is_obfuscated(s) and " at " in s:
+        elif "@" in s and " " not in s.strip() or is_obfuscated(s) and " at " in s:
             name, addr = "", s.strip()
     if addr and is_obfuscated(addr):
         # shown obfuscated: keep the recovered address where it can be undone

@@ -21,7 +21,7 @@ from lkmlkb.sources.html._common import build_message, render_text, soup_of, spl
 log = logging.getLogger(__name__)
 
 HOSTS = ("lore.kernel.org", "lore-kernel.gnuweeb.org", "lore.kerneltesting.org", "lore.kernel.ime.usp.br")
-_HEADERS = frozenset("from to cc subject date message-id in-reply-to references".split())
+_HEADERS = frozenset(["from", "to", "cc", "subject", "date", "message-id", "in-reply-to", "references"])
 
 _TRAILERS_RE = re.compile(
     r"""

@@ -18,7 +18,7 @@ from lkmlkb.model import Message
 from lkmlkb.sources.html._common import build_message, render_text, soup_of, split_header_block
 
 HOSTS = ("lists.openwall.net", "www.openwall.com")
-_HEADERS = frozenset("message-id date from to cc subject in-reply-to references".split())
+_HEADERS = frozenset(["message-id", "date", "from", "to", "cc", "subject", "in-reply-to", "references"])
 _LIST_RE = re.compile(r"openwall\.(?:net|com)/(?:lists/)?([A-Za-z0-9._+-]{1,100})/\d{4}/")  # /linux-block/2024/03/07/1
 
 
