@@ -350,9 +350,10 @@ def window_floor(db, fts: str, q: str, window: int = RANK_WINDOW) -> int:
 def _search_reports(db, q: str, limit: int, mark: tuple[str, str]) -> list[dict]:
     rows = _rows(db, """
         SELECT r.report_id, r.thread_id, r.title, r.status, r.last_date, r.regression_pct, r.bad_kernel,
+               r.is_regression_report,
                snippet(reports_fts, -1, ?, ?, '…', 16) AS snippet, bm25(reports_fts) AS rank
         FROM reports_fts JOIN reports r ON r.rowid = reports_fts.rowid
-        WHERE reports_fts MATCH ? AND reports_fts.rowid >= ? ORDER BY rank LIMIT ?""",
+        WHERE reports_fts MATCH ? AND reports_fts.rowid >= ? ORDER BY r.is_regression_report DESC, rank LIMIT ?""",
                  (mark[0], mark[1], q, window_floor(db, "reports_fts", q), limit))
     for r in rows:
         r["kind"] = "report"
@@ -386,7 +387,8 @@ def search(db, text: str, limit: int = 20, mark: tuple[str, str] = ("«", "»"))
         found = _search_reports(db, q, n, mark) + _search_messages(db, q, n, mark)
         if found or len(fts_tokens(text)) < 2:
             break
-    found.sort(key=lambda r: (r["rank"], r["kind"] != "report"))
+    # reports before messages (bm25 ranks of two tables do not compare), regression reports first
+    found.sort(key=lambda r: (r["kind"] != "report", -(r.get("is_regression_report") or 0), r["rank"]))
     for r in found:
         r["date"] = r["last_date"]
     return found[:n]

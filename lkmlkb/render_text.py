@@ -39,7 +39,7 @@ def render_report(r: Report, report_id: str | None = None) -> str:
             subj = f' ("{c.subject}")' if c.subject else ""
             out.append(f"  {c.role:<9} {c.sha}{subj}")
     if r.tools:
-        out.append("tools: " + ", ".join(r.tools) + (f" (fio {r.fio_version})" if r.fio_version else ""))
+        out.append("tools: " + ", ".join(r.tools) + (f" ({r.fio_version})" if r.fio_version else ""))
     if r.fio_jobs:
         out.append("fio jobs:")
         for j in r.fio_jobs:
