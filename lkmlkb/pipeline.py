@@ -158,7 +158,34 @@ def extract_message(msg: Message, segments: list[Segment]) -> tuple[Findings, bo
     view = build_view(msg.body, segments)
     if not prefilter(view.text) and not prefilter(msg.subject):
         return Findings(msg.message_id), False
-    return extract_view(msg.message_id, view), True
+    return extract_view(msg.message_id, focus_view(view)), True
+
+
+#: a view longer than this is cut down to the neighbourhoods of lines that can hold a report
+FOCUS_ABOVE_CHARS = 64_000
+#: lines kept on either side of a line that passes the prefilter
+FOCUS_RADIUS = 40
+
+
+def focus_view(view: View) -> View:
+    """Blank what lies far from any line that can hold a report, in very long messages.
+
+    A 1 MB kernel log or a pasted trace mentions fio once; the extractors'
+    cost grows with the text, their findings do not.  Lines within
+    FOCUS_RADIUS of a line that passes the prefilter stay (a fio output block
+    or a results table passes on nearly every line, so it stays whole); the
+    rest become empty lines, so line numbers still point into the body.
+    """
+    if len(view.text) <= FOCUS_ABOVE_CHARS:
+        return view
+    lines = view.text.split("\n")
+    keep = bytearray(len(lines))
+    for i, line in enumerate(lines):
+        if line and prefilter(line):
+            lo, hi = max(0, i - FOCUS_RADIUS), min(len(lines), i + FOCUS_RADIUS + 1)
+            keep[lo:hi] = b"\x01" * (hi - lo)
+    focused = "\n".join(line if keep[i] else "" for i, line in enumerate(lines))
+    return View(focused, view.quoted_lines)
 
 
 def drop_attributed(f: Findings, segments: list[Segment]) -> Findings:

@@ -130,3 +130,21 @@ def test_an_extractor_that_overruns_skips_the_rest(monkeypatch):
     f = pipeline.extract_view("m@x", pipeline.View(text, {}))
     skipped = {k for k, v in f.errors.items() if v.startswith("skipped")}
     assert skipped == {name for name, _ in real[1:]}
+
+
+def test_focus_view_keeps_report_lines_and_blanks_a_long_log():
+    """A long message keeps the neighbourhood of its report lines, line numbers unchanged."""
+    from lkmlkb.pipeline import FOCUS_RADIUS, View, focus_view
+
+    log_lines = [f"[{i:8d}.000000] sd 0:0:0:0: [sda] tag#{i} queued cmd" for i in range(3000)]
+    report = ["Run status group 0 (all jobs):",
+              "  WRITE: bw=236MiB/s (247MB/s), 236MiB/s-236MiB/s (247MB/s-247MB/s), io=138GiB (148GB)"]
+    lines = log_lines[:1500] + report + log_lines[1500:]
+    view = focus_view(View("\n".join(lines), {}))
+    out = view.text.split("\n")
+    assert len(out) == len(lines)
+    assert out[1500:1502] == report
+    assert out[1500 - FOCUS_RADIUS] == lines[1500 - FOCUS_RADIUS] and out[0] == "" and out[-1] == ""
+    assert len(view.text) < len("\n".join(lines)) / 10
+    short = View("\n".join(lines[:100]), {})
+    assert focus_view(short) is short
