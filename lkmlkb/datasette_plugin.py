@@ -876,8 +876,13 @@ def prepare_jinja2_environment(env, datasette):
 
 @hookimpl
 def prepare_connection(conn):
-    """SQL functions the canned queries use: kernel version comparison."""
+    """SQL functions the canned queries use: kernel version comparison, safe FTS queries."""
     from lkmlkb.kernels import compare
+    from lkmlkb.queries import fts_query
+
+    def safe_fts(text):
+        # every token a quoted phrase; a query of nothing matches nothing instead of failing
+        return fts_query(str(text or "")) or '""'
 
     def kernel_compare(a, b):
         if a is None or b is None:
@@ -887,6 +892,7 @@ def prepare_connection(conn):
         except Exception:
             return None
     conn.create_function("lkmlkb_kernel_compare", 2, kernel_compare, deterministic=True)
+    conn.create_function("lkmlkb_fts_query", 1, safe_fts, deterministic=True)
 
 
 @hookimpl

@@ -66,7 +66,7 @@ def test_canned_queries_compile_on_a_fresh_kb(tmp_path):
     prepare_connection(conn)
     queries = json.loads(TOP.read_text())["databases"]["kb"]["queries"]
     assert set(queries) == {"reports_citing_commit", "regressions_between_kernels", "reports_by_fio_option",
-                            "workload_across_kernels", "open_regressions_by_list"}
+                            "workload_across_kernels", "open_regressions_by_list", "search_messages"}
     import re
 
     for name, q in queries.items():
