@@ -232,6 +232,24 @@ def _label_later_kernels(results: list[Result], kernels: list[KernelMention]) ->
             continue
 
 
+DIRECTIONS = {"read", "write", "randread", "randwrite", "trim", "randtrim", "rw", "randrw"}
+
+
+def unlabel_unaffected(results: list[Result], claims: list[Claim]) -> None:
+    """Results of a direction the thread says is not regressed are no baseline/regressed pair.
+
+    "Almost there is no regression on sequential-read" (seed 000): the read
+    figures are reported beside the write regression, not as part of it.
+    """
+    clear = {c.metric for c in claims if c.kind == "no-regression" and c.metric in DIRECTIONS}
+    if not clear:
+        return
+    regressed = {c.metric for c in claims if c.kind == "regression" and c.metric in DIRECTIONS}
+    for r in results:
+        if r.direction in clear and r.direction not in regressed and r.label in ("baseline", "regressed"):
+            r.label = None
+
+
 def headline(results: list[Result]) -> tuple[Result, Result] | None:
     """The first metric with a baseline and a regressed value, in headline order."""
     by_metric: dict[tuple[str, str | None], dict[str, Result]] = {}
@@ -369,6 +387,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     good, bad = decide_kernels(kernels, claims)
     attribute_commit_results(results, commits)
     label_results(results, kernels, commits)
+    unlabel_unaffected(results, claims)
     tools = list(dict.fromkeys(t for f in findings for t in f.tools))
     setup = []
     seen_setup = set()
