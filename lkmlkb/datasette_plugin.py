@@ -36,7 +36,7 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from datasette.utils.asgi import Response
 
-from .queries import window_floor
+from .queries import fts_query, window_floor
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +47,6 @@ LORE_URL = "https://lore.kernel.org/r/{msgid}"
 LORE_SEARCH_URL = "https://lore.kernel.org/all/?q={query}"
 FEED_LIMIT = 50
 SEARCH_LIMIT = 20
-MAX_QUERY_CHARS = 500
-MAX_QUERY_TOKENS = 16
 #: snippet markers: control characters that cannot occur in stored mail text after html-escaping
 MARK_OPEN, MARK_CLOSE = "\x02", "\x03"
 
@@ -78,15 +76,6 @@ OPTION_NAME_RE = re.compile(r"""
 
 CONTROL_RE = re.compile(r"""
     [\x00-\x08\x0b\x0c\x0e-\x1f\x7f]    # control characters: invalid in XML, unsafe in job files
-""", re.VERBOSE)
-
-QUERY_TOKEN_RE = re.compile(r"""
-    [^\s"]{1,200}    # a run of characters that is not space and not a double quote: each
-                     # becomes one FTS5 phrase ("mq-deadline", "io_uring", "NEAR", "(", "*")
-""", re.VERBOSE)
-
-WORD_CHAR_RE = re.compile(r"""
-    [\w]    # a phrase needs at least one letter or digit, or FTS5 sees an empty phrase
 """, re.VERBOSE)
 
 
@@ -119,30 +108,6 @@ def valid_list_name(value: str | None) -> str | None:
     if not value or not LIST_NAME_RE.match(value):
         return None
     return value
-
-
-# ---------------------------------------------------------------- FTS queries
-
-
-def fts_query(text: str | None) -> str | None:
-    """A safe FTS5 query for what a person typed, or None when nothing is searchable.
-
-    Each whitespace- or quote-separated token becomes a quoted phrase, so FTS5
-    operators typed by the user (``NEAR``, ``AND``, ``*``, ``(``, ``-``,
-    ``col:``) are searched as words, never parsed as syntax.  Tokens without
-    a letter or digit are dropped (they would be empty phrases).
-    """
-    if not text or not isinstance(text, str):
-        return None
-    text = CONTROL_RE.sub(" ", text[:MAX_QUERY_CHARS])
-    phrases = []
-    for tok in QUERY_TOKEN_RE.findall(text):
-        if not WORD_CHAR_RE.search(tok):
-            continue
-        phrases.append('"' + tok + '"')
-        if len(phrases) >= MAX_QUERY_TOKENS:
-            break
-    return " ".join(phrases) or None
 
 
 def highlight(snippet: str | None) -> str:
@@ -878,8 +843,6 @@ def prepare_jinja2_environment(env, datasette):
 def prepare_connection(conn):
     """SQL functions the canned queries use: kernel version comparison, safe FTS queries."""
     from lkmlkb.kernels import compare
-    from lkmlkb.queries import fts_query
-
     def safe_fts(text):
         # every token a quoted phrase; a query of nothing matches nothing instead of failing
         return fts_query(str(text or "")) or '""'

@@ -312,23 +312,25 @@ def kernels_between(db, a: str, b: str, limit: int = 200) -> list[dict]:
 
 
 def fts_tokens(text: str) -> list[str]:
-    """The words of the user's text: whitespace-split, control characters
-    dropped, tokens without a letter or digit dropped (``((``, ``"``, ``*``,
-    ``-``), at most MAX_QUERY_TOKENS of them."""
-    text = "".join(ch if unicodedata.category(ch)[0] != "C" else " " for ch in (text or "")[:MAX_QUERY_CHARS])
+    """The words of the user's text: split at whitespace and double quotes (the
+    FTS5 tokenizer separates at ``"`` too), control characters dropped, tokens
+    without a letter or digit dropped (``((``, ``*``, ``-``), at most
+    MAX_QUERY_TOKENS of them."""
+    text = "".join(ch if unicodedata.category(ch)[0] != "C" and ch != '"' else " "
+                   for ch in (text or "")[:MAX_QUERY_CHARS])
     return [t for t in text.split() if any(ch.isalnum() for ch in t)][:MAX_QUERY_TOKENS]
 
 
 def fts_query(text: str, operator: str = "AND") -> str | None:
     """A safe FTS5 query for the user's text: each token a phrase in double
-    quotes (a ``"`` in it doubled), so NEAR/AND/OR/NOT, ``*``, ``(``, ``)``,
+    quotes, so NEAR/AND/OR/NOT, ``*``, ``(``, ``)``,
     ``-``, ``:`` and ``^`` are text; tokens joined by AND (or OR).  None when
     no token is left."""
     toks = fts_tokens(text)
     if not toks:
         return None
     joiner = " OR " if operator == "OR" else " "
-    return joiner.join('"' + t.replace('"', '""') + '"' for t in toks)
+    return joiner.join('"' + t + '"' for t in toks)
 
 
 #: relevance is ranked among the newest this many matches of a query: bm25 over every match of a

@@ -267,7 +267,7 @@ def test_fts_query_is_valid_fts5(text):
 
 
 def test_fts_query_quotes_tokens():
-    assert queries.fts_query('NEAR( mq-deadline a"b') == '"NEAR(" "mq-deadline" "a""b"'
+    assert queries.fts_query('NEAR( mq-deadline a"b') == '"NEAR(" "mq-deadline" "a" "b"'
     assert queries.fts_query("(( * -") is None
     assert queries.fts_query("gfs2 write", "OR") == '"gfs2" OR "write"'
 
