@@ -343,8 +343,9 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
     doc = nlp.parse(text, "commits")
     cues = [c for c in nlp.cues(doc) if c.label != "NEG" and not _negated(doc, c.start)]
     prev_end_in_sent: dict[tuple[int, int], int] = {}
+    doc_text = doc.text  # joins every token: read it once, not per hit
     for h in sorted(undecided, key=lambda x: x.start):
-        if h.start >= len(doc.text):
+        if h.start >= len(doc_text):
             continue
         s0, s1 = nlp.sentence_bounds(doc, h.start, h.end)
         prev_end = prev_end_in_sent.get((s0, s1), s0)
@@ -358,7 +359,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         pool = between or before
         chosen = [max(pool, key=lambda c: (c.end, c.end - c.start))] if pool else after[:1]
         if not chosen:
-            chosen = _cues_of_colon_sentence(doc, cues, s0)
+            chosen = _cues_of_colon_sentence(doc_text, cues, s0)
         if not chosen:
             continue
         cue = chosen[-1] if chosen[-1].end <= h.start else chosen[0]
@@ -370,9 +371,9 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
             h.role, h.cue = role, cue.text
 
 
-def _cues_of_colon_sentence(doc, cues, s0: int):
+def _cues_of_colon_sentence(doc_text: str, cues, s0: int):
     """Cues of the sentence before ``s0`` when it ends with ":" (a lead-in)."""
-    head = doc.text[max(0, s0 - 300):s0].rstrip()
+    head = doc_text[max(0, s0 - 300):s0].rstrip()
     if not head.endswith(":"):
         return []
     return [c for c in cues if c.end <= s0 and c.end >= s0 - 300 and not c.label.endswith("_POST")][-1:]

@@ -116,8 +116,9 @@ def find_kernel_mentions(text: str) -> list[KernelMention]:
         doc = nlp.parse(text, "kernels")
         cues = [c for c in nlp.cues(doc) if c.label != "NEG"]
         prev_end = 0
+        parsed_chars = len(doc.text)  # doc.text joins every token: read it once, not per version
         for i, (a, b, _, _) in enumerate(found):
-            if b <= len(doc.text):
+            if b <= parsed_chars:
                 roles[i] = _role_from_cues(text, doc, cues, a, b, prev_end)
             prev_end = b
     except nlp.CueFileError:

@@ -81,17 +81,16 @@ def find_pairs(text: str) -> list[Result]:
             metric = _metric(m.group("lead"), unit)
             if metric is None:
                 continue
-            unit = "IOPS" if unit.lower().replace(" ", "") in ("iops", "kiops") else unit
-            ev = Evidence(line_start=i, line_end=i, text=line)
+            compact = unit.lower().replace(" ", "")
+            scale = 1000 if compact == "kiops" else 1  # "94 kIOPS -> 80 kIOPS"
+            unit = "IOPS" if compact in ("iops", "kiops") else unit
             for side, raw in (("before", m.group("a")), ("after", m.group("b"))):
-                value = _count(raw)
+                value = _count(raw) * scale
                 nv, nu = normalize(value, unit)
-                out.append(Result(metric=metric, value=value, unit=unit, config=side,
-                                  direction=None, normalized_value=nv, normalized_unit=nu,
-                                  evidence=Evidence(ev.message_id, i, i, line)))
-                out[-1].samples = []
-                if heading:
-                    out[-1].config = f"{side} ({heading})"
+                out.append(Result(metric=metric, value=value, unit=unit,
+                                  config=f"{side} ({heading})" if heading else side,
+                                  normalized_value=nv, normalized_unit=nu,
+                                  evidence=Evidence(line_start=i, line_end=i, text=line)))
     except Exception:
         log.exception("find_pairs failed")
         return []

@@ -43,6 +43,11 @@ def test_pairs_found_with_metric_unit_and_heading():
     ]
 
 
+def test_kiops_pairs_are_counted_in_iops():
+    (a, b) = find_pairs("randread: 94 kIOPS -> 80 kIOPS\n")
+    assert (a.value, a.unit, a.normalized_value, b.value) == (94000, "IOPS", 94000, 80000)
+
+
 def test_ranges_counts_and_mixed_units_are_not_pairs():
     assert find_pairs("we tried 2 to 4 jobs\nlatency went from 2 to 4 ms at times\n1 MiB/s -> 3 IOPS\n") == []
 
