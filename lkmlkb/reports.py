@@ -45,14 +45,10 @@ def merge_commits(findings: list[Findings]) -> list[CommitCitation]:
             if key is None:
                 by_sha[c.sha] = c
                 continue
-            cur = by_sha[key]
-            better = ROLE_RANK.get(c.role, 9) < ROLE_RANK.get(cur.role, 9)
-            keep = c if better else cur
-            if not keep.subject:
-                keep.subject = cur.subject or c.subject
-            if len(c.sha) > len(key) and keep is cur:
-                pass
-            by_sha.pop(key)
+            cur = by_sha.pop(key)
+            keep = c if ROLE_RANK.get(c.role, 9) < ROLE_RANK.get(cur.role, 9) else cur
+            keep.subject = keep.subject or cur.subject or c.subject
+            keep.sha = max(cur.sha, c.sha, key=len)  # the longest SHA any message wrote
             by_sha[keep.sha] = keep
     return sorted(by_sha.values(), key=lambda c: (ROLE_RANK.get(c.role, 9), c.sha))
 
@@ -378,7 +374,8 @@ def subject_claims(root: Message | None) -> list[Claim]:
 def build_report(thread_id: str, messages: list[Message], findings: list[Findings]) -> Report:
     """The report of one thread (messages in date order, findings aligned with them)."""
     root = messages[0] if messages else None
-    claims = subject_claims(root) + [c for f in findings for c in f.claims]
+    said_in_subject = subject_claims(root)
+    claims = said_in_subject + [c for f in findings for c in f.claims]
     commits = merge_commits(findings)
     kernels = merge_kernels(findings)
     subject_kernel_roles(root, kernels)
@@ -407,7 +404,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     if not is_regression and has_numbers and has_culprit and not is_improvement:
         is_regression = True  # a bisection with numbers is a regression report even without the word
     if is_regression and is_patch_thread(root) and not has_culprit \
-            and not any(c.kind == "regression" for c in subject_claims(root)):
+            and not any(c.kind == "regression" for c in said_in_subject):
         # patch mail measuring its own change (gains, "no regression") is no report of a regression
         is_regression = False
     pct = stated if stated is not None else computed

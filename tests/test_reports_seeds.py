@@ -134,3 +134,16 @@ def test_stored_report_equals_extracted_report(corpus_db, prefix):
     assert commit_roles(stored) == commit_roles(direct)
     key = lambda x: (x.kernel or "", x.metric, x.direction or "", x.value, x.label or "")  # noqa: E731
     assert sorted(map(key, stored.results)) == sorted(map(key, direct.results))
+
+
+def test_one_commit_cited_with_short_and_long_shas_keeps_the_longest():
+    from lkmlkb.model import CommitCitation, Findings
+    from lkmlkb.reports import merge_commits
+
+    short = Findings("a", commits=[CommitCitation("d47f9717e5cf", None, "mentioned")])
+    long_ = Findings("b", commits=[CommitCitation("d47f9717e5cf1a2b3c", "block/mq-deadline: x", "culprit")])
+    (c,) = merge_commits([short, long_])
+    assert (c.sha, c.role, c.subject) == ("d47f9717e5cf1a2b3c", "culprit", "block/mq-deadline: x")
+    (c,) = merge_commits([Findings("b", commits=[CommitCitation("d47f9717e5cf1a2b3c", None, "mentioned")]),
+                          Findings("a", commits=[CommitCitation("d47f9717e5cf", "s", "culprit")])])
+    assert (c.sha, c.role, c.subject) == ("d47f9717e5cf1a2b3c", "culprit", "s")
