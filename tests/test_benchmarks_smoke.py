@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-ARCHIVE = Path("/work/shared/archives/linux-block-2024q1.mboxrd.gz")
+ARCHIVE = Path(__file__).resolve().parent.parent.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
 
 
 def _load(name: str):
