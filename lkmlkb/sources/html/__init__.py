@@ -12,6 +12,7 @@ find a Message-ID, then prefer lore's raw message.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -84,8 +85,14 @@ def site_from_url(url_or_path: str) -> str | None:
     return None
 
 
+# script and style bodies are no markup of the page: "<script>document.write('<pre id=b>')" must not
+# make an openwall page look like lore (bounded, non-greedy, so a missing end tag cannot run away)
+_SCRIPT_RE = re.compile(r"<(script|style)\b[^>]{0,2000}>.{0,200000}?</\1\s{0,10}>", re.I | re.S)
+
+
 def site_from_content(text: str) -> str | None:
-    """The generator a page's markup shows, None when nothing matches."""
+    """The generator a page's markup shows (scripts and styles aside), None when nothing matches."""
+    text = _SCRIPT_RE.sub(" ", text)
     checks: list[tuple[str, Callable[[str], bool]]] = [
         ("mhonarc", mhonarc.looks_like),
         ("hypermail", hypermail.looks_like_hypermail),
