@@ -2,7 +2,7 @@
 
 ``find_fio_output(text)`` reads every form fio prints (normal output of fio
 2.x and 3.x, terse lines, JSON) plus the summaries people paste beside it
-(progress lines, a site-local ``Throughput Results:`` block) and returns one
+(progress lines) and returns one
 ``Result`` per figure, with evidence line offsets within ``text``.
 
 The module also holds the line preparation shared with ``tables``: quote
@@ -273,14 +273,6 @@ _PROGRESS_ITEM = re.compile(
     """,
     re.VERBOSE,
 )
-_TPUT_HEADER = re.compile(r"^\s{0,16}Throughput\ Results:\s{0,8}$", re.VERBOSE)  # corpus/000 "Throughput Results:"
-_TPUT_LINE = re.compile(
-    r"""
-    ^\s{0,16}(?P<dir>READ|WRITE|TRIM|RW|MIXED):(?P<mb>""" + _NUM + r"""):(?P<iops>""" + _NUM + r"""):""" + _NUM + r"""\s{0,8}$
-    # corpus/000 "WRITE:247:1884:0": MB/s, IOPS, (unused)
-    """,
-    re.VERBOSE,
-)
 
 
 def _refine(direction: str, rw: str | None) -> str:
@@ -307,7 +299,7 @@ class _FioState:
         self.job_rw: str | None = None
         self.direction: str | None = None
         self.group_rw: str | None = None
-        self.section: str | None = None  # disk | tput | pct
+        self.section: str | None = None  # disk | pct
         self.pct: tuple[str, str] | None = None
 
 
@@ -398,19 +390,6 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
             else:
                 out.append(_result("bw_progress", float(pm["v"]), pm["u"], ev, d))
         return out
-    if _TPUT_HEADER.match(text):
-        st.section = "tput"
-        return out
-    if st.section == "tput":
-        m = _TPUT_LINE.match(text)
-        if m:
-            d = m["dir"].lower()
-            d = "mixed" if d == "rw" else d
-            out.append(_result("bw", float(m["mb"]), "MB/s", ev, d))
-            out.append(_result("iops", float(m["iops"]), "IOPS", ev, d))
-            return out
-        if text.strip():
-            st.section = None
     return out
 
 

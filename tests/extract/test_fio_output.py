@@ -41,15 +41,14 @@ def test_seed_000_wrapped_run_status_line_is_joined(seed_text):
     assert "io=263GiB" in read448.evidence.text
 
 
-def test_seed_000_disk_stats_and_throughput_results(seed_text):
+def test_seed_000_disk_stats_and_no_guessing_at_a_site_local_summary(seed_text):
     res = find_fio_output(seed_text("000"))
     utils = {(r.config, r.value) for r in res if r.metric == "util"}
     assert ("dm-1", 98.28) in utils and ("sdf", 86.71) in utils  # wrapped "util=86.71%" line
-    # "Throughput Results: READ:470:3582:0" is MB/s and IOPS
-    (tput,) = pick(res, "bw", "read", 470)
-    assert tput.unit == "MB/s" and tput.normalized_value == pytest.approx(470e6)
-    assert pick(res, "iops", "read", 3582)
-    assert pick(res, "iops", "write", 1884)
+    assert pick(res, "iops", "write", 1884)  # from fio's own "write: IOPS=1884" line
+    # "Throughput Results: READ:470:3582:0" is the reporter's own harness, whose columns no text
+    # names: no figure is read from it (one seed's format is no rule for mail in general)
+    assert not pick(res, "bw", "read", 470) and not pick(res, "iops", "read", 3582)
 
 
 def test_seed_003_inline_group_lines_and_progress(seed_text):
