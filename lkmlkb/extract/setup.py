@@ -153,6 +153,24 @@ _TOOLS = [
     ("stress-ng", r"\bstress-ng\b"),
 ]
 _TOOL_RES = [(name, re.compile(p, re.IGNORECASE if name != "dd" else 0)) for name, p in _TOOLS]
+#: tools that produce the numbers of a table (monitors like iostat and perf, and test harnesses, do not)
+_BENCHMARKS = ("fio", "tiobench", "dd", "fs_mark", "dbench", "sysbench", "iozone", "bonnie++", "filebench",
+               "vdbench", "pgbench", "stress-ng", "t/io_uring", "mmtests")
+
+
+def main_benchmark(text: str) -> str | None:
+    """The benchmark a text names most often, for tables that do not say which tool made them.
+
+    Seed 002's tiobench tables sit in a thread that also mentions fio once
+    ("throw a fio job file over the fence"): the count decides.
+    """
+    counts = {}
+    for name, rx in _TOOL_RES:
+        if name in _BENCHMARKS:
+            n = sum(1 for _ in zip(rx.finditer(text[:1_000_000]), range(1000), strict=False))
+            if n:
+                counts[name] = n
+    return max(counts, key=lambda k: (counts[k], -_BENCHMARKS.index(k))) if counts else None
 
 
 def _lines(text: str):

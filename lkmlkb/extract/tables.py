@@ -66,12 +66,10 @@ def _kernel_and_config(cell: str) -> tuple[str | None, str | None]:
 
 
 def _text_tool(lines: list[Line]) -> str | None:
-    """The benchmark a text names, where tables do not say (tiobench tables, corpus/002)."""
-    for ln in lines:
-        low = ln.text.lower()
-        if "tiobench" in low:
-            return "tiobench"
-    return None
+    """The benchmark a text names most, where its tables do not say (tiobench tables, corpus/002)."""
+    from lkmlkb.extract.setup import main_benchmark
+
+    return main_benchmark("\n".join(ln.text for ln in lines))
 
 
 _DIRECTION_CUE = re.compile(

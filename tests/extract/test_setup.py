@@ -74,3 +74,13 @@ def test_pathological_input_is_fast_and_safe(text):
     find_setup(text)
     find_tools(text)
     assert time.monotonic() - t0 < 10
+
+
+def test_main_benchmark_is_the_one_named_most():
+    from lkmlkb.extract.setup import main_benchmark
+
+    text = ("dbench 16 clients on ext4: Throughput 812.4 MB/sec\n"
+            "dbench 32 clients: Throughput 790.1 MB/sec\n"
+            "throw a fio job file over the fence and I'll test it\n")
+    assert main_benchmark(text) == "dbench"
+    assert main_benchmark("iostat -x 1 and perf record, no benchmark") is None
