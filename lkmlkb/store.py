@@ -24,7 +24,7 @@ from sqlite_utils.migrations import Migrations
 
 from .errors import DatabaseError
 from .model import Message, Segment
-from .threads import Threader, is_reply_subject, normalize_subject
+from .threads import Threader, normalize_subject, parent_of
 
 log = logging.getLogger(__name__)
 
@@ -382,7 +382,6 @@ class SqlBackend:
         c.execute("UPDATE messages SET thread_id=? WHERE thread_id=?", (new, old))
         c.execute("UPDATE thread_topics SET thread_id=? WHERE thread_id=?", (new, old))
         c.execute("DELETE FROM threads WHERE thread_id=?", (old,))
-        self.merged.add(old)
 
     def subject_thread(self, key: str) -> str | None:
         row = self.conn.execute("SELECT thread_id FROM thread_topics WHERE topic=?", (key,)).fetchone()
@@ -391,7 +390,6 @@ class SqlBackend:
     def remember_subject(self, key: str, thread: str) -> None:
         self.conn.execute("INSERT OR IGNORE INTO thread_topics(topic, thread_id) VALUES (?, ?)", (key, thread))
 
-    merged: set[str]
 
 
 @dataclass
@@ -448,7 +446,6 @@ class Store:
         self.db = db
         self.conn: sqlite3.Connection = db.conn
         self.backend = SqlBackend(self.conn)
-        self.backend.merged = set()
         self.threader = Threader(self.backend)
         self.run_id: int | None = None
         self.outcome = StoreOutcome()
@@ -531,13 +528,12 @@ class Store:
                             self.outcome.unchanged += 1
                     continue
                 seen_here.add(msg.message_id)
-                self.backend.merged = set()
                 thread = self.threader.add(msg)
                 touched_threads.add(thread)
                 refs = [*msg.references]
                 if msg.in_reply_to and msg.in_reply_to not in refs:
                     refs.append(msg.in_reply_to)
-                parent = msg.in_reply_to or (msg.references[-1] if msg.references else None) or msg.quoted_parent
+                parent = parent_of(msg)  # the threader's own choice: never the message itself
                 c.execute(
                     "INSERT INTO messages(%s) VALUES (%s)" % (",".join(f'"{k}"' for k in MESSAGE_COLUMNS),
                                                               ",".join("?" * len(MESSAGE_COLUMNS))),
@@ -614,11 +610,4 @@ def known_copies(conn: sqlite3.Connection, ids: list[str]) -> dict[str, tuple[se
     return out
 
 
-def summary_counts(db: sqlite_utils.Database) -> dict[str, int]:
-    return {
-        "messages": db.execute("SELECT count(*) FROM messages").fetchone()[0],
-        "threads": db.execute("SELECT count(*) FROM threads").fetchone()[0],
-    }
-
-
-__all__ = ["Store", "connect", "content_hash", "is_reply_subject", "migrations", "summary_counts"]
+__all__ = ["Store", "connect", "content_hash", "migrations"]

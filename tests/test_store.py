@@ -143,3 +143,18 @@ def test_failed_batch_rolls_back(store):
         store.write_batch(rows("format_flowed.eml") + batch)
     assert store.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 0
     assert store.conn.execute("SELECT count(*) FROM thread_members").fetchone()[0] == 0
+
+
+def test_a_message_is_never_its_own_parent_and_lore_links_are_escaped(tmp_path):
+    """HTML archives can show a message's own id as In-Reply-To; ids may hold '/' or '#'."""
+    from lkmlkb.model import Message
+    from lkmlkb.sources.mail import parse_message
+    from lkmlkb.store import Store, connect
+
+    db = connect(tmp_path / "kb.db")
+    own = Message("a/b#c@example.org", subject="x", in_reply_to="a/b#c@example.org", body="hi\n",
+                  raw=b"x", archive_url=None)
+    Store(db).write_batch([(own, [], "hi")])
+    assert db.execute("SELECT parent_id FROM messages").fetchone() == (None,)
+    msg = parse_message(b"Message-ID: <a/b#c@example.org>\nFrom: A <a@example.org>\nSubject: s\n\nbody\n")
+    assert msg.archive_url == "https://lore.kernel.org/r/a%2Fb%23c@example.org"

@@ -62,6 +62,13 @@ COMMENT_FROM = re.compile(
 ANGLE_ADDR = re.compile(r"^(?P<name>[^<>]{0,300}?)[ \t]{0,3}<(?P<addr>[^<>]{0,300})>[ \t]{0,3}$")
 
 
+def lore_url(msgid: str) -> str:
+    """``https://lore.kernel.org/r/<msgid>`` with the id percent-escaped as lore does (``/``, ``#``, ``?``, ``%``)."""
+    from urllib.parse import quote
+
+    return LORE_R + quote(msgid, safe="@!$&'()*+,;=:~-._")
+
+
 def clean_text(s: str) -> str:
     """Remove what SQLite or a terminal must never see: NULs and lone surrogates."""
     if "\x00" in s:
@@ -403,7 +410,7 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
         body=body,
         raw=raw,
         lists=list_ids(msg, lists),
-        archive_url=(LORE_R + mid) if real_id else None,
+        archive_url=lore_url(mid) if real_id else None,
         source=source,
         synthetic_id=synthetic,
     )

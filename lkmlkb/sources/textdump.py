@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..model import Message
-from .mail import clean_text, parse_date
+from .mail import clean_text, lore_url, parse_date
 from .obfuscation import is_obfuscated
 
 HEADER_LINE = re.compile(r"^(Date|From|To|Cc|Subject|Message-I[Dd]|In-Reply-To|References):[ \t]?(.{0,2000})$")
@@ -276,5 +276,5 @@ def _to_message(d: _Draft, n: int, source: str, all_drafts: list[_Draft]) -> Mes
         raw=raw,
         source=f"{source}#{n + 1}",
         synthetic_id=synthetic,
-        archive_url=None if synthetic else f"https://lore.kernel.org/r/{mid}",
+        archive_url=None if synthetic else lore_url(mid),
     )

@@ -15,13 +15,13 @@ import logging
 import re
 from datetime import UTC, datetime, timedelta, timezone
 from email.utils import parsedate_tz
-from urllib.parse import quote
 
 from bs4 import BeautifulSoup, Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
 from bs4.element import CData
 
 from lkmlkb.errors import ParseError
 from lkmlkb.model import Message
+from lkmlkb.sources.mail import lore_url
 from lkmlkb.sources.obfuscation import deobfuscate, is_obfuscated
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,6 @@ MAX_PAGE_BYTES = 20 * 1024 * 1024
 #: header-ish lines longer than this are cut before any regex sees them
 MAX_LINE_CHARS = 4000
 SYNTHETIC_DOMAIN = "lkmlkb.invalid"
-LORE_R = "https://lore.kernel.org/r/"
 
 _META_CHARSET_RE = re.compile(
     rb"""
@@ -340,11 +339,6 @@ def synthetic_id(*parts: str) -> str:
         h.update((p or "").encode("utf-8", "surrogatepass"))
         h.update(b"\x00")
     return f"{h.hexdigest()[:32]}@{SYNTHETIC_DOMAIN}"
-
-
-def lore_url(msgid: str) -> str:
-    """``https://lore.kernel.org/r/<msgid>`` with the id percent-escaped as lore does."""
-    return LORE_R + quote(msgid, safe="@!$&'()*+,;=:~-._")
 
 
 def build_message(
