@@ -136,7 +136,7 @@ def extract_view(message_id: str, view: View) -> Findings:
             depth = max((view.quoted_lines.get(i, 0) for i in range(ev.line_start, ev.line_end + 1)), default=0)
             ev.quoted = depth > 0
             ev.depth = depth
-        setattr(f, name if name != "setup" else "setup", records)
+        setattr(f, name, records)
     try:
         f.tools = find_tools(view.text)
         f.fio_version = fio_version(view.text)

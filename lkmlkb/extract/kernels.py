@@ -114,7 +114,7 @@ def find_kernel_mentions(text: str) -> list[KernelMention]:
     roles: list[tuple[str | None, str]] = [(None, "")] * len(found)
     try:
         doc = nlp.parse(text, "kernels")
-        cues = [c for c in nlp.cues(doc) if c.label != "NEG"]
+        cues = nlp.cues(doc)
         prev_end = 0
         parsed_chars = len(doc.text)  # doc.text joins every token: read it once, not per version
         for i, (a, b, _, _) in enumerate(found):
