@@ -20,6 +20,8 @@ MAX_LINE characters are trimmed.  One fact per (key, value), first evidence.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import logging
 import re
 
@@ -128,55 +130,100 @@ _MEM_RE = re.compile(
     , re.IGNORECASE,
 )
 _TOOLS = [
-    # (tool, pattern) — each names the real text that needs it
-    ("fio", r"\bfio\b(?![\-_.]\w)|\bfio-\d|\bfio\.\w"),      # "fio --name=", "fio-3.19", LKP "fio.write_iops"
-    ("tiobench", r"\btiobench\b|\btiotest\b"),                # 002 "tiobench sequential write"
-    ("dd", r"(?<![\w\-/])dd[ \t]{1,3}(?:if|of|bs|count)=|\bdd\b[ \t]{1,2}(?:command|test|run)"),  # 004 "dd if=/dev/$DISK"
-    ("iostat", r"\biostat\b"),                                # 004 "iostat -yxm"
-    ("fs_mark", r"\bfs_mark\b|\bfsmark\b"),
-    ("dbench", r"\bdbench\b"),
-    ("lkp", r"kernel[ \t]test[ \t]robot|\blkp-tests?\b|\blkp\b"),
-    ("mmtests", r"\bmmtests\b"),
-    ("sysbench", r"\bsysbench\b"),
-    ("iozone", r"\biozone\b"),
-    ("bonnie++", r"\bbonnie\+\+|\bbonnie\b"),
-    ("blktests", r"\bblktests\b"),
-    ("fstests", r"\bxfstests\b|\bfstests\b"),
-    ("filebench", r"\bfilebench\b"),
-    ("vdbench", r"\bvdbench\b"),
-    ("pgbench", r"\bpgbench\b"),
-    ("hdparm", r"\bhdparm[ \t]{1,3}-[tT]"),
-    ("perf", r"\bperf[ \t]{1,3}(?:record|top|stat|report|trace|lock|sched)\b"),
-    ("blktrace", r"\bblktrace\b|\bblkparse\b|\bbtt\b"),
-    ("bpftrace", r"\bbpftrace\b|\bbiolatency\b|\bbiosnoop\b"),
-    ("t/io_uring", r"\bt/io_uring\b"),
-    ("stress-ng", r"\bstress-ng\b"),
+    # (tool, pattern, words) — each pattern names the real text that needs it; a line can match
+    # only when its lowercased form holds one of ``words`` (the literal every alternative spells)
+    ("fio", r"\bfio\b(?![\-_.]\w)|\bfio-\d|\bfio\.\w", ("fio",)),   # "fio --name=", "fio-3.19", LKP "fio.write_iops"
+    ("tiobench", r"\btiobench\b|\btiotest\b", ("tiobench", "tiotest")),  # 002 "tiobench sequential write"
+    ("dd", r"(?<![\w\-/])dd[ \t]{1,3}(?:if|of|bs|count)=|\bdd\b[ \t]{1,2}(?:command|test|run)",
+     ("dd ", "dd\t")),                                                  # 004 "dd if=/dev/$DISK"
+    ("iostat", r"\biostat\b", ("iostat",)),                                # 004 "iostat -yxm"
+    ("fs_mark", r"\bfs_mark\b|\bfsmark\b", ("fs_mark", "fsmark")),
+    ("dbench", r"\bdbench\b", ("dbench",)),
+    ("lkp", r"kernel[ \t]test[ \t]robot|\blkp-tests?\b|\blkp\b", ("robot", "lkp")),
+    ("mmtests", r"\bmmtests\b", ("mmtests",)),
+    ("sysbench", r"\bsysbench\b", ("sysbench",)),
+    ("iozone", r"\biozone\b", ("iozone",)),
+    ("bonnie++", r"\bbonnie\+\+|\bbonnie\b", ("bonnie",)),
+    ("blktests", r"\bblktests\b", ("blktests",)),
+    ("fstests", r"\bxfstests\b|\bfstests\b", ("fstests",)),
+    ("filebench", r"\bfilebench\b", ("filebench",)),
+    ("vdbench", r"\bvdbench\b", ("vdbench",)),
+    ("pgbench", r"\bpgbench\b", ("pgbench",)),
+    ("hdparm", r"\bhdparm[ \t]{1,3}-[tT]", ("hdparm",)),
+    ("perf", r"\bperf[ \t]{1,3}(?:record|top|stat|report|trace|lock|sched)\b", ("perf",)),
+    ("blktrace", r"\bblktrace\b|\bblkparse\b|\bbtt\b", ("blktrace", "blkparse", "btt")),
+    ("bpftrace", r"\bbpftrace\b|\bbiolatency\b|\bbiosnoop\b", ("bpftrace", "biolatency", "biosnoop")),
+    ("t/io_uring", r"\bt/io_uring\b", ("t/io_uring",)),
+    ("stress-ng", r"\bstress-ng\b", ("stress-ng",)),
 ]
-_TOOL_RES = [(name, re.compile(p, re.IGNORECASE if name != "dd" else 0)) for name, p in _TOOLS]
+_TOOL_RES = [(name, re.compile(p, re.IGNORECASE if name != "dd" else 0)) for name, p, _ in _TOOLS]
+_TOOL_WORDS = {name: words for name, _, words in _TOOLS}
 #: tools that produce the numbers of a table (monitors like iostat and perf, and test harnesses, do not)
 _BENCHMARKS = ("fio", "tiobench", "dd", "fs_mark", "dbench", "sysbench", "iozone", "bonnie++", "filebench",
                "vdbench", "pgbench", "stress-ng", "t/io_uring", "mmtests")
 
 
+class _WordLines:
+    """Which lines of a text can hold a word: the cheap test run before a line's regular expressions.
+
+    Built once per text.  ``lines(words)`` gives the numbers of the lines whose
+    lowercased text holds one of ``words``; every pattern here spells one of
+    its words in each alternative, so any other line cannot match it and its
+    regular expressions need not run.  Only ASCII lines are ruled out: a line
+    with any other character is always given (case-insensitive matching lets
+    "ſ" stand for "s", and lowercasing "İ" yields two characters).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.low = text.lower()
+        self._newlines: list[int] | None = None
+        self._other: set[int] = set()
+        if not text.isascii():
+            self._other = {i for i, line in enumerate(text.split("\n")) if not line.isascii()}
+
+    def any(self, words: tuple[str, ...]) -> bool:
+        """Whether the text can hold one of ``words`` at all."""
+        return bool(self._other) or any(w in self.low for w in words)
+
+    def lines(self, words: tuple[str, ...]) -> set[int]:
+        """Numbers of the lines that hold one of ``words`` (lowercased), plus every non-ASCII line."""
+        found = set(self._other)
+        if not any(w in self.low for w in words):
+            return found
+        if self._newlines is None:
+            self._newlines = [m.start() for m in _NEWLINE.finditer(self.low)]
+        newlines = self._newlines
+        for m in _words_re(words).finditer(self.low):
+            found.add(bisect.bisect_left(newlines, m.start()))
+        return found
+
+
+_NEWLINE = re.compile("\n")
+
+
+@functools.lru_cache(maxsize=64)
+def _words_re(words: tuple[str, ...]) -> re.Pattern:
+    """One alternation of the literal ``words``, compiled once."""
+    return re.compile("|".join(re.escape(w) for w in words))
+
+
+@functools.lru_cache(maxsize=4)
 def main_benchmark(text: str) -> str | None:
     """The benchmark a text names most often, for tables that do not say which tool made them.
 
     Seed 002's tiobench tables sit in a thread that also mentions fio once
-    ("throw a fio job file over the fence"): the count decides.
+    ("throw a fio job file over the fence"): the count decides.  Cached: the
+    table finders ask twice about the same text.
     """
+    head = text[:1_000_000]
+    words = _WordLines(head)
     counts = {}
     for name, rx in _TOOL_RES:
-        if name in _BENCHMARKS:
-            n = sum(1 for _ in zip(rx.finditer(text[:1_000_000]), range(1000), strict=False))
+        if name in _BENCHMARKS and words.any(_TOOL_WORDS[name]):
+            n = sum(1 for _ in zip(rx.finditer(head), range(1000), strict=False))
             if n:
                 counts[name] = n
     return max(counts, key=lambda k: (counts[k], -_BENCHMARKS.index(k))) if counts else None
-
-
-def _lines(text: str):
-    """(line number, trimmed line) for each line of ``text``."""
-    for i, line in enumerate(text.split("\n")):
-        yield i, line[:MAX_LINE]
 
 
 def _add(out: dict, key: str, value: str, i: int, line: str) -> None:
@@ -185,27 +232,50 @@ def _add(out: dict, key: str, value: str, i: int, line: str) -> None:
         out[(key, value.lower())] = SetupFact(key, value, Evidence(line_start=i, line_end=i, text=line.strip()[:500]))
 
 
-def _scan_line(out: dict, i: int, line: str) -> None:
-    """All setup facts of one line."""
+def _scheduler_facts(out: dict, i: int, line: str) -> None:
     for m in _SCHED_RE.finditer(line):
         v = next(g for g in m.groups() if g)
         _add(out, "scheduler", v.lower(), i, line)
+
+
+def _filesystem_facts(out: dict, i: int, line: str) -> None:
     for m in _FS_RE.finditer(line):
         _add(out, "filesystem", m.group("fs").lower(), i, line)
+
+
+def _mount_option_facts(out: dict, i: int, line: str) -> None:
     for m in _MOUNT_OPT_RE.finditer(line):
         _add(out, "mount_options", m.group("opt"), i, line)
+
+
+def _tunable_facts(out: dict, i: int, line: str) -> None:
     for m in _TUNABLE_RE.finditer(line):
         if m.group("v") and m.group("v").rstrip(".-"):
             _add(out, "tunable", m.group("k") + "=" + m.group("v").rstrip(".-"), i, line)
+
+
+def _echo_tunable_facts(out: dict, i: int, line: str) -> None:
     for m in _ECHO_TUNABLE_RE.finditer(line):
         if m.group("k") != "scheduler":
             _add(out, "tunable", f"{m.group('k')}={m.group('v')}", i, line)
+
+
+def _module_facts(out: dict, i: int, line: str) -> None:
     for m in _MODULE_RE.finditer(line):
         _add(out, "device", (m.group("mod") + m.group("params")).strip(), i, line)
+
+
+def _device_facts(out: dict, i: int, line: str) -> None:
     for m in _DEVICE_RE.finditer(line):
         _add(out, "device", m.group(0), i, line)
+
+
+def _stack_facts(out: dict, i: int, line: str) -> None:
     for m in _STACK_RE.finditer(line):
         _add(out, "stack", m.lastgroup, i, line)
+
+
+def _cpu_facts(out: dict, i: int, line: str) -> None:
     for m in _CPU_RE.finditer(line):
         if m.group("lkp"):
             _add(out, "cpu", m.group("lkpcpu"), i, line)
@@ -213,34 +283,83 @@ def _scan_line(out: dict, i: int, line: str) -> None:
                 _add(out, "memory", m.group("lkpmem"), i, line)
         else:
             _add(out, "cpu", m.group(0), i, line)
+
+
+def _memory_facts(out: dict, i: int, line: str) -> None:
     for m in _MEM_RE.finditer(line):
         _add(out, "memory", m.group("mem"), i, line)
 
 
+#: (rule, words), in the order a line's facts are recorded: a rule's pattern can
+#: match only a line whose lowercased text holds one of its words
+_SETUP_RULES = [
+    (_scheduler_facts, ("deadline", "none", "bfq", "kyber", "cfq", "noop", "anticipatory")),
+    (_filesystem_facts, ("ext", "fs", "fat")),            # ext4; xfs, btrfs, gfs2, tmpfs...; vfat, exfat
+    (_mount_option_facts, ("data=", "barrier", "noatime", "relatime", "discard", "dax", "commit=", "logbsize=",
+                           "journal_async_commit", "lock_nolock", "lock_dlm", "inode64", "noquota")),
+    (_tunable_facts, ("low_latency", "slice_idle", "slice_sync", "slice_async", "quantum", "group_idle",
+                      "fifo_batch", "writes_starved", "read_expire", "write_expire", "back_seek_max",
+                      "queue_depth", "nr_requests", "read_ahead_kb", "max_sectors_kb", "rq_affinity",
+                      "nomerges", "wbt_lat_usec", "io_poll", "add_random", "rotational", "iostats",
+                      "strict_guarantees", "async_depth", "prio_aging_expire", "nr_hw_queues", "hctx",
+                      "dirty_ratio", "dirty_background_ratio", "vm.dirty_", "nr_open", "iodepth_batch")),
+    (_echo_tunable_facts, ("echo",)),
+    (_module_facts, ("modprobe", "insmod")),
+    (_device_facts, ("nvme", "pcie", "sata", "sas", "hdd", "hard", "rotational", "sd", "dm-", "scsi_debug",
+                     "null", "brd", "ram", "pmem")),       # "ssd" holds "sd"; "zram" holds "ram"
+    (_stack_facts, ("multi", "mpath", "lvm", "lvcreate", "raid", "mdadm", "dm-crypt", "luks", "cryptsetup",
+                    "bcache", "dm-cache", "nvme", "iscsi", "virtio", "loop", "losetup")),
+    (_cpu_facts, ("machine:", "intel", "amd", "cpu", "core", "socket", "threads", "numa")),
+    (_memory_facts, ("ram", "mem")),
+]
+
+
+def _scan_line(out: dict, i: int, line: str) -> None:
+    """All setup facts of one line."""
+    for rule, _words in _SETUP_RULES:
+        rule(out, i, line)
+
+
 def find_setup(text: str) -> list[SetupFact]:
-    """Setup facts of ``text``, one per (key, value) in order of first mention. Never raises."""
+    """Setup facts of ``text``, one per (key, value) in order of first mention. Never raises.
+
+    Lines over MAX_LINE characters are trimmed; a rule runs only on the lines
+    holding one of its words (``_WordLines``), the same facts in the same order
+    as running every rule on every line.
+    """
     if not isinstance(text, str) or not text:
         return []
     out: dict = {}
     try:
-        for i, line in _lines(text):
+        lines = text.split("\n")
+        words = _WordLines(text)
+        wanted = [(rule, words.lines(w)) for rule, w in _SETUP_RULES]
+        for i in sorted(set().union(*(at for _, at in wanted))):
+            line = lines[i][:MAX_LINE]
             if line.strip():
-                _scan_line(out, i, line)
+                for rule, at in wanted:
+                    if i in at:
+                        rule(out, i, line)
     except Exception as exc:  # never let one message stop a run
         log.warning("find_setup failed: %s", exc)
     return list(out.values())
 
 
 def find_tools(text: str) -> list[str]:
-    """Benchmark/measurement tools named in ``text`` (fio, tiobench, dd, iostat, ...), sorted."""
+    """Benchmark/measurement tools named in ``text`` (fio, tiobench, dd, iostat, ...), sorted.
+
+    A tool counts when one line (trimmed to MAX_LINE) matches its pattern; only
+    the lines holding one of its words are tried.
+    """
     if not isinstance(text, str) or not text:
         return []
     found = set()
     try:
-        for _, line in _lines(text):
-            for name, rx in _TOOL_RES:
-                if name not in found and rx.search(line):
-                    found.add(name)
+        lines = text.split("\n")
+        words = _WordLines(text)
+        for name, rx in _TOOL_RES:
+            if any(rx.search(lines[i][:MAX_LINE]) for i in sorted(words.lines(_TOOL_WORDS[name]))):
+                found.add(name)
     except Exception as exc:
         log.warning("find_tools failed: %s", exc)
     return sorted(found)

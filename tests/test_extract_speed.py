@@ -1,0 +1,88 @@
+"""The cheap per-line word tests in front of the extractors' regular expressions.
+
+A word test may only skip a line that the patterns behind it cannot match, so
+each finder is compared with the plain loop it replaced (every rule on every
+line) over the real mail of corpus/ and tests/fuzz/corpus/.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lkmlkb.extract import setup
+
+ROOT = Path(__file__).resolve().parents[1]
+REAL = sorted(p for d in (ROOT / "corpus", ROOT / "tests" / "fuzz" / "corpus") for p in d.iterdir() if p.is_file())
+
+
+def _setup_every_line(text: str) -> list:
+    """find_setup as it was: every rule on every non-blank line."""
+    out: dict = {}
+    for i, line in enumerate(text.split("\n")):
+        line = line[:setup.MAX_LINE]
+        if line.strip():
+            setup._scan_line(out, i, line)
+    return list(out.values())
+
+
+def _tools_every_line(text: str) -> list[str]:
+    """find_tools as it was: every tool pattern on every line."""
+    lines = [line[:setup.MAX_LINE] for line in text.split("\n")]
+    return sorted(name for name, rx in setup._TOOL_RES if any(rx.search(line) for line in lines))
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_word_tests_skip_no_fact_of_real_mail(path):
+    text = path.read_text(errors="replace")
+    assert setup.find_setup(text) == _setup_every_line(text)
+    assert setup.find_tools(text) == _tools_every_line(text)
+
+
+@pytest.mark.parametrize("line", [
+    # one line per rule alternative, in every case the patterns accept
+    "echo MQ-DEADLINE > /sys/block/sda/queue/scheduler", "Anticipatory", "elevator=NONE", "with None",
+    "mounted EXFAT and VFAT and OCFS2 and nfs4", "relatime,nodiscard,dax=always,journal_async_commit,inode64",
+    "vm.dirty_expire_centisecs=3000 io_poll_delay=-1 prio_aging_expire: 10 iodepth_batch=8",
+    "echo 2 >> /sys/block/nvme0n1/queue/rq_affinity", "insmod null_blk nr_devices=2",
+    "4 SAS disks, 2 hard disks, rotational disk, 1HDD, nullb0, ram0, zram1, pmem0, /dev/sdb1 here",
+    "dm-multipath MPATHA LVM2 md-raid5 software RAID LUKS dm-cache NVMe-oF nvme-tcp iSCSI virtio_blk losetup",
+    "loop0 device", "Test Machine: 8 cores AMD EPYC 7763 with 64G memory", "hw threads 2 NUMA nodes",
+    "Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz, 16 GiB DRAM, 512 MB mem",
+])
+def test_word_tests_keep_every_alternative(line):
+    assert setup.find_setup(line) == _setup_every_line(line)
+    assert setup.find_setup(line)
+
+
+@pytest.mark.parametrize("name", [
+    "low_latency", "slice_idle", "slice_sync", "slice_async", "quantum", "group_idle", "fifo_batch",
+    "writes_starved", "read_expire", "write_expire", "back_seek_max", "queue_depth", "nr_requests",
+    "read_ahead_kb", "max_sectors_kb", "rq_affinity", "nomerges", "wbt_lat_usec", "io_poll",
+    "add_random", "rotational", "iostats", "strict_guarantees", "async_depth", "prio_aging_expire",
+    "nr_hw_queues", "hctx", "dirty_ratio", "dirty_background_ratio", "vm.dirty_bytes", "nr_open",
+    "iodepth_batch"])
+def test_every_tunable_name_passes_the_word_test(name):
+    # the names of _TUNABLE_RE, as "2.6.32-rc6,low_latency=0" (corpus/002) writes one
+    assert ("tunable", f"{name}=0") in {(f.key, f.value) for f in setup.find_setup(f"2.6.32-rc6,{name}=0")}
+
+
+def test_word_lines_on_a_robot_report():
+    # trimmed from <202401312320.a335db14-oliver.sang@intel.com> (linux-block 2024-01-31)
+    text = ("kernel test robot noticed a -72.9% regression of fio.write_iops on:\n"
+            "\n"
+            "test machine: 64 threads 2 sockets Intel(R) Xeon(R) Gold 6346 CPU @ 3.10GHz (Ice Lake)\n"
+            "      fs: xfs\n")
+    words = setup._WordLines(text)
+    assert words.lines(("fio",)) == {0}
+    assert words.lines(("intel", "cpu")) == {2}
+    assert words.lines(("fs",)) == {3}
+    assert words.lines(("bfq",)) == set()
+
+
+def test_word_lines_always_give_non_ascii_lines():
+    # "\u017f" (long s) matches "s" case-insensitively but lowercases to itself: the line must be tried
+    text = "plain line\n2 \u017fATA drives\n"
+    assert setup._WordLines(text).lines(("sata",)) == {1}
+    assert setup.find_setup(text) == _setup_every_line(text)
