@@ -16,6 +16,7 @@ format=flowed, NULs and lone surrogates (never reach SQLite), Outlook's
 from __future__ import annotations
 
 import codecs
+import functools
 import email
 import email.errors
 import email.header
@@ -59,6 +60,17 @@ COMMENT_FROM = re.compile(
     """,
     re.X,
 )
+# a folded header line break, as the email package leaves it in a value
+FOLD = re.compile(r"\r?\n[ \t]+")
+# raw 8-bit header bytes, as compat32 hands them back (surrogate escapes)
+ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+# the start of a header field as the email feedparser reads one: a name of
+# printable ASCII other than ":" (no space, RFC 5322 2.2), then ":"
+HEADER_NAME = re.compile(r"[\x21-\x39\x3b-\x7e]{1,998}:")
+# where one header field ends: a line break not followed by a fold
+FIELD_BREAK = re.compile(r"\n(?![ \t])")
+#: the headers that decide how a body is decoded; the fast path keeps only these on its part
+BODY_HEADERS = frozenset({"content-type", "content-transfer-encoding", "content-disposition"})
 ANGLE_ADDR = re.compile(r"^(?P<name>[^<>]{0,300}?)[ \t]{0,3}<(?P<addr>[^<>]{0,300})>[ \t]{0,3}$")
 
 
@@ -73,6 +85,8 @@ def clean_text(s: str) -> str:
     """Remove what SQLite or a terminal must never see: NULs and lone surrogates."""
     if "\x00" in s:
         s = s.replace("\x00", "")
+    if s.isascii():
+        return s
     try:
         s.encode("utf-8")
     except UnicodeEncodeError:
@@ -146,7 +160,7 @@ def decode_header(value, keep_tail: bool = False) -> str:
     if not raw:
         return ""
     # raw 8-bit bytes arrive as surrogate escapes: recover and decode them
-    if any("\udc80" <= ch <= "\udcff" for ch in raw):
+    if not raw.isascii() and ESCAPED_BYTE.search(raw):
         raw = decode_bytes(raw.encode("ascii", "surrogateescape"))
     if "=?" in raw:
         try:
@@ -161,8 +175,9 @@ def decode_header(value, keep_tail: bool = False) -> str:
         except (ValueError, AssertionError, LookupError, IndexError, TypeError, email.errors.MessageError) as exc:
             # HeaderParseError: an encoded word whose base64 does not decode (=?UTF-8?B?7a\x00?=)
             log.info("undecodable encoded word kept as written: %s", exc)
-    raw = re.sub(r"\r?\n[ \t]+", " ", raw)
-    return clean_text(raw.replace("\r", "").replace("\n", " ")).strip()
+    if "\n" in raw or "\r" in raw:
+        raw = FOLD.sub(" ", raw).replace("\r", "").replace("\n", " ")
+    return clean_text(raw).strip()
 
 
 def normalize_msgid(value: str) -> str | None:
@@ -315,7 +330,7 @@ def extract_body(msg: EmailMessage) -> str:
     return clean_text(text)
 
 
-def list_ids(msg: EmailMessage, extra: list[str] | None = None) -> list[str]:
+def list_ids(msg: EmailMessage | FirstHeaders, extra: list[str] | None = None) -> list[str]:
     """The lists a message belongs to: List-Id, then what the source says."""
     out: dict[str, None] = {}
     lid = decode_header(msg.get("List-Id"))
@@ -354,6 +369,61 @@ def split_from(value: str) -> tuple[str, str]:
     return name, addr
 
 
+class FirstHeaders(dict):
+    """Lower-cased header name -> the first such header's value, looked up in
+    any case: what compat32's ``Message.get`` returns (a str, or a ``Header``
+    for a value holding raw 8-bit bytes), without its scan over every header."""
+
+    def get(self, name, default=None):
+        return dict.get(self, name.lower(), default)
+
+    @classmethod
+    def of(cls, msg: EmailMessage) -> FirstHeaders:
+        first = cls()
+        for name, value in msg.items():
+            first.setdefault(name.lower(), value)
+        return first
+
+
+def read_simple(raw: bytes) -> tuple[FirstHeaders, EmailMessage] | None:
+    """Headers and body part of a message, read without the email feedparser.
+
+    The feedparser is pure Python and goes line by line; most list mail is a
+    header block of ``Name: value`` lines (folded with leading whitespace),
+    a blank line, and a single-part body.  For exactly that, this returns the
+    headers as compat32 would read them (the value after ``:`` without leading
+    blanks, folds kept, line end dropped) and a bare compat32 part holding only
+    the Content-* headers and the body, so :func:`extract_body` decodes it as
+    before.  Anything else -- CR in the header block, a line that is neither a
+    header nor a fold, no blank line, a multipart or message/* body -- gives
+    None, and the email package reads the message.
+    """
+    end = raw.find(b"\n\n")
+    if end <= 0:
+        return None
+    head = raw[:end].decode("ascii", "surrogateescape")
+    if "\r" in head:
+        return None
+    first = FirstHeaders()
+    part = EmailMessage(policy=compat32)
+    for field in FIELD_BREAK.split(head):
+        # a field's later lines are folds by construction; its first must be a header
+        m = HEADER_NAME.match(field)
+        if not m:  # a fold first, a blank line, "From " envelope line, ": x"
+            return None
+        name, value = field[:m.end() - 1], field[m.end():]
+        key = name.lower()
+        if key in BODY_HEADERS:
+            part.set_raw(name, value.lstrip(" \t"))
+        if key not in first:
+            value = value.lstrip(" \t")
+            first[key] = value if value.isascii() else compat32.header_fetch_parse(name, value)
+    if part.get_content_maintype() in ("multipart", "message"):
+        return None
+    part.set_payload(raw[end + 2:].decode("ascii", "surrogateescape"))
+    return first, part
+
+
 def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) -> Message:
     """Parse one raw message; ParseError only for input that is no mail at all."""
     if not isinstance(raw, (bytes, bytearray)):
@@ -361,33 +431,38 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
     raw = bytes(raw)
     if raw.startswith(b"From ") and b"\n" in raw[:1000]:
         raw = raw.split(b"\n", 1)[1]  # mbox separator line
-    try:
-        msg = email.message_from_bytes(raw, policy=compat32)
-    except Exception as exc:  # the stdlib parser is tolerant; this is a last guard
-        raise ParseError(source or "<message>", f"unparseable message: {exc.__class__.__name__}") from exc
-    if not msg.keys():
-        raise ParseError(source or "<message>", "no mail headers found")
+    simple = read_simple(raw)
+    if simple:
+        headers, msg = simple
+    else:
+        try:
+            msg = email.message_from_bytes(raw, policy=compat32)
+        except Exception as exc:  # the stdlib parser is tolerant; this is a last guard
+            raise ParseError(source or "<message>", f"unparseable message: {exc.__class__.__name__}") from exc
+        if not msg.keys():
+            raise ParseError(source or "<message>", "no mail headers found")
+        headers = FirstHeaders.of(msg)
 
-    mid = normalize_msgid(decode_header(msg.get("Message-ID") or msg.get("Message-Id")))
+    mid = normalize_msgid(decode_header(headers.get("Message-ID") or headers.get("Message-Id")))
     synthetic = mid is None
     if synthetic:
         mid = synthetic_id(raw)
 
-    from_h = decode_header(msg.get("From"))
+    from_h = decode_header(headers.get("From"))
     name, addr = split_from(from_h)
     # DMARC munging by Google Groups: "'X' via list" <list@googlegroups.com>
-    orig = decode_header(msg.get("X-Original-From"))
+    orig = decode_header(headers.get("X-Original-From"))
     if orig and " via " in name:
         name, addr = email.utils.parseaddr(orig)
 
-    refs = find_msgids(decode_header(msg.get("References"), keep_tail=True))
-    irt_all = find_msgids(decode_header(msg.get("In-Reply-To")))
+    refs = find_msgids(decode_header(headers.get("References"), keep_tail=True))
+    irt_all = find_msgids(decode_header(headers.get("In-Reply-To")))
     irt = irt_all[0] if irt_all else (refs[-1] if refs else None)
     refs = [r for r in refs if r != mid]
     if irt == mid:
         irt = None
 
-    date_raw = decode_header(msg.get("Date"))
+    date_raw = decode_header(headers.get("Date"))
     try:
         body = extract_body(msg)
     except Exception as exc:
@@ -397,7 +472,7 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
     real_id = not synthetic and "@" in mid
     return Message(
         message_id=mid,
-        subject=decode_header(msg.get("Subject")),
+        subject=decode_header(headers.get("Subject")),
         from_name=clean_text(name.strip().strip('"')),
         from_addr=clean_text(addr.strip()),
         from_obfuscated=is_obfuscated(addr) or is_obfuscated(from_h),
@@ -405,11 +480,11 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
         date_utc=parse_date(date_raw),
         in_reply_to=irt,
         references=refs,
-        to=decode_header(msg.get("To")),
-        cc=decode_header(msg.get("Cc")),
+        to=decode_header(headers.get("To")),
+        cc=decode_header(headers.get("Cc")),
         body=body,
         raw=raw,
-        lists=list_ids(msg, lists),
+        lists=list_ids(headers, lists),
         archive_url=lore_url(mid) if real_id else None,
         source=source,
         synthetic_id=synthetic,
