@@ -7,6 +7,7 @@ line) over the real mail of corpus/ and tests/fuzz/corpus/.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -85,4 +86,21 @@ def test_word_lines_always_give_non_ascii_lines():
     # "\u017f" (long s) matches "s" case-insensitively but lowercases to itself: the line must be tried
     text = "plain line\n2 \u017fATA drives\n"
     assert setup._WordLines(text).lines(("sata",)) == {1}
+    assert setup.find_setup(text) == _setup_every_line(text)
+
+
+def test_case_twins_are_every_non_ascii_character_ignorecase_takes_for_a_letter():
+    every = "".join(chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000)
+    twins = set(re.findall("[a-z]", every, re.IGNORECASE))
+    assert twins == set(setup._CASE_TWINS.pattern.strip("[]"))
+
+
+def test_word_lines_rule_out_non_ascii_lines_without_the_word():
+    # trimmed from the table of <202401312320.a335db14-oliver.sang@intel.com>: "±" makes the lines non-ASCII
+    text = ("     21.21 \u00b1  5%     -72.9%       5.75 \u00b1  2%  fio.write_iops\n"
+            "      0.02 \u00b1 10%      +0.1        0.12 \u00b1 12%  perf-profile.children.cycles-pp.xfs_file_write_iter\n")
+    words = setup._WordLines(text)
+    assert words.lines(("fio",)) == {0}
+    assert words.lines(("fs",)) == {1}
+    assert words.lines(("bfq",)) == set()
     assert setup.find_setup(text) == _setup_every_line(text)

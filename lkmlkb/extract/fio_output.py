@@ -66,13 +66,19 @@ _NOISE = re.compile(
     r"""
       ^\s{0,8}(?:[0-9a-fA-F]{6,16}:?|[0-9a-fA-F]{4,5}:)(?:\s{1,2}[0-9a-fA-F]{2,8}){4,40}   # hexdump -C / xxd rows "00000010: 7f45 4c46 ..."
     | ^\s{0,8}\[\s{0,8}\d{1,10}\.\d{3,9}\]                   # dmesg timestamp "[  123.456789]"
-    | \b\w{1,80}\+0x[0-9a-f]{1,8}/0x[0-9a-f]{1,8}\b           # stack frame "blk_mq_run_hw_queue+0x1c/0x40"
     | ^\s{0,8}(?:RIP|RSP|RAX|RDX|RBP|R10|R13|FS|CS|CR2|Code):\s   # x86 register dump / oops code line
     | ^\s{0,8}(?:Call[ ]Trace|Hardware[ ]name):                 # oops framing lines
     | ^\s{0,8}CPU:\s{1,3}\d{1,5}\s{1,3}PID:                     # "CPU: 3 PID: 1234 Comm: fio"
     """,
     re.VERBOSE,
 )
+#: a stack frame anywhere in a line, "blk_mq_run_hw_queue+0x1c/0x40"; tried only on lines holding "+0x"
+_STACK_FRAME = re.compile(r"\b\w{1,80}\+0x[0-9a-f]{1,8}/0x[0-9a-f]{1,8}\b")
+
+
+def _is_noise(line: str) -> bool:
+    """Whether a line is a hexdump row, a dmesg line, a register dump or a stack frame."""
+    return bool(_NOISE.match(line)) or ("+0x" in line and bool(_STACK_FRAME.search(line)))
 
 
 @dataclass
@@ -96,6 +102,9 @@ def prepare_lines(text: str) -> list[Line]:
         return out
     in_diff = False
     for raw in text.split("\n"):
+        if not raw:  # a blank line: no quote, keeps a diff open, never noise
+            out.append(Line("", "", 0))
+            continue
         raw = raw.rstrip("\r")
         cut = raw[:MAX_LINE].replace("\x00", " ")
         m = _QUOTE.match(cut)
@@ -107,7 +116,7 @@ def prepare_lines(text: str) -> list[Line]:
             in_diff = False
         if not in_diff and _DIFF_START.match(cut):
             in_diff = True
-        if in_diff or _NOISE.search(cut):
+        if in_diff or _is_noise(cut):
             out.append(Line("", raw, depth))
             continue
         out.append(Line(cut, raw, depth))
@@ -533,14 +542,16 @@ def find_json_output(lines: list[Line]) -> list[Result]:
 
 # --------------------------------------------------------------------------
 
-def find_fio_output(text: str) -> list[Result]:
+def find_fio_output(text: str, lines: list[Line] | None = None) -> list[Result]:
     """Every figure in fio output found in ``text`` (normal, terse, JSON).
 
+    ``lines`` is ``prepare_lines(text)`` when the caller has it already.
     Never raises: any input (garbage, NULs, a megabyte on one line) yields a
     list, possibly empty.
     """
     try:
-        lines = prepare_lines(text)
+        if lines is None:
+            lines = prepare_lines(text)
         out = find_normal_output(lines)
         out.extend(find_terse_output(lines))
         out.extend(find_json_output(lines))

@@ -204,7 +204,7 @@ def find_results(text: str) -> list[Result]:
     """Every measured number in ``text`` with kernel attribution; never raises."""
     try:
         lines = prepare_lines(text)
-        results = find_fio_output(text) + find_tables(text) + find_timings(text)
+        results = find_fio_output(text, lines) + find_tables(text, lines) + find_timings(text)
         result_lines = {r.evidence.line_start for r in results}
         lk = _LineKernels(lines)
         for r in results:

@@ -169,17 +169,18 @@ class _WordLines:
     Built once per text.  ``lines(words)`` gives the numbers of the lines whose
     lowercased text holds one of ``words``; every pattern here spells one of
     its words in each alternative, so any other line cannot match it and its
-    regular expressions need not run.  Only ASCII lines are ruled out: a line
-    with any other character is always given (case-insensitive matching lets
-    "ſ" stand for "s", and lowercasing "İ" yields two characters).
+    regular expressions need not run.  A line holding one of the four
+    characters that case-insensitive matching takes for an ASCII letter
+    (``_CASE_TWINS``: "\u017f" for "s", "\u212a" for "k", ...) is always given,
+    since lowercasing does not turn them into the letter.
     """
 
     def __init__(self, text: str) -> None:
         self.low = text.lower()
         self._newlines: list[int] | None = None
         self._other: set[int] = set()
-        if not text.isascii():
-            self._other = {i for i, line in enumerate(text.split("\n")) if not line.isascii()}
+        if not text.isascii() and _CASE_TWINS.search(text):
+            self._other = {i for i, line in enumerate(text.split("\n")) if _CASE_TWINS.search(line)}
 
     def any(self, words: tuple[str, ...]) -> bool:
         """Whether the text can hold one of ``words`` at all."""
@@ -199,6 +200,9 @@ class _WordLines:
 
 
 _NEWLINE = re.compile("\n")
+#: the characters other than ASCII letters that re.IGNORECASE matches to an ASCII letter ("\u0130" and
+#: "\u0131" to i, "\u017f" to s, the Kelvin sign to k); tests/test_extract_speed.py checks the list
+_CASE_TWINS = re.compile("[\u0130\u0131\u017f\u212a]")
 
 
 @functools.lru_cache(maxsize=64)

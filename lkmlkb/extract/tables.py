@@ -704,10 +704,14 @@ def find_mmtests(lines: list[Line]) -> list[Result]:
 
 # --------------------------------------------------------------------------
 
-def find_tables(text: str) -> list[Result]:
-    """Every figure in tables and per-kernel summary lines in ``text``.  Never raises."""
+def find_tables(text: str, lines: list[Line] | None = None) -> list[Result]:
+    """Every figure in tables and per-kernel summary lines in ``text``.  Never raises.
+
+    ``lines`` is ``prepare_lines(text)`` when the caller has it already.
+    """
     try:
-        lines = prepare_lines(text)
+        if lines is None:
+            lines = prepare_lines(text)
     except Exception:
         log.exception("find_tables: cannot split input")
         return []
