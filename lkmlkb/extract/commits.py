@@ -343,7 +343,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
     doc = nlp.parse(text, "commits")
     cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start)]
     prev_end_in_sent: dict[tuple[int, int], int] = {}
-    doc_text = doc.text  # joins every token: read it once, not per hit
+    doc_text = nlp.doc_text(doc)
     for h in sorted(undecided, key=lambda x: x.start):
         if h.start >= len(doc_text):
             continue

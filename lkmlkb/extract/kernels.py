@@ -116,7 +116,7 @@ def find_kernel_mentions(text: str) -> list[KernelMention]:
         doc = nlp.parse(text, "kernels")
         cues = nlp.cues(doc)
         prev_end = 0
-        parsed_chars = len(doc.text)  # doc.text joins every token: read it once, not per version
+        parsed_chars = len(nlp.doc_text(doc))
         for i, (a, b, _, _) in enumerate(found):
             if b <= parsed_chars:
                 roles[i] = _role_from_cues(text, doc, cues, a, b, prev_end)

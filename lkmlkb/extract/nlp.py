@@ -115,52 +115,202 @@ def load_patterns(name: str) -> tuple[dict, ...]:
     return tuple(out)
 
 
-def _mail_breaks_factory():
-    """Build the component that starts sentences at blank lines and list items."""
-    from spacy.language import Language
+def _mark_mail_breaks(doc, text: str) -> None:
+    """Start sentences after a blank line and at "1)"/"2." list items or "Tag:" lines on a new line.
 
-    if not Language.has_factory("lkmlkb_mail_breaks"):
-        @Language.component("lkmlkb_mail_breaks")
-        def mail_breaks(doc):
-            """Sentence starts after "\\n\\n" and at "1)"/"2." list items on a new line."""
-            for i, tok in enumerate(doc[:-1]):
-                nxt = doc[i + 1]
-                if "\n\n" in tok.text or (tok.is_space and tok.text.count("\n") >= 2):
+    Mail has few full stops: a blank line ends a sentence, and so does the
+    line before a list item or a trailer.  Only tokens holding a line break
+    can start such a sentence, so the scan visits those (one per line, found
+    from ``text``'s newlines), not every token.
+    """
+    from spacy.attrs import IDX
+
+    n = len(doc)
+    if n < 2:
+        return
+    starts = doc.to_array([IDX]).tolist()
+    seen = -1
+    pos = text.find("\n")
+    while pos != -1:
+        i = bisect.bisect_right(starts, pos) - 1
+        if seen < i < n - 1:
+            seen = i
+            tok, nxt = doc[i], doc[i + 1]
+            if "\n\n" in tok.text or (tok.is_space and tok.text.count("\n") >= 2):
+                nxt.is_sent_start = True
+            elif "\n" in tok.whitespace_ or (tok.is_space and "\n" in tok.text):
+                after = doc[i + 2].text if i + 2 < n else None
+                if ((nxt.like_num and after in (")", ".")) or nxt.text.endswith(":")
+                        or (after == ":" and nxt.text[:1].isupper() and "-" in nxt.text)):
                     nxt.is_sent_start = True
-                elif "\n" in tok.whitespace_ or (tok.is_space and "\n" in tok.text):
-                    # a line that begins like a list item or a trailer starts a sentence
-                    if nxt.like_num and i + 2 < len(doc) and doc[i + 2].text in (")", ".") or nxt.text.endswith(":") or (i + 2 < len(doc) and doc[i + 2].text == ":"
-                                                    and nxt.text[:1].isupper() and "-" in nxt.text):
-                        nxt.is_sent_start = True
-            return doc
-    return "lkmlkb_mail_breaks"
+        pos = text.find("\n", pos + 1)
 
 
 @lru_cache(maxsize=1)
 def _base_nlp():
-    """The blank English pipeline with sentence rules, built once per process."""
+    """The blank English pipeline with a sentencizer, built once per process.
+
+    Mail's own sentence breaks are added by :func:`_mark_mail_breaks` after
+    the sentencizer (see :func:`_tokenize`).
+    """
     import spacy  # lazy: importing spaCy costs about a second
 
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")
-    nlp.add_pipe(_mail_breaks_factory())
     return nlp
 
 
-_LAST_DOC: list = [None, None]  # (text, doc): kernels, commits and claims read the same message in turn
+_LAST_DOC: list = [None, None]  # (input text, doc): kernels, commits and claims read the same message in turn
 
 
 def _tokenize(nlp, text: str):
-    """The Doc of ``text``, parsed once for all cue sets (the last text is kept)."""
+    """The Doc of ``text`` (prepared by :func:`_prepare`), parsed once for all cue sets (the last is kept)."""
     if _LAST_DOC[0] is not None and _LAST_DOC[0] == text:
         return _LAST_DOC[1]
-    doc = nlp(text)
+    prepared = _prepare(text)
+    doc = nlp.make_doc(prepared)
+    for _, proc in nlp.pipeline:
+        doc = proc(doc)
+    _mark_mail_breaks(doc, prepared)
+    doc.user_data["lkmlkb_text"] = prepared
     _LAST_DOC[0], _LAST_DOC[1] = text, doc
     return doc
 
 
+def doc_text(doc) -> str:
+    """``doc.text`` without joining every token again (the text it was made from)."""
+    return doc.user_data.get("lkmlkb_text") or doc.text
+
+
+class _TokenPatterns:
+    """Cue token patterns matched only where a cue can start (spaCy's Matcher, made sparse).
+
+    spaCy's ``Matcher`` tests every pattern's first token at every token of
+    the text: on a 60 KB report that was 0.25 s per cue set, most of the
+    extraction time of a long message.  Every cue pattern starts with (or
+    within a few optional tokens of) a literal word, so the positions where a
+    match can begin are found by one vectorized lookup of the lower-cased
+    tokens, and the pattern is run from those positions only.  Supported:
+    ``LOWER``/``TEXT`` (a string or ``{"IN": [...]}``), ``IS_ALPHA``,
+    ``IS_SPACE``, and ``OP`` ``?``/``*``; the same matches as spaCy's Matcher
+    (all of them, overlaps included; a test compares both on real mail).
+    """
+
+    SUPPORTED_KEYS = frozenset({"LOWER", "TEXT", "IS_ALPHA", "IS_SPACE", "OP"})
+
+    def __init__(self, strings):
+        self.strings = strings
+        #: per pattern: (pid hash, [(column, values | bool, op)], first-token columns and hashes)
+        self.patterns: list[tuple[int, list[tuple[int, object, str]]]] = []
+        #: (column, hash) -> indexes of the patterns a match can start with there
+        self.starts: dict[tuple[int, int], list[int]] = {}
+
+    @classmethod
+    def supports(cls, pattern: list[dict]) -> bool:
+        """Whether ``pattern`` is in the subset this matcher runs (else spaCy's Matcher does)."""
+        for tok in pattern:
+            if not set(tok) <= cls.SUPPORTED_KEYS or tok.get("OP", "") not in ("", "?", "*"):
+                return False
+            for key in ("LOWER", "TEXT"):
+                v = tok.get(key)
+                if v is not None and not (isinstance(v, str) or (isinstance(v, dict) and set(v) == {"IN"})):
+                    return False
+            for key in ("IS_ALPHA", "IS_SPACE"):
+                if key in tok and not isinstance(tok[key], bool):
+                    return False
+            if not any(k in tok for k in ("LOWER", "TEXT", "IS_ALPHA", "IS_SPACE")):
+                return False
+        # a match must be able to begin at a literal word
+        return any(("LOWER" in t or "TEXT" in t) and t.get("OP", "") == "" for t in pattern) and all(
+            "LOWER" in t or "TEXT" in t for t in pattern[:_first_required(pattern) + 1])
+
+    def add(self, pid: str, pattern: list[dict]) -> None:
+        specs = []
+        for tok in pattern:
+            if "LOWER" in tok or "TEXT" in tok:
+                col = _LOWER if "LOWER" in tok else _ORTH
+                v = tok.get("LOWER", tok.get("TEXT"))
+                words = [v] if isinstance(v, str) else list(v["IN"])
+                if col == _LOWER:
+                    words = [w.lower() for w in words]
+                specs.append((col, frozenset(self.strings.add(w) for w in words), tok.get("OP", "")))
+            else:
+                col = _ALPHA if "IS_ALPHA" in tok else _SPACE
+                specs.append((col, int(tok.get("IS_ALPHA", tok.get("IS_SPACE"))), tok.get("OP", "")))
+        n = len(self.patterns)
+        self.patterns.append((self.strings.add(pid), specs))
+        for col, values, _ in specs[:_first_required(pattern) + 1]:
+            for h in values:
+                self.starts.setdefault((col, h), []).append(n)
+
+    def __call__(self, doc) -> list[tuple[int, int, int]]:
+        """(pattern id hash, start, end) of every match in ``doc``."""
+        if not self.patterns or not len(doc):
+            return []
+        import numpy
+
+        from spacy.attrs import IS_ALPHA, IS_SPACE, LOWER, ORTH
+
+        arr = doc.to_array([LOWER, ORTH, IS_ALPHA, IS_SPACE])
+        candidates: dict[int, set[int]] = {}
+        for col in (_LOWER, _ORTH):
+            keys = numpy.fromiter((h for c, h in self.starts if c == col), dtype=arr.dtype)
+            if not len(keys):
+                continue
+            for pos in numpy.flatnonzero(numpy.isin(arr[:, col], keys)).tolist():
+                for n in self.starts[(col, int(arr[pos, col]))]:
+                    candidates.setdefault(n, set()).add(pos)
+        if not candidates:
+            return []
+        cols = [arr[:, c].tolist() for c in range(4)]
+        out = []
+        for n in sorted(candidates):
+            pid, specs = self.patterns[n]
+            for start in sorted(candidates[n]):
+                for end in sorted(_ends(specs, cols, 0, start)):
+                    if end > start:
+                        out.append((pid, start, end))
+        return out
+
+
+_LOWER, _ORTH, _ALPHA, _SPACE = range(4)
+
+
+def _first_required(pattern: list[dict]) -> int:
+    """Index of the first token of ``pattern`` without an optional OP (len - 1 if none)."""
+    for i, tok in enumerate(pattern):
+        if tok.get("OP", "") == "":
+            return i
+    return len(pattern) - 1
+
+
+def _ends(specs: list, cols: list[list[int]], si: int, pos: int, depth: int = 0) -> set[int]:
+    """Every token index where ``specs[si:]`` can end when matched from token ``pos``.
+
+    "*" runs are cut at 64 tokens (a cue is a few words; the cut keeps a
+    flood of matching words linear).
+    """
+    if si == len(specs):
+        return {pos}
+    col, want, op = specs[si]
+    out: set[int] = set()
+    if op in ("?", "*"):
+        out |= _ends(specs, cols, si + 1, pos, 0)
+    if pos < len(cols[0]):
+        have = cols[col][pos]
+        hit = have in want if col <= _ORTH else have == want
+        if hit:
+            if op == "*" and depth < 64:
+                out |= _ends(specs, cols, si, pos + 1, depth + 1)
+            elif op != "*":
+                out |= _ends(specs, cols, si + 1, pos + 1, 0)
+            else:
+                out |= _ends(specs, cols, si + 1, pos + 1, 0)
+    return out
+
+
 class _CuePipeline:
-    """A blank pipeline plus Matcher/PhraseMatcher holding cue patterns by id."""
+    """A blank pipeline plus sparse token patterns and a PhraseMatcher holding cue patterns by id."""
 
     def __init__(self, names: tuple[str, ...]):
         from spacy.matcher import Matcher, PhraseMatcher
@@ -168,6 +318,7 @@ class _CuePipeline:
         # one tokenizer and vocabulary for every cue set, so one parse of a text serves them all
         self.nlp = _base_nlp()
         self.matcher = Matcher(self.nlp.vocab, validate=True)
+        self.tokens = _TokenPatterns(self.nlp.vocab.strings)
         self.phrases = PhraseMatcher(self.nlp.vocab, attr="LOWER")
         self.labels: dict[str, str] = {}
         for name in names:
@@ -177,11 +328,14 @@ class _CuePipeline:
                 self.labels[pat["id"]] = pat["label"]
                 if isinstance(pat["pattern"], str):
                     self.phrases.add(pat["id"], [self.nlp.make_doc(pat["pattern"])])
-                else:
-                    try:
-                        self.matcher.add(pat["id"], [pat["pattern"]])
-                    except (ValueError, KeyError) as exc:
-                        raise CueFileError(f"{name}.jsonl", f"pattern {pat['id']!r}: {exc}") from exc
+                    continue
+                try:  # spaCy validates every token pattern, also those it will not run
+                    self.matcher.add(pat["id"], [pat["pattern"]])
+                except (ValueError, KeyError) as exc:
+                    raise CueFileError(f"{name}.jsonl", f"pattern {pat['id']!r}: {exc}") from exc
+                if _TokenPatterns.supports(pat["pattern"]):
+                    self.matcher.remove(pat["id"])
+                    self.tokens.add(pat["id"], pat["pattern"])
         log.debug("built spaCy cue pipeline %s with %d patterns", names, len(self.labels))
 
     def __call__(self, text: str):
@@ -192,7 +346,8 @@ class _CuePipeline:
     def _matches(self, doc) -> list[tuple[str, str, int, int]]:
         """(label, id, start token, end token): the longest match per (label, start)."""
         best: dict[tuple[str, int], tuple[str, str, int, int]] = {}
-        for match_id, start, end in list(self.matcher(doc)) + list(self.phrases(doc)):
+        found = self.tokens(doc) + (list(self.matcher(doc)) if len(self.matcher) else []) + list(self.phrases(doc))
+        for match_id, start, end in found:
             pid = self.nlp.vocab.strings[match_id]
             label = self.labels[pid]
             key = (label, start)
@@ -217,21 +372,29 @@ def get_pipeline(*names: str):
 def parse(text: str, *names: str):
     """Run the pipeline for cue files ``names`` over ``text`` (cut to MAX_DOC_CHARS).
 
-    NULs and other control characters are replaced by spaces (same length,
-    so character offsets still point into the original text).
+    The text is tokenized once for every cue set (see :func:`_prepare` for
+    what spaCy is not shown); character offsets of the Doc are those of
+    ``text``.
     """
     if not isinstance(text, str):
         text = ""
+    return get_pipeline(*names)(text)
+
+
+def _prepare(text: str) -> str:
+    """What spaCy reads of ``text``: same length, so character offsets still point into it.
+
+    NULs and other control characters become spaces.  Quote markers become
+    spaces: a quoted blank line ("> > >") separates sentences like a blank
+    line does.  Long punctuation runs (rulers, ">>>>", "[[[[") and 400+
+    character words hold no cue, and spaCy's tokenizer strips them one affix
+    at a time, rescanning the rest each time (2,000 "=" took 3 s, 5,000 took
+    21 s): blanked.
+    """
     text = text[:MAX_DOC_CHARS]
     text = _CONTROL_RE.sub(" ", text)
-    # quote markers become spaces of the same length: offsets stay valid and a
-    # quoted blank line ("> > >") separates sentences like a blank line does
     text = _QUOTE_PREFIX_RE.sub(lambda m: " " * len(m.group(0)), text)
-    # long punctuation runs (rulers, ">>>>", "[[[[") and 400+ character words hold
-    # no cue, and spaCy's tokenizer strips them one affix at a time, rescanning the
-    # rest each time: 2,000 "=" took 3 s, 5,000 took 21 s
-    text = _PUNCT_RUN_RE.sub(lambda m: " " * len(m.group(0)), text)
-    return get_pipeline(*names)(text)
+    return _PUNCT_RUN_RE.sub(lambda m: " " * len(m.group(0)), text)
 
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")

@@ -1,0 +1,53 @@
+"""The sparse cue matcher finds exactly what spaCy's Matcher finds, on real mail."""
+
+from pathlib import Path
+
+import pytest
+from spacy.matcher import Matcher
+
+from lkmlkb.extract import nlp
+
+CORPUS = sorted(p for p in (Path(__file__).resolve().parents[2] / "corpus").iterdir() if p.suffix in (".txt", ".mbox"))
+CUE_FILES = ("claims", "commits", "kernels")
+
+
+@pytest.fixture(scope="module")
+def matchers():
+    pipe = nlp.get_pipeline(*CUE_FILES)
+    reference = Matcher(pipe.nlp.vocab)
+    for name in CUE_FILES:
+        for pat in nlp.load_patterns(name):
+            if isinstance(pat["pattern"], list):
+                reference.add(pat["id"], [pat["pattern"]])
+    return pipe, reference
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_same_matches_as_spacy_matcher_on_corpus_threads(matchers, path):
+    pipe, reference = matchers
+    doc = pipe.nlp(path.read_text(encoding="utf-8", errors="replace")[:nlp.MAX_DOC_CHARS])
+    expected = set(reference(doc))
+    assert expected, "every corpus thread holds some cue"
+    assert set(pipe.tokens(doc)) == expected
+
+
+def test_every_cue_pattern_runs_sparse():
+    """The cue files stay inside the subset the sparse matcher runs (else spaCy's runs them, slowly)."""
+    pipe = nlp.get_pipeline(*CUE_FILES)
+    assert len(pipe.matcher) == 0
+    assert len(pipe.tokens.patterns) == sum(
+        isinstance(p["pattern"], list) for name in CUE_FILES for p in nlp.load_patterns(name))
+
+
+def test_unsupported_pattern_is_left_to_spacy():
+    assert not nlp._TokenPatterns.supports([{"LOWER": "fixed"}, {"LOWER": "by", "OP": "+"}])
+    assert not nlp._TokenPatterns.supports([{"IS_ALPHA": True}, {"LOWER": "by"}])  # may start anywhere
+    assert nlp._TokenPatterns.supports([{"LOWER": "bisected"}, {"IS_ALPHA": True, "OP": "?"}, {"LOWER": "to"}])
+
+
+def test_list_items_and_blank_lines_start_sentences():
+    # shape of seed 002's numbered findings (corpus/002-*.txt): "1) ... 2) ..." on new lines
+    text = "Findings below\n1) fio shows a drop\n2) bisected to abc\n\nThanks, it helps"
+    doc = nlp.parse(text, "commits")
+    assert [s.text for s in doc.sents] == ["Findings below\n", "1) fio shows a drop\n",
+                                            "2) bisected to abc\n\n", "Thanks, it helps"]
