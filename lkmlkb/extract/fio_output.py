@@ -411,6 +411,8 @@ def find_normal_output(lines: list[Line]) -> list[Result]:
             if st.section == "pct":
                 st.section = None
             continue
+        if st.section != "disk" and "=" not in text and ":" not in text:
+            continue  # every pattern spells "=" or ":"; only a disk-stats section ends on such a line
         out.extend(_read_normal_line(st, lines, a, b, text))
     return out
 

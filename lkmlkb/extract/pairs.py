@@ -55,6 +55,15 @@ def _metric(lead: str, unit: str) -> str | None:
     return None
 
 
+#: every arrow PAIR accepts holds one of these ("-->" holds "->", the word "to" holds "to")
+ARROW_WORDS = ("->", "=>", "→", "to")
+
+
+def _has_arrow(line: str) -> bool:
+    """Whether ``line`` can hold a pair: the cheap test before the PAIR pattern."""
+    return any(w in line for w in ARROW_WORDS)
+
+
 def find_pairs(text: str) -> list[Result]:
     """Every before/after pair with a unit on either side; never raises."""
     out: list[Result] = []
@@ -64,11 +73,11 @@ def find_pairs(text: str) -> list[Result]:
         for i, line in enumerate(lines):
             if len(line) > MAX_LINE:
                 continue
-            h = HEADING.match(line)
+            h = HEADING.match(line) if ":" in line else None
             if h:
                 heading = h.group("label").strip()
                 continue
-            if not line.strip():
+            if not line.strip() or not _has_arrow(line):
                 continue
             m = PAIR.match(line.strip())
             if not m:

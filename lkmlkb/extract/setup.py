@@ -20,7 +20,6 @@ MAX_LINE characters are trimmed.  One fact per (key, value), first evidence.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import logging
 import re
@@ -177,7 +176,6 @@ class _WordLines:
 
     def __init__(self, text: str) -> None:
         self.low = text.lower()
-        self._newlines: list[int] | None = None
         self._other: set[int] = set()
         if not text.isascii() and _CASE_TWINS.search(text):
             self._other = {i for i, line in enumerate(text.split("\n")) if _CASE_TWINS.search(line)}
@@ -191,15 +189,14 @@ class _WordLines:
         found = set(self._other)
         if not any(w in self.low for w in words):
             return found
-        if self._newlines is None:
-            self._newlines = [m.start() for m in _NEWLINE.finditer(self.low)]
-        newlines = self._newlines
+        line = seen = 0
         for m in _words_re(words).finditer(self.low):
-            found.add(bisect.bisect_left(newlines, m.start()))
+            line += self.low.count("\n", seen, m.start())  # the hits come in text order
+            seen = m.start()
+            found.add(line)
         return found
 
 
-_NEWLINE = re.compile("\n")
 #: the characters other than ASCII letters that re.IGNORECASE matches to an ASCII letter ("\u0130" and
 #: "\u0131" to i, "\u017f" to s, the Kelvin sign to k); tests/test_extract_speed.py checks the list
 _CASE_TWINS = re.compile("[\u0130\u0131\u017f\u212a]")
