@@ -104,3 +104,17 @@ def test_word_lines_rule_out_non_ascii_lines_without_the_word():
     assert words.lines(("fs",)) == {1}
     assert words.lines(("bfq",)) == set()
     assert setup.find_setup(text) == _setup_every_line(text)
+
+
+@pytest.mark.parametrize("line,arrow", [
+    ("old: 554 IOPS \u2192 new: 535 IOPS (~-3.4%)", True),   # the pairs module's own example, from a user's summary
+    ("read bw 2.5 GB/s -> 1.9 GB/s", True),
+    ("went from 10 ms to 14 ms", True),
+    ("READ: bw=448MiB/s (470MB/s), 448MiB/s-448MiB/s", False),  # corpus/000: fio output, no pair
+])
+def test_has_arrow_is_the_pair_patterns_cheap_test(line, arrow):
+    from lkmlkb.extract import pairs
+
+    assert pairs._has_arrow(line) is arrow
+    if not arrow:
+        assert not pairs.PAIR.match(line.strip())
