@@ -439,6 +439,14 @@ def check_version(db: sqlite_utils.Database, path) -> None:
         raise DatabaseError(str(path), "needs migrations; run `lkmlkb ingest` or `lkmlkb reprocess` to upgrade it")
 
 
+def _max_variables(conn: sqlite3.Connection) -> int:
+    """How many ``?`` one statement may hold (999 in old SQLite builds)."""
+    try:
+        return min(conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER), 32766)
+    except (AttributeError, sqlite3.Error):
+        return 999
+
+
 class Store:
     """Writes messages in batches; one instance per ingest run."""
 
@@ -500,6 +508,10 @@ class Store:
         Returns the messages that were new.  A Message-ID seen before is a
         second delivery: its lists are merged and, if its bytes differ, the
         copy is recorded in ``message_copies``.
+
+        New messages are threaded one by one but written together
+        (:meth:`_write_new`), in batch order, so every table gets its rows in
+        the same order (and rowids) as row-by-row writes would give.
         """
         if not items:
             return []
@@ -507,13 +519,18 @@ class Store:
         new_msgs: list[Message] = []
         touched_threads: set[str] = set()
         before = StoreOutcome(**vars(self.outcome))
+        stamp = now()
         c.execute("BEGIN IMMEDIATE")
         try:
             known = self.known([m.message_id for m, _, _ in items])
             seen_here: set[str] = set()
+            pending: list[tuple[Message, list[Segment], str, str]] = []
             for msg, segs, text in items:
                 h = content_hash(msg)
                 if msg.message_id in known or msg.message_id in seen_here:
+                    # a second delivery: its first must be stored before its lists and copy
+                    self._write_new(pending, stamp)
+                    pending = []
                     self._add_lists(msg.message_id, msg.lists)
                     first = known.get(msg.message_id)
                     if first is not None and first == h:
@@ -521,37 +538,18 @@ class Store:
                     else:
                         cur = c.execute(
                             "INSERT OR IGNORE INTO message_copies(message_id, content_hash, source, locator, first_seen) "
-                            "VALUES (?, ?, ?, ?, ?)", (msg.message_id, h, msg.source, "", now()))
+                            "VALUES (?, ?, ?, ?, ?)", (msg.message_id, h, msg.source, "", stamp))
                         if cur.rowcount:
                             self.outcome.copies += 1
                         else:
                             self.outcome.unchanged += 1
                     continue
                 seen_here.add(msg.message_id)
-                thread = self.threader.add(msg)
-                touched_threads.add(thread)
-                refs = [*msg.references]
-                if msg.in_reply_to and msg.in_reply_to not in refs:
-                    refs.append(msg.in_reply_to)
-                parent = parent_of(msg)  # the threader's own choice: never the message itself
-                c.execute(
-                    "INSERT INTO messages(%s) VALUES (%s)" % (",".join(f'"{k}"' for k in MESSAGE_COLUMNS),
-                                                              ",".join("?" * len(MESSAGE_COLUMNS))),
-                    (msg.message_id, thread, parent, msg.subject, msg.from_name, msg.from_addr,
-                     int(msg.from_obfuscated), msg.date_raw, msg.date_utc, msg.in_reply_to, json.dumps(refs),
-                     msg.to, msg.cc, msg.body, text, msg.archive_url, msg.source, int(msg.synthetic_id), h,
-                     json.dumps(msg.lists)))
-                c.execute("INSERT INTO raw_messages(message_id, raw) VALUES (?, ?)", (msg.message_id, msg.raw))
-                c.execute("INSERT OR IGNORE INTO message_copies(message_id, content_hash, source, locator, first_seen) "
-                          "VALUES (?, ?, ?, ?, ?)", (msg.message_id, h, msg.source, "first", now()))
-                self._add_lists(msg.message_id, msg.lists)
-                c.executemany(
-                    "INSERT INTO segments(message_id, seq, kind, line_start, line_end, depth, quotes_message_id) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(msg.message_id, n, s.kind, s.line_start, s.line_end, s.depth, s.quotes_message_id)
-                     for n, s in enumerate(segs)])
+                touched_threads.add(self.threader.add(msg))
+                pending.append((msg, segs, text, h))
                 new_msgs.append(msg)
                 self.outcome.new += 1
+            self._write_new(pending, stamp)
             self._refresh_threads(touched_threads)
             c.execute("COMMIT")
         except BaseException:
@@ -560,12 +558,76 @@ class Store:
             raise
         return new_msgs
 
+    def _write_new(self, pending: list[tuple[Message, list[Segment], str, str]], stamp: str) -> None:
+        """Insert threaded new messages (message, segments, new_text, content hash), in order.
+
+        A message's thread is read back from the threader (``thread_members``):
+        a merge later in the batch has moved it there, as it moves stored
+        messages.  The rows go in as multi-row INSERTs: FTS5 flushes its
+        pending terms at every statement its trigger runs in, so one row per
+        statement made a segment per message (measured: 3,995 messages, 1.3 s
+        against 0.55 s).
+        """
+        if not pending:
+            return
+        c = self.conn
+        ids = [m.message_id for m, _, _, _ in pending]
+        thread_of = self.backend.lookup(ids)
+        rows = []
+        for msg, _, text, h in pending:
+            refs = [*msg.references]
+            if msg.in_reply_to and msg.in_reply_to not in refs:
+                refs.append(msg.in_reply_to)
+            rows.append((msg.message_id, thread_of[msg.message_id], parent_of(msg), msg.subject, msg.from_name,
+                         msg.from_addr, int(msg.from_obfuscated), msg.date_raw, msg.date_utc, msg.in_reply_to,
+                         json.dumps(refs), msg.to, msg.cc, msg.body, text, msg.archive_url, msg.source,
+                         int(msg.synthetic_id), h, json.dumps(msg.lists)))
+        per = max(1, min(len(rows), _max_variables(c) // len(MESSAGE_COLUMNS)))
+        cols = ",".join(f'"{k}"' for k in MESSAGE_COLUMNS)
+        one = "(%s)" % ",".join("?" * len(MESSAGE_COLUMNS))
+        for i in range(0, len(rows), per):
+            part = rows[i:i + per]
+            c.execute(f"INSERT INTO messages({cols}) VALUES " + ",".join([one] * len(part)),
+                      [v for r in part for v in r])
+        c.executemany("INSERT INTO raw_messages(message_id, raw) VALUES (?, ?)",
+                      [(m.message_id, m.raw) for m, _, _, _ in pending])
+        c.executemany("INSERT OR IGNORE INTO message_copies(message_id, content_hash, source, locator, first_seen) "
+                      "VALUES (?, ?, ?, ?, ?)", [(m.message_id, h, m.source, "first", stamp) for m, _, _, h in pending])
+        self._add_lists_new([(m.message_id, m.lists) for m, _, _, _ in pending])
+        c.executemany(
+            "INSERT INTO segments(message_id, seq, kind, line_start, line_end, depth, quotes_message_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(m.message_id, n, s.kind, s.line_start, s.line_end, s.depth, s.quotes_message_id)
+             for m, segs, _, _ in pending for n, s in enumerate(segs)])
+
     def _add_lists(self, mid: str, lists: list[str]) -> None:
         for name in lists:
             self.conn.execute("INSERT OR IGNORE INTO lists(name) VALUES (?)", (name,))
             cur = self.conn.execute("INSERT OR IGNORE INTO message_lists(message_id, list) VALUES (?, ?)", (mid, name))
             if cur.rowcount:
                 self.conn.execute("UPDATE lists SET message_count = message_count + 1 WHERE name=?", (name,))
+
+    def _add_lists_new(self, filed: list[tuple[str, list[str]]]) -> None:
+        """:meth:`_add_lists` for many messages at once: same rows, same order, same counts."""
+        c = self.conn
+        pairs = [(mid, name) for mid, names in filed for name in names]
+        if not pairs:
+            return
+        have: set[tuple[str, str]] = set()
+        ids = list(dict.fromkeys(mid for mid, _ in pairs))
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            have.update(c.execute("SELECT message_id, list FROM message_lists WHERE message_id IN (%s)"
+                                  % ",".join("?" * len(chunk)), chunk).fetchall())
+        added: dict[str, int] = {}
+        for pair in pairs:
+            if pair not in have:
+                have.add(pair)
+                added[pair[1]] = added.get(pair[1], 0) + 1
+        c.executemany("INSERT OR IGNORE INTO lists(name) VALUES (?)", [(name,) for _, name in pairs])
+        c.executemany("INSERT OR IGNORE INTO message_lists(message_id, list) VALUES (?, ?)", pairs)
+        c.executemany("UPDATE lists SET message_count = message_count + ? WHERE name=?",
+                      [(n, name) for name, n in added.items()])
 
     def _refresh_threads(self, threads: set[str]) -> None:
         c = self.conn
