@@ -51,3 +51,22 @@ def test_list_items_and_blank_lines_start_sentences():
     doc = nlp.parse(text, "commits")
     assert [s.text for s in doc.sents] == ["Findings below\n", "1) fio shows a drop\n",
                                             "2) bisected to abc\n\n", "Thanks, it helps"]
+
+
+def test_suffix_shortcut_finds_what_spacys_suffix_regex_finds_on_corpus_words():
+    import spacy
+
+    reference = spacy.blank("en").tokenizer.suffix_search
+    fast = nlp._base_nlp().tokenizer.suffix_search
+    words = {w for path in CORPUS for w in path.read_text(encoding="utf-8", errors="replace").split()}
+    # every tail a word can have while spaCy strips its affixes, plus units and possessives
+    tails = {w[:k] for w in words for k in range(1, min(len(w), 30) + 1)}
+    tails |= {"10ms", "4KB", "5km/h", "it's", "IT'S", "it\u2019s", "12%", "v6.8.", "ABC.", "x..", "5mbar"}
+    skipped = 0
+    for t in tails:
+        a, b = reference(t), fast(t)
+        assert (a is None) == (b is None), t
+        if a is not None:
+            assert a.end() - a.start() == b.end() - b.start(), t
+        skipped += a is None
+    assert skipped > len(tails) // 2  # the shortcut is what most words take
