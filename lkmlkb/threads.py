@@ -212,15 +212,80 @@ SIG_START = re.compile(r"^--[ ]?$")
 MAX_SIG_LINES = 15
 
 
+# Cheap necessary conditions for the patterns above, tested before them: most
+# lines of a body are prose or patch lines that no pattern but DIFF_LINE can
+# match, and a first-character test costs a tenth of a regex call.  Each set
+# lists every character the pattern can start with (case-insensitive ones
+# both cases; the email-only ones have no other Unicode case folds).
+DIFF_START_LEAD = frozenset("dI-+@")                       # diff / Index: / --- a/ / +++ b/ / @@ -
+OUTLOOK_LEAD = frozenset("-_F发V")                          # OUTLOOK_SEPARATOR, OUTLOOK_FROM (after <= 3 blanks)
+OUTLOOK_HEADER_LEAD = frozenset("-_FfSsſTtCcDd发收抄主")     # OUTLOOK_HEADER (re.I: "ſ" folds to "s")
+FOOTER_LEAD = frozenset("TtMmPpYy_")                       # FOOTER_START's fixed-text alternatives
+ATTRIBUTION_END = (":", "：")                               # every ATTRIBUTION alternative but "On ..." ends so
+
+
 def quote_depth(line: str) -> tuple[int, str]:
     """Depth of ``>`` quoting (``> >`` and ``>>`` alike) and the unquoted text."""
+    if ">" not in line[:4]:  # QUOTE needs a ">" after at most three blanks
+        return 0, line
+    if line[0] == ">":  # the common "> text" and ">text", answered as QUOTE would
+        after = line[1:2]
+        if after == " ":
+            if line[2:3] not in (" ", "\t", ">"):
+                return 1, line[2:]
+        elif after not in ("\t", ">", "="):  # "" too: a bare ">"
+            return 1, line[1:]
     m = QUOTE.match(line)
     if not m:
         return 0, line
     return m.group(1).count(">"), line[m.end():]
 
 
-def _classify(lines: list[str]) -> list[tuple[str, int]]:
+def _is_attribution(c: str) -> bool:
+    """ATTRIBUTION on a stripped line: ``On ... wrote:``, ``X writes:``, ``X 于 ... 写道：``."""
+    return (c[-1:] in ATTRIBUTION_END or c[:2] in ("On", "on", "ON", "oN")) and bool(ATTRIBUTION.match(c))
+
+
+def _is_outlook_header(c: str) -> bool:
+    """OUTLOOK_HEADER on a stripped line: ``From: X`` / ``-----Original Message-----`` / ``主题: Y``."""
+    return c[:1] in OUTLOOK_HEADER_LEAD and bool(OUTLOOK_HEADER.match(c))
+
+
+def _is_footer(line: str) -> bool:
+    """FOOTER_START: a list trailer; ``X mailing list`` needs a ``g l`` (any case) somewhere."""
+    return (line[:1] in FOOTER_LEAD or "g l" in line.lower()) and bool(FOOTER_START.match(line))
+
+
+def _is_diff_line(line: str) -> bool:
+    """DIFF_LINE: context, ``+`` and ``-`` lines and blank lines answered without the regex."""
+    return line == "" or line[0] in " +-" or bool(DIFF_LINE.match(line))
+
+
+def _is_diffstat(line: str) -> bool:
+    """DIFFSTAT: `` block/blk-mq.c | 12 ++--`` (a leading blank and a ``|``)."""
+    return "|" in line and line[:1].isspace() and bool(DIFFSTAT.match(line))
+
+
+def _patch_starts(lines: list[str], i: int) -> bool:
+    """A diff header, ``---`` above a diffstat, or two diffstat lines in a row."""
+    line = lines[i]
+    n = len(lines)
+    if line[:1] in DIFF_START_LEAD and DIFF_START.match(line):
+        return True
+    if "---" in line and line.strip() == "---" and i + 1 < n and _is_diffstat(lines[i + 1]):
+        return True
+    return _is_diffstat(line) and i + 1 < n and (_is_diffstat(lines[i + 1]) or bool(DIFFSTAT_SUM.match(lines[i + 1])))
+
+
+def _quote_all(lines: list[str]) -> list[tuple[int, str]]:
+    """:func:`quote_depth` of every line, once; lines without a ``>`` near their start skip the regex."""
+    return [quote_depth(line) if ">" in line[:4] else (0, line) for line in lines]
+
+
+def _classify(lines: list[str], quotes: list[tuple[int, str]] | None = None) -> list[tuple[str, int]]:
+    """The kind and quote depth of every line (``quotes``: :func:`_quote_all` of them)."""
+    if quotes is None:
+        quotes = _quote_all(lines)
     kinds: list[tuple[str, int]] = []
     in_patch = False
     in_footer = False
@@ -229,23 +294,30 @@ def _classify(lines: list[str]) -> list[tuple[str, int]]:
     in_outlook = False  # inside the unmarked quote of a top-posted Outlook reply
     outlook_headers = False
     for i, line in enumerate(lines):
-        depth, content = quote_depth(line)
-        if not in_outlook and not depth and not in_footer and i > sig_until and _outlook_block_start(lines, i):
+        depth, content = quotes[i]
+        # the first character after at most three blanks: only a few can start an Outlook block
+        lead = "" if depth else line[:4].lstrip(" \t")[:1]
+        if not in_outlook and not depth and not in_footer and i > sig_until and lead in OUTLOOK_LEAD \
+                and _outlook_block_start(lines, i):
             in_outlook = outlook_headers = True
             in_patch = False
+        if in_patch and not depth and (line[:1] == "+" or (line[:1] == " " and lead not in OUTLOOK_LEAD)):
+            kinds.append(("patch", 0))  # what the checks below decide for a patch's "+" and context lines
+            continue
         if in_outlook:
             c = content.strip()
             if outlook_headers and (OUTLOOK_SEPARATOR.match(line) or OUTLOOK_HEADER.match(c)):
                 kinds.append(("quoted_header", depth + 1))
                 continue
             outlook_headers = False
-            kinds.append(("attribution" if ATTRIBUTION.match(c) else "quoted", depth + 1))
+            kinds.append(("attribution" if _is_attribution(c) else "quoted", depth + 1))
             continue
         if depth:
             in_patch = False
             c = content.strip()
-            kind = "quoted_header" if OUTLOOK_HEADER.match(c) and (c.startswith(("-", "_")) or ":" in c or "：" in c) and _near_outlook(lines, i) else "quoted"
-            if ATTRIBUTION.match(c):
+            kind = "quoted_header" if _is_outlook_header(c) and (c.startswith(("-", "_")) or ":" in c or "：" in c) \
+                and _near_outlook(lines, i, quotes) else "quoted"
+            if _is_attribution(c):
                 kind = "attribution"
             kinds.append((kind, depth))
             continue
@@ -258,28 +330,28 @@ def _classify(lines: list[str]) -> list[tuple[str, int]]:
         if in_patch and line == "-- " and i + 1 < n and GIT_VERSION.match(lines[i + 1]):
             in_patch = False  # format-patch's "-- " / "2.43.0" trailer: a signature, below
         if in_patch:
-            if DIFF_LINE.match(line) and not (line == "" and _next_is_prose(lines, i)):
+            if _is_diff_line(line) and not (line == "" and _next_is_prose(lines, i)):
                 kinds.append(("patch", 0))
                 continue
             in_patch = False
-        if DIFF_START.match(line) or (line.strip() == "---" and i + 1 < n and DIFFSTAT.match(lines[i + 1])) \
-                or (DIFFSTAT.match(line) and i + 1 < n and (DIFFSTAT.match(lines[i + 1]) or DIFFSTAT_SUM.match(lines[i + 1]))):
+        if (line[:1] in DIFF_START_LEAD or "|" in line or "---" in line) and _patch_starts(lines, i):
             in_patch = True
             kinds.append(("patch", 0))
             continue
-        if FOOTER_START.match(line):
+        if _is_footer(line):
             in_footer = True
             kinds.append(("footer", 0))
             continue
-        if SIG_START.match(line):
+        if line == "--" or line == "-- ":  # SIG_START
             end = i
-            while end + 1 < n and not quote_depth(lines[end + 1])[0] and not FOOTER_START.match(lines[end + 1]):
+            while end + 1 < n and not quotes[end + 1][0] and not _is_footer(lines[end + 1]):
                 end += 1
             if end - i <= MAX_SIG_LINES:
                 sig_until = end
                 kinds.append(("signature", 0))
                 continue
-        if (ATTRIBUTION.match(line.strip()) and _next_is_quoted(lines, i)) or _from_sent_attribution(lines, i):
+        if (_is_attribution(line.strip()) and _next_is_quoted(lines, i, quotes)) \
+                or (lead in OUTLOOK_LEAD and _from_sent_attribution(lines, i, quotes)):
             kinds.append(("attribution", 0))
             continue
         kinds.append(("new", 0))
@@ -298,26 +370,26 @@ def _outlook_block_start(lines: list[str], i: int) -> bool:
     return bool(OUTLOOK_FROM.match(line) and i + 1 < len(lines) and OUTLOOK_SENT.match(lines[i + 1][:4000]))
 
 
-def _from_sent_attribution(lines: list[str], i: int) -> bool:
+def _from_sent_attribution(lines: list[str], i: int, quotes: list[tuple[int, str]]) -> bool:
     """``From: Dongsoo Lee`` above ``> Sent: 12 January 2024 02:29`` (Outlook
     users who quote with ``>``, e.g. David Laight on linux-block)."""
     if not OUTLOOK_FROM.match(lines[i][:4000]) or i + 1 >= len(lines):
         return False
-    depth, content = quote_depth(lines[i + 1][:4000])
+    depth, content = quotes[i + 1]  # quote marks end within 401 characters: as of lines[i + 1][:4000]
     return depth > 0 and bool(OUTLOOK_SENT.match(content))
 
 
-def _near_outlook(lines: list[str], i: int) -> bool:
+def _near_outlook(lines: list[str], i: int, quotes: list[tuple[int, str]]) -> bool:
     """An Outlook header line is one of at least two such lines in a row."""
     def is_h(j):
-        return 0 <= j < len(lines) and OUTLOOK_HEADER.match(quote_depth(lines[j])[1].strip() or "x")
+        return 0 <= j < len(lines) and OUTLOOK_HEADER.match(quotes[j][1].strip() or "x")
     return bool(is_h(i - 1) or is_h(i + 1))
 
 
-def _next_is_quoted(lines: list[str], i: int) -> bool:
+def _next_is_quoted(lines: list[str], i: int, quotes: list[tuple[int, str]]) -> bool:
     for j in range(i + 1, min(i + 4, len(lines))):
         if lines[j].strip():
-            return quote_depth(lines[j])[0] > 0
+            return quotes[j][0] > 0
     return False
 
 
@@ -331,13 +403,14 @@ def _next_is_prose(lines: list[str], i: int) -> bool:
 def segment_body(body: str) -> list[Segment]:
     """Split a body into segments with 0-based inclusive line spans."""
     lines = body.split("\n")
-    kinds = _classify(lines)
+    quotes = _quote_all(lines)
+    kinds = _classify(lines, quotes)
     segments: list[Segment] = []
     start = 0
     for i in range(1, len(lines) + 1):
         if i == len(lines) or kinds[i] != kinds[start]:
             kind, depth = kinds[start]
-            text = "\n".join(quote_depth(line)[1] if depth else line for line in lines[start:i])
+            text = "\n".join([c for _, c in quotes[start:i]] if depth else lines[start:i])
             segments.append(Segment(kind, start, i - 1, text, depth))
             start = i
     # blank-only "new" runs between quoted runs are not text anyone wrote
