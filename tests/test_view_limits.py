@@ -1,0 +1,25 @@
+"""What extractors are shown of a message: long lines cut, line numbers kept."""
+
+from lkmlkb.pipeline import MAX_VIEW_LINE, build_view, extract_message
+from lkmlkb.model import Message
+from lkmlkb.threads import segment_body
+
+# a fio summary line of seed 000 (corpus/000_a3585e8f2465c212.txt)
+REPORT_LINE = "  WRITE: bw=236MiB/s (247MB/s), 236MiB/s-236MiB/s (247MB/s-247MB/s), io=13.8GiB (14.8GB), run=60001-60001msec"
+
+
+def test_long_line_is_cut_and_later_lines_keep_their_numbers():
+    flood = "WRITE: bw=1MiB/s \x00" * 60_000
+    body = f"fio regression on v6.8\n{flood}\n{REPORT_LINE}\n"
+    view = build_view(body, segment_body(body))
+    lines = view.text.split("\n")
+    assert len(lines[1]) == MAX_VIEW_LINE
+    assert lines[2] == REPORT_LINE
+    f, passed = extract_message(Message("flood@example.invalid", subject="fio", body=body), segment_body(body))
+    assert passed
+    assert any(r.evidence.line_start == 2 and r.value == 236 for r in f.results)
+
+
+def test_real_report_lines_are_not_cut():
+    body = f"Hi,\n\n{REPORT_LINE}\n"
+    assert build_view(body, segment_body(body)).text.split("\n")[2] == REPORT_LINE
