@@ -4,8 +4,9 @@ The mbox is a real thread (corpus/102_multipath_seqwrite_raw.mbox: the
 linux-block "[bug-report] Performance regression with fio sequential-write
 on a multipath setup" thread, 4 messages) followed by one hostile message
 that passes the prefilter ("fio regression") and then floods spaCy with
-90,000 punctuation tokens — the slowest input the fuzzing found after the
-regex fixes.  Ingested with ``extract=True``, the hostile message ends up
+60 lines of punctuation words (lines, since a single line is cut at
+pipeline.MAX_VIEW_LINE characters) — the slowest input the fuzzing found
+after the regex fixes.  Ingested with ``extract=True``, the hostile message ends up
 in ``extraction_errors`` (or, at the default budget, finishes inside it)
 and the real thread still gets its findings and its report.
 """
@@ -28,10 +29,10 @@ THREAD_IDS = {"5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com",
               "be93c772-d400-4105-b05a-735ed7365730@oracle.com",
               "29f6145427be4d5b81f34cc0a9f747a2@BJMBX02.spreadtrum.com"}
 HOSTILE_ID = "flood-1@fuzz.invalid"
-#: one sentence that passes the prefilter, then "=>=>=>=>=>=>=>a " 6,000 times
-#: above what each real message of the thread costs (0.17-0.28 s of CPU), far below the flood
-SMALL_BUDGET = 0.8
-HOSTILE_BODY = "We see a fio regression of 10% on v6.8.\n" + ("=>" * 7 + "a ") * 6000 + "\n"
+#: one sentence that passes the prefilter, then 60 lines of "=>=>=>=>=>=>=>a " 250 times
+#: above what each real message of the thread costs (0.06-0.09 s of CPU), far below the flood
+SMALL_BUDGET = 0.2
+HOSTILE_BODY = "We see a fio regression of 10% on v6.8.\n" + (("=>" * 7 + "a ") * 250 + "\n") * 60
 
 
 def hostile_mbox(tmp_path: Path) -> Path:
