@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import weakref
+from collections import OrderedDict
 from collections.abc import Iterable
 
 import sqlite_utils
@@ -28,12 +30,13 @@ from .model import (
     Message,
     Report,
     Result,
+    Segment,
     SetupFact,
 )
 from .pipeline import EXTRACTOR_VERSION, drop_attributed, extract_message
 from .reports import build_report
 from .store import now
-from .threads import attribute_quotes, segment_body
+from .threads import MIN_QUOTE_CHARS, QuoteIndex, attribute_quotes, segment_body
 
 log = logging.getLogger(__name__)
 
@@ -67,63 +70,104 @@ def _ev(row: sqlite3.Row) -> Evidence:
 
 
 def write_findings(conn: sqlite3.Connection, thread_id: str, f: Findings, passed: bool) -> None:
-    mid = f.message_id
-    for t in FINDING_TABLES:
-        conn.execute(f"DELETE FROM {t} WHERE message_id=?", (mid,))
-    conn.execute("DELETE FROM extraction_errors WHERE message_id=?", (mid,))
+    write_findings_many(conn, [(thread_id, f, passed)])
+
+
+def write_findings_many(conn: sqlite3.Connection, items: list[tuple[str, Findings, bool]]) -> None:
+    """Replace the findings of several messages (thread id, findings, passed the prefilter).
+
+    The same rows, in the same order per table (so the same ids), as
+    :func:`write_findings` one message after another; one statement per table.
+    Each message id may appear once.
+    """
+    if not items:
+        return
+    mids = [f.message_id for _, f, _ in items]
+    for i in range(0, len(mids), 500):
+        chunk = mids[i:i + 500]
+        marks = ",".join("?" * len(chunk))
+        for t in (*FINDING_TABLES, "extraction_errors"):
+            conn.execute(f"DELETE FROM {t} WHERE message_id IN ({marks})", chunk)
     P = "message_id, line_start, line_end, evidence, quoted, thread_id"
-    for j in f.fio_jobs:
-        o = {k.lower(): v for k, v in j.options.items()}
-        conn.execute(
+    jobs, results, kernels, commits, setup, claims, errors, extracted = [], [], [], [], [], [], [], []
+    stamp = now()
+    for thread_id, f, passed in items:
+        for j in f.fio_jobs:
+            o = {k.lower(): v for k, v in j.options.items()}
+            jobs.append((j.name, j.form, json.dumps(j.options), json.dumps(j.global_options),
+                         json.dumps(j.normalized, default=str), json.dumps(j.unknown_options), json.dumps(j.notes),
+                         o.get("rw", o.get("readwrite")), o.get("bs", o.get("blocksize")), o.get("ioengine"),
+                         o.get("iodepth"), o.get("numjobs"), *_ev_cols(j.evidence), thread_id))
+        for r in f.results:
+            results.append((r.kernel, _sort_text(r.kernel), r.label, r.config, r.tool, r.metric, r.direction, r.value,
+                            r.unit, r.normalized_value, r.normalized_unit, r.stddev, json.dumps(r.samples),
+                            *_ev_cols(r.evidence), thread_id))
+        for k in f.kernels:
+            kernels.append((k.version, k.raw, _sort_text(k.version), k.role, *_ev_cols(k.evidence), thread_id))
+        for c in f.commits:
+            commits.append((c.sha, c.subject, c.role, c.cue, c.form, c.range_end, *_ev_cols(c.evidence), thread_id))
+        for x in f.setup:
+            setup.append((x.key, x.value, *_ev_cols(x.evidence), thread_id))
+        for c in f.claims:
+            claims.append((c.kind, c.stated_pct, c.metric, c.cue, *_ev_cols(c.evidence), thread_id))
+        for name, reason in f.errors.items():
+            errors.append((f.message_id, name, reason, stamp))
+        extracted.append((f.message_id, EXTRACTOR_VERSION, int(passed),
+                          json.dumps({"tools": f.tools, "fio_version": f.fio_version})))
+    if jobs:
+        conn.executemany(
             f"INSERT INTO fio_jobs(name, form, options, global_options, normalized, unknown_options, notes, "
-            f"rw, bs, ioengine, iodepth, numjobs, {P}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (j.name, j.form, json.dumps(j.options), json.dumps(j.global_options), json.dumps(j.normalized, default=str),
-             json.dumps(j.unknown_options), json.dumps(j.notes), o.get("rw", o.get("readwrite")),
-             o.get("bs", o.get("blocksize")), o.get("ioengine"), o.get("iodepth"), o.get("numjobs"),
-             *_ev_cols(j.evidence), thread_id))
-    for r in f.results:
-        conn.execute(
+            f"rw, bs, ioengine, iodepth, numjobs, {P}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", jobs)
+    if results:
+        conn.executemany(
             f"INSERT INTO results(kernel, kernel_sort, label, config, tool, metric, direction, value, unit, "
             f"normalized_value, normalized_unit, stddev, samples, {P}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (r.kernel, _sort_text(r.kernel), r.label, r.config, r.tool, r.metric, r.direction, r.value, r.unit,
-             r.normalized_value, r.normalized_unit, r.stddev, json.dumps(r.samples), *_ev_cols(r.evidence),
-             thread_id))
-    for k in f.kernels:
-        conn.execute(f"INSERT INTO kernel_mentions(version, raw, sort_key, role, {P}) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                     (k.version, k.raw, _sort_text(k.version), k.role, *_ev_cols(k.evidence), thread_id))
-    for c in f.commits:
-        conn.execute(
-            f"INSERT INTO commit_citations(sha, subject, role, cue, form, range_end, {P}) "
-            f"VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (c.sha, c.subject, c.role, c.cue, c.form, c.range_end, *_ev_cols(c.evidence), thread_id))
-    for s in f.setup:
-        conn.execute(f"INSERT INTO setup_facts(key, value, {P}) VALUES (?,?,?,?,?,?,?,?)",
-                     (s.key, s.value, *_ev_cols(s.evidence), thread_id))
-    for c in f.claims:
-        conn.execute(f"INSERT INTO claims(kind, stated_pct, metric, cue, {P}) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                     (c.kind, c.stated_pct, c.metric, c.cue, *_ev_cols(c.evidence), thread_id))
-    for name, reason in f.errors.items():
-        conn.execute("INSERT OR REPLACE INTO extraction_errors(message_id, extractor, reason, at) VALUES (?,?,?,?)",
-                     (mid, name, reason, now()))
-    extra = json.dumps({"tools": f.tools, "fio_version": f.fio_version})
-    conn.execute("INSERT OR REPLACE INTO extracted_messages(message_id, extractor_version, prefilter_passed, extra) "
-                 "VALUES (?,?,?,?)", (mid, EXTRACTOR_VERSION, int(passed), extra))
+            results)
+    if kernels:
+        conn.executemany(f"INSERT INTO kernel_mentions(version, raw, sort_key, role, {P}) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                         kernels)
+    if commits:
+        conn.executemany(f"INSERT INTO commit_citations(sha, subject, role, cue, form, range_end, {P}) "
+                         f"VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", commits)
+    if setup:
+        conn.executemany(f"INSERT INTO setup_facts(key, value, {P}) VALUES (?,?,?,?,?,?,?,?)", setup)
+    if claims:
+        conn.executemany(f"INSERT INTO claims(kind, stated_pct, metric, cue, {P}) VALUES (?,?,?,?,?,?,?,?,?,?)", claims)
+    if errors:
+        conn.executemany("INSERT OR REPLACE INTO extraction_errors(message_id, extractor, reason, at) VALUES (?,?,?,?)",
+                         errors)
+    conn.executemany("INSERT OR REPLACE INTO extracted_messages(message_id, extractor_version, prefilter_passed, extra) "
+                     "VALUES (?,?,?,?)", extracted)
+
+
+_MESSAGE_FIELDS = ("message_id, subject, from_name, from_addr, from_obfuscated, date_raw, date_utc, in_reply_to, "
+                   "\"references\", body, archive_url, lists, source, synthetic_id, parent_id")
+
+
+def _message_of(r: tuple) -> Message:
+    m = Message(message_id=r[0], subject=r[1] or "", from_name=r[2] or "", from_addr=r[3] or "",
+                from_obfuscated=bool(r[4]), date_raw=r[5] or "", date_utc=r[6], in_reply_to=r[7],
+                references=json.loads(r[8] or "[]"), body=r[9] or "", archive_url=r[10],
+                lists=json.loads(r[11] or "[]"), source=r[12] or "", synthetic_id=bool(r[13]))
+    if not m.in_reply_to and r[14]:
+        m.quoted_parent = r[14]
+    return m
 
 
 def load_messages(db: sqlite_utils.Database, thread_id: str) -> list[Message]:
     rows = db.execute(
-        "SELECT message_id, subject, from_name, from_addr, from_obfuscated, date_raw, date_utc, in_reply_to, "
-        "\"references\", body, archive_url, lists, source, synthetic_id, parent_id FROM messages "
+        f"SELECT {_MESSAGE_FIELDS} FROM messages "
         "WHERE thread_id=? ORDER BY date_utc IS NULL, date_utc, rowid", (thread_id,)).fetchall()
-    out = []
-    for r in rows:
-        m = Message(message_id=r[0], subject=r[1] or "", from_name=r[2] or "", from_addr=r[3] or "",
-                    from_obfuscated=bool(r[4]), date_raw=r[5] or "", date_utc=r[6], in_reply_to=r[7],
-                    references=json.loads(r[8] or "[]"), body=r[9] or "", archive_url=r[10],
-                    lists=json.loads(r[11] or "[]"), source=r[12] or "", synthetic_id=bool(r[13]))
-        if not m.in_reply_to and r[14]:
-            m.quoted_parent = r[14]
-        out.append(m)
+    return [_message_of(r) for r in rows]
+
+
+def _load_by_ids(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Message]:
+    out: dict[str, Message] = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        for r in conn.execute(f"SELECT {_MESSAGE_FIELDS} FROM messages WHERE message_id IN (%s)"
+                              % ",".join("?" * len(chunk)), chunk):
+            out[r[0]] = _message_of(r)
     return out
 
 
@@ -316,6 +360,8 @@ def store_batch_findings(db: sqlite_utils.Database, prepared: list) -> None:
     attribute = {thread_of[mid] for mid, p in new.items()
                  if mid in thread_of and (p.findings is None or p.passed)}
     empty = []
+    found = []
+    cache = _said_cache(db)
     conn.execute("BEGIN IMMEDIATE")
     try:
         for mid, p in new.items():
@@ -326,18 +372,177 @@ def store_batch_findings(db: sqlite_utils.Database, prepared: list) -> None:
                 empty.append((mid, EXTRACTOR_VERSION, int(p.passed),
                               json.dumps({"tools": p.findings.tools, "fio_version": p.findings.fio_version})))
             else:
-                write_findings(conn, tid, p.findings, p.passed)
+                found.append((tid, p.findings, p.passed))
+        write_findings_many(conn, found)
+        for mid, p in new.items():
+            if getattr(p, "segments", None) is not None:
+                cache.put(mid, p.segments, squeeze=False)
         # new messages: nothing stored for them yet, so no old findings to delete
         conn.executemany("INSERT OR REPLACE INTO extracted_messages(message_id, extractor_version, prefilter_passed, "
                          "extra) VALUES (?,?,?,?)", empty)
         for tid in sorted(attribute):
-            messages = load_messages(db, tid)
-            if messages:
-                extract_new_in_thread(db, tid, messages, new)
+            _extract_new_with_index(conn, tid, new, cache)
         conn.execute("COMMIT")
     except BaseException:
+        cache.clear()  # it may hold messages of the rolled-back transaction
         conn.execute("ROLLBACK")
         raise
+
+
+#: lines of earlier messages kept between batches (per database connection) for quote attribution
+SAID_CACHE_LINES = 400_000
+_said_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+class _SaidCache:
+    """message id -> the lines of its new and patch segments, each with its :func:`_squeeze`.
+
+    What quote attribution needs of an earlier message of a thread; a
+    function of the body, which never changes under a Message-ID.  A new
+    message's segments are kept as the workers made them and squeezed when
+    first needed (most threads never need attribution).  Oldest entries are
+    dropped past ``SAID_CACHE_LINES`` body lines.
+    """
+
+    def __init__(self, limit: int = SAID_CACHE_LINES):
+        self.limit = limit
+        self.lines = 0
+        self.said: OrderedDict[str, tuple[int, list]] = OrderedDict()
+
+    def get(self, mid: str) -> list[tuple[str, str]] | None:
+        got = self.said.get(mid)
+        if got is None:
+            return None
+        self.said.move_to_end(mid)
+        size, said = got
+        if said and not isinstance(said[0], tuple):  # segments, not squeezed yet
+            said = _said_lines(said)
+            self.said[mid] = (size, said)
+        return said
+
+    def put(self, mid: str, segments: list[Segment], squeeze: bool = True) -> list:
+        said = _said_lines(segments) if squeeze else [s for s in segments if s.kind in ("new", "patch")]
+        size = sum(s.line_end - s.line_start + 1 for s in segments if s.kind in ("new", "patch"))
+        old = self.said.pop(mid, None)
+        self.lines += size - (old[0] if old is not None else 0)
+        self.said[mid] = (size, said)
+        while self.lines > self.limit and len(self.said) > 1:
+            _, (dropped, _) = self.said.popitem(last=False)
+            self.lines -= dropped
+        return said
+
+    def clear(self) -> None:
+        self.said.clear()
+        self.lines = 0
+
+
+def _said_lines(segments: list[Segment]) -> list[tuple[str, str]]:
+    """(squeeze, line) of the lines of the new and patch segments that can have a
+    ``threads.line_key`` (what ``QuoteIndex.add`` indexes): whitespace runs made
+    one space never lengthen a line, so a shorter line has none."""
+    return [(_squeeze(line), line) for s in segments if s.kind in ("new", "patch")
+            for line in s.text.split("\n") if len(line) >= MIN_QUOTE_CHARS]
+
+
+def _said_cache(db: sqlite_utils.Database) -> _SaidCache:
+    cache = _said_caches.get(db)
+    if cache is None:
+        cache = _said_caches[db] = _SaidCache()
+    return cache
+
+
+def _squeeze(line: str) -> str:
+    """A line without any whitespace, lower-cased: equal for two lines whenever their
+    ``threads.line_key`` is (that key is of the line with whitespace runs made one
+    space, stripped, lower-cased), so lines whose squeeze no quoted line has can
+    never be the origin of a quote.  ``str.split()`` and the regex ``\\s`` split on the
+    same (Unicode) whitespace; lower-casing neither makes nor removes whitespace."""
+    return "".join(line.split()).lower()
+
+
+def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict, cache: _SaidCache) -> None:
+    """:func:`extract_new_in_thread` for a thread that got messages from the workers (``new``).
+
+    Same findings, attributions and writes.  The quote index is built only
+    from the lines of earlier messages that can be the origin of a line
+    quoted in a message being attributed (same :func:`_squeeze`): the origin
+    ``QuoteIndex.source_of`` finds for those quotes is the same as with the
+    whole thread indexed, at a fraction of the line hashing.  What earlier
+    messages said is kept in ``cache``, so they are not read and segmented
+    again for every batch.  The workers' segments of a new message are
+    ``segment_body`` of the body stored from it.
+    """
+    order = conn.execute(
+        "SELECT m.message_id, e.prefilter_passed FROM messages m LEFT JOIN extracted_messages e "
+        "ON e.message_id = m.message_id AND e.extractor_version = ? WHERE m.thread_id = ? "
+        "ORDER BY m.date_utc IS NULL, m.date_utc, m.rowid", (EXTRACTOR_VERSION, thread_id)).fetchall()
+    ids = [mid for mid, _ in order]
+    done = {mid: passed for mid, passed in order if passed is not None}
+    if len(done) == len(ids):
+        return
+    todo = [mid for mid in ids if mid not in done]
+    ready = [new.get(mid) for mid in todo]
+    if all(p is not None and p.findings is not None and not p.passed for p in ready):
+        write_findings_many(conn, [(thread_id, p.findings, False) for p in ready])
+        return
+
+    def worker_segments(mid):
+        p = new.get(mid)
+        return getattr(p, "segments", None) if p is not None else None
+
+    # stored messages are read only where neither the workers' output nor the cache does
+    need = [mid for mid in ids if (mid in done and worker_segments(mid) is None and cache.get(mid) is None)
+            or (mid not in done and (worker_segments(mid) is None or new[mid].findings is None))]
+    loaded = _load_by_ids(conn, need)
+    segments: dict[str, list[Segment]] = {}
+    for mid in todo:
+        segs = worker_segments(mid)
+        segments[mid] = segs if segs is not None else segment_body(loaded[mid].body)
+    said_before: dict[str, list[tuple[str, str]]] = {}
+    for mid in done:
+        said = cache.get(mid)
+        if said is None:
+            segs = worker_segments(mid)
+            said = cache.put(mid, segs if segs is not None else segment_body(loaded[mid].body))
+        said_before[mid] = said
+    quoted = {_squeeze(line) for mid in todo for s in segments[mid] if s.kind == "quoted"
+              for line in s.text.split("\n") if len(line) >= MIN_QUOTE_CHARS}
+    index = QuoteIndex()
+    work = []
+    for mid in ids:
+        msg = loaded.get(mid)
+        if mid not in done:
+            segs = segments[mid]
+            # threads.attribute_quotes, step by step (done messages' attributions are not stored)
+            votes: dict[str, int] = {}
+            for s in segs:
+                if s.kind == "quoted":
+                    src = index.source_of(s.text)
+                    if src and src != mid:
+                        s.quotes_message_id = src
+                        if s.depth == 1:
+                            votes[src] = votes.get(src, 0) + s.line_end - s.line_start + 1
+            if votes and msg is not None and not msg.in_reply_to and not msg.references and not msg.quoted_parent:
+                msg.quoted_parent = max(votes.items(), key=lambda kv: kv[1])[0]
+            work.append((mid, msg, segs))
+            said = cache.put(mid, segs)
+        else:
+            said = said_before[mid]
+        origins = [line for sq, line in said if sq in quoted]
+        if origins:
+            index.add(mid, [Segment("new", 0, len(origins) - 1, "\n".join(origins))])
+    writes = []
+    for mid, msg, segs in work:
+        p = new.get(mid)
+        if p is not None and p.findings is not None:
+            f, passed = p.findings, p.passed
+        else:
+            f, passed = extract_message(msg, segs)
+        writes.append((thread_id, drop_attributed(f, segs), passed))
+    write_findings_many(conn, writes)
+    conn.executemany("UPDATE segments SET quotes_message_id=? WHERE message_id=? AND seq=?",
+                     [(s.quotes_message_id, mid, n) for mid, _, segs in work
+                      for n, s in enumerate(segs) if s.quotes_message_id])
 
 
 #: kb_info key: messages with a larger rowid may lack findings or a current report
