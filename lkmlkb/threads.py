@@ -427,33 +427,56 @@ MIN_QUOTE_CHARS = 24
 
 
 def line_key(line: str) -> str | None:
-    """A normalized key for matching a quoted line against where it was said."""
-    s = re.sub(r"\s+", " ", line).strip().lower()
+    """A normalized key for matching a quoted line against where it was said.
+
+    Whitespace runs become one space (``str.split`` and ``\\s`` agree on what
+    whitespace is), ends stripped, lower-cased; lines shorter than
+    MIN_QUOTE_CHARS get no key.
+    """
+    if len(line) < MIN_QUOTE_CHARS and line.isascii():  # ASCII never grows when lower-cased
+        return None
+    s = " ".join(line.split()).lower()
     if len(s) < MIN_QUOTE_CHARS:
         return None
     return hashlib.blake2b(s.encode("utf-8", "replace"), digest_size=8).hexdigest()
 
 
 class QuoteIndex:
-    """Which message first said a line: built in date order, queried per segment."""
+    """Which message first said a line: built in date order, queried per segment.
+
+    A thread quotes the same lines again and again, so each distinct line is
+    keyed once (``_key``).
+    """
 
     def __init__(self):
         self.first: dict[str, str] = {}
+        self._keys: dict[str, str | None] = {}
+
+    def _keys_of(self, text: str) -> list[str | None]:
+        """:func:`line_key` of each line of ``text``, remembered per distinct line."""
+        keys = self._keys
+        out = []
+        for line in text.split("\n"):
+            k = keys.get(line, "")
+            if k == "":
+                k = keys[line] = line_key(line)
+            out.append(k)
+        return out
 
     def add(self, message_id: str, segments: list[Segment]) -> None:
+        first = self.first
         for s in segments:
             if s.kind in ("new", "patch"):
-                for line in s.text.split("\n"):
-                    k = line_key(line)
-                    if k and k not in self.first:
-                        self.first[k] = message_id
+                for k in self._keys_of(s.text):
+                    if k and k not in first:
+                        first[k] = message_id
 
     def source_of(self, text: str) -> str | None:
         votes: dict[str, int] = {}
-        for line in text.split("\n"):
-            k = line_key(line)
-            if k and k in self.first:
-                votes[self.first[k]] = votes.get(self.first[k], 0) + 1
+        first = self.first
+        for k in self._keys_of(text):
+            if k and k in first:
+                votes[first[k]] = votes.get(first[k], 0) + 1
         if not votes:
             return None
         return max(votes.items(), key=lambda kv: kv[1])[0]
@@ -466,7 +489,9 @@ def attribute_quotes(ordered: list[tuple[Message, list[Segment]]]) -> None:
     earlier message gets that message as ``quoted_parent``.
     """
     index = QuoteIndex()
-    for msg, segs in ordered:
+    # the index answers quoted segments only: what is said after the last one is never asked about
+    last = max((n for n, (_, segs) in enumerate(ordered) if any(s.kind == "quoted" for s in segs)), default=-1)
+    for n, (msg, segs) in enumerate(ordered):
         parent_votes: dict[str, int] = {}
         for s in segs:
             if s.kind == "quoted":
@@ -477,4 +502,5 @@ def attribute_quotes(ordered: list[tuple[Message, list[Segment]]]) -> None:
                         parent_votes[src] = parent_votes.get(src, 0) + s.line_end - s.line_start + 1
         if parent_votes and not msg.in_reply_to and not msg.references and not msg.quoted_parent:
             msg.quoted_parent = max(parent_votes.items(), key=lambda kv: kv[1])[0]
-        index.add(msg.message_id, segs)
+        if n < last:
+            index.add(msg.message_id, segs)
