@@ -1,0 +1,174 @@
+"""The ingest's parent-side shortcuts give what the plain row-by-row path gives.
+
+- write_batch writes new messages together: a thread merge later in the batch
+  still moves a message written earlier in it;
+- store_batch_findings attributes quotes from cached, squeezed lines of
+  earlier messages: same findings, attributions and rows (ids included) as
+  ``extract_new_in_thread`` over the whole thread;
+- load_findings reads a thread's findings in one query per table.
+
+Input: real linux-block mail (../shared/archives/linux-block-2024q1.mboxrd.gz).
+"""
+
+from __future__ import annotations
+
+import gzip
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+
+from lkmlkb import knowledge
+from lkmlkb.ingest import delivery_key, ingest
+from lkmlkb.model import Message, Segment
+from lkmlkb.sources.mbox import split_mbox
+from lkmlkb.store import Store, connect
+from lkmlkb.threads import line_key, segment_body
+
+ROOT = Path(__file__).resolve().parent.parent
+ARCHIVE = ROOT.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
+
+#: the kernel test robot's fio.write_iops regression thread (9 messages, replies quoting the
+#: report) and seed 000's multipath fio report (4 messages), as in test_ingest_incremental
+THREAD_IDS = ("202401312320.a335db14-oliver.sang@intel.com", "da4c78c1-a9d4-4a57-9765-2e6c35fa1062@acm.org",
+              "9d2f99d8-ecd2-413e-b910-18e05239a2b8@kernel.dk", "ZbtFqxCMkItFr6/5@xsang-OptiPlex-9020",
+              "d15a1759-1abf-47aa-8766-88c531023164@kernel.dk", "ZbukvbmE3K8y+JdJ@xsang-OptiPlex-9020",
+              "cf5236e6-a79b-455a-9afe-b5dbf27d33e9@kernel.dk", "Zbuulhixmu7rEheP@xsang-OptiPlex-9020",
+              "35989f82-3c6b-4c91-ae9b-db8791895b19@kernel.dk", "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com",
+              "d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com",
+              "be93c772-d400-4105-b05a-735ed7365730@oracle.com",
+              "29f6145427be4d5b81f34cc0a9f747a2@BJMBX02.spreadtrum.com")
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    """The report threads' messages between 40 other real messages, in archive order."""
+    wanted = set(THREAD_IDS)
+    out, others = [], 0
+    with gzip.open(ARCHIVE, "rb") as f:
+        for raw in split_mbox(f, mboxrd=True):
+            if delivery_key(raw)[0] in wanted:
+                out.append(raw)
+            elif others < 40:
+                out.append(raw)
+                others += 1
+    path = tmp_path_factory.mktemp("speed") / "sample.mbox"
+    with open(path, "wb") as f:
+        for raw in out:
+            f.write(b"From mboxrd@z Thu Jan  1 00:00:00 1970\n")
+            f.write(raw.replace(b"\nFrom ", b"\n>From "))
+            f.write(b"\n" if raw.endswith(b"\n") else b"\n\n")
+    return path
+
+
+def _tables(db: Path) -> dict[str, list]:
+    """Everything extraction writes, row ids included; timestamps left out."""
+    con = sqlite3.connect(db)
+    out = {}
+    for t in ("extracted_messages", "results", "fio_jobs", "kernel_mentions", "commit_citations", "claims",
+              "setup_facts", "extraction_errors", "segments", "reports", "report_kernels", "report_commits", "setups"):
+        cols = [r[1] for r in con.execute(f"PRAGMA table_info({t})") if r[1] not in ("built", "at")]
+        sel = ",".join(f'"{c}"' for c in cols)
+        out[t] = sorted(map(repr, con.execute(f"SELECT rowid, {sel} FROM {t}").fetchall()))
+    return out
+
+
+def test_cached_attribution_equals_attribution_over_the_whole_thread(sample, tmp_path, monkeypatch):
+    fast = tmp_path / "fast.db"
+    # small batches: the report threads' messages arrive over several batches
+    ingest([str(sample)], str(fast), workers=1, extract=True, batch_size=6)
+
+    def whole_thread(conn, thread_id, new, cache):
+        db = sqlite_utils.Database(conn)
+        knowledge.extract_new_in_thread(db, thread_id, knowledge.load_messages(db, thread_id), new)
+
+    monkeypatch.setattr(knowledge, "_extract_new_with_index", whole_thread)
+    plain = tmp_path / "plain.db"
+    ingest([str(sample)], str(plain), workers=1, extract=True, batch_size=6)
+    a, b = _tables(fast), _tables(plain)
+    assert a == b
+    # the comparison saw attributed quotes and findings, not empty tables
+    assert any("oliver.sang@intel.com'" in r and "'quoted'" in r for r in a["segments"])
+    assert len(a["results"]) > 10 and len(a["reports"]) >= 2
+
+
+def test_load_findings_of_a_thread_equals_one_message_at_a_time(sample, tmp_path):
+    path = tmp_path / "kb.db"
+    ingest([str(sample)], str(path), workers=1, extract=True, batch_size=50)
+    db = connect(path, create=False)
+    messages = knowledge.load_messages(db, THREAD_IDS[0])
+    ids = [m.message_id for m in messages]
+    together = knowledge.load_findings(db, ids)
+    alone = [knowledge.load_findings(db, [mid])[0] for mid in ids]
+    assert together == alone
+    assert sum(len(f.results) for f in together) > 10
+    twice = knowledge.load_findings(db, ids[:1] * 2)
+    assert twice[0] == twice[1] and twice[0] is not twice[1]
+
+
+# Lines from the kernel test robot's report above (202401312320.a335db14-oliver.sang@intel.com)
+# and a reply quoting it, with the whitespace a mailer or a quoter changes.
+REPORT_LINE = "kernel test robot noticed a -21.0% regression of fio.write_iops on:"
+TABLE_LINE = "     20.99 ±  3%     -21.0%      16.58 ±  2%  fio.write_iops"
+
+
+@pytest.mark.parametrize("said, quoted", [
+    (REPORT_LINE, "kernel test robot  noticed a -21.0% regression of fio.write_iops on: "),
+    (TABLE_LINE, "20.99 ±  3%\t-21.0%  16.58 ±  2%  fio.write_iops"),
+    (TABLE_LINE, "20.99\u00a0± 3% -21.0% 16.58 ± 2% FIO.WRITE_IOPS"),  # no-break space, upper case
+])
+def test_squeeze_is_equal_wherever_line_key_is(said, quoted):
+    assert line_key(said) == line_key(quoted)
+    assert knowledge._squeeze(said) == knowledge._squeeze(quoted)
+
+
+def test_said_lines_keep_every_line_that_has_a_line_key():
+    body = "\n".join([
+        "Hello,",
+        "",
+        REPORT_LINE,
+        TABLE_LINE,
+        "> " + REPORT_LINE,
+        "-- ",
+        "0-DAY CI Kernel Test Service",
+    ])
+    segments = segment_body(body)
+    said = knowledge._said_lines(segments)
+    lines = {line for _, line in said}
+    assert {REPORT_LINE, TABLE_LINE} <= lines
+    # short lines have no key, quoted and signature lines are not said here
+    assert "Hello," not in lines and len(said) == 2
+    indexed = {line_key(x) for s in segments if s.kind in ("new", "patch") for x in s.text.split("\n")} - {None}
+    assert {line_key(x) for x in lines} == indexed
+
+
+def test_said_cache_drops_oldest_past_its_line_limit():
+    cache = knowledge._SaidCache(limit=3)
+    two = [Segment("new", 0, 1, REPORT_LINE + "\n" + TABLE_LINE)]
+    cache.put("a", two, squeeze=False)
+    cache.put("b", two)
+    assert cache.get("a") is None and cache.lines == 2
+    assert cache.get("b") == [(knowledge._squeeze(REPORT_LINE), REPORT_LINE),
+                              (knowledge._squeeze(TABLE_LINE), TABLE_LINE)]
+    cache.put("c", [Segment("new", 5, 5, TABLE_LINE)], squeeze=False)
+    assert cache.get("c") == [(knowledge._squeeze(TABLE_LINE), TABLE_LINE)]  # squeezed when first read
+    assert cache.lines == 3
+
+
+def _msg(mid: str, refs: list[str], subject: str = "Re: [PATCH] block: fix") -> Message:
+    return Message(message_id=mid, subject=subject, from_name="x", from_addr="x@example.org", date_raw="",
+                   date_utc="2024-01-31T15:20:00+00:00", in_reply_to=refs[-1] if refs else None, references=refs,
+                   body=REPORT_LINE, lists=["linux-block"], source="test", raw=mid.encode())
+
+
+def test_a_merge_later_in_the_batch_moves_a_message_written_earlier_in_it(tmp_path):
+    """b first joins the thread of its ghost parent x; c, replying to a and b, merges x into a."""
+    msgs = [_msg("a@test", [], "[PATCH] block: fix"), _msg("b@test", ["x@test"]), _msg("c@test", ["a@test", "b@test"])]
+    threads = {}
+    for name, batches in (("one", [msgs]), ("each", [[m] for m in msgs])):
+        store = Store(connect(tmp_path / f"{name}.db"))
+        for batch in batches:
+            store.write_batch([(m, segment_body(m.body), m.body) for m in batch])
+        threads[name] = store.conn.execute("SELECT message_id, thread_id FROM messages ORDER BY rowid").fetchall()
+    assert threads["one"] == threads["each"] == [("a@test", "a@test"), ("b@test", "a@test"), ("c@test", "a@test")]
