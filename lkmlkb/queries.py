@@ -322,15 +322,46 @@ def fts_tokens(text: str) -> list[str]:
 
 
 def fts_query(text: str, operator: str = "AND") -> str | None:
-    """A safe FTS5 query for the user's text: each token a phrase in double
-    quotes, so NEAR/AND/OR/NOT, ``*``, ``(``, ``)``,
-    ``-``, ``:`` and ``^`` are text; tokens joined by AND (or OR).  None when
-    no token is left."""
-    toks = fts_tokens(text)
-    if not toks:
-        return None
-    joiner = " OR " if operator == "OR" else " "
-    return joiner.join('"' + t + '"' for t in toks)
+    """A safe FTS5 query for what a user typed into a search box.
+
+    Text in double quotes is a phrase (``"run status group"``); the words
+    ``AND``, ``OR`` and ``NOT`` in capitals between two terms are operators
+    (``fio AND regression``, ``bfq NOT kyber``); every other word is a term
+    in double quotes, so NEAR, ``*``, ``(``, ``)``, ``-``, ``:`` and ``^``
+    are text (``mq-deadline``, ``io_uring``).  Terms with no operator between
+    them are joined by AND (or OR, for ``operator="OR"``).  An operator with
+    no term on one side, an unclosed quote, control characters: dropped or
+    closed, never a syntax error.  None when no term is left.
+    """
+    items: list[str] = []  # terms ('"..."') and operators ("AND"/"OR"/"NOT")
+    chunks = (text or "")[:MAX_QUERY_CHARS].split('"')
+    for n, chunk in enumerate(chunks):
+        if n % 2:  # inside quotes (an unclosed quote runs to the end)
+            toks = fts_tokens(chunk)
+            if toks:
+                items.append('"' + " ".join(toks) + '"')
+            continue
+        for word in chunk.split():
+            if word in ("AND", "OR", "NOT"):
+                items.append(word)
+            else:
+                items.extend('"' + t + '"' for t in fts_tokens(word))
+    implicit = " OR " if operator == "OR" else " "
+    parts: list[str] = []
+    pending = None
+    terms = 0
+    for item in items:
+        if not item.startswith('"'):
+            pending = item if parts else None  # the last operator between two terms wins
+            continue
+        if terms >= MAX_QUERY_TOKENS:
+            break
+        if parts:
+            parts.append(f" {pending} " if pending else implicit)
+        parts.append(item)
+        pending = None
+        terms += 1
+    return "".join(parts) or None
 
 
 #: relevance is ranked among the newest this many matches of a query: bm25 over every match of a

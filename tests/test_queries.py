@@ -297,3 +297,29 @@ def test_rank_window_floor_bounds_ranking_to_the_newest_matches(tmp_path):
     assert window_floor(conn, "t_fts", '"fio"', window=3) == 15  # matches 19, 17, 15
     assert window_floor(conn, "t_fts", '"fio"', window=100) == 0  # fewer matches than the window
     assert window_floor(conn, "t_fts", '"absent"', window=3) == 0
+
+
+def test_fts_query_phrases_and_operators_mean_what_a_user_typed():
+    """Quoted text is a phrase; AND/OR/NOT in capitals between terms are operators (in real FTS5)."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize=\"porter unicode61 tokenchars '-_'\")")
+    rows = {1: "Run status group 0 (all jobs): fio regression on mq-deadline",   # seed 000's fio output
+            2: "group status run: bfq regression",
+            3: "fio with kyber, no regression",
+            4: "and or not"}
+    conn.executemany("INSERT INTO t(rowid, body) VALUES (?, ?)", rows.items())
+
+    def hits(typed):
+        q = queries.fts_query(typed)
+        return sorted(r[0] for r in conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (q,)))
+
+    assert hits('"run status group"') == [1]
+    assert hits("run status group") == [1, 2]
+    assert hits("fio AND regression") == [1, 3]
+    assert hits("bfq OR kyber") == [2, 3]
+    assert hits("regression NOT mq-deadline") == [2, 3]
+    assert hits("regression AND NOT kyber") == [1, 2]  # the last operator between two terms wins
+    assert hits("and or") == [4]  # operators only in capitals
+    assert hits('"mq-deadline') == [1]  # an unclosed quote is closed
+    assert queries.fts_query("AND OR NOT") is None
+    assert queries.fts_query("fio regression", "OR") == '"fio" OR "regression"'
