@@ -93,3 +93,23 @@ def test_harness_reports_numbers_for_every_stage(tmp_path):
     assert pf["corpus_threads"] == len(list((ROOT / "corpus").glob("*.txt")))
     assert pf["corpus_dropped_with_results"] == 0
     assert "floor" in res["ratios"] and "stdlib" in res["ratios"]
+
+
+def test_search_run_times_lkmlkbs_canned_query_and_the_table_search(tmp_path):
+    """The search run against a real `lkmlkb serve` of the corpus (127.0.0.1; figures not checked)."""
+    import socket
+
+    from lkmlkb.ingest import ingest
+
+    db = tmp_path / "kb.db"
+    ingest([str(ROOT / "corpus")], str(db), extract=False)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = bench.run_search(str(db), port=port, loops=2)
+    q = out["queries"]["mq-deadline"]
+    assert q["matches"] >= 1  # seed 000 is about mq-deadline
+    assert q["canned_query"]["rows"] == min(20, q["matches"])
+    assert q["table_search"]["rows"] == min(20, q["matches"])
+    assert q["canned_query"]["p95_ms"] > 0
+    assert set(out["queries"]) == set(bench.SEARCHES)
