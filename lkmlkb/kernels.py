@@ -178,6 +178,10 @@ def _accept(line: str, m: re.Match) -> bool:
     return False
 
 
+#: a version needs a digit: lines without one are skipped (any Unicode digit, as str.isdigit)
+_HAS_DIGIT_RE = re.compile(r"\d")
+
+
 def _iter_lines(text: str):
     """Yield (offset, line) for each line, trimmed to MAX_LINE characters."""
     pos = 0
@@ -207,7 +211,7 @@ def find_versions(text: str) -> list[tuple[int, int, str, str]]:
         return []
     out: list[tuple[int, int, str, str]] = []
     for offset, line in _iter_lines(text):
-        if not any(c.isdigit() for c in line[:MAX_LINE]):
+        if not _HAS_DIGIT_RE.search(line):  # most lines; blank lines of a focused view
             continue
         for m in _VERSION_RE.finditer(line):
             try:
