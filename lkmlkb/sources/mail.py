@@ -98,6 +98,7 @@ def clean_text(s: str) -> str:
     return s
 
 
+@functools.lru_cache(maxsize=256)
 def lookup_charset(name: str | None) -> str | None:
     """A Python codec name for a declared charset, or None for unknown ones."""
     if not name:
@@ -243,14 +244,38 @@ def _part_text(part: EmailMessage) -> str:
             payload = p.encode("ascii", "surrogateescape")
         else:
             return ""
+    charset, flowed, delsp = content_params(part)
+    text = decode_bytes(payload, charset)
+    if flowed:
+        text = unflow(text, delsp=delsp)
+    return text
+
+
+def content_params(part: EmailMessage) -> tuple[str | None, bool, bool]:
+    """The declared charset of a part, and whether it is format=flowed (with delsp=yes).
+
+    A few Content-Type values cover most of an archive, so their parameters
+    are read once each (:func:`_params_of_value`).
+    """
+    value = part.get("Content-Type")
+    if isinstance(value, str):
+        return _params_of_value(value)
+    return _params_of_part(part)  # absent, or a Header of raw 8-bit bytes
+
+
+@functools.lru_cache(maxsize=512)
+def _params_of_value(value: str) -> tuple[str | None, bool, bool]:
+    part = EmailMessage(policy=compat32)
+    part.set_raw("Content-Type", value)
+    return _params_of_part(part)
+
+
+def _params_of_part(part: EmailMessage) -> tuple[str | None, bool, bool]:
     charset = part.get_param("charset")
     if isinstance(charset, tuple):  # RFC 2231
         charset = email.utils.collapse_rfc2231_value(charset)
-    text = decode_bytes(payload, charset if isinstance(charset, str) else None)
     params = {k.lower(): (v or "").lower() for k, v in (part.get_params() or [])[1:] if isinstance(v, str)}
-    if params.get("format") == "flowed":
-        text = unflow(text, delsp=params.get("delsp") == "yes")
-    return text
+    return (charset if isinstance(charset, str) else None), params.get("format") == "flowed", params.get("delsp") == "yes"
 
 
 def unflow(text: str, delsp: bool = False) -> str:
@@ -424,6 +449,11 @@ def read_simple(raw: bytes) -> tuple[FirstHeaders, EmailMessage] | None:
     return first, part
 
 
+# authors write many messages: their From values (and addresses) are read once each
+_split_from = functools.lru_cache(maxsize=4096)(split_from)
+_is_obfuscated = functools.lru_cache(maxsize=8192)(is_obfuscated)
+
+
 def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) -> Message:
     """Parse one raw message; ParseError only for input that is no mail at all."""
     if not isinstance(raw, (bytes, bytearray)):
@@ -449,7 +479,7 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
         mid = synthetic_id(raw)
 
     from_h = decode_header(headers.get("From"))
-    name, addr = split_from(from_h)
+    name, addr = _split_from(from_h)
     # DMARC munging by Google Groups: "'X' via list" <list@googlegroups.com>
     orig = decode_header(headers.get("X-Original-From"))
     if orig and " via " in name:
@@ -475,7 +505,7 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
         subject=decode_header(headers.get("Subject")),
         from_name=clean_text(name.strip().strip('"')),
         from_addr=clean_text(addr.strip()),
-        from_obfuscated=is_obfuscated(addr) or is_obfuscated(from_h),
+        from_obfuscated=_is_obfuscated(addr) or _is_obfuscated(from_h),
         date_raw=date_raw,
         date_utc=parse_date(date_raw),
         in_reply_to=irt,
