@@ -24,7 +24,7 @@ from sqlite_utils.migrations import Migrations
 
 from .errors import DatabaseError
 from .model import Message, Segment
-from .threads import Threader, normalize_subject, parent_of
+from .threads import Threader, normalize_subject, parent_of, references_of
 
 log = logging.getLogger(__name__)
 
@@ -358,13 +358,19 @@ def now() -> str:
 
 
 class SqlBackend:
-    """Threader backend over ``thread_members`` / ``thread_topics``."""
+    """Threader backend over ``thread_members`` / ``thread_topics``.
+
+    Within a batch (:meth:`prefetch` .. :meth:`forget`) the thread of every id
+    the batch names is read in one query and kept up to date by ``assign`` and
+    ``merge``, which still write through at once.
+    """
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
+        self.known: dict[str, str] | None = None
+        self.absent: set[str] = set()
 
-    def lookup(self, ids: Iterable[str]) -> dict[str, str]:
-        ids = list(ids)
+    def _select(self, ids: list[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
@@ -372,9 +378,41 @@ class SqlBackend:
             out.update(self.conn.execute(q, chunk).fetchall())
         return out
 
+    def prefetch(self, ids: Iterable[str]) -> None:
+        ids = list(dict.fromkeys(ids))
+        self.known = self._select(ids)
+        self.absent = set(ids) - self.known.keys()
+
+    def forget(self) -> None:
+        self.known = None
+        self.absent = set()
+
+    def lookup(self, ids: Iterable[str]) -> dict[str, str]:
+        if self.known is None:
+            return self._select(list(ids))
+        out: dict[str, str] = {}
+        miss = []
+        for i in ids:
+            t = self.known.get(i)
+            if t is not None:
+                out[i] = t
+            elif i not in self.absent:
+                miss.append(i)
+        if miss:
+            got = self._select(miss)
+            self.known.update(got)
+            self.absent.update(i for i in miss if i not in got)
+            out.update(got)
+        return out
+
     def assign(self, ids: Iterable[str], thread: str) -> None:
+        ids = list(ids)
         self.conn.executemany("INSERT OR REPLACE INTO thread_members(message_id, thread_id) VALUES (?, ?)",
                               [(i, thread) for i in ids])
+        if self.known is not None:
+            for i in ids:
+                self.known[i] = thread
+                self.absent.discard(i)
 
     def merge(self, old: str, new: str) -> None:
         c = self.conn
@@ -382,6 +420,10 @@ class SqlBackend:
         c.execute("UPDATE messages SET thread_id=? WHERE thread_id=?", (new, old))
         c.execute("UPDATE thread_topics SET thread_id=? WHERE thread_id=?", (new, old))
         c.execute("DELETE FROM threads WHERE thread_id=?", (old,))
+        if self.known is not None:
+            for i, t in self.known.items():
+                if t == old:
+                    self.known[i] = new
 
     def subject_thread(self, key: str) -> str | None:
         row = self.conn.execute("SELECT thread_id FROM thread_topics WHERE topic=?", (key,)).fetchone()
@@ -389,7 +431,6 @@ class SqlBackend:
 
     def remember_subject(self, key: str, thread: str) -> None:
         self.conn.execute("INSERT OR IGNORE INTO thread_topics(topic, thread_id) VALUES (?, ?)", (key, thread))
-
 
 
 @dataclass
@@ -523,6 +564,8 @@ class Store:
         c.execute("BEGIN IMMEDIATE")
         try:
             known = self.known([m.message_id for m, _, _ in items])
+            self.backend.prefetch(i for m, _, _ in items if m.message_id not in known
+                                  for i in (*references_of(m), m.message_id))
             seen_here: set[str] = set()
             pending: list[tuple[Message, list[Segment], str, str]] = []
             for msg, segs, text in items:
@@ -556,6 +599,8 @@ class Store:
             c.execute("ROLLBACK")
             self.outcome = before  # nothing of the batch was stored: neither are its counts
             raise
+        finally:
+            self.backend.forget()
         return new_msgs
 
     def _write_new(self, pending: list[tuple[Message, list[Segment], str, str]], stamp: str) -> None:
@@ -630,25 +675,42 @@ class Store:
                       [(n, name) for name, n in added.items()])
 
     def _refresh_threads(self, threads: set[str]) -> None:
+        """Count, dates, root and subject of each thread, read for all of them at once (per 500).
+
+        The root: a message whose parent is not in the thread, oldest first
+        (undated last, then in storage order).
+        """
         c = self.conn
-        for t in threads:
+        order = list(threads)
+        for i in range(0, len(order), 500):
+            chunk = order[i:i + 500]
+            marks = ",".join("?" * len(chunk))
             # a thread merged into another during the batch has no members left
-            if not c.execute("SELECT 1 FROM thread_members WHERE thread_id=? LIMIT 1", (t,)).fetchone():
-                continue
-            count, first, last = c.execute(
-                "SELECT count(*), min(date_utc), max(date_utc) FROM messages WHERE thread_id=?", (t,)).fetchone()
-            # the root: a message whose parent is not in the thread, oldest first
-            root = c.execute(
-                "SELECT message_id, subject FROM messages m WHERE thread_id=? ORDER BY "
-                "EXISTS(SELECT 1 FROM messages p WHERE p.message_id = m.parent_id AND p.thread_id = m.thread_id), "
-                "date_utc IS NULL, date_utc, rowid LIMIT 1", (t,)).fetchone()
-            subject = root[1] if root else None
-            c.execute(
+            live = {r[0] for r in c.execute(
+                f"SELECT DISTINCT thread_id FROM thread_members WHERE thread_id IN ({marks})", chunk)}
+            stats = {r[0]: r[1:] for r in c.execute(
+                f"SELECT thread_id, count(*), min(date_utc), max(date_utc) FROM messages WHERE thread_id IN ({marks}) "
+                "GROUP BY thread_id", chunk)}
+            roots: dict[str, tuple] = {}
+            for t, mid, subject, *key in c.execute(
+                    "SELECT thread_id, message_id, subject, EXISTS(SELECT 1 FROM messages p WHERE p.message_id = "
+                    "m.parent_id AND p.thread_id = m.thread_id), date_utc IS NULL, date_utc, rowid "
+                    f"FROM messages m WHERE thread_id IN ({marks})", chunk):
+                if t not in roots or key < roots[t][0]:
+                    roots[t] = (key, mid, subject)
+            rows = []
+            for t in chunk:
+                if t not in live:
+                    continue
+                count, first, last = stats.get(t, (0, None, None))
+                _, root, subject = roots.get(t, (None, None, None))
+                rows.append((t, subject, normalize_subject(subject or ""), root, count, first, last))
+            c.executemany(
                 "INSERT INTO threads(thread_id, subject, topic, root_message_id, message_count, first_date, last_date) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(thread_id) DO UPDATE SET subject=excluded.subject, "
                 "topic=excluded.topic, root_message_id=excluded.root_message_id, "
                 "message_count=excluded.message_count, first_date=excluded.first_date, last_date=excluded.last_date",
-                (t, subject, normalize_subject(subject or ""), root[0] if root else None, count, first, last))
+                rows)
 
 
 def has_messages(conn: sqlite3.Connection) -> bool:
