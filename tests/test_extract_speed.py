@@ -118,3 +118,42 @@ def test_has_arrow_is_the_pair_patterns_cheap_test(line, arrow):
     assert pairs._has_arrow(line) is arrow
     if not arrow:
         assert not pairs.PAIR.match(line.strip())
+
+
+# --- filled lines: the line finders of results/tables/fio_output skip lines whose text is empty ---
+
+def test_filled_lines_of_a_dmesg_paste():
+    # trimmed from <CAGS2=YpgcBdW==T=jWXNWePYg2y0c-XsyMxvi5x5hU-cWGXuRw@mail.gmail.com> (linux-block
+    # 2024 Q1): dmesg lines are blanked as noise, the pipeline's focus leaves thousands of empty lines
+    from lkmlkb.extract.fio_output import filled_lines, prepare_lines
+
+    text = ("Found a error while  run fio nvme_pi testing,  please have a look.\n\n"
+            "[ 1093.216195] DMAR: DRHD: handling fault status reg 2\n"
+            "fault addr 0x5000 [fault reason 0x06] PTE Read access is not set\n"
+            "> \n" + "\n" * 5 + "kernel parameter\n")
+    lines = prepare_lines(text)
+    assert lines.filled == [0, 3, 10]
+    assert filled_lines(list(lines)) == [0, 3, 10]  # a plain list (a test's own lines) is counted
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_logical_lines_from_filled_lines_are_the_non_empty_ones(path):
+    from lkmlkb.extract.fio_output import filled_lines, logical_lines, prepare_lines
+
+    lines = prepare_lines(path.read_text(errors="replace"))
+    assert logical_lines(lines, filled_lines(lines)) == [x for x in logical_lines(lines) if lines[x[0]].text]
+
+
+def test_empty_lines_still_end_a_percentile_section():
+    # trimmed from corpus/000 (fio 3 normal output), an empty line put before the second row:
+    # the "|" row after it is not read as percentiles any more
+    from lkmlkb.extract.fio_output import find_normal_output, prepare_lines
+
+    text = ("      clat percentiles (msec):\n"
+            "       |  1.00th=[  986],  5.00th=[ 1167], 10.00th=[ 1250], 20.00th=[ 1368],\n"
+            "\n"
+            "       | 30.00th=[ 1435], 40.00th=[ 1502], 50.00th=[ 1569], 60.00th=[ 1636],\n")
+    got = [(r.metric, r.value) for r in find_normal_output(prepare_lines(text))]
+    assert got == [("clat_p1", 986.0), ("clat_p5", 1167.0), ("clat_p10", 1250.0), ("clat_p20", 1368.0)]
+    whole = text.replace("\n\n", "\n")
+    assert len(find_normal_output(prepare_lines(whole))) == 8

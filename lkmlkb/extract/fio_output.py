@@ -90,14 +90,30 @@ class Line:
     depth: int = 0
 
 
-def prepare_lines(text: str) -> list[Line]:
+class Lines(list):
+    """``prepare_lines``' result: a list of ``Line``, and ``filled``, the numbers of the lines
+    whose ``text`` is not empty (a dmesg paste focused by the pipeline is 96% empty lines)."""
+
+    filled: list[int]
+
+
+def filled_lines(lines: list[Line]) -> list[int]:
+    """Numbers of the lines whose ``text`` is not empty, in order: the only lines a pattern
+    can match.  Taken from ``prepare_lines`` when it made ``lines``, else counted here."""
+    got = getattr(lines, "filled", None)
+    return got if got is not None else [i for i, ln in enumerate(lines) if ln.text]
+
+
+def prepare_lines(text: str) -> Lines:
     """Split ``text`` on newlines; strip quote markers; blank noise lines.
 
     Tolerates NULs, CRLF, lines of a megabyte (cut to ``MAX_LINE``), and the
     quoted text of raw bodies.  Lines inside a diff, a hexdump or a kernel
     stack trace come back with empty ``text`` so nothing is read from them.
     """
-    out: list[Line] = []
+    out = Lines()
+    filled: list[int] = []
+    out.filled = filled
     if not text:
         return out
     in_diff = False
@@ -119,6 +135,8 @@ def prepare_lines(text: str) -> list[Line]:
         if in_diff or _is_noise(cut):
             out.append(Line("", raw, depth))
             continue
+        if cut:
+            filled.append(len(out))
         out.append(Line(cut, raw, depth))
     return out
 
@@ -142,18 +160,22 @@ _CONTINUATION = re.compile(
 )
 
 
-def logical_lines(lines: list[Line]) -> list[tuple[int, int, str]]:
+def logical_lines(lines: list[Line], starts: list[int] | None = None) -> list[tuple[int, int, str]]:
     """Join lines a mailer or quoting wrapped: ``(first, last, joined text)``.
 
     A line ending in a comma continues on the next line when that line starts
     with a ``key=`` pair, ``>=N``, or ``(T)`` (corpus/000:
     ``READ: bw=448MiB/s ..., `` then ``io=263GiB (282GB), run=...``).  At most
-    8 lines are joined.
+    8 lines are joined.  With ``starts`` (ascending line numbers), only logical
+    lines starting there are made: ``filled_lines(lines)`` leaves out the empty
+    lines, each of which would be a logical line of its own.
     """
     out: list[tuple[int, int, str]] = []
-    i = 0
     n = len(lines)
-    while i < n:
+    after = 0  # the first line not yet in a logical line
+    for i in range(n) if starts is None else starts:
+        if i < after:
+            continue
         start = i
         text = lines[i].text
         while (i + 1 < n and i - start < 8 and text.rstrip().endswith(",")
@@ -161,7 +183,7 @@ def logical_lines(lines: list[Line]) -> list[tuple[int, int, str]]:
             i += 1
             text = text.rstrip() + " " + lines[i].text.strip()
         out.append((start, i, text))
-        i += 1
+        after = i + 1
     return out
 
 
@@ -406,7 +428,11 @@ def find_normal_output(lines: list[Line]) -> list[Result]:
     """Results from fio's normal (human) output, fio 2.x and 3.x."""
     st = _FioState()
     out: list[Result] = []
-    for a, b, text in logical_lines(lines):
+    after = 0
+    for a, b, text in logical_lines(lines, filled_lines(lines)):
+        if a > after and st.section == "pct":  # empty lines in between end a percentile section
+            st.section = None
+        after = b + 1
         if not text.strip():
             if st.section == "pct":
                 st.section = None
@@ -443,7 +469,8 @@ def find_terse_output(lines: list[Line]) -> list[Result]:
     is not zero.  Lines with too few fields are skipped.
     """
     out: list[Result] = []
-    for i, ln in enumerate(lines):
+    for i in filled_lines(lines):
+        ln = lines[i]
         m = _TERSE.match(ln.text)
         if not m:
             continue
@@ -503,15 +530,15 @@ def _json_line_of(lines: list[Line], start: int, end: int, needle: str) -> int:
 def find_json_output(lines: list[Line]) -> list[Result]:
     """Results from ``--output-format=json``: per job and direction, bw (KiB/s), iops, clat mean (ns)."""
     out: list[Result] = []
-    i = 0
-    while i < len(lines):
+    after = 0  # the first line past the last JSON document read
+    for i in filled_lines(lines):
+        if i < after:
+            continue
         if not (_JSON_OPEN.match(lines[i].text) and any(
                 _JSON_VERSION.match(lines[k].text) for k in range(i + 1, min(i + 4, len(lines))))):
-            i += 1
             continue
         block = _json_block(lines, i)
         if block is None:
-            i += 1
             continue
         end, doc = block
         jobs = doc.get("jobs") if isinstance(doc, dict) else None
@@ -538,7 +565,7 @@ def find_json_output(lines: list[Line]) -> list[Result]:
                                            float(clat.get("stddev") or 0.0), config=name or None))
                 except (KeyError, TypeError, ValueError):
                     log.info("fio JSON job %r: direction %s has no usable bw/iops", name, d)
-        i = end + 1
+        after = end + 1
     return out
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import re
 
-from lkmlkb.extract.fio_output import Line, find_fio_output, prepare_lines
+from lkmlkb.extract.fio_output import Line, filled_lines, find_fio_output, prepare_lines
 from lkmlkb.extract.pairs import find_pairs
 from lkmlkb.extract.tables import find_tables
 from lkmlkb.extract.timing import find_timings
@@ -82,7 +82,7 @@ class _LineKernels:
         self.lines = lines
         self._heading: dict[int, tuple[str, str] | None] = {}
         self._prose: dict[int, tuple[str, str] | None] = {}
-        self._runs = _depth_runs(lines)
+        self._runs: list[tuple[int, int, int]] | None = None  # made when a result first needs it
         self._block: dict[int, tuple[str, str] | None] = {}
 
     def heading(self, j: int) -> tuple[str, str] | None:
@@ -96,6 +96,8 @@ class _LineKernels:
         return self._prose[j]
 
     def block(self, i: int) -> tuple[str, str] | None:
+        if self._runs is None:
+            self._runs = _depth_runs(self.lines)
         start, end, depth = self._runs[i]
         if start not in self._block:
             self._block[start] = _block_kernel(self.lines, start, end, depth)
@@ -172,7 +174,8 @@ def _tested_commit(lines: list[Line]) -> str | None:
     are skipped; two different commits leave the numbers unattributed.
     """
     found: set[str] = set()
-    for ln in lines:
+    for i in filled_lines(lines):  # an empty line holds no commit
+        ln = lines[i]
         if ln.depth or len(ln.text) > 400:
             continue
         for m in _TESTED_ON_COMMIT.finditer(ln.text):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import re
 
-from lkmlkb.extract.fio_output import Line, evidence, prepare_lines
+from lkmlkb.extract.fio_output import Line, evidence, filled_lines, prepare_lines
 from lkmlkb.kernels import find_versions, qualifier
 from lkmlkb.model import Result
 from lkmlkb.units import normalize, parse_count, parse_quantity, to_float
@@ -197,10 +197,9 @@ def find_lkp_tables(lines: list[Line]) -> list[Result]:
     column is a release like ``v6.8-rc1``).
     """
     out: list[Result] = []
-    i = 0
-    while i < len(lines):
-        if not _LKP_HEADER.search(lines[i].text):
-            i += 1
+    after = 0  # the first line past the last table read
+    for i in filled_lines(lines):
+        if i < after or not _LKP_HEADER.search(lines[i].text):
             continue
         cols = _lkp_columns(lines, i)
         j = i + 1
@@ -228,7 +227,7 @@ def find_lkp_tables(lines: list[Line]) -> list[Result]:
                     out.append(_result(metric, v, unit, j, lines, direction=direction, tool=tool,
                                        stddev=sd, kernel=kernel, config=None if kernel else col))
             j += 1
-        i = j
+        after = j  # the line that ended the table may open the next one
     return out
 
 
@@ -276,17 +275,16 @@ def _split_cells(text: str) -> list[str]:
 def _pipe_blocks(lines: list[Line]) -> list[tuple[int, int]]:
     """Runs of lines holding ``|`` cells (separator lines allowed inside)."""
     blocks = []
-    i = 0
-    while i < len(lines):
-        if "|" not in lines[i].text:
-            i += 1
+    after = 0  # the first line past the last block
+    for i in filled_lines(lines):
+        if i < after or "|" not in lines[i].text:
             continue
         j = i
         while j + 1 < len(lines) and ("|" in lines[j + 1].text or
                                       (_SEPARATOR.match(lines[j + 1].text) and lines[j + 1].text.strip())):
             j += 1
         blocks.append((i, j))
-        i = j + 1
+        after = j + 1
     return blocks
 
 
@@ -383,11 +381,12 @@ def _parse_pipe_block(lines: list[Line], a: int, b: int, tool: str | None) -> li
 
 def find_pipe_tables(lines: list[Line]) -> list[Result]:
     """Results from ``|``-separated tables (corpus/001 IOPS tables, corpus/002 tiobench)."""
-    tool = _text_tool(lines)
+    blocks = [(a, b) for a, b in _pipe_blocks(lines) if b - a <= 2000]
+    if not blocks:
+        return []
+    tool = _text_tool(lines)  # only a text with a table needs it
     out: list[Result] = []
-    for a, b in _pipe_blocks(lines):
-        if b - a > 2000:
-            continue
+    for a, b in blocks:
         out.extend(_parse_pipe_block(lines, a, b, tool))
     return out
 
@@ -413,8 +412,8 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
     numbers by the header names aligned from the right.
     """
     out: list[Result] = []
-    for i, ln in enumerate(lines):
-        h = ln.text.strip()
+    for i in filled_lines(lines):
+        h = lines[i].text.strip()
         if not h or len(h) > 200 or re.search(r"\d", h) or "|" in h or h.lower().startswith("device"):
             continue
         names = [x for x in _WS_SPLIT.split(h) if x]
@@ -500,14 +499,21 @@ def _kernel_heading(lines: list[Line], start: int, back: int = 3) -> tuple[str, 
 
 def find_summary_lines(lines: list[Line]) -> list[Result]:
     """Sample lines with ``->`` averages, ``Threads Avg Stddev`` tables, ``Average:`` rows."""
-    tool = _text_tool(lines)
-    unit = "MB/s" if tool == "tiobench" else ""
-    metric = "throughput" if tool == "tiobench" else "value"
+    tool = unit = metric = None  # what the text's benchmark makes of them, once a line needs it
+
+    def _read_tool() -> None:
+        nonlocal tool, unit, metric
+        if metric is None:
+            tool = _text_tool(lines)
+            unit = "MB/s" if tool == "tiobench" else ""
+            metric = "throughput" if tool == "tiobench" else "value"
+
     out: list[Result] = []
-    for i, ln in enumerate(lines):
-        t = ln.text
+    for i in filled_lines(lines):
+        t = lines[i].text
         m = _ARROW.match(t)
         if m:
+            _read_tool()
             kh = _kernel_heading(lines, i)
             samples = [float(x) for x in m["samples"].split()]
             out.append(_result(metric, float(m["avg"]), unit, i, lines, tool=tool,
@@ -517,6 +523,7 @@ def find_summary_lines(lines: list[Line]) -> list[Result]:
             continue
         m = _THREADS_HEADER.match(t)
         if m:
+            _read_tool()
             kh = _kernel_heading(lines, i, 1)
             j = i + 1
             while j < len(lines):
@@ -531,6 +538,7 @@ def find_summary_lines(lines: list[Line]) -> list[Result]:
             continue
         m = _STAT_ROW.match(t)
         if m and m["label"].lower() in ("average", "avg", "mean", "median"):
+            _read_tool()
             out.extend(_stat_rows(lines, i, m, metric, unit, tool))
     return out
 
@@ -581,8 +589,8 @@ _PAIR_TAIL = re.compile(
 def find_kernel_pairs(lines: list[Line]) -> list[Result]:
     """Lines that are a kernel and one figure: ``on 6.8-rc7 : 3571`` (corpus/000)."""
     out: list[Result] = []
-    for i, ln in enumerate(lines):
-        t = ln.text
+    for i in filled_lines(lines):
+        t = lines[i].text
         if len(t) > 120 or ":" not in t and "=" not in t:
             continue
         k = _kernel_at_start(t.strip(), 4)
@@ -623,8 +631,8 @@ _DD_CMD = re.compile(r"\bdd\s.{0,300}?\b(?P<k>if|of)=(?P<v>/dev/(?:zero|null|u?r
 def find_iostat(lines: list[Line]) -> list[Result]:
     """``iostat -x`` device rows: %util (config = device), and r/s, w/s, r/w MB/s."""
     out: list[Result] = []
-    for i, ln in enumerate(lines):
-        m = _IOSTAT_HEADER.match(ln.text)
+    for i in filled_lines(lines):
+        m = _IOSTAT_HEADER.match(lines[i].text)
         if not m:
             continue
         cols = m["cols"].split()
@@ -652,8 +660,8 @@ def find_iostat(lines: list[Line]) -> list[Result]:
 def find_dd(lines: list[Line]) -> list[Result]:
     """``dd`` summaries; direction from a ``dd`` command a few lines above (of=/dev/null: read)."""
     out: list[Result] = []
-    for i, ln in enumerate(lines):
-        m = _DD.search(ln.text)
+    for i in filled_lines(lines):
+        m = _DD.search(lines[i].text)
         if not m:
             continue
         direction = None
@@ -686,7 +694,8 @@ def find_mmtests(lines: list[Line]) -> list[Result]:
     """mmtests ``compare-kernels`` rows (Amean/Hmean/Gmean), columns named by the header above."""
     out: list[Result] = []
     header: list[str] = []
-    for i, ln in enumerate(lines):
+    for i in filled_lines(lines):  # an empty line leaves the header as it is
+        ln = lines[i]
         m = _MMTESTS_ROW.match(ln.text)
         if not m:
             t = ln.text.strip()

@@ -106,6 +106,8 @@ def logical_lines(lines: list[str]) -> list[Command]:
     pending: Command | None = None
     pending_is_fio = False
     for i, raw in enumerate(lines):
+        if not raw and pending is None:
+            continue  # an empty line between commands (a dmesg paste is mostly these)
         line = clean_line(raw).rstrip()
         if len(raw) > MAX_LINE:
             line = ""
@@ -119,7 +121,7 @@ def logical_lines(lines: list[str]) -> list[Command]:
         if not line.strip():
             continue
         pending = Command(line.strip(), i, i)
-        pending_is_fio = bool(FIO_CMD_RE.search(line))
+        pending_is_fio = "fio" in line and bool(FIO_CMD_RE.search(line))  # the pattern spells "fio"
     if pending is not None:
         out.append(pending)
     for cmd in out:
@@ -143,7 +145,7 @@ def split_commands(lines: list[Command]) -> list[Command]:
     for cmd in lines:
         for part in _split_unquoted(cmd.text):
             part = part.strip()
-            while True:
+            while part.startswith(("do", "then", "else")):
                 m = re.match(r"^(do|then|else)\s+(\S.*)$", part)
                 if not m:
                     break

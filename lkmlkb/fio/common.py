@@ -17,7 +17,10 @@ QUOTE_PREFIX_RE = re.compile(r"""
 
 def split_lines(text: str) -> list[str]:
     """Split on newlines only (not on form feeds or U+2028), so line offsets match the caller's."""
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in text.replace("\0", "").split("\n")]
+    lines = text.replace("\0", "").split("\n")
+    if "\r" not in text:  # no line can end in CR: skip the per-line pass
+        return lines
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
 def clean_line(line: str) -> str:

@@ -113,6 +113,9 @@ def find_lkp_parameters(lines: list[str], text_mentions_fio: bool) -> list[FioJo
     testcase: str | None = None
     i = 0
     while i < len(lines):
+        if ":" not in lines[i]:  # both patterns below spell "testcase:" / "parameters:"
+            i += 1
+            continue
         line = clean_line(lines[i])
         m = TESTCASE_RE.match(line)
         if m:

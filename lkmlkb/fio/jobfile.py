@@ -112,6 +112,8 @@ def find_blocks(lines: list[str]) -> list[_Block]:
     cur: _Block | None = None
     pending_blank: list[_Line] = []
     for i, raw in enumerate(lines):
+        if cur is None and "[" not in raw:
+            continue  # only a section header opens a block, and it spells "["
         ln = classify(clean_line(raw), i)
         if cur is None:
             if ln.kind == "section":
