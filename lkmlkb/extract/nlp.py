@@ -158,7 +158,26 @@ def _base_nlp():
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")
     nlp.tokenizer.suffix_search = _tail_search(nlp.tokenizer.suffix_search)
+    nlp.tokenizer.infix_finditer = _infix_finditer(nlp.tokenizer.infix_finditer)
     return nlp
+
+
+def _infix_finditer(finditer):
+    """``finditer`` (spaCy's English infix regex), skipped on ASCII words that cannot hold an infix.
+
+    Every English infix consumes one of ``. + - * ^ , ~ : < > = /`` or a
+    non-ASCII character (ellipses, dashes, symbols); a word of ASCII letters
+    and digits alone has none, and the regex scan of it (about 15 µs a word
+    in LKP tables) is skipped.  A test compares both on every corpus word.
+    """
+    def quick_finditer(text: str):
+        if text.isascii() and not _INFIX_CHAR_RE.search(text):
+            return ()
+        return finditer(text)
+    return quick_finditer
+
+
+_INFIX_CHAR_RE = re.compile(r"[.+\-*^,~:<>=/]")
 
 
 def _tail_search(search):

@@ -70,3 +70,26 @@ def test_suffix_shortcut_finds_what_spacys_suffix_regex_finds_on_corpus_words():
             assert a.end() - a.start() == b.end() - b.start(), t
         skipped += a is None
     assert skipped > len(tails) // 2  # the shortcut is what most words take
+
+
+def test_infix_shortcut_finds_what_spacys_infix_regex_finds_on_corpus_words():
+    import spacy
+
+    reference = spacy.blank("en").tokenizer.infix_finditer
+    fast = nlp._base_nlp().tokenizer.infix_finditer
+    words = {w for path in CORPUS for w in path.read_text(encoding="utf-8", errors="replace").split()}
+    pieces = {w[:k] for w in words for k in range(1, min(len(w), 30) + 1)} | words
+    pieces |= {"fio.write_bw_MBps", "a,b", "x-y", "5-6", "io=13.8GiB", "3^2", "r/w", "a~b", "ümlaut-x", "a…b"}
+    for p in pieces:
+        assert [m.span() for m in reference(p)] == [m.span() for m in fast(p)], p
+    assert sum(fast(p) == () for p in pieces) > len(pieces) // 4  # the shortcut is taken often
+
+
+def test_tokens_are_spacys_on_real_mail():
+    import spacy
+
+    reference = spacy.blank("en")
+    for path in CORPUS:
+        text = nlp._prepare(path.read_text(encoding="utf-8", errors="replace"))
+        ours = [(t.text, t.whitespace_) for t in nlp._base_nlp().make_doc(text)]
+        assert ours == [(t.text, t.whitespace_) for t in reference.make_doc(text)], path.name
