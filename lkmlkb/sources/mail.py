@@ -16,11 +16,11 @@ format=flowed, NULs and lone surrogates (never reach SQLite), Outlook's
 from __future__ import annotations
 
 import codecs
-import functools
 import email
 import email.errors
 import email.header
 import email.utils
+import functools
 import hashlib
 import logging
 import re
