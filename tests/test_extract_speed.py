@@ -51,6 +51,7 @@ def test_word_tests_skip_no_fact_of_real_mail(path):
     "dm-multipath MPATHA LVM2 md-raid5 software RAID LUKS dm-cache NVMe-oF nvme-tcp iSCSI virtio_blk losetup",
     "loop0 device", "Test Machine: 8 cores AMD EPYC 7763 with 64G memory", "hw threads 2 NUMA nodes",
     "Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz, 16 GiB DRAM, 512 MB mem",
+    "nvme3n1p2 on NVMe SSD, PCIe3 NVMe SSD, 3 SSDs, SATA HDD, dm-1, scsi_debug, null_blk, brd", "sdad: ios=1",
 ])
 def test_word_tests_keep_every_alternative(line):
     assert setup.find_setup(line) == _setup_every_line(line)
@@ -157,3 +158,23 @@ def test_empty_lines_still_end_a_percentile_section():
     assert got == [("clat_p1", 986.0), ("clat_p5", 1167.0), ("clat_p10", 1250.0), ("clat_p20", 1368.0)]
     whole = text.replace("\n\n", "\n")
     assert len(find_normal_output(prepare_lines(whole))) == 8
+
+
+def test_device_cue_passes_over_nvme_dmesg_lines():
+    # trimmed from <CAGS2=YpgcBdW==T=jWXNWePYg2y0c-XsyMxvi5x5hU-cWGXuRw@mail.gmail.com> (linux-block 2024 Q1):
+    # 200 lines like these named "nvme" and were all tried by the device and stack patterns
+    text = ("[ 1095.581436] nvme nvme0: request 0x100 genctr mismatch (got 0xc expected 0xd)\n"
+            "[ 1095.582370] nvme nvme0: invalid id 49408 completed on queue 4\n"
+            "./fio/t/nvmept_pi.py --dut /dev/ng0n1 on nvme0n1\n")
+    words = setup._WordLines(text)
+    assert words.cased(setup._DEVICE_CUE) == {2}
+    assert words.lines(dict(setup._SETUP_RULES)[setup._stack_facts]) == set()
+    assert setup.find_setup(text) == _setup_every_line(text)
+    assert [f.value for f in setup.find_setup(text)] == ["nvme0n1"]
+
+
+def test_iter_lines_gives_the_lines_in_order():
+    # trimmed from <202401312320.a335db14-oliver.sang@intel.com>: find_tools stops at the first line that matches
+    text = "kernel test robot noticed\n\u00b1 fio.write_iops \u017f\n  fio.write_bw_MBps\n"
+    assert list(setup._WordLines(text).iter_lines(("fio",))) == [1, 1, 2]
+    assert setup.find_tools(text) == _tools_every_line(text) == ["fio", "lkp"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from collections.abc import Iterator
 
 from lkmlkb.model import Evidence, SetupFact
 
@@ -175,6 +176,7 @@ class _WordLines:
     """
 
     def __init__(self, text: str) -> None:
+        self.text = text
         self.low = text.lower()
         self._other: set[int] = set()
         if not text.isascii() and _CASE_TWINS.search(text):
@@ -186,15 +188,38 @@ class _WordLines:
 
     def lines(self, words: tuple[str, ...]) -> set[int]:
         """Numbers of the lines that hold one of ``words`` (lowercased), plus every non-ASCII line."""
-        found = set(self._other)
         if not any(w in self.low for w in words):
-            return found
-        line = seen = 0
-        for m in _words_re(words).finditer(self.low):
-            line += self.low.count("\n", seen, m.start())  # the hits come in text order
-            seen = m.start()
-            found.add(line)
+            return set(self._other)
+        return self._lines_of(_words_re(words), self.low)
+
+    def cased(self, cue: re.Pattern) -> set[int]:
+        """Numbers of the lines where ``cue`` matches the text as written, plus every non-ASCII line.
+
+        For a rule whose pattern is case-sensitive: ``cue`` spells, case and all,
+        a part of the text each alternative of the pattern needs.
+        """
+        return self._lines_of(cue, self.text)
+
+    def iter_lines(self, words: tuple[str, ...]) -> Iterator[int]:
+        """The lines of ``lines(words)`` one by one, as they are found (the non-ASCII ones first):
+        a caller that stops at the first line it wants does not pay for the others."""
+        yield from sorted(self._other)
+        if any(w in self.low for w in words):
+            yield from self._hits(_words_re(words), self.low)
+
+    def _lines_of(self, rx: re.Pattern, text: str) -> set[int]:
+        found = set(self._other)
+        found.update(self._hits(rx, text))
         return found
+
+    @staticmethod
+    def _hits(rx: re.Pattern, text: str) -> Iterator[int]:
+        """Numbers of the lines where ``rx`` matches (a line may come more than once), in order."""
+        line = seen = 0
+        for m in rx.finditer(text):  # a hit never spans lines: each line with one is found
+            line += text.count("\n", seen, m.start())  # the hits come in text order
+            seen = m.start()
+            yield line
 
 
 #: the characters other than ASCII letters that re.IGNORECASE matches to an ASCII letter ("\u0130" and
@@ -291,8 +316,15 @@ def _memory_facts(out: dict, i: int, line: str) -> None:
         _add(out, "memory", m.group("mem"), i, line)
 
 
+#: what each alternative of the case-sensitive _DEVICE_RE spells as written: "nvme3n1" (not the
+#: "nvme nvme0:" that starts every line of an NVMe dmesg paste), "NVMe SSD", "PCIe3 SSD", "SATA", "SAS",
+#: "1HDD", "hard disk", "rotational disk", "SSD", "dm-1", "scsi_debug", "null_blk"/"nullb0",
+#: "brd"/"ram0"/"zram1"/"pmem0", "sdad:"
+_DEVICE_CUE = re.compile(r"nvme\d{1,3}n\d|NVMe|PCIe|SATA|SAS|HDD|hard|rotational|SSD|dm-|scsi_debug|null|brd|ram|pmem|sd")
+
 #: (rule, words), in the order a line's facts are recorded: a rule's pattern can
-#: match only a line whose lowercased text holds one of its words
+#: match only a line whose lowercased text holds one of its words (or, for a
+#: compiled cue, a line where the cue matches the text as written)
 _SETUP_RULES = [
     (_scheduler_facts, ("deadline", "none", "bfq", "kyber", "cfq", "noop", "anticipatory")),
     (_filesystem_facts, ("ext", "fs", "fat")),            # ext4; xfs, btrfs, gfs2, tmpfs...; vfat, exfat
@@ -306,10 +338,10 @@ _SETUP_RULES = [
                       "dirty_ratio", "dirty_background_ratio", "vm.dirty_", "nr_open", "iodepth_batch")),
     (_echo_tunable_facts, ("echo",)),
     (_module_facts, ("modprobe", "insmod")),
-    (_device_facts, ("nvme", "pcie", "sata", "sas", "hdd", "hard", "rotational", "sd", "dm-", "scsi_debug",
-                     "null", "brd", "ram", "pmem")),       # "ssd" holds "sd"; "zram" holds "ram"
+    (_device_facts, _DEVICE_CUE),                           # case-sensitive, like _DEVICE_RE
     (_stack_facts, ("multi", "mpath", "lvm", "lvcreate", "raid", "mdadm", "dm-crypt", "luks", "cryptsetup",
-                    "bcache", "dm-cache", "nvme", "iscsi", "virtio", "loop", "losetup")),
+                    "bcache", "dm-cache", "nvme-", "nvmeof", "nvmet", "iscsi", "virtio", "loop", "losetup")),
+                    # "nvme-of", "nvme-tcp", "nvme-rdma" hold "nvme-"; not the "nvme nvme0:" of every dmesg line
     (_cpu_facts, ("machine:", "intel", "amd", "cpu", "core", "socket", "threads", "numa")),
     (_memory_facts, ("ram", "mem")),
 ]
@@ -334,7 +366,7 @@ def find_setup(text: str) -> list[SetupFact]:
     try:
         lines = text.split("\n")
         words = _WordLines(text)
-        wanted = [(rule, words.lines(w)) for rule, w in _SETUP_RULES]
+        wanted = [(rule, words.lines(w) if isinstance(w, tuple) else words.cased(w)) for rule, w in _SETUP_RULES]
         for i in sorted(set().union(*(at for _, at in wanted))):
             line = lines[i][:MAX_LINE]
             if line.strip():
@@ -359,7 +391,7 @@ def find_tools(text: str) -> list[str]:
         lines = text.split("\n")
         words = _WordLines(text)
         for name, rx in _TOOL_RES:
-            if any(rx.search(lines[i][:MAX_LINE]) for i in sorted(words.lines(_TOOL_WORDS[name]))):
+            if any(rx.search(lines[i][:MAX_LINE]) for i in words.iter_lines(_TOOL_WORDS[name])):
                 found.add(name)
     except Exception as exc:
         log.warning("find_tools failed: %s", exc)
