@@ -172,8 +172,10 @@ def _looks_like_sha(sha: str) -> bool:
 
 def _hexdump_line(line: str) -> bool:
     """Lines of several same-length hex words (hexdumps, LKP raw data, register lists)."""
-    words = re.findall(r"(?<![\w.])[0-9a-f]{8,16}(?![\w.])", line[:MAX_LINE])
-    return len(words) >= 4
+    return len(_HEX_WORD_RE.findall(line, 0, MAX_LINE)) >= 4
+
+
+_HEX_WORD_RE = re.compile(r"(?<![\w.])[0-9a-f]{8,16}(?![\w.])")
 
 
 def find_sha_hits(text: str) -> list[_Hit]:
@@ -182,6 +184,9 @@ def find_sha_hits(text: str) -> list[_Hit]:
     excluded = _excluded_spans(text)
     pos = 0
     for line in text.split("\n"):
+        if len(line) < 7:  # no SHA (7+ hex digits) on it; most lines of a focused view are empty
+            pos += len(line) + 1
+            continue
         cut = line[:MAX_LINE]
         if not _SKIP_LINE_RE.search(cut) and not _hexdump_line(cut):
             for m in _SHA_RE.finditer(cut):
