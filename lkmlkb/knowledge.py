@@ -525,6 +525,7 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
     quoted = {_squeeze(line) for mid in todo for s in segments[mid] if s.kind == "quoted"
               for line in s.text.split("\n") if len(line) >= MIN_QUOTE_CHARS}
     index = QuoteIndex()
+    indexed: set[str] = set()  # squeezes of the lines in the index
     work = []
     for mid in ids:
         msg = loaded.get(mid)
@@ -534,7 +535,9 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
             votes: dict[str, int] = {}
             for s in segs:
                 if s.kind == "quoted":
-                    src = index.source_of(s.text)
+                    # only lines that can have an indexed key can vote (their order kept: same winner)
+                    src = index.source_of("\n".join(line for line in s.text.split("\n")
+                                                     if len(line) >= MIN_QUOTE_CHARS and _squeeze(line) in indexed))
                     if src and src != mid:
                         s.quotes_message_id = src
                         if s.depth == 1:
@@ -547,6 +550,7 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
             said = said_before[mid]
         origins = [line for sq, line in said if sq in quoted]
         if origins:
+            indexed.update(_squeeze(line) for line in origins)
             index.add(mid, [Segment("new", 0, len(origins) - 1, "\n".join(origins))])
     writes = []
     for mid, msg, segs in work:
