@@ -178,3 +178,31 @@ def test_iter_lines_gives_the_lines_in_order():
     text = "kernel test robot noticed\n\u00b1 fio.write_iops \u017f\n  fio.write_bw_MBps\n"
     assert list(setup._WordLines(text).iter_lines(("fio",))) == [1, 1, 2]
     assert setup.find_tools(text) == _tools_every_line(text) == ["fio", "lkp"]
+
+
+@pytest.mark.parametrize("line,cue", [
+    ("old: 554 IOPS \u2192 new: 535 IOPS (~-3.4%)", True),    # the pairs module's own example
+    ("read bw 2.5 GB/s -> 1.9 GB/s", True),
+    ("went from 10 ms to 14 ms", True),
+    ("94k to 80k IOPS", True),
+    # trimmed from <CAHj4cs8tbDwKRwfS1=DmooP73ysM__xAb2PQc6XsAmWR+VuYmg@mail.gmail.com> (blktests nbd/003 dmesg)
+    ("[ 1960.192975] EXT4-fs (nbd0): unable to read superblock", False),
+    ("[ 1960.194390] nbd0: detected capacity change from 0 to 20971520", True),
+])
+def test_pair_cue_is_the_pair_patterns_necessary_part(line, cue):
+    from lkmlkb.extract import pairs
+
+    assert bool(pairs.PAIR_CUE.search(line)) is cue
+    if pairs.PAIR.match(line.strip()):
+        assert cue
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_pair_cue_skips_no_pair_of_real_mail(path):
+    from lkmlkb.extract import pairs
+
+    for line in path.read_text(errors="replace").split("\n"):
+        if len(line) <= pairs.MAX_LINE and pairs.PAIR.match(line.strip()):
+            assert pairs.PAIR_CUE.search(line), line
+        if pairs.HEADING.match(line):
+            assert line.rstrip().endswith(":")

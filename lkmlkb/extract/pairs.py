@@ -64,6 +64,12 @@ def _has_arrow(line: str) -> bool:
     return any(w in line for w in ARROW_WORDS)
 
 
+#: the part of every PAIR match from the last digit of the first figure to the arrow ("554 IOPS →",
+#: "57.7 ms ->", "94k to"): searched before PAIR, whose 80-character lead is tried at every offset of a
+#: line like "EXT4-fs (nbd0): unable to read superblock" (600 of them in one dmesg paste)
+PAIR_CUE = re.compile(rf"\d[kKM]?\s{{0,3}}(?:{UNIT})?\s{{0,4}}(?:→|->|=>|-->|\bto\b)")
+
+
 def find_pairs(text: str) -> list[Result]:
     """Every before/after pair with a unit on either side; never raises."""
     out: list[Result] = []
@@ -73,11 +79,11 @@ def find_pairs(text: str) -> list[Result]:
         for i, line in enumerate(lines):
             if len(line) > MAX_LINE:
                 continue
-            h = HEADING.match(line) if ":" in line else None
+            h = HEADING.match(line) if line.rstrip().endswith(":") else None  # HEADING ends in ":\s*$"
             if h:
                 heading = h.group("label").strip()
                 continue
-            if not line.strip() or not _has_arrow(line):
+            if not line.strip() or not _has_arrow(line) or not PAIR_CUE.search(line):
                 continue
             m = PAIR.match(line.strip())
             if not m:
