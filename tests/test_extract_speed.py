@@ -206,3 +206,41 @@ def test_pair_cue_skips_no_pair_of_real_mail(path):
             assert pairs.PAIR_CUE.search(line), line
         if pairs.HEADING.match(line):
             assert line.rstrip().endswith(":")
+
+
+@pytest.mark.parametrize("line,cue", [
+    # the robot's reply of linux-block 2024-01-31, quoted in results._tested_commit's docstring
+    ("I attached a dmesg and 2 outputs while running tests on 574e7779cf", True),
+    ("results on commit 1a2b3c4d", True),
+    ("the test ran on the same machine", False),
+])
+def test_on_sha_cue_is_the_tested_commit_patterns_necessary_part(line, cue):
+    from lkmlkb.extract import results
+
+    assert bool(results._ON_SHA_CUE.search(line)) is cue
+    assert bool(results._TESTED_ON_COMMIT.search(line)) is cue
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_on_sha_cue_skips_no_tested_commit_of_real_mail(path):
+    from lkmlkb.extract import results
+
+    for line in path.read_text(errors="replace").split("\n"):
+        if results._TESTED_ON_COMMIT.search(line):
+            assert results._ON_SHA_CUE.search(line), line
+
+
+@pytest.mark.parametrize("row", [
+    # trimmed from <202401312320.a335db14-oliver.sang@intel.com>: "±", mis-decoded "\ufffd" and "Â±", and "+-"
+    "     21.21 \u00b1  5%     -72.9%       5.75 \u00b1  2%  fio.write_iops",
+    "     21.21 \ufffd  5%     -72.9%       5.75 \ufffd  2%  fio.write_iops",
+    "     21.21 \u00c2\u00b1  5%     -72.9%       5.75 \u00c2\u00b1  2%  fio.write_iops",
+    "     21.21 +-  5%     -72.9%       5.75 +-  2%  fio.write_iops",
+])
+def test_lkp_row_reads_every_plus_minus_spelling(row):
+    from lkmlkb.extract import tables
+
+    vals, name = tables._lkp_row(row)
+    assert name == "fio.write_iops"
+    assert [v for v, _ in vals] == [21.21, 5.75]
+    assert [round(sd, 4) for _, sd in vals] == [1.0605, 0.115]

@@ -163,6 +163,9 @@ _TESTED_ON_COMMIT = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+#: the part of every _TESTED_ON_COMMIT match from "on" on ("on 574e777", "on commit 1a2b3c4"), searched first:
+#: few lines hold it, while the pattern's verbs are tried at every word of every line
+_ON_SHA_CUE = re.compile(r"on\s{1,3}(?:commit\s{1,3})?[0-9a-f]{7}", re.IGNORECASE)
 
 
 def _tested_commit(lines: list[Line]) -> str | None:
@@ -176,7 +179,7 @@ def _tested_commit(lines: list[Line]) -> str | None:
     found: set[str] = set()
     for i in filled_lines(lines):  # an empty line holds no commit
         ln = lines[i]
-        if ln.depth or len(ln.text) > 400:
+        if ln.depth or len(ln.text) > 400 or not _ON_SHA_CUE.search(ln.text):
             continue
         for m in _TESTED_ON_COMMIT.finditer(ln.text):
             sha = m["sha"].lower()

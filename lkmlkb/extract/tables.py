@@ -107,6 +107,7 @@ _LKP_HEADER = re.compile(r"%stddev\s{1,20}%change\s{1,20}%stddev")  # "%stddev  
 _LKP_COLS = re.compile(r"^\s{0,8}(?P<cols>[0-9a-f]{7,40}(?:\s{1,8}[0-9a-zA-Z.\-+_]{3,40}){1,8})\s{0,8}$")  # "8f764b91fdf29659 574e7779cf583171acb5bf63650"
 _LKP_COMMIT = re.compile(r"^\s{1,8}(?P<c>[0-9a-f]{7,40}|v\d[\w.\-]{1,30})(?:\s|$)")  # '  574e7779cf ("block/mq-deadline: ...")', '  v6.8-rc1'
 _PLUSMINUS = re.compile(r"(?:\u00b1|\ufffd|\u00c2\u00b1|\+-)\s{0,6}(?=\d)")  # "± 7%", mis-decoded "�  7%"
+_LETTER = re.compile(r"[A-Za-z]")  # a metric name spells a letter: "fio.write_iops"
 _CHANGE = re.compile(r"^[-+]\d{1,12}(?:\.\d{1,6})?(?:e[-+]?\d{1,3})?%?$")  # "-72.9%", "+0.1", "+1e+05%"
 _LKP_MONITORS = (
     "uptime.", "iostat.", "vmstat.", "mpstat.", "meminfo.", "numa-", "proc-vmstat.", "perf-stat.",
@@ -139,11 +140,14 @@ def _lkp_metric(name: str) -> tuple[str, str, str | None, str]:
 
 def _lkp_row(text: str) -> tuple[list[tuple[float, float | None]], str] | None:
     """Parse ``  161.00 ±  2%  -72.9%  43.67 ± 3%  fio.write_iops`` into values and a name."""
-    toks = _PLUSMINUS.sub("\u00b1", text.strip()).split()
+    t = text.strip()
+    if "\u00b1" in t or "\ufffd" in t or "+-" in t:  # every _PLUSMINUS spelling holds one of these
+        t = _PLUSMINUS.sub("\u00b1", t)
+    toks = t.split()
     if len(toks) < 3 or len(toks) > 40:
         return None
     name = toks[-1]
-    if to_float(name) is not None or not re.search(r"[A-Za-z]", name):
+    if to_float(name) is not None or not _LETTER.search(name):
         return None
     body = toks[:-1]
     vals: list[tuple[float, float | None]] = []
