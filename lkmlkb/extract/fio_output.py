@@ -336,7 +336,14 @@ class _FioState:
 
 def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: str) -> list[Result]:
     """Results from one logical line of fio's normal output, given the state."""
-    ev = evidence(lines, a, b)
+    ev = None
+
+    def _ev() -> Evidence:  # made once a figure is found (most lines hold none), shared by its results
+        nonlocal ev
+        if ev is None:
+            ev = evidence(lines, a, b)
+        return ev
+
     out: list[Result] = []
     m = _JOB_HEADER.match(text)
     if m:
@@ -355,15 +362,15 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
     if m:
         st.direction = _refine(m["dir"], st.job_rw)
         bw, bwu, iops = (m["bw"], m["bwu"], m["iops"]) if m["bw"] else (m["bw2"], m["bwu2"], m["iops2"])
-        out.append(_result("bw", float(bw), bwu, ev, st.direction))
+        out.append(_result("bw", float(bw), bwu, _ev(), st.direction))
         count = parse_count(iops)
         if count is not None:
-            out.append(_result("iops", count, "IOPS", ev, st.direction))
+            out.append(_result("iops", count, "IOPS", _ev(), st.direction))
         st.section = None
         return out
     m = _LAT_STATS.match(text)
     if m:
-        out.append(_result(m["kind"], float(m["avg"]), m["unit"], ev, st.direction, float(m["stdev"])))
+        out.append(_result(m["kind"], float(m["avg"]), m["unit"], _ev(), st.direction, float(m["stdev"])))
         return out
     m = _PCT_HEADER.match(text)
     if m:
@@ -372,20 +379,20 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
     if st.section == "pct" and text.lstrip().startswith("|") and st.pct:
         for pm in _PCT_ENTRY.finditer(text):
             pct = pm["p"].rstrip("0").rstrip(".")
-            out.append(_result("%s_p%s" % (st.pct[0], pct), float(pm["v"]), st.pct[1], ev, st.direction))
+            out.append(_result("%s_p%s" % (st.pct[0], pct), float(pm["v"]), st.pct[1], _ev(), st.direction))
         return out
     m = _BW_SAMPLES.match(text)
     if m:
-        out.append(_result("bw_mean", float(m["avg"]), m["unit"] + "/s", ev, st.direction, float(m["stdev"])))
+        out.append(_result("bw_mean", float(m["avg"]), m["unit"] + "/s", _ev(), st.direction, float(m["stdev"])))
         return out
     m = _IOPS_SAMPLES.match(text)
     if m:
-        out.append(_result("iops_mean", float(m["avg"]), "IOPS", ev, st.direction, float(m["stdev"])))
+        out.append(_result("iops_mean", float(m["avg"]), "IOPS", _ev(), st.direction, float(m["stdev"])))
         return out
     m = _CPU.match(text)
     if m:
-        out.append(_result("cpu_usr", float(m["usr"]), "%", ev, st.direction))
-        out.append(_result("cpu_sys", float(m["sys"]), "%", ev, st.direction))
+        out.append(_result("cpu_usr", float(m["usr"]), "%", _ev(), st.direction))
+        out.append(_result("cpu_sys", float(m["sys"]), "%", _ev(), st.direction))
         return out
     m = _GROUP_HEADER.match(text)
     if m:
@@ -397,7 +404,7 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
         for gm in _GROUP_LINE.finditer(text):
             rw = st.group_rw if st.section == "group" else None
             bw, bwu = (gm["bw"], gm["bwu"]) if gm["bw"] else (gm["bw2"], gm["bwu2"])
-            out.append(_result("bw", float(bw), bwu, ev, _refine(gm["dir"].lower(), rw)))
+            out.append(_result("bw", float(bw), bwu, _ev(), _refine(gm["dir"].lower(), rw)))
         return out
     if _DISK_HEADER.match(text):
         st.section = "disk"
@@ -407,7 +414,7 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
         if m:
             um = _UTIL.search(text)
             if um:
-                out.append(_result("util", float(um["u"]), "%", ev, None, config=m["dev"]))
+                out.append(_result("util", float(um["u"]), "%", _ev(), None, config=m["dev"]))
             return out
         if text.strip():
             st.section = None
@@ -417,9 +424,9 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
             if pm["c"]:
                 count = parse_count(pm["c"])
                 if count is not None:
-                    out.append(_result("iops_progress", count, "IOPS", ev, d))
+                    out.append(_result("iops_progress", count, "IOPS", _ev(), d))
             else:
-                out.append(_result("bw_progress", float(pm["v"]), pm["u"], ev, d))
+                out.append(_result("bw_progress", float(pm["v"]), pm["u"], _ev(), d))
         return out
     return out
 

@@ -398,6 +398,8 @@ def find_pipe_tables(lines: list[Line]) -> list[Result]:
 # --------------------------------------------------------------------------
 # whitespace tables: a header, then "label  figures" rows
 
+_DIGIT = re.compile(r"\d")  # a header names columns, it holds no figure
+_WS_HEADER_WORD = re.compile(r"iops|bw|mb/s|throughput|lat", re.I)  # a one-column header: "\t\tIOPs" (corpus/001)
 _WS_SPLIT = re.compile(r"\t{1,8}\s{0,8}|\s{2,40}")  # cells apart by tabs or two spaces
 _WS_ROW = re.compile(
     r"""
@@ -418,12 +420,12 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
     out: list[Result] = []
     for i in filled_lines(lines):
         h = lines[i].text.strip()
-        if not h or len(h) > 200 or re.search(r"\d", h) or "|" in h or h.lower().startswith("device"):
+        if not h or len(h) > 200 or _DIGIT.search(h) or "|" in h or h.lower().startswith("device"):
             continue
         names = [x for x in _WS_SPLIT.split(h) if x]
         if not names or len(names) > 12 or any(len(x) > 30 for x in names):
             continue
-        if len(names) == 1 and not re.search(r"iops|bw|mb/s|throughput|lat", h, re.I):
+        if len(names) == 1 and not _WS_HEADER_WORD.search(h):
             continue
         j = i + 1
         found: list[Result] = []
