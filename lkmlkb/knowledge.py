@@ -457,7 +457,8 @@ def _said_lines(segments: list[Segment]) -> list[tuple[str, str]]:
     """(squeeze, line) of the lines of the new and patch segments that can have a
     ``threads.line_key`` (what ``QuoteIndex.add`` indexes): whitespace runs made
     one space never lengthen a line, so a shorter line has none."""
-    return [(_squeeze(line), line) for s in segments if s.kind in ("new", "patch")
+    # _squeeze inlined: this runs over every line of every message of an attributed thread
+    return [("".join(line.split()).lower(), line) for s in segments if s.kind in ("new", "patch")
             for line in s.text.split("\n") if len(line) >= MIN_QUOTE_CHARS]
 
 
@@ -550,7 +551,7 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
             said = said_before[mid]
         origins = [line for sq, line in said if sq in quoted]
         if origins:
-            indexed.update(_squeeze(line) for line in origins)
+            indexed.update(sq for sq, _ in said if sq in quoted)
             index.add(mid, [Segment("new", 0, len(origins) - 1, "\n".join(origins))])
     writes = []
     for mid, msg, segs in work:
