@@ -186,7 +186,7 @@ def load_findings(db: sqlite_utils.Database, message_ids: list[str]) -> list[Fin
             chunk = ids[i:i + 500]
             marks = ",".join("?" * len(chunk))
 
-            def rows(table):
+            def rows(table, marks=marks, chunk=chunk):
                 return conn.execute(f"SELECT * FROM {table} WHERE message_id IN ({marks}) ORDER BY id", chunk)
 
             for r in rows("fio_jobs"):
