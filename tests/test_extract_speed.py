@@ -244,3 +244,18 @@ def test_lkp_row_reads_every_plus_minus_spelling(row):
     assert name == "fio.write_iops"
     assert [v for v, _ in vals] == [21.21, 5.75]
     assert [round(sd, 4) for _, sd in vals] == [1.0605, 0.115]
+
+
+def test_job_file_blocks_keep_their_blank_lines():
+    # trimmed from corpus/000 (the job file, quote markers removed), then the empty tail of a dmesg paste
+    from lkmlkb.fio import find_fio_jobs, jobfile
+
+    job = "[global]\nioengine=libaio\nrw=write\nbs=128k\n\n[job]\nfilename=/dev/dm-0\n"
+    blocks = jobfile.find_blocks(job.split("\n"))
+    assert [(ln.kind, ln.index) for ln in blocks[0].lines] == [
+        ("section", 0), ("option", 1), ("option", 2), ("option", 3), ("blank", 4), ("section", 5), ("option", 6)]
+    assert (blocks[0].start, blocks[0].end) == (0, 6)
+    tail = job + "\n" * 5000 + "[ 1150.848350] RAX: 0000000000000003\n"
+    got = find_fio_jobs(tail)
+    assert [(j.name, j.options, j.evidence.line_start, j.evidence.line_end) for j in got] == [
+        ("job", {"ioengine": "libaio", "rw": "write", "bs": "128k", "filename": "/dev/dm-0"}, 0, 6)]

@@ -90,6 +90,10 @@ class Line:
     depth: int = 0
 
 
+#: every empty input line is this one Line (a focused dmesg view has 14,000 of them); no finder changes a Line
+_EMPTY = Line("", "", 0)
+
+
 class Lines(list):
     """``prepare_lines``' result: a list of ``Line``, and ``filled``, the numbers of the lines
     whose ``text`` is not empty (a dmesg paste focused by the pipeline is 96% empty lines)."""
@@ -119,7 +123,7 @@ def prepare_lines(text: str) -> Lines:
     in_diff = False
     for raw in text.split("\n"):
         if not raw:  # a blank line: no quote, keeps a diff open, never noise
-            out.append(Line("", "", 0))
+            out.append(_EMPTY)
             continue
         raw = raw.rstrip("\r")
         cut = raw[:MAX_LINE].replace("\x00", " ")

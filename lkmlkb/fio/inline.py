@@ -110,6 +110,8 @@ def _is_fio_record(testcase: str | None, keys: set[str], text_mentions_fio: bool
 def find_lkp_parameters(lines: list[str], text_mentions_fio: bool) -> list[FioJob]:
     """LKP's ``parameters:`` block (``\\truntime: 300s`` ...) -> one lkp-params job each."""
     jobs: list[FioJob] = []
+    if "parameters:" not in "\n".join(lines):
+        return jobs  # no line can be the block's header
     testcase: str | None = None
     i = 0
     while i < len(lines):

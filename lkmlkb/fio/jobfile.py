@@ -110,17 +110,20 @@ def find_blocks(lines: list[str]) -> list[_Block]:
     """
     blocks: list[_Block] = []
     cur: _Block | None = None
-    pending_blank: list[_Line] = []
+    pending_blank: list[int] = []  # numbers of the blank lines after the block's last line
     for i, raw in enumerate(lines):
         if cur is None and "[" not in raw:
             continue  # only a section header opens a block, and it spells "["
+        if not raw:
+            pending_blank.append(i)  # classify("") is blank; a dmesg paste can end in 14,000 of these
+            continue
         ln = classify(clean_line(raw), i)
         if cur is None:
             if ln.kind == "section":
                 cur, pending_blank = _Block([ln]), []
             continue
         if ln.kind == "blank":
-            pending_blank.append(ln)
+            pending_blank.append(i)
             continue
         if ln.kind == "other" and _continues_wrapped_value(cur, pending_blank, raw):
             prev = cur.lines[-1]
@@ -130,7 +133,7 @@ def find_blocks(lines: list[str]) -> list[_Block]:
         bare_unknown = ln.kind == "option" and ln.value is None and not catalog.is_known(ln.key)
         ok = ln.kind != "other" and not bare_unknown and (not pending_blank or _is_strong(ln))
         if ok:
-            cur.lines.extend(pending_blank)
+            cur.lines.extend(_Line("blank", index=j) for j in pending_blank)
             cur.lines.append(ln)
             pending_blank = []
             if cur.lines[0].echo and _ends_echo_string(ln):
@@ -155,7 +158,7 @@ def _ends_echo_string(ln: _Line) -> bool:
     return True
 
 
-def _continues_wrapped_value(block: _Block, pending_blank: list[_Line], raw: str) -> bool:
+def _continues_wrapped_value(block: _Block, pending_blank: list[int], raw: str) -> bool:
     """A mailer-wrapped value: the previous option ends in ':' ',' '-' '/', this line is one token."""
     prev = block.lines[-1]
     token = clean_line(raw).strip()
