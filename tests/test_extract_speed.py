@@ -259,3 +259,22 @@ def test_job_file_blocks_keep_their_blank_lines():
     got = find_fio_jobs(tail)
     assert [(j.name, j.options, j.evidence.line_start, j.evidence.line_end) for j in got] == [
         ("job", {"ioengine": "libaio", "rw": "write", "bs": "128k", "filename": "/dev/dm-0"}, 0, 6)]
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_arrow_and_mmtests_word_tests_on_real_mail(path):
+    from lkmlkb.extract import pairs, tables
+
+    for line in path.read_text(errors="replace").split("\n"):
+        assert pairs._has_arrow(line) is any(w in line for w in pairs.ARROW_WORDS)
+        if tables._MMTESTS_ROW.match(line):
+            assert "mean" in line
+
+
+def test_mmtests_row_needs_mean():
+    # the module's own example of mmtests compare output: every stat it reads spells "mean"
+    from lkmlkb.extract import tables
+
+    for stat in ("Amean", "Hmean", "Gmean", "BAmean-99"):
+        assert tables._MMTESTS_ROW.match(f"{stat}  1  123.45 (  0.00%)  130.00 *-5.31%*")
+    assert not tables._MMTESTS_ROW.match("Stddev  1  123.45 (  0.00%)  130.00 *-5.31%*")

@@ -693,6 +693,7 @@ _MMTESTS_ROW = re.compile(
     """,
     re.VERBOSE,
 )
+_MMTESTS_WORD_ROW = re.compile(r"^[A-Z][a-z]{1,10}\s")  # "Stddev  1 ...": a row, not the header of kernels
 _MMTESTS_CELL = re.compile(r"(?P<v>" + _NUM + r")\s{0,4}[(*]\s{0,4}[-+]?\d{1,8}(?:\.\d{1,4})?%\s{0,4}[)*]")
 
 
@@ -702,10 +703,10 @@ def find_mmtests(lines: list[Line]) -> list[Result]:
     header: list[str] = []
     for i in filled_lines(lines):  # an empty line leaves the header as it is
         ln = lines[i]
-        m = _MMTESTS_ROW.match(ln.text)
+        m = _MMTESTS_ROW.match(ln.text) if "mean" in ln.text else None  # Amean, Hmean, Gmean, BAmean-N
         if not m:
             t = ln.text.strip()
-            if t and len(t) < 400 and not re.match(r"^[A-Z][a-z]{1,10}\s", t):
+            if t and len(t) < 400 and not _MMTESTS_WORD_ROW.match(t):
                 header = t.split()
             continue
         vals = [float(c["v"]) for c in _MMTESTS_CELL.finditer(m["cells"])]
