@@ -215,8 +215,9 @@ MAX_SIG_LINES = 15
 # Cheap necessary conditions for the patterns above, tested before them: most
 # lines of a body are prose or patch lines that no pattern but DIFF_LINE can
 # match, and a first-character test costs a tenth of a regex call.  Each set
-# lists every character the pattern can start with (case-insensitive ones
-# both cases; the email-only ones have no other Unicode case folds).
+# lists every character the pattern can start with: for re.I patterns both
+# cases, and "ſ", which re.I matches to "s" (the other letters here have no
+# such extra folds).
 DIFF_START_LEAD = frozenset("dI-+@")                       # diff / Index: / --- a/ / +++ b/ / @@ -
 OUTLOOK_LEAD = frozenset("-_F发V")                          # OUTLOOK_SEPARATOR, OUTLOOK_FROM (after <= 3 blanks)
 OUTLOOK_HEADER_LEAD = frozenset("-_FfSsſTtCcDd发收抄主")     # OUTLOOK_HEADER (re.I: "ſ" folds to "s")
