@@ -269,6 +269,17 @@ def test_arrow_and_mmtests_word_tests_on_real_mail(path):
         assert pairs._has_arrow(line) is any(w in line for w in pairs.ARROW_WORDS)
         if tables._MMTESTS_ROW.match(line):
             assert "mean" in line
+        if tables._DD.search(line):
+            assert " bytes " in line
+
+
+def test_dd_summary_found_behind_its_word_test():
+    # corpus/004's dd summary, as tables._DD's comment quotes it
+    from lkmlkb.extract.fio_output import prepare_lines
+    from lkmlkb.extract.tables import find_dd
+
+    got = find_dd(prepare_lines("2147483648 bytes (2.1 GB, 2.0 GiB) copied, 0.721532 s, 3.0 GB/s\n"))
+    assert [(r.metric, r.value, r.unit) for r in got] == [("throughput", 3.0, "GB/s")]
 
 
 def test_mmtests_row_needs_mean():

@@ -667,7 +667,8 @@ def find_dd(lines: list[Line]) -> list[Result]:
     """``dd`` summaries; direction from a ``dd`` command a few lines above (of=/dev/null: read)."""
     out: list[Result] = []
     for i in filled_lines(lines):
-        m = _DD.search(lines[i].text)
+        t = lines[i].text
+        m = _DD.search(t) if " bytes " in t else None  # "2147483648 bytes (2.1 GB, 2.0 GiB) copied"
         if not m:
             continue
         direction = None
