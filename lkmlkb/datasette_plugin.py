@@ -36,7 +36,7 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from datasette.utils.asgi import Response
 
-from .queries import fts_query, window_floor
+from .queries import fts_query, fts_tokens, window_floor
 
 log = logging.getLogger(__name__)
 
@@ -140,12 +140,23 @@ def search_kb(conn, text: str, limit: int = SEARCH_LIMIT) -> list[dict]:
     """Relevance-ranked matches per searchable table: [{table, fts, rows: [...]}].
 
     Reports come first, then messages, then any other FTS table, each ranked
-    by bm25 with a highlighted snippet.  An FTS error (should not happen with
-    :func:`fts_query`) yields no rows for that table, not an exception.
+    by bm25 with a highlighted snippet.  When no row holds every word, rows
+    holding any of them are shown (as ``lkmlkb search`` does).  An FTS error
+    (should not happen with :func:`fts_query`) yields no rows for that table,
+    not an exception.
     """
-    query = fts_query(text)
-    if query is None:
-        return []
+    sections: list[dict] = []
+    for operator in ("AND", "OR"):
+        query = fts_query(text, operator)
+        if query is None:
+            return []
+        sections = _search_sections(conn, query, limit)
+        if any(s["rows"] for s in sections) or len(fts_tokens(text)) < 2:
+            break
+    return sections
+
+
+def _search_sections(conn, query: str, limit: int) -> list[dict]:
     order = {"reports": 0, "messages": 1}
     sections = []
     for fts, table in sorted(fts_tables(conn), key=lambda t: (order.get(t[1], 9), t[1])):

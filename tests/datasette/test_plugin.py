@@ -86,6 +86,15 @@ def test_fts_query_results_match_in_sqlite(kb):
     assert hits[0]["rows"][0]["report_id"] == kb[1]
 
 
+def test_search_falls_back_to_any_word_when_no_row_holds_them_all(kb):
+    import sqlite3
+
+    conn = sqlite3.connect(kb[0])
+    every = plugin.search_kb(conn, "mq-deadline zzqxnotaword")
+    assert every[0]["table"] == "reports" and every[0]["rows"][0]["report_id"] == kb[1]
+    assert not any(s["rows"] for s in plugin.search_kb(conn, "zzqxnotaword"))
+
+
 def test_highlight_escapes_mail_html():
     out = plugin.highlight("<script>x</script> \x02mq-deadline\x03 & more")
     assert out == "&lt;script&gt;x&lt;/script&gt; <mark>mq-deadline</mark> &amp; more"
