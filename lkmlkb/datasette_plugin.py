@@ -36,7 +36,7 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from datasette.utils.asgi import Response
 
-from .queries import fts_query, fts_tokens, window_floor
+from .queries import fts_query, fts_tokens, matching_shas, normalize_sha, window_floor
 
 log = logging.getLogger(__name__)
 
@@ -470,18 +470,25 @@ def report_data(conn, report_id: str) -> dict | None:
 
 
 def commit_data(conn, sha: str) -> dict:
-    """Reports that cite a commit (``sha`` may be a prefix; a cited prefix of it matches too)."""
-    like = sha + "%"
-    cited = _rows(conn, """
+    """Reports that cite a commit, matched as ``lkmlkb commit`` matches it.
+
+    ``sha`` may be a prefix; a cited prefix of it matches too, unless ``lkmlkb
+    link`` resolved that prefix to another commit; every SHA written for the
+    same linked commit joins (:func:`lkmlkb.queries.matching_shas`).
+    """
+    shas, _ = matching_shas(conn, sha)
+    marks = ",".join("?" * len(shas))
+    cited = _rows(conn, f"""
         SELECT rc.report_id, rc.sha, rc.role, rc.subject, rc.cue, rc.message_id,
                r.title, r.status, r.regression_pct, r.good_kernel, r.bad_kernel, r.last_date
         FROM report_commits rc JOIN reports r ON r.report_id = rc.report_id
-        WHERE rc.sha LIKE ? OR (length(rc.sha) >= 7 AND ? LIKE rc.sha || '%')
-        ORDER BY r.last_date DESC, rc.report_id""", (like, sha))
+        WHERE rc.sha IN ({marks})
+        ORDER BY r.last_date DESC, rc.report_id""", sorted(shas)) if shas else []
     for row in cited:
         row["page"] = report_path(row["report_id"])
-    known = _rows(conn, "SELECT * FROM commits WHERE sha LIKE ? OR full_sha LIKE ? ORDER BY sha",
-                  (like, like))
+    like = normalize_sha(sha) + "%"
+    known = _rows(conn, f"SELECT * FROM commits WHERE sha IN ({marks}) OR full_sha LIKE ? ORDER BY sha",
+                  [*sorted(shas), like])
     by_role: OrderedDict = OrderedDict((r, []) for r in ("culprit", "fix", "revert", "tested", "base", "mentioned"))
     for row in cited:
         by_role.setdefault(row["role"], []).append(row)

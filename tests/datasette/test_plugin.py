@@ -180,6 +180,24 @@ def test_commit_page_lists_blaming_report(get, kb, sha):
     assert "block/mq-deadline: use correct way to throttling write requests" in r.text
 
 
+def test_commit_page_matches_commits_as_lkmlkb_commit_does(kb, tmp_path):
+    """A cited prefix that `lkmlkb link` resolved to another commit is not that commit's report."""
+    import shutil
+    import sqlite3
+
+    db = tmp_path / "kb.db"
+    shutil.copy(kb[0], db)
+    conn = sqlite3.connect(db)
+    # seed 000's culprit as if cited with 7 digits, which a git tree resolved to another commit
+    conn.execute("UPDATE report_commits SET sha = 'd47f971' WHERE sha = ?", (CULPRIT,))
+    conn.execute("INSERT INTO commits(sha, full_sha, status) VALUES (?,?,?)",
+                 ("d47f971", "d47f971aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "resolved"))
+    conn.commit()
+    assert plugin.commit_data(conn, CULPRIT)["count"] == 0
+    other = plugin.commit_data(conn, "d47f971aaaaaaaa")
+    assert [r["report_id"] for _, rows in other["by_role"] for r in rows] == [kb[1]]
+
+
 @pytest.mark.parametrize(("sha", "status"), [("0123abcd", 404), ("xyz123", 400), ("d47", 400), ("..", 404),
                                              ("d47f%2F..", 400)])
 def test_commit_page_bad_or_unknown(get, sha, status):
