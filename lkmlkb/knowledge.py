@@ -508,30 +508,35 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
         p = new.get(mid)
         return getattr(p, "segments", None) if p is not None else None
 
-    # stored messages are read only where neither the workers' output nor the cache does
-    need = [mid for mid in ids if (mid in done and worker_segments(mid) is None and cache.get(mid) is None)
-            or (mid not in done and (worker_segments(mid) is None or new[mid].findings is None))]
-    loaded = _load_by_ids(conn, need)
+    # todo messages first: their quoted lines decide which lines of earlier messages matter
+    loaded = _load_by_ids(conn, [mid for mid in todo if worker_segments(mid) is None or new[mid].findings is None])
     segments: dict[str, list[Segment]] = {}
     for mid in todo:
         segs = worker_segments(mid)
         segments[mid] = segs if segs is not None else segment_body(loaded[mid].body)
-    said_before: dict[str, list[tuple[str, str]]] = {}
-    for mid in done:
-        said = cache.get(mid)
-        if said is None:
-            segs = worker_segments(mid)
-            said = cache.put(mid, segs if segs is not None else segment_body(loaded[mid].body))
-        said_before[mid] = said
     quoted = {_squeeze(line) for mid in todo for s in segments[mid] if s.kind == "quoted"
               for line in s.text.split("\n") if len(line) >= MIN_QUOTE_CHARS}
+    # messages after the last todo one are no one's origin here; without quoted lines, nothing is
+    last = ids.index(todo[-1]) if quoted else -1
+    said_before = {mid: cache.get(mid) for mid in ids[:last] if mid in done}
+    # stored messages are read only where neither the workers' output nor the cache does
+    loaded.update(_load_by_ids(conn, [mid for mid, said in said_before.items()
+                                      if said is None and worker_segments(mid) is None]))
+    for mid, said in said_before.items():
+        if said is None:
+            segs = worker_segments(mid)
+            said_before[mid] = cache.put(mid, segs if segs is not None else segment_body(loaded[mid].body))
     index = QuoteIndex()
     indexed: set[str] = set()  # squeezes of the lines in the index
     work = []
-    for mid in ids:
+    for n, mid in enumerate(ids):
         msg = loaded.get(mid)
         if mid not in done:
             segs = segments[mid]
+            if n > last:  # nothing quoted, or nothing indexed after this: attribution finds nothing
+                work.append((mid, msg, segs))
+                cache.put(mid, segs, squeeze=False)
+                continue
             # threads.attribute_quotes, step by step (done messages' attributions are not stored)
             votes: dict[str, int] = {}
             for s in segs:
@@ -546,9 +551,14 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
             if votes and msg is not None and not msg.in_reply_to and not msg.references and not msg.quoted_parent:
                 msg.quoted_parent = max(votes.items(), key=lambda kv: kv[1])[0]
             work.append((mid, msg, segs))
+            if n == last:
+                cache.put(mid, segs, squeeze=False)
+                continue
             said = cache.put(mid, segs)
-        else:
+        elif n < last:
             said = said_before[mid]
+        else:
+            continue
         origins = [line for sq, line in said if sq in quoted]
         if origins:
             indexed.update(sq for sq, _ in said if sq in quoted)
