@@ -421,8 +421,8 @@ class _SaidCache:
     dropped past ``SAID_CACHE_LINES`` body lines.
     """
 
-    def __init__(self, limit: int = SAID_CACHE_LINES):
-        self.limit = limit
+    def __init__(self, limit: int | None = None):
+        self.limit = SAID_CACHE_LINES if limit is None else limit
         self.lines = 0
         self.said: OrderedDict[str, tuple[int, list]] = OrderedDict()
 

@@ -74,7 +74,9 @@ def _tables(db: Path) -> dict[str, list]:
     return out
 
 
-def test_cached_attribution_equals_attribution_over_the_whole_thread(sample, tmp_path, monkeypatch):
+@pytest.mark.parametrize("cache_lines", [knowledge.SAID_CACHE_LINES, 60])  # 60: entries evicted mid-thread
+def test_cached_attribution_equals_attribution_over_the_whole_thread(sample, tmp_path, monkeypatch, cache_lines):
+    monkeypatch.setattr(knowledge, "SAID_CACHE_LINES", cache_lines)
     fast = tmp_path / "fast.db"
     # small batches: the report threads' messages arrive over several batches
     ingest([str(sample)], str(fast), workers=1, extract=True, batch_size=6)
