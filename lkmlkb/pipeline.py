@@ -185,12 +185,38 @@ def focus_view(view: View) -> View:
         return view
     lines = view.text.split("\n")
     keep = bytearray(len(lines))
-    for i, line in enumerate(lines):
-        if line and prefilter(line):
-            lo, hi = max(0, i - FOCUS_RADIUS), min(len(lines), i + FOCUS_RADIUS + 1)
-            keep[lo:hi] = b"\x01" * (hi - lo)
+    for i in _prefilter_lines(view.text, lines):
+        lo, hi = max(0, i - FOCUS_RADIUS), min(len(lines), i + FOCUS_RADIUS + 1)
+        keep[lo:hi] = b"\x01" * (hi - lo)
     focused = "\n".join(line if keep[i] else "" for i, line in enumerate(lines))
     return View(focused, view.quoted_lines)
+
+
+def _prefilter_lines(text: str, lines: list[str]) -> list[int]:
+    """Numbers of the lines of ``text`` (split into ``lines``) that pass :func:`prefilter`.
+
+    The prefilter's words are found in the lower-cased text with ``str.find``
+    (lower-casing keeps the line breaks, so a hit's line number is the count
+    of breaks before it), then the regex runs on those lines only: the same
+    lines as testing each one, without a Python loop over the 15,000 lines
+    of a pasted kernel log.
+    """
+    low = text.lower()
+    hits: set[int] = set()
+    for word in PREFILTER_WORDS:
+        pos = low.find(word)
+        while pos != -1:
+            hits.add(pos)
+            end = low.find("\n", pos)
+            pos = low.find(word, end) if end != -1 else -1  # one hit per line is enough
+    candidates: list[int] = []
+    line, last = 0, 0
+    for pos in sorted(hits):
+        line += low.count("\n", last, pos)
+        last = pos
+        if not candidates or candidates[-1] != line:
+            candidates.append(line)
+    return [i for i in candidates if i < len(lines) and lines[i] and prefilter(lines[i])]
 
 
 def drop_attributed(f: Findings, segments: list[Segment]) -> Findings:

@@ -23,3 +23,20 @@ def test_long_line_is_cut_and_later_lines_keep_their_numbers():
 def test_real_report_lines_are_not_cut():
     body = f"Hi,\n\n{REPORT_LINE}\n"
     assert build_view(body, segment_body(body)).text.split("\n")[2] == REPORT_LINE
+
+
+def test_focus_keeps_the_lines_prefilter_passes_in_a_long_message():
+    """A long log with a report line inside: the report line and its neighbourhood stay, far lines go."""
+    from lkmlkb.pipeline import FOCUS_RADIUS, View, _prefilter_lines, focus_view, prefilter
+
+    # dmesg lines of the shape of the 1 MB linux-block report (CAGS2=YpgcBdW..., 2024-01)
+    log_line = "[ 1095.583057] nvme nvme0: invalid id 49408 completed on queue 4"
+    lines = [log_line] * 3000
+    lines[1500] = REPORT_LINE
+    lines[10] = "\u0130\u0130 Run status group 0 (all jobs):"  # lower() lengthens the line, not the line count
+    text = "\n".join(lines)
+    assert _prefilter_lines(text, lines) == [i for i, line in enumerate(lines) if prefilter(line)] == [10, 1500]
+    focused = focus_view(View(text, {})).text.split("\n")
+    assert len(focused) == len(lines)
+    assert focused[1500] == REPORT_LINE and focused[1500 + FOCUS_RADIUS] == log_line
+    assert focused[1500 + FOCUS_RADIUS + 1] == "" and focused[2999] == ""
