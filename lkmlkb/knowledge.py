@@ -35,13 +35,11 @@ from .model import (
 )
 from .pipeline import EXTRACTOR_VERSION, drop_attributed, extract_message
 from .reports import build_report
-from .store import now
+from .store import FINDING_TABLES, REPORT_TABLES, now
 from .threads import MIN_QUOTE_CHARS, QuoteIndex, attribute_quotes, segment_body
 
 log = logging.getLogger(__name__)
 
-FINDING_TABLES = ("fio_jobs", "results", "kernel_mentions", "commit_citations", "setup_facts", "claims")
-REPORT_TABLES = ("report_kernels", "report_commits", "setups")
 
 
 def _sort_text(version: str | None) -> str | None:

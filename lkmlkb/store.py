@@ -348,6 +348,12 @@ MESSAGE_COLUMNS = (
 )
 
 
+#: tables of what the extractors found per message (each row names its message and thread)
+FINDING_TABLES = ("fio_jobs", "results", "kernel_mentions", "commit_citations", "setup_facts", "claims")
+#: tables of a report's rows besides ``reports`` itself (keyed by report_id)
+REPORT_TABLES = ("report_kernels", "report_commits", "setups")
+
+
 def content_hash(msg: Message) -> str:
     """Identity of a delivery: the raw bytes (public-inbox hashes headers + body)."""
     return hashlib.sha256(msg.raw or msg.body.encode("utf-8", "replace")).hexdigest()
@@ -415,11 +421,22 @@ class SqlBackend:
                 self.absent.discard(i)
 
     def merge(self, old: str, new: str) -> None:
+        """Thread ``old`` joins ``new``: its members, findings and topics move; its report goes.
+
+        The merged thread's report is rebuilt at the end of the batch's
+        report flush (the message that joined the threads is new in it).
+        """
         c = self.conn
         c.execute("UPDATE thread_members SET thread_id=? WHERE thread_id=?", (new, old))
         c.execute("UPDATE messages SET thread_id=? WHERE thread_id=?", (new, old))
         c.execute("UPDATE thread_topics SET thread_id=? WHERE thread_id=?", (new, old))
         c.execute("DELETE FROM threads WHERE thread_id=?", (old,))
+        for t in FINDING_TABLES:
+            c.execute(f"UPDATE {t} SET thread_id=? WHERE thread_id=?", (new, old))
+        for t in ("results", "fio_jobs"):
+            c.execute(f"UPDATE {t} SET report_id=NULL WHERE report_id=?", (old,))
+        for t in (*REPORT_TABLES, "reports"):
+            c.execute(f"DELETE FROM {t} WHERE report_id=?", (old,))
         if self.known is not None:
             for i, t in self.known.items():
                 if t == old:

@@ -1,0 +1,87 @@
+"""A late message that joins two stored threads moves their findings and leaves one report.
+
+Shape of linux-block threads where a report was first sent on its own and a
+later reply (References naming both the patch and the report) ties it to
+the patch thread.  The report body is a fio summary of seed 000
+(corpus/000_a3585e8f2465c212.txt).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from lkmlkb.ingest import ingest
+
+PATCH = """From a@example.com Mon Jan  1 00:00:00 2024
+From: Dev <dev@example.com>
+To: linux-block@vger.kernel.org
+Subject: [PATCH] block/mq-deadline: throttle write requests
+Date: Mon, 1 Jan 2024 10:00:00 +0000
+Message-ID: <patch-1@example.com>
+
+Throttle writes in mq-deadline.
+
+"""
+REPORT = """From b@example.com Tue Jan  2 00:00:00 2024
+From: Tester <tester@example.com>
+To: linux-block@vger.kernel.org
+Subject: fio write regression on v6.8-rc1 with mq-deadline
+Date: Tue, 2 Jan 2024 10:00:00 +0000
+Message-ID: <report-1@example.com>
+
+Hi,
+
+fio sequential writes regressed from v6.7 to v6.8-rc1:
+
+v6.7:
+  WRITE: bw=355MiB/s (372MB/s), 355MiB/s-355MiB/s (372MB/s-372MB/s), io=20.8GiB (22.3GB), run=60001-60001msec
+v6.8-rc1:
+  WRITE: bw=236MiB/s (247MB/s), 236MiB/s-236MiB/s (247MB/s-247MB/s), io=13.8GiB (14.8GB), run=60001-60001msec
+
+"""
+JOIN = """From c@example.com Wed Jan  3 00:00:00 2024
+From: Dev <dev@example.com>
+To: linux-block@vger.kernel.org
+Subject: Re: fio write regression on v6.8-rc1 with mq-deadline
+Date: Wed, 3 Jan 2024 10:00:00 +0000
+Message-ID: <join-1@example.com>
+In-Reply-To: <report-1@example.com>
+References: <patch-1@example.com> <report-1@example.com>
+
+Thanks, this is caused by my patch; looking.
+
+"""
+
+
+def _rows(db: Path, sql: str, *args) -> list[tuple]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+def test_merged_thread_keeps_the_reports_findings_and_one_report(tmp_path):
+    db = tmp_path / "kb.db"
+    first = tmp_path / "first.mbox"
+    first.write_text(PATCH + REPORT)
+    ingest([str(first)], str(db), extract=True)
+    (report_thread,) = _rows(db, "SELECT thread_id FROM messages WHERE message_id='report-1@example.com'")[0]
+    assert _rows(db, "SELECT count(*) FROM results WHERE thread_id=?", report_thread)[0][0] >= 2
+    assert _rows(db, "SELECT report_id FROM reports") == [(report_thread,)]
+
+    second = tmp_path / "second.mbox"
+    second.write_text(JOIN)
+    ingest([str(second)], str(db), extract=True)
+    threads = _rows(db, "SELECT DISTINCT thread_id FROM messages")
+    assert len(threads) == 1  # the reply tied the report to the patch
+    (merged,) = threads[0]
+    for table in ("results", "kernel_mentions", "claims"):
+        stale = _rows(db, f"SELECT count(*) FROM {table} WHERE thread_id != ?", merged)[0][0]
+        assert stale == 0, table
+    # one report, the merged thread's, and the report's results point at it
+    assert _rows(db, "SELECT report_id FROM reports") == [(merged,)]
+    labelled = _rows(db, "SELECT DISTINCT report_id FROM results WHERE message_id='report-1@example.com' "
+                         "AND label IS NOT NULL")
+    assert labelled == [(merged,)]
