@@ -19,12 +19,12 @@ Messages get stable content-hash ids; threading by quoted text is done by
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 
 from ..model import Message
-from .mail import clean_text, lore_url, parse_date
+from ..threads import quote_depth
+from .mail import clean_text, lore_url, parse_date, synthetic_id
 from .obfuscation import is_obfuscated
 
 HEADER_LINE = re.compile(r"^(Date|From|To|Cc|Subject|Message-I[Dd]|In-Reply-To|References):[ \t]?(.{0,2000})$")
@@ -44,7 +44,6 @@ OUTLOOK_FIELD = re.compile(
 )
 FIELD_MAP = {"发件人": "From", "发送时间": "Date", "收件人": "To", "抄送": "Cc", "主题": "Subject",
              "Sent": "Date", "Von": "From", "Gesendet": "Date", "An": "To", "Betreff": "Subject"}
-QUOTE_PREFIX = re.compile(r"^((?:>[ \t]?){1,100})")
 # "Jan Kara <jack@suse.cz>" header values; name and gaps bounded: with ".*?\s*" a
 # value of 100,000 spaces took 40 s (each name length rescanned the spaces)
 ADDR = re.compile(r"^(?P<name>.{0,300}?)\s{0,20}<(?P<addr>[^<>\s]{1,200})>\s{0,20}$")
@@ -58,10 +57,8 @@ class _Draft:
 
 
 def _quote_depth(line: str) -> tuple[int, str]:
-    m = QUOTE_PREFIX.match(line)
-    if not m:
-        return 0, line
-    return m.group(1).count(">"), line[m.end():]
+    """Quote depth and unquoted text, as the segmenter reads them (``>=64=`` of fio's IO depths is no quote)."""
+    return quote_depth(line)
 
 
 def _author_names(lines: list[str]) -> dict[str, str]:
@@ -260,8 +257,7 @@ def _to_message(d: _Draft, n: int, source: str, all_drafts: list[_Draft]) -> Mes
     mid = h.get("Message-ID", "").strip().strip("<>")
     synthetic = not mid
     if synthetic:
-        digest = hashlib.sha256(raw).hexdigest()[:32]
-        mid = f"{digest}@lkmlkb.invalid"
+        mid = synthetic_id(raw)
     return Message(
         message_id=mid,
         subject=subject,

@@ -120,6 +120,28 @@ def test_english_original_message_block_inside_quotes():
     assert reply.body.rstrip().endswith("What is the queue_depth of queue of your storage device?")
 
 
+def test_quoted_original_keeps_fios_io_depth_figures():
+    # seed 000's shape (an Outlook original quoted under "> "), with a wrapped fio
+    # "IO depths" line whose continuation starts ">=64=" (corpus/000, line 178)
+    dump = "\n".join([
+        "Subject: RE: [bug-report] Performance regression",
+        "From: Zhiguo Niu <Zhiguo.Niu@unisoc.com>",
+        "Date: Thu, 7 Mar 2024 02:55:36 +0000",
+        "",
+        "Hi, what is the queue depth?",
+        "",
+        "> -----Original Message-----",
+        "> From: Harshit Mogalapalli <harshit.m.mogalapalli@oracle.com>",
+        "> Sent: Thursday, March 7, 2024 2:46 AM",
+        "> Subject: [bug-report] Performance regression",
+        ">",
+        ">     IO depths    : 1=0.1%, 2=0.1%, 4=0.1%, 8=0.1%, 16=0.1%, 32=0.1%,",
+        "> >=64=199.5%",
+    ])
+    reply, original = split_textdump(dump, "x")
+    assert original.body.split("\n")[-1] == ">=64=199.5%"  # fio's figure, not a quote of a quote
+
+
 def test_ids_are_stable_content_hashes(seed_text):
     a = [m.message_id for m in split_textdump(seed_text("002"), "002")]
     b = [m.message_id for m in split_textdump(seed_text("002"), "elsewhere")]
