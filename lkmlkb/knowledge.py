@@ -453,11 +453,15 @@ class _SaidCache:
 
 def _said_lines(segments: list[Segment]) -> list[tuple[str, str]]:
     """(squeeze, line) of the lines of the new and patch segments that can have a
-    ``threads.line_key`` (what ``QuoteIndex.add`` indexes): whitespace runs made
-    one space never lengthen a line, so a shorter line has none."""
-    # _squeeze inlined: this runs over every line of every message of an attributed thread
-    return [("".join(line.split()).lower(), line) for s in segments if s.kind in ("new", "patch")
-            for line in s.text.split("\n") if len(line) >= MIN_QUOTE_CHARS]
+    ``threads.line_key`` (what ``QuoteIndex.add`` indexes; see :func:`_may_have_key`)."""
+    return [(_squeeze(line), line) for s in segments if s.kind in ("new", "patch")
+            for line in s.text.split("\n") if _may_have_key(line)]
+
+
+def _may_have_key(line: str) -> bool:
+    """False only for lines ``threads.line_key`` gives no key: whitespace runs made one
+    space never lengthen a line, and lower-casing lengthens only non-ASCII ones ("İ")."""
+    return len(line) >= MIN_QUOTE_CHARS or not line.isascii()
 
 
 def _said_cache(db: sqlite_utils.Database) -> _SaidCache:
@@ -468,12 +472,12 @@ def _said_cache(db: sqlite_utils.Database) -> _SaidCache:
 
 
 def _squeeze(line: str) -> str:
-    """A line without any whitespace, lower-cased: equal for two lines whenever their
-    ``threads.line_key`` is (that key is of the line with whitespace runs made one
-    space, stripped, lower-cased), so lines whose squeeze no quoted line has can
-    never be the origin of a quote.  ``str.split()`` and the regex ``\\s`` split on the
-    same (Unicode) whitespace; lower-casing neither makes nor removes whitespace."""
-    return "".join(line.split()).lower()
+    """The text ``threads.line_key`` hashes (whitespace runs made one space, stripped,
+    lower-cased) without its spaces: equal for two lines whenever their keys are, so
+    lines whose squeeze no quoted line has can never be the origin of a quote.  It is
+    lower-cased with the spaces in, as the key is: the lower case of some letters
+    depends on what follows (Greek "Σ" ends a word as "ς")."""
+    return " ".join(line.split()).lower().replace(" ", "")
 
 
 def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict, cache: _SaidCache) -> None:
@@ -513,7 +517,7 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
         segs = worker_segments(mid)
         segments[mid] = segs if segs is not None else segment_body(loaded[mid].body)
     quoted = {_squeeze(line) for mid in todo for s in segments[mid] if s.kind == "quoted"
-              for line in s.text.split("\n") if len(line) >= MIN_QUOTE_CHARS}
+              for line in s.text.split("\n") if _may_have_key(line)}
     # messages after the last todo one are no one's origin here; without quoted lines, nothing is
     last = ids.index(todo[-1]) if quoted else -1
     said_before = {mid: cache.get(mid) for mid in ids[:last] if mid in done}
@@ -541,7 +545,7 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
                 if s.kind == "quoted":
                     # only lines that can have an indexed key can vote (their order kept: same winner)
                     src = index.source_of("\n".join(line for line in s.text.split("\n")
-                                                     if len(line) >= MIN_QUOTE_CHARS and _squeeze(line) in indexed))
+                                                     if _may_have_key(line) and _squeeze(line) in indexed))
                     if src and src != mid:
                         s.quotes_message_id = src
                         if s.depth == 1:

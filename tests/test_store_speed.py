@@ -174,3 +174,58 @@ def test_a_merge_later_in_the_batch_moves_a_message_written_earlier_in_it(tmp_pa
             store.write_batch([(m, segment_body(m.body), m.body) for m in batch])
         threads[name] = store.conn.execute("SELECT message_id, thread_id FROM messages ORDER BY rowid").fetchall()
     assert threads["one"] == threads["each"] == [("a@test", "a@test"), ("b@test", "a@test"), ("c@test", "a@test")]
+
+
+# two messages in the shape of a linux-block reply; the quoted line is short in
+# characters but long once lower-cased ("İ" lower-cases to two characters), and
+# the Greek capital sigma lower-cases by position ("ς" ending a word, "σ" inside)
+GROWS_WHEN_LOWERED = "İİİİİİİ v6.8-rc1 İİİİ"
+THREAD_OF_TWO = """From ann@example.com Mon Jan  1 00:00:00 2024
+From: Ann Dev <ann@example.com>
+Subject: fio regression on nvme
+Date: Mon, 1 Jan 2024 10:00:00 +0000
+Message-ID: <a@x>
+Content-Type: text/plain; charset=utf-8
+Content-Transfer-Encoding: 8bit
+
+Hi,
+
+fio randread regression bisected.
+{said}
+
+Thanks
+
+From bob@example.com Mon Jan  1 00:00:00 2024
+From: Bob <bob@example.com>
+Subject: Re: fio regression on nvme
+Date: Mon, 1 Jan 2024 11:00:00 +0000
+Message-ID: <b@x>
+In-Reply-To: <a@x>
+References: <a@x>
+Content-Type: text/plain; charset=utf-8
+Content-Transfer-Encoding: 8bit
+
+On Mon, Ann wrote:
+> {quoted}
+
+fio iops are fine here.
+"""
+
+
+@pytest.mark.parametrize(("said", "quoted"), [
+    (GROWS_WHEN_LOWERED, GROWS_WHEN_LOWERED),
+    ("ΑΣ ΒΓΔ on v6.8-rc1 the iops dropped", "Ας ΒΓΔ on v6.8-rc1 the iops dropped"),  # same line_key
+])
+def test_ingest_attributes_quotes_as_attribute_quotes_does_beyond_ascii(tmp_path, said, quoted):
+    from lkmlkb.threads import line_key
+
+    assert line_key(said) == line_key(quoted) is not None
+    mbox = tmp_path / "t.mbox"
+    mbox.write_text(THREAD_OF_TWO.format(said=said, quoted=quoted), encoding="utf-8")
+    db = tmp_path / "kb.db"
+    ingest([str(mbox)], str(db), extract=True)
+    conn = sqlite3.connect(db)
+    got = conn.execute("SELECT quotes_message_id FROM segments WHERE message_id='b@x' AND kind='quoted'").fetchall()
+    assert got == [("a@x",)]
+    # the version is a's finding only: b merely quotes it
+    assert conn.execute("SELECT DISTINCT message_id FROM kernel_mentions").fetchall() == [("a@x",)]
