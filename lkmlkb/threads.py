@@ -208,7 +208,6 @@ OUTLOOK_FROM = re.compile(r"^[ \t]{0,3}(?:From|发件人|Von)[ \t]{0,2}[:：]") 
 OUTLOOK_SENT = re.compile(r"^[ \t]{0,3}(?:Sent|发送时间|Gesendet)[ \t]{0,2}[:：]")  # "Sent: ..." / "发送时间: ..."
 # the git version format-patch writes under "-- " at the end of a patch: "2.43.0", "2.39.3 (Apple Git-145)"
 GIT_VERSION = re.compile(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,4}){0,2}(?:[ .-][\w.() -]{0,40})?$")
-SIG_START = re.compile(r"^--[ ]?$")
 MAX_SIG_LINES = 15
 
 
@@ -343,7 +342,7 @@ def _classify(lines: list[str], quotes: list[tuple[int, str]] | None = None) -> 
             in_footer = True
             kinds.append(("footer", 0))
             continue
-        if line == "--" or line == "-- ":  # SIG_START
+        if line == "--" or line == "-- ":  # the signature separator, with or without its space
             end = i
             while end + 1 < n and not quotes[end + 1][0] and not _is_footer(lines[end + 1]):
                 end += 1

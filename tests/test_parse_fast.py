@@ -348,3 +348,20 @@ def test_outlook_reply_quoted_with_markers_segments_as_before():
     # David Laight's "From: X" above "> Sent: ...": attribution, quoted header, then the quote
     segs = threads.segment_body(parse_message(PLAIN_QP).body)
     assert [(s.kind, s.depth) for s in segs] == [("attribution", 0), ("quoted_header", 1), ("quoted", 1)]
+
+
+def test_long_header_values_are_not_kept_in_the_caches():
+    """Hostile mail with huge Content-Type/From values must not pin memory in the lookup caches."""
+    from lkmlkb.sources import mail
+
+    before = (mail._params_of_value.cache_info().currsize, mail._split_from_cached.cache_info().currsize,
+              mail._is_obfuscated_cached.cache_info().currsize)
+    for i in range(5):
+        raw = (b"From: " + b"x" * 16_000 + b" %d <a@b.c>\nMessage-ID: <m%d@x>\n" % (i, i)
+               + b'Content-Type: text/plain; charset=utf-8; x-pad="%06d%s"\n\nbody\n' % (i, b"a" * 40_000))
+        msg = mail.parse_message(raw)
+        assert msg.body.strip() == "body"
+    after = (mail._params_of_value.cache_info().currsize, mail._split_from_cached.cache_info().currsize,
+             mail._is_obfuscated_cached.cache_info().currsize)
+    assert after[0] == before[0] and after[1] == before[1]
+    assert after[2] <= before[2] + 5  # the short address may be cached, the 16 KB From is not

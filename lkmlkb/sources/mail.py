@@ -38,6 +38,9 @@ LORE_R = "https://lore.kernel.org/r/"
 SYNTHETIC_DOMAIN = "lkmlkb.invalid"
 MAX_HEADER_CHARS = 16_384
 MAX_ID_CHARS = 998
+#: header values longer than this are not kept in a cache (a hostile 1 MB Content-Type
+#: or From would otherwise stay in memory with hundreds of others)
+CACHED_VALUE_CHARS = 256
 
 CHARSET_ALIASES = {
     # GBK-only characters are routinely sent declared as gb2312 (ARCHIVES.md 3)
@@ -98,17 +101,25 @@ def clean_text(s: str) -> str:
     return s
 
 
-@functools.lru_cache(maxsize=256)
 def lookup_charset(name: str | None) -> str | None:
     """A Python codec name for a declared charset, or None for unknown ones."""
     if not name:
         return None
+    if len(name) > CACHED_VALUE_CHARS:  # no charset is named so; not worth a cache entry
+        return _lookup_charset(name)
+    return _lookup_charset_cached(name)
+
+
+def _lookup_charset(name: str) -> str | None:
     name = name.strip().strip('"').lower()
     name = CHARSET_ALIASES.get(name, name)
     try:
         return codecs.lookup(name).name
     except (LookupError, ValueError):
         return None
+
+
+_lookup_charset_cached = functools.lru_cache(maxsize=256)(_lookup_charset)
 
 
 def decode_bytes(data: bytes, declared: str | None = None) -> str:
@@ -259,15 +270,17 @@ def content_params(part: EmailMessage) -> tuple[str | None, bool, bool]:
     """
     value = part.get("Content-Type")
     if isinstance(value, str):
-        return _params_of_value(value)
+        return _params_of_value(value) if len(value) <= CACHED_VALUE_CHARS else _read_params(value)
     return _params_of_part(part)  # absent, or a Header of raw 8-bit bytes
 
 
-@functools.lru_cache(maxsize=512)
-def _params_of_value(value: str) -> tuple[str | None, bool, bool]:
+def _read_params(value: str) -> tuple[str | None, bool, bool]:
     part = EmailMessage(policy=compat32)
     part.set_raw("Content-Type", value)
     return _params_of_part(part)
+
+
+_params_of_value = functools.lru_cache(maxsize=512)(_read_params)
 
 
 def _params_of_part(part: EmailMessage) -> tuple[str | None, bool, bool]:
@@ -449,9 +462,18 @@ def read_simple(raw: bytes) -> tuple[FirstHeaders, EmailMessage] | None:
     return first, part
 
 
-# authors write many messages: their From values (and addresses) are read once each
-_split_from = functools.lru_cache(maxsize=4096)(split_from)
-_is_obfuscated = functools.lru_cache(maxsize=8192)(is_obfuscated)
+# authors write many messages: their From values (and addresses) are read once each;
+# long values are not kept (CACHED_VALUE_CHARS)
+_split_from_cached = functools.lru_cache(maxsize=4096)(split_from)
+_is_obfuscated_cached = functools.lru_cache(maxsize=8192)(is_obfuscated)
+
+
+def _split_from(value: str) -> tuple[str, str]:
+    return _split_from_cached(value) if len(value) <= CACHED_VALUE_CHARS else split_from(value)
+
+
+def _is_obfuscated(value: str) -> bool:
+    return _is_obfuscated_cached(value) if len(value) <= CACHED_VALUE_CHARS else is_obfuscated(value)
 
 
 def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) -> Message:
