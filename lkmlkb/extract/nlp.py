@@ -246,7 +246,7 @@ class _TokenPatterns:
 
     def __init__(self, strings):
         self.strings = strings
-        #: per pattern: (pid hash, [(column, values | bool, op)], first-token columns and hashes)
+        #: per pattern: (pid hash, [(column, values | bool, op)])
         self.patterns: list[tuple[int, list[tuple[int, object, str]]]] = []
         #: (column, hash) -> indexes of the patterns a match can start with there
         self.starts: dict[tuple[int, int], list[int]] = {}
@@ -313,7 +313,7 @@ class _TokenPatterns:
         for n in sorted(candidates):
             pid, specs = self.patterns[n]
             for start in sorted(candidates[n]):
-                for end in sorted(_ends(specs, cols, 0, start)):
+                for end in sorted(_ends(specs, cols, start)):
                     if end > start:
                         out.append((pid, start, end))
         return out
@@ -330,29 +330,33 @@ def _first_required(pattern: list[dict]) -> int:
     return len(pattern) - 1
 
 
-def _ends(specs: list, cols: list[list[int]], si: int, pos: int, depth: int = 0) -> set[int]:
-    """Every token index where ``specs[si:]`` can end when matched from token ``pos``.
+def _ends(specs: list, cols: list[list[int]], start: int) -> set[int]:
+    """Every token index where ``specs`` can end when matched from token ``start``.
 
-    "*" runs are cut at 64 tokens (a cue is a few words; the cut keeps a
-    flood of matching words linear).
+    A walk over (pattern position, token) states, each visited once, so a
+    long run of words a ``*`` accepts costs time in its length, not more.
     """
-    if si == len(specs):
-        return {pos}
-    col, want, op = specs[si]
-    out: set[int] = set()
-    if op in ("?", "*"):
-        out |= _ends(specs, cols, si + 1, pos, 0)
-    if pos < len(cols[0]):
-        have = cols[col][pos]
-        hit = have in want if col <= _ORTH else have == want
-        if hit:
-            if op == "*" and depth < 64:
-                out |= _ends(specs, cols, si, pos + 1, depth + 1)
-            elif op != "*":
-                out |= _ends(specs, cols, si + 1, pos + 1, 0)
-            else:
-                out |= _ends(specs, cols, si + 1, pos + 1, 0)
-    return out
+    n = len(cols[0])
+    ends: set[int] = set()
+    seen: set[tuple[int, int]] = set()
+    todo = [(0, start)]
+    while todo:
+        state = todo.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        si, pos = state
+        if si == len(specs):
+            ends.add(pos)
+            continue
+        col, want, op = specs[si]
+        if op in ("?", "*"):
+            todo.append((si + 1, pos))  # the token left out
+        if pos < n:
+            have = cols[col][pos]
+            if (have in want) if col <= _ORTH else (have == want):
+                todo.append((si if op == "*" else si + 1, pos + 1))
+    return ends
 
 
 class _CuePipeline:

@@ -93,3 +93,12 @@ def test_tokens_are_spacys_on_real_mail():
         text = nlp._prepare(path.read_text(encoding="utf-8", errors="replace"))
         ours = [(t.text, t.whitespace_) for t in nlp._base_nlp().make_doc(text)]
         assert ours == [(t.text, t.whitespace_) for t in reference.make_doc(text)], path.name
+
+
+def test_long_star_runs_match_as_spacys_matcher(matchers):
+    """A '*' cue run ("bisected the the ... to") of any length, as spaCy finds it (found by review at 66)."""
+    pipe, reference = matchers
+    for text in ["I bisected " + "the " * 66 + "to commit 0123456789ab (\"block: change plugging\").",
+                 "Reverting " + "the " * 70 + "patch fixes it", "bisected " + "the " * 2000 + "to x"]:
+        doc = pipe.nlp(text)
+        assert set(pipe.tokens(doc)) == set(reference(doc))
