@@ -326,12 +326,16 @@ def fts_query(text: str, operator: str = "AND") -> str | None:
 
     Text in double quotes is a phrase (``"run status group"``); the words
     ``AND``, ``OR`` and ``NOT`` in capitals between two terms are operators
-    (``fio AND regression``, ``bfq NOT kyber``); every other word is a term
-    in double quotes, so NEAR, ``*``, ``(``, ``)``, ``-``, ``:`` and ``^``
-    are text (``mq-deadline``, ``io_uring``).  Terms with no operator between
-    them are joined by AND (or OR, for ``operator="OR"``).  An operator with
-    no term on one side, an unclosed quote, control characters: dropped or
-    closed, never a syntax error.  None when no term is left.
+    (``fio AND regression``, ``bfq NOT kyber``), with FTS5's precedence (NOT,
+    then AND, then OR); ``NOT`` before the first term excludes that term
+    (``NOT kyber fio`` is ``fio NOT kyber``; with nothing left to find, no
+    query); of two operators in a row the last counts, and one at the end
+    is dropped.  Every other word is a term in double quotes, so NEAR,
+    ``*``, ``(``, ``)``, ``-``, ``:`` and ``^`` are text (``mq-deadline``,
+    ``io_uring``).  Terms with no operator between them are joined by AND,
+    or by OR with ``operator="OR"`` (the "any word" fallback) when the text
+    holds no operator of its own.  Never an FTS5 syntax error.  None when
+    no term is left.
     """
     items: list[str] = []  # terms ('"..."') and operators ("AND"/"OR"/"NOT")
     chunks = (text or "")[:MAX_QUERY_CHARS].split('"')
@@ -346,22 +350,31 @@ def fts_query(text: str, operator: str = "AND") -> str | None:
                 items.append(word)
             else:
                 items.extend('"' + t + '"' for t in fts_tokens(word))
-    implicit = " OR " if operator == "OR" else " "
+    typed_operator = any(not i.startswith('"') for i in items)
+    implicit = " OR " if operator == "OR" and not typed_operator else " "
     parts: list[str] = []
+    excluded: list[str] = []  # terms after a NOT that had no term before it
     pending = None
     terms = 0
     for item in items:
         if not item.startswith('"'):
-            pending = item if parts else None  # the last operator between two terms wins
+            pending = item  # the last operator between two terms wins
             continue
         if terms >= MAX_QUERY_TOKENS:
             break
-        if parts:
-            parts.append(f" {pending} " if pending else implicit)
-        parts.append(item)
-        pending = None
         terms += 1
-    return "".join(parts) or None
+        if not parts:
+            if pending == "NOT":
+                excluded.append(item)
+            else:
+                parts.append(item)
+        else:
+            parts.append(f" {pending} " if pending else implicit)
+            parts.append(item)
+        pending = None
+    if not parts:
+        return None
+    return "".join(parts) + "".join(f" NOT {e}" for e in excluded)
 
 
 #: relevance is ranked among the newest this many matches of a query: bm25 over every match of a

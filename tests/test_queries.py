@@ -320,6 +320,10 @@ def test_fts_query_phrases_and_operators_mean_what_a_user_typed():
     assert hits("regression NOT mq-deadline") == [2, 3]
     assert hits("regression AND NOT kyber") == [1, 2]  # the last operator between two terms wins
     assert hits("and or") == [4]  # operators only in capitals
+    assert hits("NOT kyber regression") == [1, 2]  # a leading NOT excludes its term (found by review)
+    assert queries.fts_query("NOT kyber") is None  # nothing left to find
+    # typed operators keep their meaning in the any-word fallback (FTS5 binds NOT before OR)
+    assert queries.fts_query("fio zzz NOT kyber", "OR") == queries.fts_query("fio zzz NOT kyber")
     assert hits('"mq-deadline') == [1]  # an unclosed quote is closed
     assert queries.fts_query("AND OR NOT") is None
     assert queries.fts_query("fio regression", "OR") == '"fio" OR "regression"'
