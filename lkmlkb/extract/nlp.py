@@ -276,9 +276,7 @@ class _TokenPatterns:
             if "LOWER" in tok or "TEXT" in tok:
                 col = _LOWER if "LOWER" in tok else _ORTH
                 v = tok.get("LOWER", tok.get("TEXT"))
-                words = [v] if isinstance(v, str) else list(v["IN"])
-                if col == _LOWER:
-                    words = [w.lower() for w in words]
+                words = [v] if isinstance(v, str) else list(v["IN"])  # as written, as spaCy compares them
                 specs.append((col, frozenset(self.strings.add(w) for w in words), tok.get("OP", "")))
             else:
                 col = _ALPHA if "IS_ALPHA" in tok else _SPACE
