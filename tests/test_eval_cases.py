@@ -5,21 +5,12 @@ bisection). The extract contract must score >= 0.9 overall on them."""
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
+from eval_score import assert_scores_at_least
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).resolve().parent / "eval_cases"
-
-
-def scorer() -> Path | None:
-    """score.py lives in shared/ beside the checkout (../shared/eval/score.py)."""
-    cand = ROOT.parent / "shared" / "eval" / "score.py"
-    return cand if cand.exists() else None
 
 
 def test_every_case_is_a_corpus_thread_byte_for_byte():
@@ -31,18 +22,7 @@ def test_every_case_is_a_corpus_thread_byte_for_byte():
 
 
 def test_real_cases_score_at_least_090():
-    score = scorer()
-    if score is None:
-        pytest.skip("../shared/eval/score.py is not beside this checkout")
-    out = subprocess.run(
-        [sys.executable, str(score), str(CASES), "--verbose",
-         "--lkmlkb", f"{sys.executable} -m lkmlkb.cli"],
-        capture_output=True, text=True, timeout=600)
-    print(out.stdout, out.stderr)
-    m = re.search(r"overall=([0-9.]+)", out.stdout)
-    assert m, out.stdout + out.stderr
-    assert "extract_failures=0" in out.stdout
-    assert float(m.group(1)) >= 0.9, out.stdout
+    assert_scores_at_least(CASES, 0.9)
 
 
 def test_robot_table_columns_are_the_base_and_tested_commits():
