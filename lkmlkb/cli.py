@@ -288,9 +288,7 @@ def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, 
     from .store import connect
 
     rows = list_reports(connect(db_path, create=False), status=status, list_name=list_name, kernel=kernel,
-                        tool=tool, commit=commit_sha, limit=limit if show_all else 100_000)
-    if not show_all:
-        rows = [r for r in rows if r.get("is_regression_report")][:limit]
+                        tool=tool, commit=commit_sha, limit=limit, regressions_only=not show_all)
     for r in rows:
         pct = f"{r['regression_pct']:g}%" if r.get("regression_pct") is not None else "-"
         click.echo(f"{(r.get('last_date') or '')[:10]}  {r.get('status') or '':<13} {pct:>7}  "
