@@ -35,4 +35,6 @@ def test_failed_message_is_kept_then_recovered_by_reprocess(tmp_path, monkeypatc
     assert db.execute("SELECT resolved, message_id FROM ingest_errors").fetchall() == [(1, "retry-1@example.invalid")]
     # and a second reprocess has nothing left to recover
     r = CliRunner().invoke(main, ["reprocess", "--db", str(db_path)])
-    assert "recovered" not in r.output
+    assert r.exit_code == 0, r.output
+    assert "recovered" not in r.output and "report(s) rebuilt" in r.output
+    assert db.execute("SELECT count(*) FROM messages").fetchone()[0] == 1
