@@ -362,6 +362,7 @@ class _CuePipeline:
 
     def __init__(self, names: tuple[str, ...]):
         from spacy.matcher import Matcher, PhraseMatcher
+        from spacy.schemas import validate_token_pattern
 
         # one tokenizer and vocabulary for every cue set, so one parse of a text serves them all
         self.nlp = _base_nlp()
@@ -377,13 +378,16 @@ class _CuePipeline:
                 if isinstance(pat["pattern"], str):
                     self.phrases.add(pat["id"], [self.nlp.make_doc(pat["pattern"])])
                     continue
-                try:  # spaCy validates every token pattern, also those it will not run
+                errors = validate_token_pattern(pat["pattern"])  # spaCy's check, also for those it will not run
+                if errors:
+                    raise CueFileError(f"{name}.jsonl", f"pattern {pat['id']!r}: {'; '.join(errors)}")
+                if _TokenPatterns.supports(pat["pattern"]):
+                    self.tokens.add(pat["id"], pat["pattern"])
+                    continue
+                try:
                     self.matcher.add(pat["id"], [pat["pattern"]])
                 except (ValueError, KeyError) as exc:
                     raise CueFileError(f"{name}.jsonl", f"pattern {pat['id']!r}: {exc}") from exc
-                if _TokenPatterns.supports(pat["pattern"]):
-                    self.matcher.remove(pat["id"])
-                    self.tokens.add(pat["id"], pat["pattern"])
         log.debug("built spaCy cue pipeline %s with %d patterns", names, len(self.labels))
 
     def __call__(self, text: str):
