@@ -36,7 +36,7 @@ from .model import (
 from .pipeline import EXTRACTOR_VERSION, drop_attributed, extract_message
 from .reports import build_report
 from .store import FINDING_TABLES, REPORT_TABLES, now
-from .threads import MIN_QUOTE_CHARS, QuoteIndex, attribute_quotes, segment_body
+from .threads import MIN_QUOTE_CHARS, QuoteIndex, attribute_message, attribute_quotes, segment_body
 
 log = logging.getLogger(__name__)
 
@@ -539,19 +539,10 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
                 work.append((mid, msg, segs))
                 cache.put(mid, segs, squeeze=False)
                 continue
-            # threads.attribute_quotes, step by step (done messages' attributions are not stored)
-            votes: dict[str, int] = {}
-            for s in segs:
-                if s.kind == "quoted":
-                    # only lines that can have an indexed key can vote (their order kept: same winner)
-                    src = index.source_of("\n".join(line for line in s.text.split("\n")
-                                                     if _may_have_key(line) and _squeeze(line) in indexed))
-                    if src and src != mid:
-                        s.quotes_message_id = src
-                        if s.depth == 1:
-                            votes[src] = votes.get(src, 0) + s.line_end - s.line_start + 1
-            if votes and msg is not None and not msg.in_reply_to and not msg.references and not msg.quoted_parent:
-                msg.quoted_parent = max(votes.items(), key=lambda kv: kv[1])[0]
+            # threads.attribute_quotes, step by step (done messages' attributions are not stored);
+            # only lines that can have an indexed key can vote (their order kept: same winner)
+            attribute_message(index, mid, msg, segs, lambda text: "\n".join(
+                line for line in text.split("\n") if _may_have_key(line) and _squeeze(line) in indexed))
             work.append((mid, msg, segs))
             if n == last:
                 cache.put(mid, segs, squeeze=False)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .model import Message, Segment
 
@@ -492,15 +492,25 @@ def attribute_quotes(ordered: list[tuple[Message, list[Segment]]]) -> None:
     # the index answers quoted segments only: what is said after the last one is never asked about
     last = max((n for n, (_, segs) in enumerate(ordered) if any(s.kind == "quoted" for s in segs)), default=-1)
     for n, (msg, segs) in enumerate(ordered):
-        parent_votes: dict[str, int] = {}
-        for s in segs:
-            if s.kind == "quoted":
-                src = index.source_of(s.text)
-                if src and src != msg.message_id:
-                    s.quotes_message_id = src
-                    if s.depth == 1:
-                        parent_votes[src] = parent_votes.get(src, 0) + s.line_end - s.line_start + 1
-        if parent_votes and not msg.in_reply_to and not msg.references and not msg.quoted_parent:
-            msg.quoted_parent = max(parent_votes.items(), key=lambda kv: kv[1])[0]
+        attribute_message(index, msg.message_id, msg, segs)
         if n < last:
             index.add(msg.message_id, segs)
+
+
+def attribute_message(index: QuoteIndex, message_id: str, msg: Message | None, segs: list[Segment],
+                      text_of: Callable[[str], str] | None = None) -> None:
+    """One step of :func:`attribute_quotes`: set ``quotes_message_id`` on the quoted
+    segments of ``segs`` from what ``index`` holds of earlier messages, and
+    ``msg.quoted_parent`` (``msg`` may be None: not loaded) from the depth-1 votes.
+    ``text_of`` maps a quoted segment's text to what is asked of the index
+    (default: the text itself)."""
+    votes: dict[str, int] = {}
+    for s in segs:
+        if s.kind == "quoted":
+            src = index.source_of(s.text if text_of is None else text_of(s.text))
+            if src and src != message_id:
+                s.quotes_message_id = src
+                if s.depth == 1:
+                    votes[src] = votes.get(src, 0) + s.line_end - s.line_start + 1
+    if votes and msg is not None and not msg.in_reply_to and not msg.references and not msg.quoted_parent:
+        msg.quoted_parent = max(votes.items(), key=lambda kv: kv[1])[0]
