@@ -233,13 +233,11 @@ def _words_re(words: tuple[str, ...]) -> re.Pattern:
     return re.compile("|".join(re.escape(w) for w in words))
 
 
-@functools.lru_cache(maxsize=4)
 def main_benchmark(text: str) -> str | None:
     """The benchmark a text names most often, for tables that do not say which tool made them.
 
     Seed 002's tiobench tables sit in a thread that also mentions fio once
-    ("throw a fio job file over the fence"): the count decides.  Cached: the
-    table finders ask twice about the same text.
+    ("throw a fio job file over the fence"): the count decides.
     """
     head = text[:1_000_000]
     words = _WordLines(head)

@@ -65,11 +65,19 @@ def _kernel_and_config(cell: str) -> tuple[str | None, str | None]:
     return norm, config
 
 
+_TEXT_TOOL: list = [None, None]  # (the lines last asked about, their benchmark): two finders ask in turn
+
+
 def _text_tool(lines: list[Line]) -> str | None:
-    """The benchmark a text names most, where its tables do not say (tiobench tables, corpus/002)."""
+    """The benchmark a text names most, where its tables do not say (tiobench tables, corpus/002).
+
+    Counted once per ``lines`` (kept by identity, not by hashing the whole text).
+    """
     from lkmlkb.extract.setup import main_benchmark
 
-    return main_benchmark("\n".join(ln.text for ln in lines))
+    if _TEXT_TOOL[0] is not lines:
+        _TEXT_TOOL[0], _TEXT_TOOL[1] = lines, main_benchmark("\n".join(ln.text for ln in lines))
+    return _TEXT_TOOL[1]
 
 
 _DIRECTION_CUE = re.compile(
