@@ -64,16 +64,17 @@ def test_seed_tools(name, tools):
 
 def test_seed_002_tools_include_tiobench():
     # the thread also suggests "throw a fio job file over", so fio is named too
-    assert "tiobench" in find_tools((CORPUS / "002_05ded6ff64fd7ec3.txt").read_text())
+    assert find_tools((CORPUS / "002_05ded6ff64fd7ec3.txt").read_text()) == ["fio", "tiobench"]
 
 
 @pytest.mark.parametrize("text", ["", "\x00" * 5000, "echo " * 200000, "a=" * 500000],
                          ids=["empty", "nuls", "echo-flood", "kv-flood"])
-def test_pathological_input_is_fast_and_safe(text):
+def test_pathological_input_is_fast_and_safe(text, caplog):
     t0 = time.monotonic()
-    find_setup(text)
-    find_tools(text)
+    assert find_setup(text) == []
+    assert find_tools(text) == []
     assert time.monotonic() - t0 < 10
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]  # both log a swallowed failure
 
 
 def test_main_benchmark_is_the_one_named_most():
