@@ -278,8 +278,8 @@ def _patch_starts(lines: list[str], i: int) -> bool:
 
 
 def _quote_all(lines: list[str]) -> list[tuple[int, str]]:
-    """:func:`quote_depth` of every line, once; lines without a ``>`` near their start skip the regex."""
-    return [quote_depth(line) if ">" in line[:4] else (0, line) for line in lines]
+    """:func:`quote_depth` of every line, once (it answers lines without a ``>`` near their start without the regex)."""
+    return [quote_depth(line) for line in lines]
 
 
 def _classify(lines: list[str], quotes: list[tuple[int, str]] | None = None) -> list[tuple[str, int]]:
