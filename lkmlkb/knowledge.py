@@ -10,6 +10,7 @@ messages, threads and copies untouched.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import sqlite3
@@ -220,7 +221,7 @@ def load_findings(db: sqlite_utils.Database, message_ids: list[str]) -> list[Fin
         seen: set[str] = set()
         out = []
         for mid in message_ids:
-            out.append(by_id[mid] if mid not in seen else load_findings(db, [mid])[0])
+            out.append(by_id[mid] if mid not in seen else copy.deepcopy(by_id[mid]))
             seen.add(mid)
         return out
     finally:

@@ -107,6 +107,7 @@ def test_load_findings_of_a_thread_equals_one_message_at_a_time(sample, tmp_path
     assert sum(len(f.results) for f in together) > 10
     twice = knowledge.load_findings(db, ids[:1] * 2)
     assert twice[0] == twice[1] and twice[0] is not twice[1]
+    assert twice[0].results is not twice[1].results and twice[0].results[0] is not twice[1].results[0]
 
 
 # Lines from the kernel test robot's report above (202401312320.a335db14-oliver.sang@intel.com)
