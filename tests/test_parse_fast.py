@@ -30,16 +30,21 @@ from lkmlkb.threads import (
     quote_depth,
 )
 
-# linux-block 2024Q1 (/work/shared/archives/linux-block-2024q1.mboxrd.gz) message 2, trimmed:
-# quoted-printable, Outlook From:/Sent: quoting (David Laight, 2024-01-01)
-PLAIN_QP = (
+# the header lines both of David Laight's replies below start with
+LAIGHT_TO_PU = (
     b'From: David Laight <David.Laight@ACULAB.COM>\n'
     b'To: \'Guoxin Pu\' <pugokushin@gmail.com>, "axboe@kernel.dk" <axboe@kernel.dk>\n'
     b'CC: "linux-block@vger.kernel.org" <linux-block@vger.kernel.org>,\n'
     b'\t"linux-kernel@vger.kernel.org" <linux-kernel@vger.kernel.org>,\n'
     b'\t"stable@vger.kernel.org" <stable@vger.kernel.org>\n'
     b'Subject: RE: [PATCH] block: fix length of strscpy()\n'
-    b'Date: Mon, 1 Jan 2024 21:47:23 +0000\n'
+)
+
+# linux-block 2024Q1 (/work/shared/archives/linux-block-2024q1.mboxrd.gz) message 2, trimmed:
+# quoted-printable, Outlook From:/Sent: quoting (David Laight, 2024-01-01)
+PLAIN_QP = (
+    LAIGHT_TO_PU
+    + b'Date: Mon, 1 Jan 2024 21:47:23 +0000\n'
     b'Message-ID: <ed0b9dd45fca4f6e910a9e1ffa756180@AcuMS.aculab.com>\n'
     b'References: <20240101175051.38479-2-pugokushin@gmail.com>\n'
     b'In-Reply-To: <20240101175051.38479-2-pugokushin@gmail.com>\n'
@@ -65,13 +70,8 @@ PLAIN_QP = (
 # linux-block 2024Q1 (/work/shared/archives/linux-block-2024q1.mboxrd.gz) message 7, trimmed:
 # base64 body with CRLF line ends inside (David Laight, 2024-01-02)
 BASE64_UTF8 = (
-    b'From: David Laight <David.Laight@ACULAB.COM>\n'
-    b'To: \'Guoxin Pu\' <pugokushin@gmail.com>, "axboe@kernel.dk" <axboe@kernel.dk>\n'
-    b'CC: "linux-block@vger.kernel.org" <linux-block@vger.kernel.org>,\n'
-    b'\t"linux-kernel@vger.kernel.org" <linux-kernel@vger.kernel.org>,\n'
-    b'\t"stable@vger.kernel.org" <stable@vger.kernel.org>\n'
-    b'Subject: RE: [PATCH] block: fix length of strscpy()\n'
-    b'Date: Tue, 2 Jan 2024 09:14:15 +0000\n'
+    LAIGHT_TO_PU
+    + b'Date: Tue, 2 Jan 2024 09:14:15 +0000\n'
     b'Message-ID: <25655037ca3e404e9111341ea423f5ce@AcuMS.aculab.com>\n'
     b'References: <20240101175051.38479-2-pugokushin@gmail.com>\n'
     b' <ed0b9dd45fca4f6e910a9e1ffa756180@AcuMS.aculab.com>\n'
