@@ -495,7 +495,7 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
             raise ParseError(source or "<message>", "no mail headers found")
         headers = FirstHeaders.of(msg)
 
-    mid = normalize_msgid(decode_header(headers.get("Message-ID") or headers.get("Message-Id")))
+    mid = normalize_msgid(decode_header(headers.get("Message-ID")))
     synthetic = mid is None
     if synthetic:
         mid = synthetic_id(raw)
