@@ -29,13 +29,19 @@ THREAD_IDS = {"5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com",
               "be93c772-d400-4105-b05a-735ed7365730@oracle.com",
               "29f6145427be4d5b81f34cc0a9f747a2@BJMBX02.spreadtrum.com"}
 HOSTILE_ID = "flood-1@fuzz.invalid"
-#: one sentence that passes the prefilter, then 60 lines of "=>=>=>=>=>=>=>a " 250 times
+#: one sentence that passes the prefilter, then 60 lines of 250 words "=>=>=>=>=>=>=><tag><n>"
 #: above what each real message of the thread costs (0.06-0.09 s of CPU), far below the flood
 SMALL_BUDGET = 0.2
-HOSTILE_BODY = "We see a fio regression of 10% on v6.8.\n" + (("=>" * 7 + "a ") * 250 + "\n") * 60
 
 
-def hostile_mbox(tmp_path: Path) -> Path:
+def hostile_body(tag: str) -> str:
+    """The flood, its words made unique per ``tag``: spaCy's tokenizer caches words it has
+    seen, and other tests flood it with "=>=>…a" too, which made a repeated flood cheap."""
+    lines = (" ".join(f"{'=>' * 7}{tag}{n * 250 + k}" for k in range(250)) for n in range(60))
+    return "We see a fio regression of 10% on v6.8.\n" + "\n".join(lines) + "\n"
+
+
+def hostile_mbox(tmp_path: Path, tag: str) -> Path:
     """The real thread, then the hostile message (mboxrd, its own thread)."""
     hostile = (
         "From flood@fuzz.invalid Mon Jan  1 00:00:00 2024\n"
@@ -45,7 +51,7 @@ def hostile_mbox(tmp_path: Path) -> Path:
         "Date: Mon, 1 Jan 2024 00:00:00 +0000\n"
         f"Message-ID: <{HOSTILE_ID}>\n"
         "Content-Type: text/plain; charset=us-ascii\n"
-        "\n" + HOSTILE_BODY + "\n"
+        "\n" + hostile_body(tag) + "\n"
     )
     path = tmp_path / "hostile.mbox"
     path.write_bytes(THREAD.read_bytes().rstrip(b"\n") + b"\n\n" + hostile.encode())
@@ -73,15 +79,15 @@ def test_the_hostile_message_is_slow_without_a_budget():
     # (the budget counts the extracting thread's CPU time, as the pipeline does)
     pipeline.warm_up()
     t0 = time.thread_time()
-    pipeline.extract_message(Message(HOSTILE_ID, subject="fio regression flood", body=HOSTILE_BODY),
-                             segment_body(HOSTILE_BODY))
-    assert time.thread_time() - t0 > 2 * SMALL_BUDGET
+    body = hostile_body("slow")
+    pipeline.extract_message(Message(HOSTILE_ID, subject="fio regression flood", body=body), segment_body(body))
+    assert time.thread_time() - t0 > 1.5 * SMALL_BUDGET
 
 
 def test_a_message_over_the_budget_is_recorded_and_the_run_goes_on(tmp_path, monkeypatch):
     monkeypatch.setattr(pipeline, "BUDGET_SECONDS", SMALL_BUDGET)
     db = tmp_path / "kb.db"
-    summary = ingest([str(hostile_mbox(tmp_path))], str(db), extract=True)
+    summary = ingest([str(hostile_mbox(tmp_path, "small"))], str(db), extract=True)
     assert summary.new == 5 and summary.errors == 0
     errors, found, reports = errors_and_findings(db)
     assert HOSTILE_ID in errors
@@ -97,7 +103,7 @@ def test_at_the_default_budget_the_hostile_message_is_recorded_or_in_time(tmp_pa
     db = tmp_path / "kb.db"
     pipeline.warm_up()
     t0 = time.perf_counter()
-    summary = ingest([str(hostile_mbox(tmp_path))], str(db), extract=True)
+    summary = ingest([str(hostile_mbox(tmp_path, "default"))], str(db), extract=True)
     elapsed = time.perf_counter() - t0
     assert summary.new == 5
     errors, found, reports = errors_and_findings(db)
