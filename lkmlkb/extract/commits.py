@@ -27,6 +27,7 @@ wins, then a cue after it ("... inadvertently caused").
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 from dataclasses import dataclass, field
@@ -349,6 +350,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
     cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start)]
     prev_end_in_sent: dict[tuple[int, int], int] = {}
     doc_text = nlp.doc_text(doc)
+    hit_starts = sorted(x.start for x in hits)
     for h in sorted(undecided, key=lambda x: x.start):
         if h.start >= len(doc_text):
             continue
@@ -358,8 +360,8 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         before = [c for c in cues if s0 <= c.start and c.end <= h.start and not c.label.endswith("_POST")]
         between = [c for c in before if c.start >= prev_end]
         after_limit = h.extra.get("subj_end", h.end)
-        next_hits = [x.start for x in hits if x.start > h.end]
-        after_stop = min([s1] + next_hits)
+        k = bisect.bisect_right(hit_starts, h.end)  # the next SHA after this one ends the post-cue's reach
+        after_stop = min(s1, hit_starts[k]) if k < len(hit_starts) else s1
         after = [c for c in cues if after_limit <= c.start < after_stop and c.label.endswith("_POST")]
         pool = between or before
         chosen = [max(pool, key=lambda c: (c.end, c.end - c.start))] if pool else after[:1]
@@ -444,11 +446,19 @@ def find_commits(text: str) -> list[CommitCitation]:
         log.warning("find_commits failed: %s", exc)
         return []
     out: list[CommitCitation] = []
+    # prefix-equal SHAs share their first 7 digits (the shortest SHA read): the candidates
+    # for a merge are looked up there, not in every commit so far (a flood of SHAs was quadratic)
+    by_head: dict[str, list[CommitCitation]] = {}
     for c in mentions:
-        same = next((o for o in out if o.form != "link" and c.form != "link"
-                     and (o.sha.startswith(c.sha) or c.sha.startswith(o.sha))), None)
+        same = None
+        if c.form != "link":
+            same = next((o for o in by_head.get(c.sha[:7], ())
+                         if o.sha.startswith(c.sha) or c.sha.startswith(o.sha)), None)
         if same is None:
-            out.append(CommitCitation(c.sha, c.subject, c.role, c.cue, c.form, c.range_end, c.evidence))
+            new = CommitCitation(c.sha, c.subject, c.role, c.cue, c.form, c.range_end, c.evidence)
+            out.append(new)
+            if new.form != "link":
+                by_head.setdefault(new.sha[:7], []).append(new)
             continue
         if len(c.sha) > len(same.sha):
             same.sha = c.sha

@@ -477,12 +477,10 @@ def cues(doc) -> list[Cue]:
     matches = doc.user_data.get("lkmlkb_cues", [])[:MAX_CUES]
     if not matches:
         return []
-    sents = [(s.start, s.start_char, s.end_char) for s in doc.sents]
-    starts = [t for t, _, _ in sents]
     out = []
     for label, pid, start, end in matches:
         span = doc[start:end]
-        _, s0, s1 = sents[max(0, bisect.bisect_right(starts, start) - 1)]
+        s0, s1 = _sentence_of(doc, start)
         out.append(Cue(label, pid, span.start_char, span.end_char, span.text, s0, s1))
     return out
 
@@ -492,8 +490,24 @@ def sentence_bounds(doc, start: int, end: int) -> tuple[int, int]:
     span = doc.char_span(start, end, alignment_mode="expand")
     if span is None or len(span) == 0:
         return start, end
-    sent = span[0].sent
-    return sent.start_char, max(sent.end_char, span.end_char)
+    s0, s1 = _sentence_of(doc, span.start)
+    return s0, max(s1, span.end_char)
+
+
+def _sentence_of(doc, token: int) -> tuple[int, int]:
+    """Char bounds of the sentence holding token ``token``.
+
+    The sentences are listed once per Doc and found by binary search:
+    ``token.sent`` walks its sentence each time, quadratic on a flood of
+    hits in one long "sentence" (3,000 SHA lines without a full stop took 3 s).
+    """
+    index = doc.user_data.get("lkmlkb_sents")
+    if index is None:
+        sents = [(s.start, s.start_char, s.end_char) for s in doc.sents]
+        index = doc.user_data["lkmlkb_sents"] = ([t for t, _, _ in sents], sents)
+    starts, sents = index
+    _, s0, s1 = sents[max(0, bisect.bisect_right(starts, token) - 1)]
+    return s0, s1
 
 
 _LINES: list = [None, []]  # (the text last indexed, its line start offsets)

@@ -126,6 +126,10 @@ ADVERSARIAL = {
     "long-line-nul": ("WRITE: bw=1MiB/s \x00" * 60_000)[:1_000_000],
     "nested-quotes": ("> " * 200 + "fio bw=1MiB/s\n") * 200,
     "table-flood": ("| 1.0 | 2.0 | +100% |\n" * 4_000),
+    # 3,000 SHAs and versions in one "sentence" (no full stop): commit merging and
+    # sentence lookups were quadratic (6 s of CPU per message, over the 2 s budget)
+    "sha-flood": "".join(f"bisected to {(i * 2654435761) % 16**12:012x} on v6.{i % 20}-rc{i % 8}, "
+                         f"regression of {i % 50}% in fio\n" for i in range(3_000)),
 }
 
 
