@@ -64,13 +64,18 @@ _KIND = {"REGRESSION": "regression", "IMPROVEMENT": "improvement",
          "CANNOT_REPRODUCE": "cannot-reproduce", "NO_CHANGE": "no-regression"}
 
 
+#: the cue labels a claim starts from on their own; the weak ones (and CHANGE) need a
+#: percentage in reach, and NEG_POST only negates one of them
+CLAIM_LABELS = frozenset({"REGRESSION", "IMPROVEMENT", "CANNOT_REPRODUCE", "NO_CHANGE"})
+WEAK_CLAIM_LABELS = frozenset({"REGRESSION_WEAK", "IMPROVEMENT_WEAK", "CHANGE"})
+#: what a paragraph needs for _PCT_RE to find a percentage in it
+_PCT_HINT_RE = re.compile(r"%|percent")
+
+
 def _negated_before(doc, cue) -> bool:
     """A negation word in the 4 tokens before the cue ("no regression", "don't see a 10% regression")."""
-    span = doc.char_span(cue.start, cue.end, alignment_mode="expand")
-    if span is None:
-        return False
     content = 0
-    for t in reversed(doc[max(0, span.start - 8):span.start]):
+    for t in reversed(nlp.tokens_before(doc, cue.start, 8)):
         if t.is_punct and t.text not in ("%", "'"):
             return False  # "drop, no" / "fine. Not": the negation belongs elsewhere
         if t.lower_ in _NEG_WORDS:
@@ -178,7 +183,9 @@ def find_claims(text: str) -> list[Claim]:
     if not isinstance(text, str) or not text.strip():
         return []
     try:
-        doc = nlp.parse(text, "claims")
+        # only paragraphs holding a word some claim cue needs ("regression", "faster", ...)
+        doc = nlp.parse(text, "claims", anchors=CLAIM_LABELS, weak_anchors=WEAK_CLAIM_LABELS,
+                        weak_needs=_PCT_HINT_RE)
         cues = nlp.cues(doc)
         claims = _sentence_claims(text[:nlp.MAX_DOC_CHARS], doc, cues)
         return _dedupe(_resolve_changes(claims))

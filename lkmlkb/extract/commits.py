@@ -150,8 +150,38 @@ class _Hit:
 def _excluded_spans(text: str) -> list[tuple[int, int]]:
     """Char spans of URLs, <message-ids> and e-mail addresses (no commits inside)."""
     spans = []
-    for rx in (_URL_RE, _ANGLE_RE, _EMAIL_RE):
+    for rx in (_URL_RE, _ANGLE_RE):
         spans.extend(m.span() for m in rx.finditer(text))
+    spans.extend(_email_spans(text))
+    return spans
+
+
+#: the longest local part and domain _EMAIL_RE reads
+_EMAIL_LOCAL, _EMAIL_DOMAIN = 100, 100 + 10 * 101
+
+
+def _email_spans(text: str) -> list[tuple[int, int]]:
+    """The spans ``_EMAIL_RE.finditer(text)`` gives, searched only around each "@".
+
+    Every match holds one "@" with at most 100 characters before it, so the
+    next match after an "@" with no match before it starts at most 100
+    characters before the next "@": the regex runs from there, within reach
+    of that "@", instead of being tried at every word character of the text.
+    """
+    spans: list[tuple[int, int]] = []
+    end = 0
+    at = text.find("@")
+    while at != -1:
+        hi = at + 1 + _EMAIL_DOMAIN
+        m = _EMAIL_RE.search(text, max(end, at - _EMAIL_LOCAL), hi)
+        if m is not None and m.end() >= hi:
+            m = _EMAIL_RE.search(text, m.start())  # cut by the window: read it whole
+        if m is None:
+            at = text.find("@", at + 1)
+            continue
+        spans.append(m.span())
+        end = m.end() if m.end() > m.start() else m.end() + 1
+        at = text.find("@", max(end, at + 1))
     return spans
 
 
@@ -328,11 +358,8 @@ _HELPS_RE = re.compile(
 
 def _negated(doc, cue_start_char: int) -> bool:
     """True when one of the 3 tokens before the cue is a negation ("not caused by")."""
-    span = doc.char_span(cue_start_char, cue_start_char + 1, alignment_mode="expand")
-    if span is None:
-        return False
-    i = span.start
-    return any(t.lower_ in ("not", "n't", "never", "no", "nor", "neither") for t in doc[max(0, i - 3):i])
+    return any(t.lower_ in ("not", "n't", "never", "no", "nor", "neither")
+               for t in nlp.tokens_before(doc, cue_start_char, 3))
 
 
 def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
@@ -346,8 +373,10 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
     undecided = [h for h in hits if not h.extra.get("decided")]
     if not undecided:
         return
-    doc = nlp.parse(text, "commits")
+    near = [h.start for h in undecided]
+    doc = nlp.parse(text, "commits", near=near)  # the paragraphs of the SHAs to decide
     cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start)]
+    lead_ins = False
     prev_end_in_sent: dict[tuple[int, int], int] = {}
     doc_text = nlp.doc_text(doc)
     hit_starts = sorted(x.start for x in hits)
@@ -365,6 +394,11 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         after = [c for c in cues if after_limit <= c.start < after_stop and c.label.endswith("_POST")]
         pool = between or before
         chosen = [max(pool, key=lambda c: (c.end, c.end - c.start))] if pool else after[:1]
+        if not chosen and not lead_ins and doc_text[max(0, s0 - LEAD_IN_CHARS):s0].rstrip().endswith(":"):
+            # a lead-in may end a paragraph before ("bisected to:\n\ncommit X"): read those too
+            doc = nlp.parse(text, "commits", near=near, lookback=LEAD_IN_CHARS)
+            cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start)]
+            lead_ins = True
         if not chosen:
             chosen = _cues_of_colon_sentence(doc_text, cues, s0)
         if not chosen:
@@ -378,12 +412,16 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
             h.role, h.cue = role, cue.text
 
 
+#: how far before a SHA's sentence a lead-in ending in ":" is looked for
+LEAD_IN_CHARS = 300
+
+
 def _cues_of_colon_sentence(doc_text: str, cues, s0: int):
     """Cues of the sentence before ``s0`` when it ends with ":" (a lead-in)."""
-    head = doc_text[max(0, s0 - 300):s0].rstrip()
+    head = doc_text[max(0, s0 - LEAD_IN_CHARS):s0].rstrip()
     if not head.endswith(":"):
         return []
-    return [c for c in cues if c.end <= s0 and c.end >= s0 - 300 and not c.label.endswith("_POST")][-1:]
+    return [c for c in cues if c.end <= s0 and c.end >= s0 - LEAD_IN_CHARS and not c.label.endswith("_POST")][-1:]
 
 
 def _to_citation(text: str, h: _Hit) -> CommitCitation:

@@ -53,10 +53,7 @@ _REVERT_HELPS_RE = re.compile(
 
 def _negated(doc, cue) -> bool:
     """A negation in the 2 tokens before a cue ("not observed on 5.15")."""
-    span = doc.char_span(cue.start, cue.end, alignment_mode="expand")
-    if span is None:
-        return False
-    return any(t.lower_ in ("not", "n't", "never") for t in doc[max(0, span.start - 2):span.start])
+    return any(t.lower_ in ("not", "n't", "never") for t in nlp.tokens_before(doc, cue.start, 2))
 
 
 def _role_from_cues(text: str, doc, cues, start: int, end: int, prev_end: int) -> tuple[str | None, str]:
@@ -113,7 +110,7 @@ def find_kernel_mentions(text: str) -> list[KernelMention]:
         return []
     roles: list[tuple[str | None, str]] = [(None, "")] * len(found)
     try:
-        doc = nlp.parse(text, "kernels")
+        doc = nlp.parse(text, "kernels", near=[a for a, _, _, _ in found])
         cues = nlp.cues(doc)
         prev_end = 0
         parsed_chars = len(nlp.doc_text(doc))

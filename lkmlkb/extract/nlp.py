@@ -15,12 +15,16 @@ programming error, not bad input.
 
 The pipeline is ``spacy.blank("en")`` with a sentencizer and a component that
 also starts a sentence after a blank line or at a list item (mail has few
-full stops); the cue patterns go into a ``Matcher`` (token patterns, validated)
-and a ``PhraseMatcher`` on LOWER (strings), keyed by pattern id.  Unlike an
-EntityRuler, overlapping cues are all kept ("is broken" and "broken since").  Extractors map
-their regex hits (SHAs, versions, numbers) onto the doc with
-``doc.char_span(..., alignment_mode="expand")`` and look for cue entities in
-the same sentence.
+full stops); the cue patterns go into a sparse token matcher (validated as
+spaCy token patterns) and a ``PhraseMatcher`` on LOWER (strings), keyed by
+pattern id.  Unlike an EntityRuler, overlapping cues are all kept ("is
+broken" and "broken since").
+
+A text is read paragraph by paragraph (:class:`Reading`): an extractor asks
+:func:`parse` for the paragraphs near its regex hits (SHAs, versions) or
+holding a word its cues need, and only those are tokenized; :func:`cues`,
+:func:`sentence_bounds` and :func:`tokens_before` answer in the text's
+character offsets.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import logging
 import re
 import threading
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 
 from lkmlkb.errors import LkmlkbError
@@ -151,7 +155,7 @@ def _base_nlp():
     """The blank English pipeline with a sentencizer, built once per process.
 
     Mail's own sentence breaks are added by :func:`_mark_mail_breaks` after
-    the sentencizer (see :func:`_tokenize`).
+    the sentencizer (see :func:`_make_doc`).
     """
     import spacy  # lazy: importing spaCy costs about a second
 
@@ -206,26 +210,13 @@ def _tail_search(search):
 _DIGIT_RE = re.compile(r"[0-9]")
 
 
-_LAST_DOC: list = [None, None]  # (input text, doc): kernels, commits and claims read the same message in turn
-
-
-def _tokenize(nlp, text: str):
-    """The Doc of ``text`` (prepared by :func:`_prepare`), parsed once for all cue sets (the last is kept)."""
-    if _LAST_DOC[0] is not None and _LAST_DOC[0] == text:
-        return _LAST_DOC[1]
-    prepared = _prepare(text)
-    doc = nlp.make_doc(prepared)
+def _make_doc(nlp, text: str):
+    """The Doc of ``text`` (already :func:`_prepare`-d): tokens, sentences, mail's sentence breaks."""
+    doc = nlp.make_doc(text)
     for _, proc in nlp.pipeline:
         doc = proc(doc)
-    _mark_mail_breaks(doc, prepared)
-    doc.user_data["lkmlkb_text"] = prepared
-    _LAST_DOC[0], _LAST_DOC[1] = text, doc
+    _mark_mail_breaks(doc, text)
     return doc
-
-
-def doc_text(doc) -> str:
-    """``doc.text`` without joining every token again (the text it was made from)."""
-    return doc.user_data.get("lkmlkb_text") or doc.text
 
 
 class _TokenPatterns:
@@ -370,11 +361,13 @@ class _CuePipeline:
         self.tokens = _TokenPatterns(self.nlp.vocab.strings)
         self.phrases = PhraseMatcher(self.nlp.vocab, attr="LOWER")
         self.labels: dict[str, str] = {}
+        self.patterns: dict[str, object] = {}
         for name in names:
             for pat in load_patterns(name):
                 if pat["id"] in self.labels:
                     raise CueFileError(name, f"id {pat['id']!r} also used in another cue file")
                 self.labels[pat["id"]] = pat["label"]
+                self.patterns[pat["id"]] = pat["pattern"]
                 if isinstance(pat["pattern"], str):
                     self.phrases.add(pat["id"], [self.nlp.make_doc(pat["pattern"])])
                     continue
@@ -390,22 +383,62 @@ class _CuePipeline:
                     raise CueFileError(f"{name}.jsonl", f"pattern {pat['id']!r}: {exc}") from exc
         log.debug("built spaCy cue pipeline %s with %d patterns", names, len(self.labels))
 
-    def __call__(self, text: str):
-        doc = _tokenize(self.nlp, text)
-        doc.user_data["lkmlkb_cues"] = self._matches(doc)
-        return doc
+    def matches(self, doc, keep=None) -> list[tuple[str, str, int, int]]:
+        """(label, id, start token, end token): the longest match per (label, start).
 
-    def _matches(self, doc) -> list[tuple[str, str, int, int]]:
-        """(label, id, start token, end token): the longest match per (label, start)."""
+        ``keep(start, end)`` drops matches before the longest is chosen (a cue
+        across two paragraphs of a :class:`Reading` is no cue).
+        """
         best: dict[tuple[str, int], tuple[str, str, int, int]] = {}
         found = self.tokens(doc) + (list(self.matcher(doc)) if len(self.matcher) else []) + list(self.phrases(doc))
         for match_id, start, end in found:
+            if keep is not None and not keep(start, end):
+                continue
             pid = self.nlp.vocab.strings[match_id]
             label = self.labels[pid]
             key = (label, start)
             if key not in best or end > best[key][3]:
                 best[key] = (label, pid, start, end)
         return sorted(best.values(), key=lambda m: (m[2], m[3]))
+
+    @cached_property
+    def anchor_words(self) -> dict[str, frozenset[str]]:
+        """Per pattern id: lower-cased words one of which every match holds as a token.
+
+        One required token of the pattern: the one with the fewest words, then
+        the one whose shortest word is longest (rarer in mail); a match of the pattern has a token whose
+        lower case is one of them, so a paragraph whose lower-cased text holds
+        none of them cannot match.
+        """
+        out = {}
+        for pid in self.labels:
+            pattern = self.patterns[pid]
+            if isinstance(pattern, str):
+                options = [frozenset([t.lower_]) for t in self.nlp.make_doc(pattern) if not t.is_space]
+            else:
+                options = []
+                for tok in pattern:
+                    v = tok.get("LOWER", tok.get("TEXT"))
+                    if v is None or tok.get("OP", "") not in ("", "+"):
+                        continue
+                    words = [v] if isinstance(v, str) else v.get("IN", []) if isinstance(v, dict) else []
+                    if words and all(isinstance(w, str) and w for w in words):
+                        options.append(frozenset(w.lower() for w in words))
+            out[pid] = min(options, key=lambda ws: (len(ws), -min(map(len, ws)))) if options else frozenset()
+        return out
+
+    @lru_cache(maxsize=16)
+    def anchor_re(self, labels: frozenset[str]):
+        """A regex finding, in lower-cased text, a word every cue of ``labels`` needs (None: any text can match)."""
+        words: set[str] = set()
+        for pid, label in self.labels.items():
+            if label in labels:
+                if not self.anchor_words[pid]:
+                    return None
+                words |= self.anchor_words[pid]
+        if not words:
+            return re.compile(r"(?!)")
+        return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
 
 
 @cache
@@ -421,16 +454,258 @@ def get_pipeline(*names: str):
         return _build(key)
 
 
-def parse(text: str, *names: str):
-    """Run the pipeline for cue files ``names`` over ``text`` (cut to MAX_DOC_CHARS).
+class Reading:
+    """One text as the cue extractors read it: paragraph by paragraph, only where asked.
 
-    The text is tokenized once for every cue set (see :func:`_prepare` for
-    what spaCy is not shown); character offsets of the Doc are those of
-    ``text``.
+    spaCy's tokenizer costs about 2 µs a character, most of extraction, and a
+    cue only matters near what an extractor found (a version, a SHA, a word a
+    claim needs).  A sentence never spans a blank line (see
+    :func:`_mark_mail_breaks`), so the text is cut into *paragraphs* at blank
+    lines and each extractor asks for the ones it needs; those not yet read
+    are joined by a blank line and tokenized as one Doc.  Tokens, sentences
+    and cues are those of the whole text's Doc (character offsets are of the
+    text), with two differences by design: a cue never spans a blank line,
+    and the tokens before a cue (for negations) stop at its paragraph's start.
+    A test compares them with the whole Doc on real mail.
     """
+
+    def __init__(self, nlp, text: str):
+        self.nlp = nlp
+        self.text = _prepare(text)
+        self.starts, self.ends = _paragraphs(self.text)
+        #: paragraph -> its Doc's record; records in the order they were made
+        self.record_of: dict[int, _Record] = {}
+        self.records: list[_Record] = []
+        self._low: str | None = None
+
+    def paragraph_at(self, pos: int) -> int | None:
+        """The paragraph holding char ``pos`` (None: in a blank-line gap or past the end)."""
+        i = bisect.bisect_right(self.starts, pos) - 1
+        if i < 0 or pos >= self.ends[i]:
+            return None
+        return i
+
+    def near(self, positions, lookback: int = 0) -> set[int]:
+        """Paragraphs holding ``positions``, and those ending within ``lookback`` chars before each."""
+        out: set[int] = set()
+        for pos in positions:
+            i = self.paragraph_at(pos)
+            if i is None or i in out:
+                continue
+            out.add(i)
+            j = i - 1
+            while lookback and j >= 0 and self.ends[j] > self.starts[i] - lookback:
+                out.add(j)
+                j -= 1
+        return out
+
+    def holding(self, rx, among: set[int] | None = None) -> set[int]:
+        """Paragraphs (of ``among``, default all) whose lower-cased text ``rx`` finds something in."""
+        if rx is None:
+            return set(range(len(self.starts))) if among is None else set(among)
+        if among is not None and len(among) < 8:
+            return {i for i in among if rx.search(self.text[self.starts[i]:self.ends[i]].lower())}
+        if self._low is None:
+            self._low = self.text.lower()
+        low = self._low
+        out: set[int] = set()
+        if len(low) != len(self.text):  # a character that lower-cases to two: paragraph by paragraph
+            return {i for i, (a, b) in enumerate(zip(self.starts, self.ends))
+                    if (among is None or i in among) and rx.search(self.text[a:b].lower())}
+        pos = 0
+        while True:
+            m = rx.search(low, pos)
+            if m is None:
+                return out
+            i = self.paragraph_at(m.start())
+            if i is None:
+                pos = m.start() + 1
+                continue
+            if among is None or i in among:
+                out.add(i)
+            pos = self.ends[i]
+
+    def read(self, paragraphs: set[int]) -> list["_Record"]:
+        """The records holding ``paragraphs``, tokenizing those not read yet (as one Doc)."""
+        todo = sorted(i for i in paragraphs if i not in self.record_of)
+        if todo:
+            rec = _Record(self, todo)
+            self.records.append(rec)
+            for i in todo:
+                self.record_of[i] = rec
+        out = {id(self.record_of[i]): self.record_of[i] for i in paragraphs}
+        return sorted(out.values(), key=lambda r: r.paragraphs[0])
+
+
+#: a blank line: two line breaks with only spaces or tabs between (widened to the whole
+#: whitespace run around it by :func:`_paragraphs`)
+_BLANK_LINE_RE = re.compile(r"\n[^\S\n]*\n")
+_WS_RUN_RE = re.compile(r"\s*")
+_SEPARATOR = "\n\n"
+
+
+def _paragraphs(text: str) -> tuple[list[int], list[int]]:
+    """Start and end offsets of the paragraphs of ``text``: what lies between whitespace
+    runs holding two line breaks (the first starts at 0, the last ends at the end; empty
+    ones are left out)."""
+    starts, ends = [], []
+    begin, pos = 0, 0
+    while True:
+        m = _BLANK_LINE_RE.search(text, pos)
+        if m is None:
+            break
+        a = m.start()
+        while a > begin and text[a - 1].isspace():
+            a -= 1
+        b = _WS_RUN_RE.match(text, m.end()).end()
+        if a > begin:
+            starts.append(begin)
+            ends.append(a)
+        begin = pos = b
+    if len(text) > begin:
+        starts.append(begin)
+        ends.append(len(text))
+    return starts, ends
+
+
+class _Record:
+    """One Doc of a :class:`Reading`: some of its paragraphs joined by blank lines."""
+
+    def __init__(self, reading: Reading, paragraphs: list[int]):
+        self.reading = reading
+        self.paragraphs = paragraphs
+        text = reading.text
+        parts, self.cstarts, self.ostarts, self.lengths = [], [], [], []
+        pos = 0
+        for i in paragraphs:
+            a, b = reading.starts[i], reading.ends[i]
+            parts.append(text[a:b])
+            self.cstarts.append(pos)
+            self.ostarts.append(a)
+            self.lengths.append(b - a)
+            pos += b - a + len(_SEPARATOR)
+        # a separator after the last one too: every paragraph's last sentence runs on
+        # over a blank line, as in the whole text (or to its end)
+        self.doc = _make_doc(reading.nlp, _SEPARATOR.join(parts) + _SEPARATOR)
+        self.cues: dict[int, list[Cue]] = {}  # per cue pipeline
+        self._sents = None
+
+    def piece_of(self, cpos: int) -> int:
+        return bisect.bisect_right(self.cstarts, cpos) - 1
+
+    def to_doc(self, pos: int) -> int:
+        """Doc offset of text offset ``pos`` (a paragraph of this record holds it)."""
+        k = bisect.bisect_right(self.ostarts, pos) - 1
+        return self.cstarts[k] + pos - self.ostarts[k]
+
+    def to_text(self, cpos: int, end: bool = False) -> int:
+        """Text offset of Doc offset ``cpos``; an end inside a separator is where the
+        whole text's blank-line run ends (the next paragraph's start)."""
+        k = self.piece_of(cpos - 1 if end and cpos > 0 else cpos)  # an end belongs with the char before it
+        off = cpos - self.cstarts[k]
+        if off < self.lengths[k] or (end and off == self.lengths[k]):
+            return self.ostarts[k] + off
+        i = self.paragraphs[k]
+        r = self.reading
+        return r.starts[i + 1] if i + 1 < len(r.starts) else len(r.text)
+
+    def sentences(self) -> tuple[list[int], list[tuple[int, int]]]:
+        """(first token, (start, end) text offsets) of each sentence holding paragraph text.
+
+        Each paragraph is followed by a blank line here as in the whole text,
+        so the sentencizer ends its last sentence as there: at a full stop,
+        or else over the blank line (its end is then the next paragraph's start).
+        """
+        if self._sents is None:
+            firsts, bounds = [], []
+            for s in self.doc.sents:
+                k = self.piece_of(s.start_char)
+                if s.start_char - self.cstarts[k] >= self.lengths[k]:
+                    continue  # a separator on its own
+                firsts.append(s.start)
+                bounds.append((self.ostarts[k] + s.start_char - self.cstarts[k], self.to_text(s.end_char, end=True)))
+            self._sents = (firsts, bounds)
+        return self._sents
+
+    def sentence_of(self, token: int) -> tuple[int, int]:
+        firsts, bounds = self.sentences()
+        return bounds[max(0, bisect.bisect_right(firsts, token) - 1)]
+
+    def crosses(self, start: int, end: int) -> bool:
+        """Whether tokens ``start``..``end`` of the Doc span two paragraphs."""
+        doc = self.doc
+        return self.piece_of(doc[start].idx) != self.piece_of(doc[end - 1].idx)
+
+    def cues_of(self, pipe) -> list[Cue]:
+        got = self.cues.get(id(pipe))
+        if got is None:
+            doc = self.doc
+            got = []
+            for label, pid, start, end in pipe.matches(doc, keep=lambda a, b: not self.crosses(a, b)):
+                span = doc[start:end]
+                s0, s1 = self.sentence_of(start)
+                got.append(Cue(label, pid, self.to_text(span.start_char), self.to_text(span.end_char, end=True),
+                               span.text, s0, s1))
+            self.cues[id(pipe)] = got
+        return got
+
+
+_LAST_READING: list = [None, None]  # (input text, Reading): kernels, commits and claims read one message in turn
+
+
+def reading_of(text: str) -> Reading:
+    """The :class:`Reading` of ``text`` (the last one is kept for the next extractor)."""
     if not isinstance(text, str):
         text = ""
-    return get_pipeline(*names)(text)
+    if _LAST_READING[0] is not None and _LAST_READING[0] == text:
+        return _LAST_READING[1]
+    r = Reading(_base_nlp(), text)
+    _LAST_READING[0], _LAST_READING[1] = text, r
+    return r
+
+
+@dataclass
+class CueDoc:
+    """What :func:`parse` returns: a :class:`Reading`, a cue pipeline and the paragraphs asked for."""
+
+    reading: Reading
+    pipe: _CuePipeline
+    paragraphs: set[int]
+
+    @property
+    def text(self) -> str:
+        return self.reading.text
+
+
+def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, weak_anchors=None,
+          weak_needs=None) -> CueDoc:
+    """Read ``text`` (cut to MAX_DOC_CHARS) for the cue files ``names``.
+
+    Which paragraphs are read: all of them by default; with ``near``
+    (character offsets), those holding them and those ending within
+    ``lookback`` characters before; with ``anchors`` (cue labels), those
+    holding a word a cue of those labels needs, and with ``weak_anchors``
+    (more labels) also those holding a word one of those needs and a match
+    of ``weak_needs`` (a regex on the lower-cased paragraph).  Offsets are of
+    ``text``; see :func:`_prepare` for what spaCy is not shown.
+    """
+    pipe = get_pipeline(*names)
+    r = reading_of(text)
+    if near is not None:
+        paragraphs = r.near(near, lookback)
+    elif anchors is not None:
+        paragraphs = r.holding(pipe.anchor_re(frozenset(anchors)))
+        if weak_anchors:
+            weak = r.holding(pipe.anchor_re(frozenset(weak_anchors))) - paragraphs
+            paragraphs |= r.holding(weak_needs, weak) if weak_needs is not None else weak
+    else:
+        paragraphs = set(range(len(r.starts)))
+    return CueDoc(r, pipe, paragraphs)
+
+
+def doc_text(doc: CueDoc) -> str:
+    """The text the cue pipeline read (prepared and cut; offsets are the input's)."""
+    return doc.reading.text
 
 
 def _prepare(text: str) -> str:
@@ -467,47 +742,56 @@ _PUNCT_RUN_RE = re.compile(
 MAX_CUES = 400
 
 
-def cues(doc) -> list[Cue]:
-    """Cue matches of ``doc`` (overlaps allowed) with their sentence bounds (char offsets).
-
-    Sentence bounds come from one pass over ``doc.sents`` and a binary search
-    per cue (``token.sent`` walks the sentence each time: quadratic on a
-    flood of cues in one long "sentence").
-    """
-    matches = doc.user_data.get("lkmlkb_cues", [])[:MAX_CUES]
-    if not matches:
-        return []
-    out = []
-    for label, pid, start, end in matches:
-        span = doc[start:end]
-        s0, s1 = _sentence_of(doc, start)
-        out.append(Cue(label, pid, span.start_char, span.end_char, span.text, s0, s1))
-    return out
+def cues(doc: CueDoc) -> list[Cue]:
+    """Cue matches in the paragraphs read (overlaps allowed), with their sentence bounds."""
+    out: list[Cue] = []
+    records = doc.reading.read(doc.paragraphs)
+    for rec in records:
+        out.extend(rec.cues_of(doc.pipe))
+    if len(records) > 1:
+        out.sort(key=lambda c: (c.start, c.end))
+    return out[:MAX_CUES]
 
 
-def sentence_bounds(doc, start: int, end: int) -> tuple[int, int]:
-    """Char bounds of the sentence holding chars ``start``..``end`` of ``doc``."""
-    span = doc.char_span(start, end, alignment_mode="expand")
+def sentence_bounds(doc: CueDoc, start: int, end: int) -> tuple[int, int]:
+    """Char bounds of the sentence holding chars ``start``..``end`` of the text (its paragraph is read)."""
+    r = doc.reading
+    i = r.paragraph_at(start)
+    if i is None:
+        return start, end
+    rec = r.read({i})[0]
+    cs = rec.to_doc(start)
+    ce = rec.to_doc(min(end, r.ends[i]))
+    span = rec.doc.char_span(cs, max(ce, cs), alignment_mode="expand")
     if span is None or len(span) == 0:
         return start, end
-    s0, s1 = _sentence_of(doc, span.start)
-    return s0, max(s1, span.end_char)
+    s0, s1 = rec.sentence_of(span.start)
+    return s0, max(s1, rec.to_text(span.end_char, end=True))
 
 
-def _sentence_of(doc, token: int) -> tuple[int, int]:
-    """Char bounds of the sentence holding token ``token``.
+def sentences(doc: CueDoc) -> list[tuple[int, int]]:
+    """(start, end) of every sentence in the paragraphs read, in text order."""
+    out = []
+    for rec in doc.reading.read(doc.paragraphs):
+        firsts, bounds = rec.sentences()
+        out.extend(b for first, b in zip(firsts, bounds)
+                   if rec.paragraphs[rec.piece_of(rec.doc[first].idx)] in doc.paragraphs)
+    return sorted(out)
 
-    The sentences are listed once per Doc and found by binary search:
-    ``token.sent`` walks its sentence each time, quadratic on a flood of
-    hits in one long "sentence" (3,000 SHA lines without a full stop took 3 s).
-    """
-    index = doc.user_data.get("lkmlkb_sents")
-    if index is None:
-        sents = [(s.start, s.start_char, s.end_char) for s in doc.sents]
-        index = doc.user_data["lkmlkb_sents"] = ([t for t, _, _ in sents], sents)
-    starts, sents = index
-    _, s0, s1 = sents[max(0, bisect.bisect_right(starts, token) - 1)]
-    return s0, s1
+
+def tokens_before(doc: CueDoc, pos: int, n: int) -> list:
+    """The up to ``n`` tokens before the token at char ``pos``, within its paragraph."""
+    r = doc.reading
+    i = r.paragraph_at(pos)
+    if i is None:
+        return []
+    rec = r.read({i})[0]
+    cpos = rec.to_doc(pos)
+    span = rec.doc.char_span(cpos, cpos + 1, alignment_mode="expand")
+    if span is None:
+        return []
+    first = rec.cstarts[rec.piece_of(cpos)]
+    return [t for t in rec.doc[max(0, span.start - n):span.start] if t.idx >= first]
 
 
 _LINES: list = [None, []]  # (the text last indexed, its line start offsets)

@@ -218,3 +218,17 @@ def test_comes_down_to_a_patch_in_git_log_form_is_the_culprit():
             "    block: introduce blk_queue_clear_zone_settings()\n")
     (c,) = find_commits(text)
     assert (c.sha[:12], c.role) == ("508aebb80527", "culprit")
+
+
+def test_email_spans_are_the_email_regexs_spans():
+    """_email_spans searches only around each "@": the same spans as scanning the whole text."""
+    import random
+
+    from lkmlkb.extract.commits import _EMAIL_RE, _email_spans
+
+    rng = random.Random(7)
+    texts = ["".join(rng.choice("ab.-+_@ @x1\n") for _ in range(rng.randint(0, 300))) for _ in range(3000)]
+    texts += ["a" * 150 + "@" + "b" * 50, "x@" + "a" * 99 + "@b", ("a" * 99 + "@" + "b" * 100 + ".") * 30 + "@@@c.d@e",
+              "Reported-by: kernel test robot <oliver.sang@intel.com>\nCc: linux-block@vger.kernel.org"]
+    for text in texts:
+        assert _email_spans(text) == [m.span() for m in _EMAIL_RE.finditer(text)], text

@@ -1,0 +1,106 @@
+"""Reading a text paragraph by paragraph gives the whole text's sentences and cues.
+
+The cue extractors tokenize only the paragraphs they need (``nlp.Reading``);
+what they read there must be what one spaCy Doc of the whole text says: the
+same sentence bounds for every token, the same cues — except, by design, a
+cue that would span a blank line.  Checked on the corpus threads, each read
+whole, one paragraph at a time in a shuffled order, and in two halves.
+"""
+
+import random
+from pathlib import Path
+
+import pytest
+
+from lkmlkb.extract import nlp
+from lkmlkb.extract.claims import find_claims
+from lkmlkb.extract.commits import find_commits
+from lkmlkb.extract.kernels import find_kernels
+
+CORPUS = sorted(p for p in (Path(__file__).resolve().parents[2] / "corpus").iterdir() if p.suffix in (".txt", ".mbox"))
+CUE_SETS = ("claims", "commits", "kernels")
+
+
+def whole_doc(text: str, name: str):
+    """Sentences (first token, start, end) and cues (label, id, start, end, sentence) of one Doc of ``text``."""
+    pipe = nlp.get_pipeline(name)
+    prepared = nlp._prepare(text)
+    doc = nlp._make_doc(pipe.nlp, prepared)
+    sents = [(s.start_char, s.end_char) for s in doc.sents]
+    starts = [s.start for s in doc.sents]
+    import bisect
+
+    def sent(tok):
+        return sents[bisect.bisect_right(starts, tok) - 1]
+    cues = []
+    for label, pid, a, b in pipe.matches(doc):
+        span = doc[a:b]
+        if "\n\n" in span.text or any(t.is_space and t.text.count("\n") >= 2 for t in span[1:-1]):
+            continue  # spans a blank line: no cue by design
+        cues.append((label, pid, span.start_char, span.end_char, sent(a)))
+    token_sents = {t.idx: sent(t.i) for t in doc if not t.is_space}
+    return token_sents, cues
+
+
+def read_cues(text: str, name: str, order: list[list[int]] | None = None):
+    nlp._LAST_READING[0] = None
+    r = nlp.reading_of(text)
+    doc = nlp.parse(text, name)
+    for group in order or []:
+        r.read(set(group))
+    return r, doc, [(c.label, c.id, c.start, c.end, (c.sent_start, c.sent_end)) for c in nlp.cues(doc)]
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_paragraphs_read_as_the_whole_doc(path):
+    text = path.read_text(encoding="utf-8", errors="replace")[:nlp.MAX_DOC_CHARS]
+    rng = random.Random(path.name)
+    found = 0
+    for name in CUE_SETS:
+        token_sents, expected = whole_doc(text, name)
+        n = len(nlp.reading_of(text).starts)
+        shuffled = list(range(n))
+        rng.shuffle(shuffled)
+        for order in (None, [[i] for i in shuffled], [list(range(0, n, 2)), list(range(1, n, 2))]):
+            r, doc, got = read_cues(text, name, order)
+            assert got == expected[:nlp.MAX_CUES], (path.name, name, order and len(order))
+            for pos, bounds in token_sents.items():
+                assert nlp.sentence_bounds(doc, pos, pos + 1) == bounds, (path.name, pos, text[pos:pos + 30])
+        found += len(expected)
+    assert n > 3 and found
+
+
+def test_a_cue_does_not_span_a_blank_line_and_negation_stays_in_its_paragraph():
+    text = "IOPS drop is not\n\nobserved on 6.8.\n\nNot\n\nbisected to 0123456789ab (\"block: x\")"
+    doc = nlp.parse(text, "claims")
+    assert [c.id for c in nlp.cues(doc)] == ["reg-drop"]  # not "is not <blank line> observed"
+    doc = nlp.parse(text, "commits")
+    cue = next(c for c in nlp.cues(doc) if c.text == "bisected to")
+    assert nlp.tokens_before(doc, cue.start, 3) == []
+    assert find_commits(text)[0].role == "culprit"
+
+
+def test_only_paragraphs_that_can_matter_are_tokenized():
+    """A long log with one report paragraph: the log is never tokenized, the findings are those of the whole text."""
+    log_lines = "\n".join(f"[{i:5d}.000000] nvme0n1: I/O {i} QID 3 timeout, completion polled" for i in range(400))
+    report = ("We see a 12% regression of randread IOPS on v6.8-rc1 compared to v6.7,\n"
+              "bisected to commit 0123456789ab (\"block: change plugging\").")
+    text = log_lines + "\n\n" + report + "\n\n" + log_lines
+    nlp._LAST_READING[0] = None
+    kernels, commits, claims = find_kernels(text), find_commits(text), find_claims(text)
+    r = nlp._LAST_READING[1]
+    assert sum(len(rec.doc.text) for rec in r.records) < len(report) + 10
+    # the same findings as the report read on its own
+    assert [(k.version, k.role) for k in kernels] == [(k.version, k.role) for k in find_kernels(report)]
+    assert [(c.sha, c.role) for c in commits] == [("0123456789ab", "culprit")]
+    assert [(c.kind, c.stated_pct) for c in claims] == [("regression", 12.0)]
+    assert {k.role for k in kernels} == {"good", None}
+
+
+def test_weak_claim_words_need_a_percentage_in_their_paragraph():
+    text = "The numbers look better now.\n\nWith the patch throughput is 9% higher."
+    nlp._LAST_READING[0] = None
+    claims = find_claims(text)
+    r = nlp._LAST_READING[1]
+    assert [(c.kind, c.stated_pct) for c in claims] == [("improvement", 9.0)]
+    assert [rec.paragraphs for rec in r.records] == [[1]]
