@@ -40,6 +40,8 @@ class Prepared:
     cursor: str | None = None
     #: what the extractors found in this message on its own (None: not extracted)
     findings: object | None = None
+    #: screened by the workers: ``passed`` says whether it may hold a report
+    screened: bool = False
     passed: bool = False
 
 
@@ -98,7 +100,7 @@ def prepare_raw(item: RawMail) -> Prepared | Failure:
     return p
 
 
-def _prepare_batch(batch: list, extract: bool = False) -> list[Prepared | Failure]:
+def _prepare_batch(batch: list, screen: bool = False) -> list[Prepared | Failure]:
     out = []
     for item in batch:
         if isinstance(item, RawMail):
@@ -107,27 +109,26 @@ def _prepare_batch(batch: list, extract: bool = False) -> list[Prepared | Failur
             p = prepare_message(item)
         else:
             p = item
-        if extract and isinstance(p, Prepared):
-            _extract_into(p)
+        if screen and isinstance(p, Prepared):
+            _screen(p)
         out.append(p)
     return out
 
 
-def _prepare_and_extract(batch: list) -> list[Prepared | Failure]:
-    return _prepare_batch(batch, extract=True)
+def _prepare_and_screen(batch: list) -> list[Prepared | Failure]:
+    return _prepare_batch(batch, screen=True)
 
 
-def _extract_into(p: Prepared) -> None:
-    """Per-message extraction in the worker; a failure is recorded, never raised."""
-    from .model import Findings
-    from .pipeline import extract_message
+def _screen(p: Prepared) -> None:
+    """Whether the message may hold a report (the prefilter), in the worker; a failure leaves
+    it unscreened (it is then extracted, and what fails there is recorded)."""
+    from .pipeline import may_hold_report
 
     try:
-        p.findings, p.passed = extract_message(p.message, p.segments)
-    except Exception as exc:
-        f = Findings(p.message.message_id)
-        f.errors["pipeline"] = f"{exc.__class__.__name__}: {exc}"[:500]
-        p.findings, p.passed = f, False
+        p.passed = may_hold_report(p.message, p.segments)
+        p.screened = True
+    except Exception:
+        log.debug("screening %s failed", p.message.message_id, exc_info=True)
 
 
 #: the Message-ID header line of a raw message (a cheap key for the known-bytes check;
@@ -239,24 +240,27 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
            progress: Callable[[int, int], None] | None = None) -> IngestSummary:
     """Read every source into the knowledge base at ``db_path``.
 
-    With ``extract``, the workers also run the extractors on each message and
+    With ``extract``, the workers also screen each message with the prefilter,
+    and those that may hold a report go back to them for extraction once
+    their thread's quotes are attributed (:class:`pipeline.BatchExtraction`);
     the findings are stored and turned into reports batch by batch.
     """
-    begin = finish = None
-    if extract and on_batch is None:
-        from .pipeline import begin_extraction, extract_batch, finish_extraction
-
-        on_batch, begin, finish = extract_batch, begin_extraction, finish_extraction
-    work = _prepare_and_extract if extract else _prepare_batch
+    begin = finish = extraction = None
+    work = _prepare_and_screen if extract else _prepare_batch
     if extract:
         from .pipeline import warm_up
 
         warm_up()  # before forking, so every worker inherits built pipelines
     db = connect(db_path)
     store = Store(db)
+    if extract and on_batch is None:
+        from .pipeline import BatchExtraction
+
+        extraction = on_batch = BatchExtraction(store)
+        begin, finish = extraction.begin, extraction.finish
     store.start_run(sources)
     if begin is not None:
-        begin(store)
+        begin()
     summary = IngestSummary()
     t0 = time.perf_counter()
     pool = None
@@ -273,6 +277,8 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
         if workers > 1:
             ctx = multiprocessing.get_context("fork")
             pool = ctx.Pool(workers)
+            if extraction is not None:
+                extraction.pool = pool
             # the pool's feeder would read the whole archive ahead of slow workers:
             # at most IN_FLIGHT_PER_WORKER batches per worker are read and not yet stored
             slots = threading.BoundedSemaphore(IN_FLIGHT_PER_WORKER * workers)
@@ -310,7 +316,7 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
             if progress:
                 progress(len(prepared), sum(len(p.message.raw) for p in prepared if isinstance(p, Prepared)))
         if finish is not None:
-            finish(store)
+            finish()
         status = "done"
     finally:
         if pool is not None:

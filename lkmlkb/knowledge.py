@@ -17,6 +17,7 @@ import sqlite3
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import sqlite_utils
 
@@ -360,23 +361,49 @@ def _threads_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
     return out
 
 
-def store_batch_findings(db: sqlite_utils.Database, prepared: list) -> None:
-    """Store what the ingest workers extracted from a batch of new messages (one transaction).
+@dataclass
+class Job:
+    """A message of a batch whose findings are written after its thread's quotes are attributed.
 
-    Messages that did not pass the prefilter are written in bulk; a thread
-    with a new message that passed is attributed (quotes of its earlier
-    messages dropped) as :func:`extract_new_in_thread` does.  Reports are
-    not built here but by :func:`flush_reports`, once per thread per flush.
+    ``extract``: the extractors must read it (it passed the prefilter, or was
+    not screened); else it is recorded as not passing.  The quoted segments
+    of ``segments`` carry their origins, so the extractors read only what the
+    message says itself (:func:`pipeline.build_view`).
+    """
+
+    thread_id: str
+    message: Message
+    segments: list[Segment]
+    extract: bool
+    findings: Findings | None = None
+    passed: bool = False
+
+    def payload(self) -> tuple:
+        """What a worker process needs to extract it (not the raw bytes)."""
+        m = self.message
+        return m.message_id, m.subject, m.body, self.segments
+
+
+def store_batch_findings(db: sqlite_utils.Database, prepared: list, pending: set[str] | None = None) -> list[Job]:
+    """Record a batch of new messages for extraction (one transaction); returns the jobs left to do.
+
+    Messages that cannot hold a report (the workers screened them with
+    :func:`pipeline.may_hold_report`) are written in bulk as not passing.  A
+    thread with a new message that may hold one is attributed (quotes of its
+    earlier messages marked) as :func:`extract_new_in_thread` does, and its
+    new messages become jobs: extracted (in the workers, or by
+    :func:`run_jobs`) and written by :func:`write_jobs`, in job order.
+    ``pending`` holds ids of messages whose jobs are not written yet (they
+    count as extracted).  Reports are built by :func:`flush_reports`.
     """
     new = {p.message.message_id: p for p in prepared}
     if not new:
-        return
+        return []
     conn = db.conn
     thread_of = _threads_of(conn, list(new))
-    attribute = {thread_of[mid] for mid, p in new.items()
-                 if mid in thread_of and (p.findings is None or p.passed)}
+    attribute = {thread_of[mid] for mid, p in new.items() if mid in thread_of and _may_pass(p)}
     empty = []
-    found = []
+    jobs: list[Job] = []
     cache = _said_cache(db)
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -384,12 +411,7 @@ def store_batch_findings(db: sqlite_utils.Database, prepared: list) -> None:
             tid = thread_of.get(mid)
             if tid is None or tid in attribute:
                 continue
-            if _is_empty(p.findings):
-                empty.append((mid, EXTRACTOR_VERSION, int(p.passed),
-                              json.dumps({"tools": p.findings.tools, "fio_version": p.findings.fio_version})))
-            else:
-                found.append((tid, p.findings, p.passed))
-        write_findings_many(conn, found)
+            empty.append((mid, EXTRACTOR_VERSION, 0, _NO_EXTRA))
         for mid, p in new.items():
             if getattr(p, "segments", None) is not None:
                 cache.put(mid, p.segments, squeeze=False)
@@ -397,10 +419,46 @@ def store_batch_findings(db: sqlite_utils.Database, prepared: list) -> None:
         conn.executemany("INSERT OR REPLACE INTO extracted_messages(message_id, extractor_version, prefilter_passed, "
                          "extra) VALUES (?,?,?,?)", empty)
         for tid in sorted(attribute):
-            _extract_new_with_index(conn, tid, new, cache)
+            jobs.extend(_extract_new_with_index(conn, tid, new, cache, pending or set()) or [])
         conn.execute("COMMIT")
     except BaseException:
         cache.clear()  # it may hold messages of the rolled-back transaction
+        conn.execute("ROLLBACK")
+        raise
+    return jobs
+
+
+_NO_EXTRA = json.dumps({"tools": [], "fio_version": None})
+
+
+def _may_pass(p) -> bool:
+    """Whether a prepared message may hold a report (unscreened ones may)."""
+    return p.passed or not getattr(p, "screened", False)
+
+
+def run_jobs(jobs: list[Job]) -> None:
+    """Extract the jobs that need it, in this process."""
+    from .pipeline import extract_payloads
+
+    todo = [j for j in jobs if j.extract]
+    for j, (f, passed) in zip(todo, extract_payloads([j.payload() for j in todo])):
+        j.findings, j.passed = f, passed
+
+
+def write_jobs(db: sqlite_utils.Database, jobs: list[Job]) -> None:
+    """Write the findings of extracted jobs (one transaction), quotes of known origin dropped."""
+    if not jobs:
+        return
+    conn = db.conn
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # a later batch may have merged the thread into another while the job was out
+        thread_of = _threads_of(conn, [j.message.message_id for j in jobs])
+        write_findings_many(conn, [(thread_of.get(j.message.message_id, j.thread_id),
+                                    drop_attributed(j.findings or Findings(j.message.message_id), j.segments),
+                                    j.passed) for j in jobs])
+        conn.execute("COMMIT")
+    except BaseException:
         conn.execute("ROLLBACK")
         raise
 
@@ -481,10 +539,13 @@ def _squeeze(line: str) -> str:
     return " ".join(line.split()).lower().replace(" ", "")
 
 
-def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict, cache: _SaidCache) -> None:
-    """:func:`extract_new_in_thread` for a thread that got messages from the workers (``new``).
+def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict, cache: _SaidCache,
+                            pending: set[str] = frozenset()) -> list[Job]:
+    """:func:`extract_new_in_thread` for a thread that got messages from the workers (``new``),
+    up to the extraction: the quotes are attributed (and stored) and the messages
+    without findings returned as jobs, in thread order.
 
-    Same findings, attributions and writes.  The quote index is built only
+    Same findings, attributions and writes, once the jobs are done.  The quote index is built only
     from the lines of earlier messages that can be the origin of a line
     quoted in a message being attributed (same :func:`_squeeze`): the origin
     ``QuoteIndex.source_of`` finds for those quotes is the same as with the
@@ -498,21 +559,18 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
         "ON e.message_id = m.message_id AND e.extractor_version = ? WHERE m.thread_id = ? "
         "ORDER BY m.date_utc IS NULL, m.date_utc, m.rowid", (EXTRACTOR_VERSION, thread_id)).fetchall()
     ids = [mid for mid, _ in order]
-    done = {mid: passed for mid, passed in order if passed is not None}
+    done = {mid: (1 if mid in pending else passed) for mid, passed in order
+            if passed is not None or mid in pending}
     if len(done) == len(ids):
-        return
+        return []
     todo = [mid for mid in ids if mid not in done]
-    ready = [new.get(mid) for mid in todo]
-    if all(p is not None and p.findings is not None and not p.passed for p in ready):
-        write_findings_many(conn, [(thread_id, p.findings, False) for p in ready])
-        return
 
     def worker_segments(mid):
         p = new.get(mid)
         return getattr(p, "segments", None) if p is not None else None
 
     # todo messages first: their quoted lines decide which lines of earlier messages matter
-    loaded = _load_by_ids(conn, [mid for mid in todo if worker_segments(mid) is None or new[mid].findings is None])
+    loaded = _load_by_ids(conn, [mid for mid in todo if mid not in new])
     segments: dict[str, list[Segment]] = {}
     for mid in todo:
         segs = worker_segments(mid)
@@ -557,18 +615,11 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
         if origins:
             indexed.update(sq for sq, _ in said if sq in quoted)
             index.add(mid, [Segment("new", 0, len(origins) - 1, "\n".join(origins))])
-    writes = []
-    for mid, msg, segs in work:
-        p = new.get(mid)
-        if p is not None and p.findings is not None:
-            f, passed = p.findings, p.passed
-        else:
-            f, passed = extract_message(msg, segs)
-        writes.append((thread_id, drop_attributed(f, segs), passed))
-    write_findings_many(conn, writes)
     conn.executemany("UPDATE segments SET quotes_message_id=? WHERE message_id=? AND seq=?",
                      [(s.quotes_message_id, mid, n) for mid, _, segs in work
                       for n, s in enumerate(segs) if s.quotes_message_id])
+    return [Job(thread_id, new[mid].message if mid in new else loaded[mid], segs,
+                mid not in new or _may_pass(new[mid])) for mid, msg, segs in work]
 
 
 #: kb_info key: messages with a larger rowid may lack findings or a current report

@@ -12,6 +12,7 @@ against the message and the others go on.
 
 from __future__ import annotations
 
+import collections
 import logging
 import re
 import time
@@ -65,21 +66,21 @@ class View:
     quoted_lines: dict[int, int]  # body line -> quote depth, for lines from quoted text
 
 
-def build_view(body: str, segments: list[Segment]) -> View:
+def build_view(body: str, segments: list[Segment], attributed: bool = False) -> View:
     """The text extractors read, aligned line for line with the body.
 
     New text and quoted text, quote markers removed, each line cut at
     MAX_VIEW_LINE characters; patches, signatures, footers, attribution
-    lines and quoted Outlook headers are blank.  Quoted
-    text whose origin is known is dropped *after* extraction
-    (:func:`drop_attributed`), so that extraction needs no thread context and
-    runs in worker processes.
+    lines and quoted Outlook headers are blank, and so is quoted text whose
+    origin in the thread is known (``quotes_message_id``, set by quote
+    attribution), unless ``attributed`` is true: a number quoted in five
+    replies is read once, in the message that said it.
     """
     n = body.count("\n") + 1
     lines = [""] * n
     quoted: dict[int, int] = {}
     for s in segments:
-        if s.kind in ("new", "quoted"):
+        if s.kind == "new" or (s.kind == "quoted" and (attributed or not s.quotes_message_id)):
             for k, line in enumerate(s.text.split("\n")):
                 if s.line_start + k < n:
                     lines[s.line_start + k] = line[:MAX_VIEW_LINE]
@@ -109,6 +110,9 @@ def warm_up() -> None:
     """Build the spaCy pipelines and compile the rules once, outside any time budget."""
     if _WARM:
         return
+    from .fio import catalog
+
+    catalog.canonical_name("bs")  # fio's option catalog: 70 ms of JSON, once
     for _, fn in _extractors():
         try:
             fn(WARMUP_TEXT)
@@ -160,10 +164,19 @@ def extract_message(msg: Message, segments: list[Segment]) -> tuple[Findings, bo
 
     Pure and picklable: this is what the ingest workers run.
     """
-    view = build_view(msg.body, segments)
-    if not prefilter(view.text) and not prefilter(msg.subject):
+    if not may_hold_report(msg, segments):
         return Findings(msg.message_id), False
-    return extract_view(msg.message_id, focus_view(view)), True
+    return extract_view(msg.message_id, focus_view(build_view(msg.body, segments))), True
+
+
+def may_hold_report(msg: Message, segments: list[Segment]) -> bool:
+    """The prefilter on a message: its subject, or its view with the quotes of known origin kept.
+
+    A reply that only says "Applied, thanks" with the commit it was applied
+    as, under a quoted report, is read (for the commit); what the
+    extractors then read of it is its own text.
+    """
+    return prefilter(build_view(msg.body, segments, attributed=True).text) or prefilter(msg.subject)
 
 
 #: a view longer than this is cut down to the neighbourhoods of lines that can hold a report
@@ -276,36 +289,104 @@ def extract_messages(messages: list[Message]) -> dict[str, tuple[list[Message], 
 REPORT_EVERY_BATCHES = 20
 
 
-def extract_batch(store, prepared: list) -> None:
-    """Ingest hook: store what the workers extracted, attributed within each thread.
+def extract_payloads(payloads: list[tuple]) -> list[tuple[Findings, bool]]:
+    """(findings, passed) of each (message id, subject, body, attributed segments): what the
+    ingest workers run once the parent has attributed a batch's quotes."""
+    warm_up()
+    out = []
+    for mid, subject, body, segments in payloads:
+        try:
+            out.append(extract_message(Message(mid, subject=subject, body=body), segments))
+        except Exception as exc:
+            f = Findings(mid)
+            f.errors["pipeline"] = f"{exc.__class__.__name__}: {exc}"[:500]
+            out.append((f, False))
+    return out
 
-    Reports of the touched threads are rebuilt every ``REPORT_EVERY_BATCHES``
-    batches and at the end of the run (:func:`finish_extraction`), not once
-    per batch: a long thread arriving over many batches is rebuilt a few times,
-    not once per batch.
+
+#: extraction jobs of this many batches may be out with the workers at once (memory stays flat)
+JOBS_IN_FLIGHT = 4
+
+
+class BatchExtraction:
+    """The ingest hook that extracts: stores each batch's screened messages, attributes
+    their threads' quotes, and has the extractors read what each message says itself.
+
+    The workers parse, segment and screen a batch (:func:`may_hold_report`);
+    this process stores it and attributes quotes within each thread it
+    touches (which needs the earlier messages); the messages that may hold a
+    report go back to the workers (``pool``) to be extracted, and their
+    findings are written when they return, in order, while later batches are
+    read.  Without a pool they are extracted here.  Reports of the touched
+    threads are rebuilt every ``REPORT_EVERY_BATCHES`` batches and at the end
+    (after every job has returned), not once per batch.  A run killed with
+    jobs out leaves messages without findings: the next run's
+    :func:`knowledge.flush_reports` extracts them.
     """
-    from .knowledge import flush_reports, store_batch_findings
 
-    store_batch_findings(store.db, prepared)
-    n = getattr(store, "batches_since_reports", 0) + 1
-    if n >= REPORT_EVERY_BATCHES:
-        flush_reports(store.db)
-        n = 0
-    store.batches_since_reports = n
+    def __init__(self, store, pool=None):
+        self.store = store
+        self.pool = pool
+        self.out: collections.deque = collections.deque()  # (async result or None, jobs)
+        self.pending: set[str] = set()
+        self.batches = 0
 
+    def begin(self) -> None:
+        """Remember where this run's messages begin (see :func:`knowledge.begin_reports`)."""
+        from .knowledge import begin_reports
 
-def begin_extraction(store) -> None:
-    """Ingest start: remember where this run's messages begin (see :func:`knowledge.begin_reports`)."""
-    from .knowledge import begin_reports
+        begin_reports(self.store.db)
 
-    begin_reports(store.db)
+    def __call__(self, store, prepared: list) -> None:
+        from .knowledge import flush_reports, run_jobs, store_batch_findings
 
+        jobs = store_batch_findings(store.db, prepared, self.pending)
+        todo = [j for j in jobs if j.extract]
+        if self.pool is not None and todo:
+            self.out.append((self.pool.apply_async(extract_payloads, ([j.payload() for j in todo],)), jobs))
+            self.pending.update(j.message.message_id for j in jobs)
+        else:
+            if self.out:  # keep the order the findings are written in
+                self.out.append((None, jobs))
+                self.pending.update(j.message.message_id for j in jobs)
+            else:
+                run_jobs(jobs)
+                self._write(jobs)
+        self._collect(keep=JOBS_IN_FLIGHT)
+        self.batches += 1
+        if self.batches >= REPORT_EVERY_BATCHES:
+            self._collect(keep=0)
+            flush_reports(store.db)
+            self.batches = 0
 
-def finish_extraction(store) -> None:
-    """Ingest end: build the reports still pending (also those a killed run left)."""
-    from .knowledge import flush_reports
+    def finish(self) -> None:
+        """Write what is still out, then build the reports still pending (also those a killed run left)."""
+        from .knowledge import flush_reports
 
-    flush_reports(store.db, final=True)
+        self._collect(keep=0)
+        flush_reports(self.store.db, final=True)
+
+    def _collect(self, keep: int) -> None:
+        """Write the jobs that returned, in order, waiting while more than ``keep`` batches are out."""
+        from .knowledge import run_jobs
+
+        while self.out:
+            result, jobs = self.out[0]
+            if len(self.out) <= keep and result is not None and not result.ready():
+                return
+            self.out.popleft()
+            if result is None:
+                run_jobs(jobs)
+            else:
+                for j, (f, passed) in zip([j for j in jobs if j.extract], result.get()):
+                    j.findings, j.passed = f, passed
+            self._write(jobs)
+            self.pending.difference_update(j.message.message_id for j in jobs)
+
+    def _write(self, jobs) -> None:
+        from .knowledge import write_jobs
+
+        write_jobs(self.store.db, jobs)
 
 
 def extract_paths(paths: list[str]):

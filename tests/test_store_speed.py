@@ -81,7 +81,7 @@ def test_cached_attribution_equals_attribution_over_the_whole_thread(sample, tmp
     # small batches: the report threads' messages arrive over several batches
     ingest([str(sample)], str(fast), workers=1, extract=True, batch_size=6)
 
-    def whole_thread(conn, thread_id, new, cache):
+    def whole_thread(conn, thread_id, new, cache, pending):
         db = sqlite_utils.Database(conn)
         knowledge.extract_new_in_thread(db, thread_id, knowledge.load_messages(db, thread_id), new)
 

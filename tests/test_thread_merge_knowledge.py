@@ -85,3 +85,42 @@ def test_merged_thread_keeps_the_reports_findings_and_one_report(tmp_path):
     labelled = _rows(db, "SELECT DISTINCT report_id FROM results WHERE message_id='report-1@example.com' "
                          "AND label IS NOT NULL")
     assert labelled == [(merged,)]
+
+
+class _SlowPool:
+    """A pool whose jobs come back only when waited for: they stay out while later batches are stored."""
+
+    def apply_async(self, fn, args):
+        class Result:
+            def ready(self):
+                return False
+
+            def get(self):
+                return fn(*args)
+        return Result()
+
+
+def test_a_thread_merged_while_its_report_is_being_extracted(tmp_path, monkeypatch):
+    """The report's findings come back after the late reply merged its thread: they go to the merged thread."""
+    from lkmlkb import pipeline
+
+    made = []
+    real = pipeline.BatchExtraction.__init__
+
+    def with_slow_pool(self, store, pool=None):
+        real(self, store, _SlowPool())
+        made.append(self)
+    monkeypatch.setattr(pipeline.BatchExtraction, "__init__", with_slow_pool)
+    db = tmp_path / "kb.db"
+    archive = tmp_path / "all.mbox"
+    archive.write_text(PATCH + REPORT + JOIN)
+    ingest([str(archive)], str(db), extract=True, batch_size=1)  # one message per batch
+    assert made and made[0].pool is not None
+    (merged,) = _rows(db, "SELECT DISTINCT thread_id FROM messages")[0]
+    assert _rows(db, "SELECT count(*) FROM results WHERE message_id='report-1@example.com'")[0][0] >= 2
+    for table in ("results", "kernel_mentions", "claims", "extracted_messages"):
+        where = "" if table == "extracted_messages" else "WHERE thread_id != ?"
+        if where:
+            assert _rows(db, f"SELECT count(*) FROM {table} {where}", merged)[0][0] == 0, table
+    assert _rows(db, "SELECT count(*) FROM extracted_messages")[0][0] == 3
+    assert _rows(db, "SELECT report_id FROM reports") == [(merged,)]

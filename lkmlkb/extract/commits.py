@@ -376,6 +376,8 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
     near = [h.start for h in undecided]
     doc = nlp.parse(text, "commits", near=near)  # the paragraphs of the SHAs to decide
     cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start)]
+    cue_starts = [c.start for c in cues]  # cues are in text order: a hit's are found by bisection
+    runs: dict[int, list] = {}  # per sentence start: what _nearest_before has seen
     lead_ins = False
     prev_end_in_sent: dict[tuple[int, int], int] = {}
     doc_text = nlp.doc_text(doc)
@@ -386,18 +388,23 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         s0, s1 = nlp.sentence_bounds(doc, h.start, h.end)
         prev_end = prev_end_in_sent.get((s0, s1), s0)
         prev_end_in_sent[(s0, s1)] = h.extra.get("subj_end", h.end)
-        before = [c for c in cues if s0 <= c.start and c.end <= h.start and not c.label.endswith("_POST")]
-        between = [c for c in before if c.start >= prev_end]
+        upto = bisect.bisect_left(cue_starts, h.start)
+        pool = [c for c in cues[bisect.bisect_left(cue_starts, max(s0, prev_end)):upto]
+                if c.end <= h.start and not c.label.endswith("_POST")]  # between the previous SHA and this
+        if not pool:  # anywhere before it in the sentence
+            pool = _nearest_before(cues, cue_starts, s0, upto, h.start, runs)
         after_limit = h.extra.get("subj_end", h.end)
         k = bisect.bisect_right(hit_starts, h.end)  # the next SHA after this one ends the post-cue's reach
         after_stop = min(s1, hit_starts[k]) if k < len(hit_starts) else s1
-        after = [c for c in cues if after_limit <= c.start < after_stop and c.label.endswith("_POST")]
-        pool = between or before
-        chosen = [max(pool, key=lambda c: (c.end, c.end - c.start))] if pool else after[:1]
+        after = [c for c in cues[bisect.bisect_left(cue_starts, after_limit):bisect.bisect_left(cue_starts, after_stop)]
+                 if c.label.endswith("_POST")]
+        chosen = [max(pool, key=_nearness)] if pool else after[:1]
         if not chosen and not lead_ins and doc_text[max(0, s0 - LEAD_IN_CHARS):s0].rstrip().endswith(":"):
             # a lead-in may end a paragraph before ("bisected to:\n\ncommit X"): read those too
             doc = nlp.parse(text, "commits", near=near, lookback=LEAD_IN_CHARS)
             cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start)]
+            cue_starts = [c.start for c in cues]
+            runs.clear()
             lead_ins = True
         if not chosen:
             chosen = _cues_of_colon_sentence(doc_text, cues, s0)
@@ -410,6 +417,37 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
             role = "culprit" if _HELPS_RE.search(sent_text) else "revert"
         if role:
             h.role, h.cue = role, cue.text
+
+
+def _nearness(c) -> tuple[int, int]:
+    """How a before-cue is chosen: the one ending last, then the longest."""
+    return c.end, c.end - c.start
+
+
+def _nearest_before(cues: list, cue_starts: list[int], s0: int, upto: int, at: int, runs: dict) -> list:
+    """[the before-cue nearest to a SHA at ``at``] of the cues starting in ``s0``..``at`` (``upto``
+    indexes past them), as ``max`` over them all would choose it; [] if none.
+
+    The SHAs of a sentence come in text order, so what the previous one saw
+    is kept in ``runs`` (the best so far, and cues that overlapped it) and
+    only the cues since are read: a sentence of 3,000 SHAs reads each cue
+    once, not once per SHA.  Ties cannot reorder: a cue that was set aside
+    for overlapping an earlier SHA ends after every cue chosen then.
+    """
+    state = runs.get(s0)
+    if state is None or state[0] > upto:
+        state = [bisect.bisect_left(cue_starts, s0), None, []]
+    nxt, best, overlapping = state
+    waiting = []
+    for c in overlapping + cues[nxt:upto]:
+        if c.label.endswith("_POST"):
+            continue
+        if c.end > at:
+            waiting.append(c)
+        elif best is None or _nearness(c) > _nearness(best):
+            best = c
+    runs[s0] = [max(nxt, upto), best, waiting]
+    return [best] if best is not None else []
 
 
 #: how far before a SHA's sentence a lead-in ending in ":" is looked for

@@ -232,3 +232,24 @@ def test_email_spans_are_the_email_regexs_spans():
               "Reported-by: kernel test robot <oliver.sang@intel.com>\nCc: linux-block@vger.kernel.org"]
     for text in texts:
         assert _email_spans(text) == [m.span() for m in _EMAIL_RE.finditer(text)], text
+
+
+def test_nearest_before_is_max_over_the_sentence_before_each_sha():
+    """The running choice of before-cues equals max() over every cue of the sentence before each SHA."""
+    import random
+
+    from lkmlkb.extract.commits import _nearest_before, _nearness
+    from lkmlkb.extract.nlp import Cue
+
+    rng = random.Random(3)
+    for _ in range(300):
+        cues = sorted((Cue(rng.choice(["CULPRIT", "FIX", "BAD_POST"]), "x", a, a + rng.randint(1, 30), "", 0, 0)
+                       for a in (rng.randint(0, 400) for _ in range(rng.randint(0, 40)))), key=lambda c: (c.start, c.end))
+        starts = [c.start for c in cues]
+        runs: dict = {}
+        s0 = rng.randint(0, 50)
+        for at in sorted(rng.sample(range(s0, 450), 12)):
+            upto = __import__("bisect").bisect_left(starts, at)
+            pool = [c for c in cues if s0 <= c.start and c.end <= at and not c.label.endswith("_POST")]
+            expected = [max(pool, key=_nearness)] if pool else []
+            assert _nearest_before(cues, starts, s0, upto, at, runs) == expected
