@@ -8,9 +8,11 @@ give the same database (a test checks it).
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import logging
 import multiprocessing
+import queue
 import re
 import sqlite3
 import threading
@@ -192,19 +194,62 @@ def _skip_known(conn, chunk: list) -> list:
 
 #: batches read ahead per worker process (memory stays flat: the rest waits in the source)
 IN_FLIGHT_PER_WORKER = 2
+_DONE = object()
 
 
-def _bounded(batches: Iterable[list], slots: threading.BoundedSemaphore) -> Iterator[list]:
-    """Yield a batch only when a slot is free (a slot is freed when a result is consumed)."""
+def _read_ahead(batches: Iterable[list], depth: int = 1) -> Iterator[list]:
+    """``batches``, read by a thread ``depth`` batches ahead of the consumer.
+
+    Reading the source (a ``git cat-file`` stream, gzip) then overlaps with
+    storing; an error in the source is raised here, in the consumer.
+    """
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def read():
+        try:
+            for b in batches:
+                while not stop.is_set():
+                    try:
+                        q.put(b, timeout=0.2)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            q.put(_DONE)
+        except BaseException as exc:  # handed to the consumer
+            q.put(exc)
+
+    t = threading.Thread(target=read, name="lkmlkb-reader", daemon=True)
+    t.start()
+    try:
+        while True:
+            b = q.get()
+            if b is _DONE:
+                return
+            if isinstance(b, BaseException):
+                raise b
+            yield b
+    finally:
+        stop.set()
+
+
+def _in_order(pool, work: Callable, batches: Iterable[list], ahead: int) -> Iterator[list]:
+    """``work`` of each batch, run by ``pool``, in order, with at most ``ahead`` batches out.
+
+    Batches are handed to the pool from this thread (``apply_async``), not by
+    the pool's feeder: the extraction jobs the store sends back to the same
+    workers (``pipeline.BatchExtraction``) queue behind them instead of
+    waiting on a feeder that waits on the store.
+    """
+    out: collections.deque = collections.deque()
     for b in batches:
-        slots.acquire()
-        yield b
-
-
-def _released(results: Iterable[list], slots: threading.BoundedSemaphore) -> Iterator[list]:
-    for r in results:
-        slots.release()
-        yield r
+        out.append(pool.apply_async(work, (b,)))
+        if len(out) >= ahead:
+            yield out.popleft().get()
+    while out:
+        yield out.popleft().get()
 
 
 def _batches(items: Iterable, size: int) -> Iterator[list]:
@@ -279,10 +324,8 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
             pool = ctx.Pool(workers)
             if extraction is not None:
                 extraction.pool = pool
-            # the pool's feeder would read the whole archive ahead of slow workers:
             # at most IN_FLIGHT_PER_WORKER batches per worker are read and not yet stored
-            slots = threading.BoundedSemaphore(IN_FLIGHT_PER_WORKER * workers)
-            prepared_batches = _released(pool.imap(work, _bounded(batches, slots), chunksize=1), slots)
+            prepared_batches = _in_order(pool, work, _read_ahead(batches), IN_FLIGHT_PER_WORKER * workers)
         else:
             prepared_batches = map(work, batches)
         for prepared in prepared_batches:
