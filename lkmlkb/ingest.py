@@ -40,8 +40,6 @@ class Prepared:
     new_text: str
     cursor_key: str | None = None
     cursor: str | None = None
-    #: what the extractors found in this message on its own (None: not extracted)
-    findings: object | None = None
     #: screened by the workers: ``passed`` says whether it may hold a report
     screened: bool = False
     passed: bool = False
@@ -206,20 +204,24 @@ def _read_ahead(batches: Iterable[list], depth: int = 1) -> Iterator[list]:
     q: queue.Queue = queue.Queue(maxsize=depth)
     stop = threading.Event()
 
+    def put(item) -> bool:
+        """Hand ``item`` over unless the consumer stopped (then the reader ends)."""
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
+
     def read():
         try:
             for b in batches:
-                while not stop.is_set():
-                    try:
-                        q.put(b, timeout=0.2)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
+                if stop.is_set() or not put(b):
                     return
-            q.put(_DONE)
+            put(_DONE)
         except BaseException as exc:  # handed to the consumer
-            q.put(exc)
+            put(exc)
 
     t = threading.Thread(target=read, name="lkmlkb-reader", daemon=True)
     t.start()
@@ -310,6 +312,7 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
     t0 = time.perf_counter()
     pool = None
     probe = None
+    reader = None
     status = "interrupted"
     try:
         items = _source_items(sources, store, summary)
@@ -325,7 +328,8 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
             if extraction is not None:
                 extraction.pool = pool
             # at most IN_FLIGHT_PER_WORKER batches per worker are read and not yet stored
-            prepared_batches = _in_order(pool, work, _read_ahead(batches), IN_FLIGHT_PER_WORKER * workers)
+            reader = _read_ahead(batches)
+            prepared_batches = _in_order(pool, work, reader, IN_FLIGHT_PER_WORKER * workers)
         else:
             prepared_batches = map(work, batches)
         for prepared in prepared_batches:
@@ -365,9 +369,11 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
         if pool is not None:
             if status == "done":
                 pool.close()
-            else:  # the feeder may wait for a slot that is never released
+            else:  # batches and extraction jobs no one will read
                 pool.terminate()
             pool.join()
+        if reader is not None:
+            reader.close()  # stops the reader thread before the probe connection closes
         if probe is not None:
             probe.close()
         o = store.outcome

@@ -240,21 +240,15 @@ def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: l
                           prepared: dict | None = None) -> bool:
     """Store findings for the thread's messages that have none yet; True if any passed the prefilter.
 
-    ``prepared`` maps message ids to what the ingest workers extracted; other
-    messages without current findings are extracted here.
+    ``prepared`` maps message ids to what the ingest workers made of them (their
+    segments are used); the messages without current findings are attributed and
+    extracted here.
     """
     conn = db.conn
     done = {r[0]: r[1] for r in conn.execute(
         "SELECT e.message_id, e.prefilter_passed FROM extracted_messages e JOIN messages m "
         "ON m.message_id = e.message_id WHERE m.thread_id=? AND e.extractor_version=?", (thread_id, EXTRACTOR_VERSION))}
     if all(m.message_id in done for m in messages):
-        return any(done.values())
-    todo = [m for m in messages if m.message_id not in done]
-    ready = [(prepared or {}).get(m.message_id) for m in todo]
-    if all(p is not None and p.findings is not None and not p.passed for p in ready):
-        # nothing new can hold a report: record that, skip attribution and segmenting
-        for p in ready:
-            write_findings(conn, thread_id, p.findings, False)
         return any(done.values())
     # the workers' segments of new messages are segment_body(body) as stored: not segmented again
     items = [(m, _segments_of(m, prepared)) for m in messages]
@@ -263,11 +257,7 @@ def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: l
     for msg, segs in items:
         if msg.message_id in done:
             continue
-        p = (prepared or {}).get(msg.message_id)
-        if p is not None and p.findings is not None:
-            f, passed = p.findings, p.passed
-        else:
-            f, passed = extract_message(msg, segs)
+        f, passed = extract_message(msg, segs)
         write_findings(conn, thread_id, drop_attributed(f, segs), passed)
         for n, s in enumerate(segs):
             if s.quotes_message_id:
@@ -346,10 +336,6 @@ def rebuild_threads(db: sqlite_utils.Database, thread_ids: Iterable[str], only_i
             conn.execute("ROLLBACK")
             raise
     return n
-
-
-def _is_empty(f: Findings) -> bool:
-    return not (f.fio_jobs or f.results or f.kernels or f.commits or f.setup or f.claims or f.errors)
 
 
 def _threads_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:

@@ -66,21 +66,21 @@ class View:
     quoted_lines: dict[int, int]  # body line -> quote depth, for lines from quoted text
 
 
-def build_view(body: str, segments: list[Segment], attributed: bool = False) -> View:
+def build_view(body: str, segments: list[Segment], keep_attributed: bool = False) -> View:
     """The text extractors read, aligned line for line with the body.
 
     New text and quoted text, quote markers removed, each line cut at
     MAX_VIEW_LINE characters; patches, signatures, footers, attribution
     lines and quoted Outlook headers are blank, and so is quoted text whose
     origin in the thread is known (``quotes_message_id``, set by quote
-    attribution), unless ``attributed`` is true: a number quoted in five
+    attribution), unless ``keep_attributed`` is true: a number quoted in five
     replies is read once, in the message that said it.
     """
     n = body.count("\n") + 1
     lines = [""] * n
     quoted: dict[int, int] = {}
     for s in segments:
-        if s.kind == "new" or (s.kind == "quoted" and (attributed or not s.quotes_message_id)):
+        if s.kind == "new" or (s.kind == "quoted" and (keep_attributed or not s.quotes_message_id)):
             for k, line in enumerate(s.text.split("\n")):
                 if s.line_start + k < n:
                     lines[s.line_start + k] = line[:MAX_VIEW_LINE]
@@ -176,7 +176,7 @@ def may_hold_report(msg: Message, segments: list[Segment]) -> bool:
     as, under a quoted report, is read (for the commit); what the
     extractors then read of it is its own text.
     """
-    return prefilter(build_view(msg.body, segments, attributed=True).text) or prefilter(msg.subject)
+    return prefilter(build_view(msg.body, segments, keep_attributed=True).text) or prefilter(msg.subject)
 
 
 #: a view longer than this is cut down to the neighbourhoods of lines that can hold a report

@@ -243,3 +243,36 @@ def test_parallel_ingest_reads_only_a_few_batches_ahead(sample, tmp_path, monkey
     # read but not stored: 2 batches in flight per worker, the one being stored and the one being
     # gathered (unbounded, the feeder had read all 120 before the first batch was stored)
     assert max(ahead) <= (2 * 2 + 2) * 5
+
+
+def test_the_reader_thread_stops_when_the_ingest_stops_reading():
+    """An ingest that fails mid-run closes its read-ahead: the source is not read on (review)."""
+    import threading
+    import time
+
+    pulled = [0]
+
+    def endless():
+        while True:
+            pulled[0] += 1
+            yield [pulled[0]]
+
+    reader = ingest_mod._read_ahead(endless())
+    assert next(reader) == [1] and next(reader) == [2]
+    reader.close()
+    time.sleep(0.5)
+    stopped_at = pulled[0]
+    time.sleep(0.5)
+    assert pulled[0] == stopped_at <= 4
+    assert not any(t.name == "lkmlkb-reader" and t.is_alive() for t in threading.enumerate())
+
+
+def test_a_source_error_reaches_the_ingest_through_the_reader_thread():
+    def broken():
+        yield [1]
+        raise OSError("disk went away")
+
+    reader = ingest_mod._read_ahead(broken())
+    assert next(reader) == [1]
+    with pytest.raises(OSError, match="disk went away"):
+        next(reader)

@@ -174,8 +174,8 @@ def _email_spans(text: str) -> list[tuple[int, int]]:
     while at != -1:
         hi = at + 1 + _EMAIL_DOMAIN
         m = _EMAIL_RE.search(text, max(end, at - _EMAIL_LOCAL), hi)
-        if m is not None and m.end() >= hi:
-            m = _EMAIL_RE.search(text, m.start())  # cut by the window: read it whole
+        if m is not None and m.end() >= hi - 1:
+            m = _EMAIL_RE.search(text, m.start())  # may be cut by the window (before a final "."): read it whole
         if m is None:
             at = text.find("@", at + 1)
             continue

@@ -68,7 +68,8 @@ def _role_from_cues(text: str, doc, cues, start: int, end: int, prev_end: int) -
         if role and neg:
             role = "good" if role == "bad" else None
         return role, c.text
-    after = [c for c in cues if end <= c.start <= min(s1, end + 25) and c.label.endswith("_POST")]
+    # in its sentence: a sentence without a full stop ends where the next paragraph starts
+    after = [c for c in cues if end <= c.start < s1 and c.start <= end + 25 and c.label.endswith("_POST")]
     if after:
         c = after[0]
         role = {"GOOD_POST": "good", "BAD_POST": "bad"}.get(c.label)

@@ -362,6 +362,7 @@ class _CuePipeline:
         self.phrases = PhraseMatcher(self.nlp.vocab, attr="LOWER")
         self.labels: dict[str, str] = {}
         self.patterns: dict[str, object] = {}
+        self._anchor_res: dict[frozenset[str], object] = {}
         for name in names:
             for pat in load_patterns(name):
                 if pat["id"] in self.labels:
@@ -427,9 +428,13 @@ class _CuePipeline:
             out[pid] = min(options, key=lambda ws: (len(ws), -min(map(len, ws)))) if options else frozenset()
         return out
 
-    @lru_cache(maxsize=16)
     def anchor_re(self, labels: frozenset[str]):
         """A regex finding, in lower-cased text, a word every cue of ``labels`` needs (None: any text can match)."""
+        if labels not in self._anchor_res:
+            self._anchor_res[labels] = self._anchor_re(labels)
+        return self._anchor_res[labels]
+
+    def _anchor_re(self, labels: frozenset[str]):
         words: set[str] = set()
         for pid, label in self.labels.items():
             if label in labels:
@@ -472,6 +477,7 @@ class Reading:
     def __init__(self, nlp, text: str):
         self.nlp = nlp
         self.text = _prepare(text)
+        self.raw = text[:MAX_DOC_CHARS]  # as long as ``text``: what the extractors' own regexes read
         self.starts, self.ends = _paragraphs(self.text)
         #: paragraph -> its Doc's record; records in the order they were made
         self.record_of: dict[int, _Record] = {}
@@ -485,24 +491,33 @@ class Reading:
             return None
         return i
 
+    def paragraph_before(self, pos: int) -> int | None:
+        """The paragraph holding ``pos`` or, in a blank-line gap, the one before it (its last
+        sentence runs on over the gap in the whole text unless it ends in a full stop)."""
+        i = bisect.bisect_right(self.starts, pos) - 1
+        return i if i >= 0 and pos < len(self.text) else None
+
     def near(self, positions, lookback: int = 0) -> set[int]:
-        """Paragraphs holding ``positions``, and those ending within ``lookback`` chars before each."""
-        out: set[int] = set()
-        for pos in positions:
-            i = self.paragraph_at(pos)
-            if i is None or i in out:
-                continue
-            out.add(i)
+        """Paragraphs holding ``positions`` (see :meth:`paragraph_before`), and those ending
+        within ``lookback`` chars before each of them."""
+        held = {i for i in map(self.paragraph_before, positions) if i is not None}
+        out = set(held)
+        for i in held:
             j = i - 1
-            while lookback and j >= 0 and self.ends[j] > self.starts[i] - lookback:
+            while lookback and j >= 0 and self.ends[j] >= self.starts[i] - lookback:
                 out.add(j)
                 j -= 1
         return out
 
-    def holding(self, rx, among: set[int] | None = None) -> set[int]:
-        """Paragraphs (of ``among``, default all) whose lower-cased text ``rx`` finds something in."""
+    def holding(self, rx, among: set[int] | None = None, raw: bool = False) -> set[int]:
+        """Paragraphs (of ``among``, default all) whose lower-cased text ``rx`` finds something in
+        (with ``raw``, in the text as given, not as spaCy is shown it)."""
         if rx is None:
             return set(range(len(self.starts))) if among is None else set(among)
+        if raw:  # up to the next paragraph: what spaCy was not shown at a paragraph's end is in its gap
+            nxt = self.starts[1:] + [len(self.raw)]
+            return {i for i in (range(len(self.starts)) if among is None else among)
+                    if rx.search(self.raw[self.starts[i]:nxt[i]].lower())}
         if among is not None and len(among) < 8:
             return {i for i in among if rx.search(self.text[self.starts[i]:self.ends[i]].lower())}
         if self._low is None:
@@ -584,9 +599,10 @@ class _Record:
             self.ostarts.append(a)
             self.lengths.append(b - a)
             pos += b - a + len(_SEPARATOR)
-        # a separator after the last one too: every paragraph's last sentence runs on
-        # over a blank line, as in the whole text (or to its end)
-        self.doc = _make_doc(reading.nlp, _SEPARATOR.join(parts) + _SEPARATOR)
+        # a separator after the last one too, unless it ends the text: every paragraph's last
+        # sentence runs on over a blank line as in the whole text (or ends where the text does)
+        tail = "" if reading.ends[paragraphs[-1]] == len(text) else _SEPARATOR
+        self.doc = _make_doc(reading.nlp, _SEPARATOR.join(parts) + tail)
         self.cues: dict[int, list[Cue]] = {}  # per cue pipeline
         self._sents = None
 
@@ -636,7 +652,8 @@ class _Record:
         doc = self.doc
         return self.piece_of(doc[start].idx) != self.piece_of(doc[end - 1].idx)
 
-    def cues_of(self, pipe) -> list[Cue]:
+    def cues_of(self, pipe) -> list[tuple[int, Cue]]:
+        """(paragraph, cue) of every match of ``pipe``'s patterns in this Doc."""
         got = self.cues.get(id(pipe))
         if got is None:
             doc = self.doc
@@ -644,8 +661,9 @@ class _Record:
             for label, pid, start, end in pipe.matches(doc, keep=lambda a, b: not self.crosses(a, b)):
                 span = doc[start:end]
                 s0, s1 = self.sentence_of(start)
-                got.append(Cue(label, pid, self.to_text(span.start_char), self.to_text(span.end_char, end=True),
-                               span.text, s0, s1))
+                got.append((self.paragraphs[self.piece_of(span.start_char)],
+                            Cue(label, pid, self.to_text(span.start_char), self.to_text(span.end_char, end=True),
+                                span.text, s0, s1)))
             self.cues[id(pipe)] = got
         return got
 
@@ -697,7 +715,7 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
         paragraphs = r.holding(pipe.anchor_re(frozenset(anchors)))
         if weak_anchors:
             weak = r.holding(pipe.anchor_re(frozenset(weak_anchors))) - paragraphs
-            paragraphs |= r.holding(weak_needs, weak) if weak_needs is not None else weak
+            paragraphs |= r.holding(weak_needs, weak, raw=True) if weak_needs is not None else weak
     else:
         paragraphs = set(range(len(r.starts)))
     return CueDoc(r, pipe, paragraphs)
@@ -747,7 +765,8 @@ def cues(doc: CueDoc) -> list[Cue]:
     out: list[Cue] = []
     records = doc.reading.read(doc.paragraphs)
     for rec in records:
-        out.extend(rec.cues_of(doc.pipe))
+        # a Doc made for another extractor may hold more paragraphs: only those asked for count
+        out.extend(c for i, c in rec.cues_of(doc.pipe) if i in doc.paragraphs)
     if len(records) > 1:
         out.sort(key=lambda c: (c.start, c.end))
     return out[:MAX_CUES]
@@ -758,7 +777,15 @@ def sentence_bounds(doc: CueDoc, start: int, end: int) -> tuple[int, int]:
     r = doc.reading
     i = r.paragraph_at(start)
     if i is None:
-        return start, end
+        # in a blank-line gap (blanked text, see _prepare): the paragraph before's last
+        # sentence, if it runs on over the gap as in the whole text
+        j = r.paragraph_before(start)
+        if j is None:
+            return start, end
+        rec = r.read({j})[0]
+        s0, s1 = rec.sentence_of(rec.doc.char_span(rec.to_doc(r.ends[j] - 1), rec.to_doc(r.ends[j]),
+                                                   alignment_mode="expand").start)
+        return (s0, max(s1, end)) if s1 > start else (start, end)
     rec = r.read({i})[0]
     cs = rec.to_doc(start)
     ce = rec.to_doc(min(end, r.ends[i]))

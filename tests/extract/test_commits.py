@@ -229,7 +229,9 @@ def test_email_spans_are_the_email_regexs_spans():
     rng = random.Random(7)
     texts = ["".join(rng.choice("ab.-+_@ @x1\n") for _ in range(rng.randint(0, 300))) for _ in range(3000)]
     texts += ["a" * 150 + "@" + "b" * 50, "x@" + "a" * 99 + "@b", ("a" * 99 + "@" + "b" * 100 + ".") * 30 + "@@@c.d@e",
-              "Reported-by: kernel test robot <oliver.sang@intel.com>\nCc: linux-block@vger.kernel.org"]
+              "Reported-by: kernel test robot <oliver.sang@intel.com>\nCc: linux-block@vger.kernel.org",
+              # an address found in the window of an earlier "@", its domain cut before a final "." (review)
+              "@" + " " * 199 + "a@" + "b" * 100 + ("." + "b" * 100) * 8 + ".bbbb"]
     for text in texts:
         assert _email_spans(text) == [m.span() for m in _EMAIL_RE.finditer(text)], text
 
