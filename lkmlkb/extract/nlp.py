@@ -561,8 +561,8 @@ _SEPARATOR = "\n\n"
 
 def _paragraphs(text: str) -> tuple[list[int], list[int]]:
     """Start and end offsets of the paragraphs of ``text``: what lies between whitespace
-    runs holding two line breaks (the first starts at 0, the last ends at the end; empty
-    ones are left out)."""
+    runs holding two line breaks (the first starts at 0 unless the text starts with a
+    blank line, the last ends at the end unless it ends with one; empty ones are left out)."""
     starts, ends = [], []
     begin, pos = 0, 0
     while True:
