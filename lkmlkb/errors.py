@@ -36,3 +36,7 @@ class DatabaseError(LkmlkbError):
 
 class ReproError(LkmlkbError):
     """A report that cannot become a reproduction bundle."""
+
+
+class WorkerLost(LkmlkbError):
+    """A worker process died mid-run (the OOM killer, a signal): its batch is lost, the run stops."""

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .errors import LkmlkbError, ParseError, SourceError
+from .errors import LkmlkbError, ParseError, SourceError, WorkerLost
 from .model import Message, Segment
 from .sources import iter_source
 from .sources.base import RawMail
@@ -249,9 +249,35 @@ def _in_order(pool, work: Callable, batches: Iterable[list], ahead: int) -> Iter
     for b in batches:
         out.append(pool.apply_async(work, (b,)))
         if len(out) >= ahead:
-            yield out.popleft().get()
+            yield wait_for(pool, out.popleft())
     while out:
-        yield out.popleft().get()
+        yield wait_for(pool, out.popleft())
+
+
+#: how often a wait for a worker's result checks that the workers are alive
+WORKER_CHECK_SECONDS = 2.0
+
+
+def wait_for(pool, result):
+    """``result.get()``, or :class:`WorkerLost` if a worker of ``pool`` dies meanwhile.
+
+    A pool replaces a worker that dies, but the task it held never returns:
+    waiting on it would hang the ingest for ever.  What was committed stays
+    (each batch is one transaction); the next run goes on from there.
+    """
+    # the workers the pool started with (multiprocessing keeps no public list): any other
+    # pid means one died and was replaced, and a task it held is lost
+    started = getattr(pool, "lkmlkb_workers", None)
+    while True:
+        try:
+            return result.get(timeout=WORKER_CHECK_SECONDS)
+        except multiprocessing.TimeoutError:
+            procs = list(getattr(pool, "_pool", ()))
+            codes = [p.exitcode for p in procs if p.exitcode is not None]
+            if codes or (started is not None and {p.pid for p in procs} - started):
+                how = f" (exit code {codes[0]})" if codes else ""
+                raise WorkerLost("ingest", f"a worker process died{how}, probably out of memory or killed; "
+                                           "what was stored is kept: run the ingest again to go on") from None
 
 
 def _batches(items: Iterable, size: int) -> Iterator[list]:
@@ -325,6 +351,7 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
         if workers > 1:
             ctx = multiprocessing.get_context("fork")
             pool = ctx.Pool(workers)
+            pool.lkmlkb_workers = {p.pid for p in pool._pool}  # see wait_for
             if extraction is not None:
                 extraction.pool = pool
             # at most IN_FLIGHT_PER_WORKER batches per worker are read and not yet stored

@@ -368,6 +368,7 @@ class BatchExtraction:
 
     def _collect(self, keep: int) -> None:
         """Write the jobs that returned, in order, waiting while more than ``keep`` batches are out."""
+        from .ingest import wait_for
         from .knowledge import run_jobs
 
         while self.out:
@@ -378,7 +379,7 @@ class BatchExtraction:
             if result is None:
                 run_jobs(jobs)
             else:
-                for j, (f, passed) in zip([j for j in jobs if j.extract], result.get()):
+                for j, (f, passed) in zip([j for j in jobs if j.extract], wait_for(self.pool, result)):
                     j.findings, j.passed = f, passed
             self._write(jobs)
             self.pending.difference_update(j.message.message_id for j in jobs)

@@ -95,3 +95,34 @@ def _count(db: Path, table: str) -> int:
         return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     finally:
         con.close()
+
+
+def test_a_worker_killed_mid_run_stops_the_ingest_with_a_clear_error(tmp_path):
+    """A worker killed (the OOM killer, a signal) loses its batch: the ingest says so instead of waiting
+    for ever, keeps what it stored, and the next run completes it."""
+    db = tmp_path / "kb.db"
+    script = f"""
+import os, sys
+from lkmlkb import ingest as ing
+real = ing._prepare_batch
+def dies_on_its_third_batch(batch, screen=False):
+    ing.calls = getattr(ing, "calls", 0) + 1
+    if ing.calls == 3 and os.getpid() != {os.getpid()}:  # a worker's third batch
+        os.kill(os.getpid(), 9)
+    return real(batch, screen)
+ing._prepare_batch = dies_on_its_third_batch
+try:
+    ing.ingest([{str(ARCHIVE)!r}], {str(db)!r}, workers=2, extract=True, batch_size=200)
+except ing.WorkerLost as exc:
+    print("LOST", exc)
+    sys.exit(3)
+"""
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240)
+    assert p.returncode == 3, (p.returncode, p.stderr[-2000:])
+    assert "LOST ingest: a worker process died" in p.stdout and "run the ingest again" in p.stdout
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert 0 < con.execute("SELECT count(*) FROM messages").fetchone()[0] < 3938
+    con.close()
+    s = ingest([str(ARCHIVE)], str(db), workers=2, extract=True)
+    assert s.new > 0 and _count(db, "messages") == 3938 == _count(db, "extracted_messages")

@@ -95,7 +95,7 @@ class _SlowPool:
             def ready(self):
                 return False
 
-            def get(self):
+            def get(self, timeout=None):
                 return fn(*args)
         return Result()
 
