@@ -2,8 +2,11 @@
 
 Parsing and segmentation are pure functions of the raw bytes, so they run in
 worker processes fed in batches (``workers`` > 1); the store writes each
-batch in one transaction from this process.  The serial and parallel paths
-give the same database (a test checks it).
+batch in one transaction from this process.  With extraction the workers
+also prefilter each message, and those that may hold a report come back to
+them for extraction once this process has attributed their quotes
+(:class:`pipeline.BatchExtraction`).  The serial and parallel paths give the
+same database (tests check it, with and without extraction).
 """
 
 from __future__ import annotations
