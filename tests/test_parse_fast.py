@@ -354,14 +354,14 @@ def test_long_header_values_are_not_kept_in_the_caches():
     """Hostile mail with huge Content-Type/From values must not pin memory in the lookup caches."""
     from lkmlkb.sources import mail
 
-    before = (mail._params_of_value.cache_info().currsize, mail._split_from_cached.cache_info().currsize,
-              mail._is_obfuscated_cached.cache_info().currsize)
+    before = (mail._params_of_value.cache_info().currsize, mail._split_from.cache_info().currsize,
+              mail._is_obfuscated.cache_info().currsize)
     for i in range(5):
         raw = (b"From: " + b"x" * 16_000 + b" %d <a@b.c>\nMessage-ID: <m%d@x>\n" % (i, i)
                + b'Content-Type: text/plain; charset=utf-8; x-pad="%06d%s"\n\nbody\n' % (i, b"a" * 40_000))
         msg = mail.parse_message(raw)
         assert msg.body.strip() == "body"
-    after = (mail._params_of_value.cache_info().currsize, mail._split_from_cached.cache_info().currsize,
-             mail._is_obfuscated_cached.cache_info().currsize)
+    after = (mail._params_of_value.cache_info().currsize, mail._split_from.cache_info().currsize,
+             mail._is_obfuscated.cache_info().currsize)
     assert after[0] == before[0] and after[1] == before[1]
     assert after[2] <= before[2] + 5  # the short address may be cached, the 16 KB From is not

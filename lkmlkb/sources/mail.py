@@ -101,15 +101,33 @@ def clean_text(s: str) -> str:
     return s
 
 
+def cached_if_short(maxsize: int):
+    """An LRU cache for a function of one header value that keeps only values of
+    at most CACHED_VALUE_CHARS: an archive repeats a few short values (charsets,
+    Content-Types, authors' From) thousands of times, while a hostile megabyte
+    value must not stay in memory.  The wrapper has the cache's ``cache_info``."""
+
+    def wrap(fn):
+        cached = functools.lru_cache(maxsize=maxsize)(fn)
+
+        @functools.wraps(fn)
+        def call(value: str):
+            return cached(value) if len(value) <= CACHED_VALUE_CHARS else fn(value)
+
+        call.cache_info = cached.cache_info
+        return call
+
+    return wrap
+
+
 def lookup_charset(name: str | None) -> str | None:
     """A Python codec name for a declared charset, or None for unknown ones."""
     if not name:
         return None
-    if len(name) > CACHED_VALUE_CHARS:  # no charset is named so; not worth a cache entry
-        return _lookup_charset(name)
-    return _lookup_charset_cached(name)
+    return _lookup_charset(name)
 
 
+@cached_if_short(256)
 def _lookup_charset(name: str) -> str | None:
     name = name.strip().strip('"').lower()
     name = CHARSET_ALIASES.get(name, name)
@@ -117,9 +135,6 @@ def _lookup_charset(name: str) -> str | None:
         return codecs.lookup(name).name
     except (LookupError, ValueError):
         return None
-
-
-_lookup_charset_cached = functools.lru_cache(maxsize=256)(_lookup_charset)
 
 
 def decode_bytes(data: bytes, declared: str | None = None) -> str:
@@ -270,17 +285,15 @@ def content_params(part: EmailMessage) -> tuple[str | None, bool, bool]:
     """
     value = part.get("Content-Type")
     if isinstance(value, str):
-        return _params_of_value(value) if len(value) <= CACHED_VALUE_CHARS else _read_params(value)
+        return _params_of_value(value)
     return _params_of_part(part)  # absent, or a Header of raw 8-bit bytes
 
 
-def _read_params(value: str) -> tuple[str | None, bool, bool]:
+@cached_if_short(512)
+def _params_of_value(value: str) -> tuple[str | None, bool, bool]:
     part = EmailMessage(policy=compat32)
     part.set_raw("Content-Type", value)
     return _params_of_part(part)
-
-
-_params_of_value = functools.lru_cache(maxsize=512)(_read_params)
 
 
 def _params_of_part(part: EmailMessage) -> tuple[str | None, bool, bool]:
@@ -462,18 +475,9 @@ def read_simple(raw: bytes) -> tuple[FirstHeaders, EmailMessage] | None:
     return first, part
 
 
-# authors write many messages: their From values (and addresses) are read once each;
-# long values are not kept (CACHED_VALUE_CHARS)
-_split_from_cached = functools.lru_cache(maxsize=4096)(split_from)
-_is_obfuscated_cached = functools.lru_cache(maxsize=8192)(is_obfuscated)
-
-
-def _split_from(value: str) -> tuple[str, str]:
-    return _split_from_cached(value) if len(value) <= CACHED_VALUE_CHARS else split_from(value)
-
-
-def _is_obfuscated(value: str) -> bool:
-    return _is_obfuscated_cached(value) if len(value) <= CACHED_VALUE_CHARS else is_obfuscated(value)
+# authors write many messages: their From values (and addresses) are read once each
+_split_from = cached_if_short(4096)(split_from)
+_is_obfuscated = cached_if_short(8192)(is_obfuscated)
 
 
 def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) -> Message:
