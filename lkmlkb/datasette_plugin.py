@@ -36,7 +36,7 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from datasette.utils.asgi import Response
 
-from .queries import fts_query, fts_tokens, matching_shas, normalize_sha, window_floor
+from .queries import fts_queries, fts_query, matching_shas, normalize_sha, window_floor
 
 log = logging.getLogger(__name__)
 
@@ -146,12 +146,9 @@ def search_kb(conn, text: str, limit: int = SEARCH_LIMIT) -> list[dict]:
     not an exception.
     """
     sections: list[dict] = []
-    for operator in ("AND", "OR"):
-        query = fts_query(text, operator)
-        if query is None:
-            return []
+    for query in fts_queries(text):
         sections = _search_sections(conn, query, limit)
-        if any(s["rows"] for s in sections) or len(fts_tokens(text)) < 2:
+        if any(s["rows"] for s in sections):
             break
     return sections
 

@@ -377,6 +377,17 @@ def fts_query(text: str, operator: str = "AND") -> str | None:
     return "".join(parts) + "".join(f" NOT {e}" for e in excluded)
 
 
+def fts_queries(text: str) -> list[str]:
+    """The queries a search tries in turn: every word of ``text``, then any
+    word when that is another query (not for one term, a phrase, or typed
+    operators, which the fallback keeps).  Empty when no term is left."""
+    every = fts_query(text)
+    if every is None:
+        return []
+    anyword = fts_query(text, "OR")
+    return [every] if anyword == every else [every, anyword]
+
+
 #: relevance is ranked among the newest this many matches of a query: bm25 over every match of a
 #: common term grows with the archive (50 ms for 11k hits at 200k messages), this stays bounded
 RANK_WINDOW = 2000
@@ -426,12 +437,10 @@ def search(db, text: str, limit: int = 20, mark: tuple[str, str] = ("«", "»"))
     wrapped in ``mark``.  Any text is safe: quotes, ``*``, ``NEAR(``,
     ``mq-deadline``, ``io_uring``, ``((`` give results or [], never an error."""
     n = _limit(limit)
-    for op in ("AND", "OR"):
-        q = fts_query(text, op)
-        if q is None:
-            return []
+    found: list[dict] = []
+    for q in fts_queries(text):
         found = _search_reports(db, q, n, mark) + _search_messages(db, q, n, mark)
-        if found or len(fts_tokens(text)) < 2:
+        if found:
             break
     # reports before messages (bm25 ranks of two tables do not compare), regression reports first
     found.sort(key=lambda r: (r["kind"] != "report", -(r.get("is_regression_report") or 0), r["rank"]))
@@ -440,5 +449,5 @@ def search(db, text: str, limit: int = 20, mark: tuple[str, str] = ("«", "»"))
     return found[:n]
 
 
-__all__ = ["fts_query", "window_floor", "kernels_between", "list_reports", "matching_shas", "normalize_sha", "reports_citing",
+__all__ = ["fts_query", "fts_queries", "window_floor", "kernels_between", "list_reports", "matching_shas", "normalize_sha", "reports_citing",
            "search"]

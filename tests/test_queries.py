@@ -327,3 +327,11 @@ def test_fts_query_phrases_and_operators_mean_what_a_user_typed():
     assert hits('"mq-deadline') == [1]  # an unclosed quote is closed
     assert queries.fts_query("AND OR NOT") is None
     assert queries.fts_query("fio regression", "OR") == '"fio" OR "regression"'
+
+
+def test_fts_queries_fall_back_to_any_word_only_when_that_is_another_query():
+    assert queries.fts_queries("fio regression") == ['"fio" "regression"', '"fio" OR "regression"']
+    assert queries.fts_queries("fio") == ['"fio"']
+    assert queries.fts_queries('"run status group"') == ['"run status group"']  # one phrase
+    assert queries.fts_queries("bfq NOT kyber") == ['"bfq" NOT "kyber"']  # typed operators are kept
+    assert queries.fts_queries("AND ()") == []
