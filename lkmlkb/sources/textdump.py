@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..model import Message
-from ..threads import quote_depth
+from ..threads import quote_depth  # as the segmenter reads quotes: ">=64=" of fio's IO depths is none
 from .mail import clean_text, lore_url, parse_date, synthetic_id
 from .obfuscation import is_obfuscated
 
@@ -54,11 +54,6 @@ class _Draft:
     headers: dict[str, str] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
     depth: int = 0  # quote depth the message's own text sits at in the dump
-
-
-def _quote_depth(line: str) -> tuple[int, str]:
-    """Quote depth and unquoted text, as the segmenter reads them (``>=64=`` of fio's IO depths is no quote)."""
-    return quote_depth(line)
 
 
 def _author_names(lines: list[str]) -> dict[str, str]:
@@ -107,16 +102,16 @@ def _outlook_blocks(draft: _Draft) -> list[_Draft]:
     i = 0
     body: list[str] = []
     while i < len(lines):
-        depth, content = _quote_depth(lines[i])
+        depth, content = quote_depth(lines[i])
         if OUTLOOK_START.match(content.strip()) or (
             OUTLOOK_FIELD.match(content.strip()) and content.strip().startswith(("发件人", "From:"))
-            and i + 1 < len(lines) and OUTLOOK_FIELD.match(_quote_depth(lines[i + 1])[1].strip())
-            and _quote_depth(lines[i + 1])[1].strip().split(":")[0].split("：")[0] in ("Sent", "发送时间", "Date", "Gesendet")
+            and i + 1 < len(lines) and OUTLOOK_FIELD.match(quote_depth(lines[i + 1])[1].strip())
+            and quote_depth(lines[i + 1])[1].strip().split(":")[0].split("：")[0] in ("Sent", "发送时间", "Date", "Gesendet")
         ):
             j = i + 1 if OUTLOOK_START.match(content.strip()) else i
             headers: dict[str, str] = {}
             while j < len(lines):
-                d2, c2 = _quote_depth(lines[j])
+                d2, c2 = quote_depth(lines[j])
                 m = OUTLOOK_FIELD.match(c2.strip())
                 if not m or d2 != depth:
                     break
@@ -145,7 +140,7 @@ def _outlook_blocks(draft: _Draft) -> list[_Draft]:
 def _dequote(line: str, depth: int) -> str:
     if depth <= 0:
         return line
-    d, content = _quote_depth(line)
+    d, content = quote_depth(line)
     if d == 0:
         return line
     keep = max(0, d - depth)
