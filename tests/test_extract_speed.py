@@ -24,7 +24,8 @@ def _setup_every_line(text: str) -> list:
     for i, line in enumerate(text.split("\n")):
         line = line[:setup.MAX_LINE]
         if line.strip():
-            setup._scan_line(out, i, line)
+            for rule, _ in setup._SETUP_RULES:
+                rule(out, i, line)
     return list(out.values())
 
 

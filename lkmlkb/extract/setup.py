@@ -345,12 +345,6 @@ _SETUP_RULES = [
 ]
 
 
-def _scan_line(out: dict, i: int, line: str) -> None:
-    """All setup facts of one line."""
-    for rule, _words in _SETUP_RULES:
-        rule(out, i, line)
-
-
 def find_setup(text: str) -> list[SetupFact]:
     """Setup facts of ``text``, one per (key, value) in order of first mention. Never raises.
 
