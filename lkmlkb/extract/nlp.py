@@ -509,24 +509,16 @@ class Reading:
                 j -= 1
         return out
 
-    def holding(self, rx, among: set[int] | None = None, raw: bool = False) -> set[int]:
-        """Paragraphs (of ``among``, default all) whose lower-cased text ``rx`` finds something in
-        (with ``raw``, in the text as given, not as spaCy is shown it)."""
+    def holding(self, rx) -> set[int]:
+        """Paragraphs whose lower-cased text ``rx`` finds something in (all of them when ``rx`` is None)."""
         if rx is None:
-            return set(range(len(self.starts))) if among is None else set(among)
-        if raw:  # up to the next paragraph: what spaCy was not shown at a paragraph's end is in its gap
-            nxt = self.starts[1:] + [len(self.raw)]
-            return {i for i in (range(len(self.starts)) if among is None else among)
-                    if rx.search(self.raw[self.starts[i]:nxt[i]].lower())}
-        if among is not None and len(among) < 8:
-            return {i for i in among if rx.search(self.text[self.starts[i]:self.ends[i]].lower())}
+            return set(range(len(self.starts)))
         if self._low is None:
             self._low = self.text.lower()
         low = self._low
-        out: set[int] = set()
         if len(low) != len(self.text):  # a character that lower-cases to two: paragraph by paragraph
-            return {i for i, (a, b) in enumerate(zip(self.starts, self.ends))
-                    if (among is None or i in among) and rx.search(self.text[a:b].lower())}
+            return {i for i, (a, b) in enumerate(zip(self.starts, self.ends)) if rx.search(self.text[a:b].lower())}
+        out: set[int] = set()
         pos = 0
         while True:
             m = rx.search(low, pos)
@@ -536,9 +528,15 @@ class Reading:
             if i is None:
                 pos = m.start() + 1
                 continue
-            if among is None or i in among:
-                out.add(i)
+            out.add(i)
             pos = self.ends[i]
+
+    def holding_raw(self, rx, among: set[int]) -> set[int]:
+        """Those of ``among`` whose lower-cased text as given (not as spaCy is shown it) ``rx``
+        finds something in, up to the next paragraph: what spaCy was not shown at a
+        paragraph's end is in its gap."""
+        nxt = self.starts[1:] + [len(self.raw)]
+        return {i for i in among if rx.search(self.raw[self.starts[i]:nxt[i]].lower())}
 
     def read(self, paragraphs: set[int]) -> list["_Record"]:
         """The records holding ``paragraphs``, tokenizing those not read yet (as one Doc)."""
@@ -715,7 +713,7 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
         paragraphs = r.holding(pipe.anchor_re(frozenset(anchors)))
         if weak_anchors:
             weak = r.holding(pipe.anchor_re(frozenset(weak_anchors))) - paragraphs
-            paragraphs |= r.holding(weak_needs, weak, raw=True) if weak_needs is not None else weak
+            paragraphs |= r.holding_raw(weak_needs, weak) if weak_needs is not None else weak
     else:
         paragraphs = set(range(len(r.starts)))
     return CueDoc(r, pipe, paragraphs)
