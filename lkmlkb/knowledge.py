@@ -35,7 +35,7 @@ from .model import (
     Segment,
     SetupFact,
 )
-from .pipeline import EXTRACTOR_VERSION, drop_attributed, extract_message
+from .pipeline import EXTRACTOR_VERSION, extract_message
 from .reports import build_report
 from .store import FINDING_TABLES, REPORT_TABLES, now
 from .threads import MIN_QUOTE_CHARS, QuoteIndex, attribute_message, attribute_quotes, segment_body
@@ -258,7 +258,7 @@ def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: l
         if msg.message_id in done:
             continue
         f, passed = extract_message(msg, segs)
-        write_findings(conn, thread_id, drop_attributed(f, segs), passed)
+        write_findings(conn, thread_id, f, passed)
         for n, s in enumerate(segs):
             if s.quotes_message_id:
                 conn.execute("UPDATE segments SET quotes_message_id=? WHERE message_id=? AND seq=?",
@@ -432,7 +432,9 @@ def run_jobs(jobs: list[Job]) -> None:
 
 
 def write_jobs(db: sqlite_utils.Database, jobs: list[Job]) -> None:
-    """Write the findings of extracted jobs (one transaction), quotes of known origin dropped."""
+    """Write the findings of extracted jobs (one transaction); jobs not extracted are recorded
+    as not passing.  Nothing quoted from a known message is among them: the extractors saw
+    those quotes blank (:func:`pipeline.build_view`)."""
     if not jobs:
         return
     conn = db.conn
@@ -441,7 +443,7 @@ def write_jobs(db: sqlite_utils.Database, jobs: list[Job]) -> None:
         # a later batch may have merged the thread into another while the job was out
         thread_of = _threads_of(conn, [j.message.message_id for j in jobs])
         write_findings_many(conn, [(thread_of.get(j.message.message_id, j.thread_id),
-                                    drop_attributed(j.findings or Findings(j.message.message_id), j.segments),
+                                    j.findings or Findings(j.message.message_id),
                                     j.passed) for j in jobs])
         conn.execute("COMMIT")
     except BaseException:

@@ -232,28 +232,6 @@ def _prefilter_lines(text: str, lines: list[str]) -> list[int]:
     return [i for i in candidates if i < len(lines) and lines[i] and prefilter(lines[i])]
 
 
-def drop_attributed(f: Findings, segments: list[Segment]) -> Findings:
-    """Remove what the message only quotes from an earlier message of its thread.
-
-    A number quoted in five replies is one fact, attributed to the message
-    that first said it; quoted text of unknown origin stays with the quoter.
-    """
-    known: set[int] = set()
-    for s in segments:
-        if s.kind == "quoted" and s.quotes_message_id:
-            known.update(range(s.line_start, s.line_end + 1))
-    if not known:
-        return f
-
-    def keep(rec) -> bool:
-        ev = rec.evidence
-        return not all(i in known for i in range(ev.line_start, ev.line_end + 1))
-
-    for name in ("fio_jobs", "results", "kernels", "commits", "setup", "claims"):
-        setattr(f, name, [r for r in getattr(f, name) if keep(r)])
-    return f
-
-
 def extract_thread(items: list[tuple[Message, list[Segment]]],
                    findings: dict[str, Findings] | None = None) -> list[Findings]:
     """Findings for every message of one thread (messages in date order).
@@ -267,7 +245,7 @@ def extract_thread(items: list[tuple[Message, list[Segment]]],
         f = (findings or {}).get(msg.message_id)
         if f is None:
             f, _ = extract_message(msg, segs)
-        out.append(drop_attributed(f, segs))
+        out.append(f)
     return out
 
 
