@@ -187,30 +187,27 @@ class _WordLines:
         return bool(self._other) or any(w in self.low for w in words)
 
     def lines(self, words: tuple[str, ...]) -> set[int]:
-        """Numbers of the lines that hold one of ``words`` (lowercased), plus every non-ASCII line."""
-        if not any(w in self.low for w in words):
-            return set(self._other)
-        return self._lines_of(_words_re(words), self.low)
+        """Numbers of the lines that hold one of ``words`` (lowercased), plus the lines with a case twin."""
+        found = set(self._other)
+        if any(w in self.low for w in words):
+            found.update(self._hits(_words_re(words), self.low))
+        return found
 
     def cased(self, cue: re.Pattern) -> set[int]:
-        """Numbers of the lines where ``cue`` matches the text as written, plus every non-ASCII line.
+        """Numbers of the lines where ``cue`` matches the text as written.
 
         For a rule whose pattern is case-sensitive: ``cue`` spells, case and all,
-        a part of the text each alternative of the pattern needs.
+        a part of the text each alternative of the pattern needs (no case twin
+        can stand in for a letter there).
         """
-        return self._lines_of(cue, self.text)
+        return set(self._hits(cue, self.text))
 
     def iter_lines(self, words: tuple[str, ...]) -> Iterator[int]:
-        """The lines of ``lines(words)`` one by one, as they are found (the non-ASCII ones first):
+        """The lines of ``lines(words)`` one by one, as they are found (those with a case twin first):
         a caller that stops at the first line it wants does not pay for the others."""
         yield from sorted(self._other)
         if any(w in self.low for w in words):
             yield from self._hits(_words_re(words), self.low)
-
-    def _lines_of(self, rx: re.Pattern, text: str) -> set[int]:
-        found = set(self._other)
-        found.update(self._hits(rx, text))
-        return found
 
     @staticmethod
     def _hits(rx: re.Pattern, text: str) -> Iterator[int]:
