@@ -688,10 +688,6 @@ class CueDoc:
     pipe: _CuePipeline
     paragraphs: set[int]
 
-    @property
-    def text(self) -> str:
-        return self.reading.text
-
 
 def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, weak_anchors=None,
           weak_needs=None) -> CueDoc:
