@@ -212,9 +212,7 @@ _DIGIT_RE = re.compile(r"[0-9]")
 
 def _make_doc(nlp, text: str):
     """The Doc of ``text`` (already :func:`_prepare`-d): tokens, sentences, mail's sentence breaks."""
-    doc = nlp.make_doc(text)
-    for _, proc in nlp.pipeline:
-        doc = proc(doc)
+    doc = nlp(text)
     _mark_mail_breaks(doc, text)
     return doc
 
