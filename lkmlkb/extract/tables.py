@@ -511,23 +511,23 @@ def _kernel_heading(lines: list[Line], start: int, back: int = 3) -> tuple[str, 
     return None
 
 
+def _summary_kind(lines: list[Line]) -> tuple[str | None, str, str]:
+    """(benchmark, unit, metric) of a text's summary lines: tiobench's are MB/s throughputs.
+
+    Asked only once a line is a summary (``_text_tool`` counts once per text).
+    """
+    tool = _text_tool(lines)
+    return (tool, "MB/s", "throughput") if tool == "tiobench" else (tool, "", "value")
+
+
 def find_summary_lines(lines: list[Line]) -> list[Result]:
     """Sample lines with ``->`` averages, ``Threads Avg Stddev`` tables, ``Average:`` rows."""
-    tool = unit = metric = None  # what the text's benchmark makes of them, once a line needs it
-
-    def _read_tool() -> None:
-        nonlocal tool, unit, metric
-        if metric is None:
-            tool = _text_tool(lines)
-            unit = "MB/s" if tool == "tiobench" else ""
-            metric = "throughput" if tool == "tiobench" else "value"
-
     out: list[Result] = []
     for i in filled_lines(lines):
         t = lines[i].text
         m = _ARROW.match(t)
         if m:
-            _read_tool()
+            tool, unit, metric = _summary_kind(lines)
             kh = _kernel_heading(lines, i)
             samples = [float(x) for x in m["samples"].split()]
             out.append(_result(metric, float(m["avg"]), unit, i, lines, tool=tool,
@@ -537,7 +537,7 @@ def find_summary_lines(lines: list[Line]) -> list[Result]:
             continue
         m = _THREADS_HEADER.match(t)
         if m:
-            _read_tool()
+            tool, unit, metric = _summary_kind(lines)
             kh = _kernel_heading(lines, i, 1)
             j = i + 1
             while j < len(lines):
@@ -552,7 +552,7 @@ def find_summary_lines(lines: list[Line]) -> list[Result]:
             continue
         m = _STAT_ROW.match(t)
         if m and m["label"].lower() in ("average", "avg", "mean", "median"):
-            _read_tool()
+            tool, unit, metric = _summary_kind(lines)
             out.extend(_stat_rows(lines, i, m, metric, unit, tool))
     return out
 
