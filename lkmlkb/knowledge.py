@@ -229,20 +229,12 @@ def load_findings(db: sqlite_utils.Database, message_ids: list[str]) -> list[Fin
         conn.row_factory = previous
 
 
-def _segments_of(msg: Message, prepared: dict | None) -> list:
-    p = (prepared or {}).get(msg.message_id)
-    if p is not None and getattr(p, "segments", None) is not None and p.message.body == msg.body:
-        return p.segments
-    return segment_body(msg.body)
-
-
-def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: list[Message],
-                          prepared: dict | None = None) -> bool:
+def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: list[Message]) -> bool:
     """Store findings for the thread's messages that have none yet; True if any passed the prefilter.
 
-    ``prepared`` maps message ids to what the ingest workers made of them (their
-    segments are used); the messages without current findings are attributed and
-    extracted here.
+    The whole thread is segmented and attributed here: this is the path of
+    ``reprocess`` and of a killed run's leftovers (:func:`flush_reports`);
+    an ingest's batches take :func:`_extract_new_with_index`.
     """
     conn = db.conn
     done = {r[0]: r[1] for r in conn.execute(
@@ -250,8 +242,7 @@ def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: l
         "ON m.message_id = e.message_id WHERE m.thread_id=? AND e.extractor_version=?", (thread_id, EXTRACTOR_VERSION))}
     if all(m.message_id in done for m in messages):
         return any(done.values())
-    # the workers' segments of new messages are segment_body(body) as stored: not segmented again
-    items = [(m, _segments_of(m, prepared)) for m in messages]
+    items = [(m, segment_body(m.body)) for m in messages]
     attribute_quotes(items)
     any_passed = any(done.values())
     for msg, segs in items:
@@ -314,8 +305,7 @@ def write_report(conn: sqlite3.Connection, r: Report) -> str:
     return rid
 
 
-def rebuild_threads(db: sqlite_utils.Database, thread_ids: Iterable[str], only_if_candidate: bool = True,
-                    prepared: dict | None = None) -> int:
+def rebuild_threads(db: sqlite_utils.Database, thread_ids: Iterable[str], only_if_candidate: bool = True) -> int:
     """Extract what is new in each thread and rebuild its report; returns reports written."""
     n = 0
     conn = db.conn
@@ -325,7 +315,7 @@ def rebuild_threads(db: sqlite_utils.Database, thread_ids: Iterable[str], only_i
             continue
         conn.execute("BEGIN IMMEDIATE")
         try:
-            passed = extract_new_in_thread(db, tid, messages, prepared)
+            passed = extract_new_in_thread(db, tid, messages)
             if passed or not only_if_candidate:
                 findings = load_findings(db, [m.message_id for m in messages])
                 report = build_report(tid, messages, findings)
@@ -405,7 +395,7 @@ def store_batch_findings(db: sqlite_utils.Database, prepared: list, pending: set
         conn.executemany("INSERT OR REPLACE INTO extracted_messages(message_id, extractor_version, prefilter_passed, "
                          "extra) VALUES (?,?,?,?)", empty)
         for tid in sorted(attribute):
-            jobs.extend(_extract_new_with_index(conn, tid, new, cache, pending or set()) or [])
+            jobs.extend(_extract_new_with_index(conn, tid, new, cache, pending or set()))
         conn.execute("COMMIT")
     except BaseException:
         cache.clear()  # it may hold messages of the rolled-back transaction

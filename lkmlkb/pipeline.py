@@ -232,21 +232,11 @@ def _prefilter_lines(text: str, lines: list[str]) -> list[int]:
     return [i for i in candidates if i < len(lines) and lines[i] and prefilter(lines[i])]
 
 
-def extract_thread(items: list[tuple[Message, list[Segment]]],
-                   findings: dict[str, Findings] | None = None) -> list[Findings]:
-    """Findings for every message of one thread (messages in date order).
-
-    ``findings`` holds what workers already extracted per message id; the
-    rest is extracted here.  Quote attribution runs over the whole thread.
-    """
+def extract_thread(items: list[tuple[Message, list[Segment]]]) -> list[Findings]:
+    """Findings for every message of one thread (messages in date order), each read
+    without what it quotes from an earlier message (quote attribution runs first)."""
     attribute_quotes(items)
-    out = []
-    for msg, segs in items:
-        f = (findings or {}).get(msg.message_id)
-        if f is None:
-            f, _ = extract_message(msg, segs)
-        out.append(f)
-    return out
+    return [extract_message(msg, segs)[0] for msg, segs in items]
 
 
 def extract_messages(messages: list[Message]) -> dict[str, tuple[list[Message], list[Findings]]]:
