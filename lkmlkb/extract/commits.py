@@ -362,6 +362,13 @@ def _negated(doc, cue_start_char: int) -> bool:
                for t in nlp.tokens_before(doc, cue_start_char, 3))
 
 
+def _live_cues(doc) -> tuple[list, list[int]]:
+    """The cues of ``doc`` not negated ("not caused by"), and their starts: they are in
+    text order, so a SHA's cues are found by bisection."""
+    cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start)]
+    return cues, [c.start for c in cues]
+
+
 def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
     """Give each undecided SHA the role of the nearest cue in its sentence.
 
@@ -375,8 +382,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         return
     near = [h.start for h in undecided]
     doc = nlp.parse(text, "commits", near=near)  # the paragraphs of the SHAs to decide
-    cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start)]
-    cue_starts = [c.start for c in cues]  # cues are in text order: a hit's are found by bisection
+    cues, cue_starts = _live_cues(doc)
     runs: dict[int, list] = {}  # per sentence start: what _nearest_before has seen
     lead_ins = False
     prev_end_in_sent: dict[tuple[int, int], int] = {}
@@ -399,11 +405,10 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         after = [c for c in cues[bisect.bisect_left(cue_starts, after_limit):bisect.bisect_left(cue_starts, after_stop)]
                  if c.label.endswith("_POST")]
         chosen = [max(pool, key=_nearness)] if pool else after[:1]
-        if not chosen and not lead_ins and doc_text[max(0, s0 - LEAD_IN_CHARS):s0].rstrip().endswith(":"):
+        if not chosen and not lead_ins and _after_lead_in(doc_text, s0):
             # a lead-in may end a paragraph before ("bisected to:\n\ncommit X"): read those too
             doc = nlp.parse(text, "commits", near=near, lookback=LEAD_IN_CHARS)
-            cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start)]
-            cue_starts = [c.start for c in cues]
+            cues, cue_starts = _live_cues(doc)
             runs.clear()
             lead_ins = True
         if not chosen:
@@ -454,10 +459,14 @@ def _nearest_before(cues: list, cue_starts: list[int], s0: int, upto: int, at: i
 LEAD_IN_CHARS = 300
 
 
+def _after_lead_in(doc_text: str, s0: int) -> bool:
+    """Whether the text before the sentence at ``s0`` ends with ":" (a lead-in such as "bisected to:")."""
+    return doc_text[max(0, s0 - LEAD_IN_CHARS):s0].rstrip().endswith(":")
+
+
 def _cues_of_colon_sentence(doc_text: str, cues, s0: int):
     """Cues of the sentence before ``s0`` when it ends with ":" (a lead-in)."""
-    head = doc_text[max(0, s0 - LEAD_IN_CHARS):s0].rstrip()
-    if not head.endswith(":"):
+    if not _after_lead_in(doc_text, s0):
         return []
     return [c for c in cues if c.end <= s0 and c.end >= s0 - LEAD_IN_CHARS and not c.label.endswith("_POST")][-1:]
 
