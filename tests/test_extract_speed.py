@@ -204,7 +204,7 @@ def test_pair_cue_skips_no_pair_of_real_mail(path):
 
     for line in path.read_text(errors="replace").split("\n"):
         if len(line) <= pairs.MAX_LINE and pairs.PAIR.match(line.strip()):
-            assert pairs.PAIR_CUE.search(line), line
+            assert pairs._has_arrow(line) and pairs.PAIR_CUE.search(line), line
         if pairs.HEADING.match(line):
             assert line.rstrip().endswith(":")
 
@@ -267,7 +267,7 @@ def test_arrow_and_mmtests_word_tests_on_real_mail(path):
     from lkmlkb.extract import pairs, tables
 
     for line in path.read_text(errors="replace").split("\n"):
-        assert pairs._has_arrow(line) is any(w in line for w in pairs.ARROW_WORDS)
+        assert pairs._has_arrow(line) is any(w in line for w in ("->", "=>", "\u2192", "to"))
         if tables._MMTESTS_ROW.match(line):
             assert "mean" in line
         if tables._DD.search(line):
@@ -287,6 +287,12 @@ def test_mmtests_row_needs_mean():
     # the module's own example of mmtests compare output: every stat it reads spells "mean"
     from lkmlkb.extract import tables
 
-    for stat in ("Amean", "Hmean", "Gmean", "BAmean-99"):
+    from lkmlkb.extract.fio_output import prepare_lines
+
+    stats = ("Amean", "Hmean", "Gmean", "BAmean-99")
+    for stat in stats:
         assert tables._MMTESTS_ROW.match(f"{stat}  1  123.45 (  0.00%)  130.00 *-5.31%*")
+    text = "  v6.7  v6.8-rc1\n" + "".join(f"{stat}  1  123.45 (  0.00%)  130.00 *-5.31%*\n" for stat in stats)
+    got = tables.find_mmtests(prepare_lines(text))  # every row is read behind the "mean" test
+    assert [(r.metric, r.value) for r in got] == [(s.lower(), v) for s in stats for v in (123.45, 130.0)]
     assert not tables._MMTESTS_ROW.match("Stddev  1  123.45 (  0.00%)  130.00 *-5.31%*")

@@ -55,13 +55,10 @@ def _metric(lead: str, unit: str) -> str | None:
     return None
 
 
-#: every arrow PAIR accepts holds one of these ("-->" holds "->", the word "to" holds "to")
-ARROW_WORDS = ("->", "=>", "→", "to")
-
-
 def _has_arrow(line: str) -> bool:
-    """Whether ``line`` can hold a pair: the cheap test before the PAIR pattern."""
-    return "->" in line or "=>" in line or "→" in line or "to" in line  # ARROW_WORDS, without a generator
+    """Whether ``line`` can hold a pair: the cheap test before the PAIR pattern, whose every
+    arrow holds one of these ("-->" holds "->", the word "to" holds "to")."""
+    return "->" in line or "=>" in line or "→" in line or "to" in line
 
 
 #: the part of every PAIR match from the last digit of the first figure to the arrow ("554 IOPS →",
