@@ -64,10 +64,11 @@ _KIND = {"REGRESSION": "regression", "IMPROVEMENT": "improvement",
          "CANNOT_REPRODUCE": "cannot-reproduce", "NO_CHANGE": "no-regression"}
 
 
-#: the cue labels a claim starts from on their own; the weak ones (and CHANGE) need a
-#: percentage in reach, and NEG_POST only negates one of them
-CLAIM_LABELS = frozenset({"REGRESSION", "IMPROVEMENT", "CANNOT_REPRODUCE", "NO_CHANGE"})
-WEAK_CLAIM_LABELS = frozenset({"REGRESSION_WEAK", "IMPROVEMENT_WEAK", "CHANGE"})
+#: the cue labels a claim starts from on their own (those of _KIND); the weak ones and a bare
+#: CHANGE need a percentage in reach (see _sentence_claims), and NEG_POST only negates one of them.
+#: Derived from _KIND: a claim label added there also picks the paragraphs find_claims reads
+CLAIM_LABELS = frozenset(label for label in _KIND if not label.endswith("_WEAK"))
+WEAK_CLAIM_LABELS = frozenset(_KIND) - CLAIM_LABELS | {"CHANGE"}
 #: what a paragraph needs for _PCT_RE to find a percentage in it
 _PCT_HINT_RE = re.compile(r"%|percent")
 
