@@ -36,7 +36,7 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from datasette.utils.asgi import Response
 
-from .queries import fts_queries, fts_query, matching_shas, normalize_sha, window_floor
+from .queries import fts_queries, fts_query, matching_shas, window_floor
 
 log = logging.getLogger(__name__)
 
@@ -483,9 +483,8 @@ def commit_data(conn, sha: str) -> dict:
         ORDER BY r.last_date DESC, rc.report_id""", sorted(shas)) if shas else []
     for row in cited:
         row["page"] = report_path(row["report_id"])
-    like = normalize_sha(sha) + "%"
-    known = _rows(conn, f"SELECT * FROM commits WHERE sha IN ({marks}) OR full_sha LIKE ? ORDER BY sha",
-                  [*sorted(shas), like])
+    # matching_shas already holds every commit whose full SHA starts with ``sha``
+    known = _rows(conn, f"SELECT * FROM commits WHERE sha IN ({marks}) ORDER BY sha", sorted(shas))
     by_role: OrderedDict = OrderedDict((r, []) for r in ("culprit", "fix", "revert", "tested", "base", "mentioned"))
     for row in cited:
         by_role.setdefault(row["role"], []).append(row)

@@ -196,6 +196,7 @@ def test_commit_page_matches_commits_as_lkmlkb_commit_does(kb, tmp_path):
     assert plugin.commit_data(conn, CULPRIT)["count"] == 0
     other = plugin.commit_data(conn, "d47f971aaaaaaaa")
     assert [r["report_id"] for _, rows in other["by_role"] for r in rows] == [kb[1]]
+    assert [c["full_sha"] for c in other["known"]] == ["d47f971aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]
 
 
 @pytest.mark.parametrize(("sha", "status"), [("0123abcd", 404), ("xyz123", 400), ("d47", 400), ("..", 404),
