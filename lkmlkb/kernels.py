@@ -178,7 +178,8 @@ def _accept(line: str, m: re.Match) -> bool:
     return False
 
 
-#: a version needs a digit: lines without one are skipped (any Unicode digit, as str.isdigit)
+#: a version needs a digit: lines without one are skipped (\d as in _VERSION_RE; str.isdigit
+#: would also pass superscripts like "²", which no version match holds)
 _HAS_DIGIT_RE = re.compile(r"\d")
 
 
