@@ -101,4 +101,6 @@ def test_long_star_runs_match_as_spacys_matcher(matchers):
     for text in ["I bisected " + "the " * 66 + "to commit 0123456789ab (\"block: change plugging\").",
                  "Reverting " + "the " * 70 + "patch fixes it", "bisected " + "the " * 2000 + "to x"]:
         doc = pipe.nlp(text)
-        assert set(pipe.tokens(doc)) == set(reference(doc))
+        expected = set(reference(doc))
+        assert max(end - start for _, start, end in expected) > 60  # the long run itself is a match
+        assert set(pipe.tokens(doc)) == expected
