@@ -238,6 +238,7 @@ def test_email_spans_are_the_email_regexs_spans():
 
 def test_nearest_before_is_max_over_the_sentence_before_each_sha():
     """The running choice of before-cues equals max() over every cue of the sentence before each SHA."""
+    import bisect
     import random
 
     from lkmlkb.extract.commits import _nearest_before, _nearness
@@ -251,7 +252,7 @@ def test_nearest_before_is_max_over_the_sentence_before_each_sha():
         runs: dict = {}
         s0 = rng.randint(0, 50)
         for at in sorted(rng.sample(range(s0, 450), 12)):
-            upto = __import__("bisect").bisect_left(starts, at)
+            upto = bisect.bisect_left(starts, at)
             pool = [c for c in cues if s0 <= c.start and c.end <= at and not c.label.endswith("_POST")]
             expected = [max(pool, key=_nearness)] if pool else []
             assert _nearest_before(cues, starts, s0, upto, at, runs) == expected
