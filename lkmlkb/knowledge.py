@@ -412,12 +412,16 @@ def _may_pass(p) -> bool:
     return p.passed or not getattr(p, "screened", False)
 
 
-def run_jobs(jobs: list[Job]) -> None:
-    """Extract the jobs that need it, in this process."""
+def run_jobs(jobs: list[Job], extracted: list[tuple[Findings, bool]] | None = None) -> None:
+    """Give each job that needs extraction its findings and prefilter outcome: ``extracted``,
+    what a worker's :func:`pipeline.extract_payloads` returned for their payloads, or else
+    extracted in this process."""
     from .pipeline import extract_payloads
 
     todo = [j for j in jobs if j.extract]
-    for j, (f, passed) in zip(todo, extract_payloads([j.payload() for j in todo])):
+    if extracted is None:
+        extracted = extract_payloads([j.payload() for j in todo])
+    for j, (f, passed) in zip(todo, extracted):
         j.findings, j.passed = f, passed
 
 

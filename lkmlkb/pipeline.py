@@ -306,20 +306,14 @@ class BatchExtraction:
         begin_reports(self.store.db)
 
     def __call__(self, store, prepared: list) -> None:
-        from .knowledge import flush_reports, run_jobs, store_batch_findings
+        from .knowledge import flush_reports, store_batch_findings
 
         jobs = store_batch_findings(store.db, prepared, self.pending)
-        todo = [j for j in jobs if j.extract]
-        if self.pool is not None and todo:
-            self.out.append((self.pool.apply_async(extract_payloads, ([j.payload() for j in todo],)), jobs))
-            self.pending.update(j.message.message_id for j in jobs)
-        else:
-            if self.out:  # keep the order the findings are written in
-                self.out.append((None, jobs))
-                self.pending.update(j.message.message_id for j in jobs)
-            else:
-                run_jobs(jobs)
-                self._write(jobs)
+        payloads = [j.payload() for j in jobs if j.extract]
+        # without a pool (or nothing to extract) the jobs are done here when their turn comes
+        result = self.pool.apply_async(extract_payloads, (payloads,)) if self.pool is not None and payloads else None
+        self.out.append((result, jobs))
+        self.pending.update(j.message.message_id for j in jobs)
         self._collect(keep=JOBS_IN_FLIGHT)
         self.batches += 1
         if self.batches >= REPORT_EVERY_BATCHES:
@@ -337,25 +331,16 @@ class BatchExtraction:
     def _collect(self, keep: int) -> None:
         """Write the jobs that returned, in order, waiting while more than ``keep`` batches are out."""
         from .ingest import wait_for
-        from .knowledge import run_jobs
+        from .knowledge import run_jobs, write_jobs
 
         while self.out:
             result, jobs = self.out[0]
             if len(self.out) <= keep and result is not None and not result.ready():
                 return
             self.out.popleft()
-            if result is None:
-                run_jobs(jobs)
-            else:
-                for j, (f, passed) in zip([j for j in jobs if j.extract], wait_for(self.pool, result)):
-                    j.findings, j.passed = f, passed
-            self._write(jobs)
+            run_jobs(jobs, None if result is None else wait_for(self.pool, result))
+            write_jobs(self.store.db, jobs)
             self.pending.difference_update(j.message.message_id for j in jobs)
-
-    def _write(self, jobs) -> None:
-        from .knowledge import write_jobs
-
-        write_jobs(self.store.db, jobs)
 
 
 def extract_paths(paths: list[str]):
