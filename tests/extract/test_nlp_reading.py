@@ -7,6 +7,7 @@ cue that would span a blank line.  Checked on the corpus threads, each read
 whole, one paragraph at a time in a shuffled order, and in two halves.
 """
 
+import bisect
 import random
 from pathlib import Path
 
@@ -22,16 +23,17 @@ CUE_SETS = ("claims", "commits", "kernels")
 
 
 def whole_doc(text: str, name: str):
-    """Sentences (first token, start, end) and cues (label, id, start, end, sentence) of one Doc of ``text``."""
+    """Of one Doc of ``text``: each token's sentence (start, end) by its offset, and the cues
+    (label, id, start, end, sentence)."""
     pipe = nlp.get_pipeline(name)
     prepared = nlp._prepare(text)
     doc = nlp._make_doc(pipe.nlp, prepared)
     sents = [(s.start_char, s.end_char) for s in doc.sents]
     starts = [s.start for s in doc.sents]
-    import bisect
 
     def sent(tok):
         return sents[bisect.bisect_right(starts, tok) - 1]
+
     def one_paragraph(a, b):  # no blank line inside the match: a cue never spans one, by design
         return not any(doc[t].is_space and doc[t].text.count("\n") >= 2 for t in range(a + 1, b - 1))
     cues = []
