@@ -244,18 +244,21 @@ def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: l
         return any(done.values())
     items = [(m, segment_body(m.body)) for m in messages]
     attribute_quotes(items)
+    todo = [(msg, segs) for msg, segs in items if msg.message_id not in done]
     any_passed = any(done.values())
-    for msg, segs in items:
-        if msg.message_id in done:
-            continue
+    for msg, segs in todo:
         f, passed = extract_message(msg, segs)
         write_findings(conn, thread_id, f, passed)
-        for n, s in enumerate(segs):
-            if s.quotes_message_id:
-                conn.execute("UPDATE segments SET quotes_message_id=? WHERE message_id=? AND seq=?",
-                             (s.quotes_message_id, msg.message_id, n))
         any_passed = any_passed or passed
+    _store_quote_origins(conn, [(msg.message_id, segs) for msg, segs in todo])
     return any_passed
+
+
+def _store_quote_origins(conn: sqlite3.Connection, attributed: list[tuple[str, list[Segment]]]) -> None:
+    """Record the origin attribution found for each quoted segment of (message id, segments)."""
+    conn.executemany("UPDATE segments SET quotes_message_id=? WHERE message_id=? AND seq=?",
+                     [(s.quotes_message_id, mid, n) for mid, segs in attributed
+                      for n, s in enumerate(segs) if s.quotes_message_id])
 
 
 def write_report(conn: sqlite3.Connection, r: Report) -> str:
@@ -597,9 +600,7 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
         if origins:
             indexed.update(sq for sq, _ in said if sq in quoted)
             index.add(mid, [Segment("new", 0, len(origins) - 1, "\n".join(origins))])
-    conn.executemany("UPDATE segments SET quotes_message_id=? WHERE message_id=? AND seq=?",
-                     [(s.quotes_message_id, mid, n) for mid, _, segs in work
-                      for n, s in enumerate(segs) if s.quotes_message_id])
+    _store_quote_origins(conn, [(mid, segs) for mid, _, segs in work])
     return [Job(thread_id, new[mid].message if mid in new else loaded[mid], segs,
                 mid not in new or _may_pass(new[mid])) for mid, msg, segs in work]
 
