@@ -415,7 +415,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
             chosen = _cues_of_colon_sentence(doc_text, cues, s0)
         if not chosen:
             continue
-        cue = chosen[-1] if chosen[-1].end <= h.start else chosen[0]
+        cue = chosen[0]  # each way of choosing above gives one cue
         role = _role_from_cue(cue.label)
         if role is None and cue.label.startswith("CULPRIT_IF_HELPS"):
             sent_text = text[s0:s1]
