@@ -321,7 +321,7 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
     their thread's quotes are attributed (:class:`pipeline.BatchExtraction`);
     the findings are stored and turned into reports batch by batch.
     """
-    begin = finish = extraction = None
+    extraction = None
     work = _prepare_and_screen if extract else _prepare_batch
     if extract:
         from .pipeline import warm_up
@@ -333,10 +333,9 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
         from .pipeline import BatchExtraction
 
         extraction = on_batch = BatchExtraction(store)
-        begin, finish = extraction.begin, extraction.finish
     store.start_run(sources)
-    if begin is not None:
-        begin()
+    if extraction is not None:
+        extraction.begin()
     summary = IngestSummary()
     t0 = time.perf_counter()
     pool = None
@@ -348,7 +347,7 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
         batches = _batches(items, batch_size)
         if has_messages(db.conn):
             # a re-run: messages whose bytes are stored are not parsed again.  Its own
-            # connection: the pool's feeder thread runs this generator.
+            # connection: with workers, the reader thread runs this generator.
             probe = sqlite3.connect(db_path, timeout=60, check_same_thread=False)
             batches = (_skip_known(probe, b) for b in batches)
         if workers > 1:
@@ -392,8 +391,8 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
                 on_batch(store, [by_id[m.message_id] for m in new_msgs])
             if progress:
                 progress(len(prepared), sum(len(p.message.raw) for p in prepared if isinstance(p, Prepared)))
-        if finish is not None:
-            finish()
+        if extraction is not None:
+            extraction.finish()
         status = "done"
     finally:
         if pool is not None:
