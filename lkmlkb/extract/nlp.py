@@ -477,9 +477,8 @@ class Reading:
         self.text = _prepare(text)
         self.raw = text[:MAX_DOC_CHARS]  # as long as ``text``: what the extractors' own regexes read
         self.starts, self.ends = _paragraphs(self.text)
-        #: paragraph -> its Doc's record; records in the order they were made
+        #: paragraph -> its Doc's record
         self.record_of: dict[int, _Record] = {}
-        self.records: list[_Record] = []
         self._low: str | None = None
 
     def paragraph_at(self, pos: int) -> int | None:
@@ -536,12 +535,16 @@ class Reading:
         nxt = self.starts[1:] + [len(self.raw)]
         return {i for i in among if rx.search(self.raw[self.starts[i]:nxt[i]].lower())}
 
+    @property
+    def records(self) -> list["_Record"]:
+        """The Docs made so far, in the order they were made."""
+        return list({id(rec): rec for rec in self.record_of.values()}.values())
+
     def read(self, paragraphs: set[int]) -> list["_Record"]:
         """The records holding ``paragraphs``, tokenizing those not read yet (as one Doc)."""
         todo = sorted(i for i in paragraphs if i not in self.record_of)
         if todo:
             rec = _Record(self, todo)
-            self.records.append(rec)
             for i in todo:
                 self.record_of[i] = rec
         out = {id(self.record_of[i]): self.record_of[i] for i in paragraphs}
