@@ -544,8 +544,7 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
         "ON e.message_id = m.message_id AND e.extractor_version = ? WHERE m.thread_id = ? "
         "ORDER BY m.date_utc IS NULL, m.date_utc, m.rowid", (EXTRACTOR_VERSION, thread_id)).fetchall()
     ids = [mid for mid, _ in order]
-    done = {mid: (1 if mid in pending else passed) for mid, passed in order
-            if passed is not None or mid in pending}
+    done = {mid for mid, passed in order if passed is not None or mid in pending}
     if len(done) == len(ids):
         return []
     todo = [mid for mid in ids if mid not in done]
@@ -574,35 +573,30 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
             said_before[mid] = cache.put(mid, segs if segs is not None else segment_body(loaded[mid].body))
     index = QuoteIndex()
     indexed: set[str] = set()  # squeezes of the lines in the index
-    work = []
-    for n, mid in enumerate(ids):
-        msg = loaded.get(mid)
-        if mid not in done:
-            segs = segments[mid]
-            if n > last:  # nothing quoted, or nothing indexed after this: attribution finds nothing
-                work.append((mid, msg, segs))
-                cache.put(mid, segs, squeeze=False)
-                continue
-            # threads.attribute_quotes, step by step (done messages' attributions are not stored);
-            # only lines that can have an indexed key can vote (their order kept: same winner)
-            attribute_message(index, mid, msg, segs, lambda text: "\n".join(
-                line for line in text.split("\n") if _may_have_key(line) and _squeeze(line) in indexed))
-            work.append((mid, msg, segs))
-            if n == last:
-                cache.put(mid, segs, squeeze=False)
-                continue
-            said = cache.put(mid, segs)
-        elif n < last:
+
+    def indexed_lines(text: str) -> str:
+        """The lines of a quote that can have an indexed key (their order kept: same winner)."""
+        return "\n".join(line for line in text.split("\n") if _may_have_key(line) and _squeeze(line) in indexed)
+
+    # threads.attribute_quotes, step by step, up to the last message attributed (empty when nothing
+    # is quoted); done messages' attributions are not stored
+    for n, mid in enumerate(ids[:last + 1]):
+        if mid in done:
             said = said_before[mid]
         else:
-            continue
+            attribute_message(index, mid, loaded.get(mid), segments[mid], indexed_lines)
+            if n == last:
+                break
+            said = cache.put(mid, segments[mid])
         origins = [line for sq, line in said if sq in quoted]
         if origins:
             indexed.update(sq for sq, _ in said if sq in quoted)
             index.add(mid, [Segment("new", 0, len(origins) - 1, "\n".join(origins))])
-    _store_quote_origins(conn, [(mid, segs) for mid, _, segs in work])
-    return [Job(thread_id, new[mid].message if mid in new else loaded[mid], segs,
-                mid not in new or _may_pass(new[mid])) for mid, msg, segs in work]
+    for mid in todo if last < 0 else todo[-1:]:  # the ones not squeezed above: squeezed if ever needed
+        cache.put(mid, segments[mid], squeeze=False)
+    _store_quote_origins(conn, [(mid, segments[mid]) for mid in todo])
+    return [Job(thread_id, new[mid].message if mid in new else loaded[mid], segments[mid],
+                mid not in new or _may_pass(new[mid])) for mid in todo]
 
 
 #: kb_info key: messages with a larger rowid may lack findings or a current report
