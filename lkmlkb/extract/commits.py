@@ -180,8 +180,8 @@ def _email_spans(text: str) -> list[tuple[int, int]]:
             at = text.find("@", at + 1)
             continue
         spans.append(m.span())
-        end = m.end() if m.end() > m.start() else m.end() + 1
-        at = text.find("@", max(end, at + 1))
+        end = m.end()  # past the match's own "@" (one at or after ``at``): never empty, never behind
+        at = text.find("@", end)
     return spans
 
 
