@@ -160,9 +160,12 @@ def extract_view(message_id: str, view: View) -> Findings:
 
 
 def extract_message(msg: Message, segments: list[Segment]) -> tuple[Findings, bool]:
-    """Findings of one message on its own (no thread context) and whether it passed the prefilter.
+    """Findings of one message and whether it passed the prefilter.
 
-    Pure and picklable: this is what the ingest workers run.
+    Quoted segments whose origin attribution found are not read
+    (:func:`build_view`), though the prefilter sees them
+    (:func:`may_hold_report`).  Pure: the ingest workers run it
+    (:func:`extract_payloads`).
     """
     if not may_hold_report(msg, segments):
         return Findings(msg.message_id), False
