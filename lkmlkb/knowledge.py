@@ -381,16 +381,12 @@ def store_batch_findings(db: sqlite_utils.Database, prepared: list, pending: set
     conn = db.conn
     thread_of = _threads_of(conn, list(new))
     attribute = {thread_of[mid] for mid, p in new.items() if mid in thread_of and _may_pass(p)}
-    empty = []
+    empty = [(mid, EXTRACTOR_VERSION, 0, _NO_EXTRA) for mid in new
+             if mid in thread_of and thread_of[mid] not in attribute]
     jobs: list[Job] = []
     cache = _said_cache(db)
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for mid, p in new.items():
-            tid = thread_of.get(mid)
-            if tid is None or tid in attribute:
-                continue
-            empty.append((mid, EXTRACTOR_VERSION, 0, _NO_EXTRA))
         for mid, p in new.items():
             if getattr(p, "segments", None) is not None:
                 cache.put(mid, p.segments, squeeze=False)
