@@ -277,15 +277,8 @@ def _patch_starts(lines: list[str], i: int) -> bool:
     return _is_diffstat(line) and i + 1 < n and (_is_diffstat(lines[i + 1]) or bool(DIFFSTAT_SUM.match(lines[i + 1])))
 
 
-def _quote_all(lines: list[str]) -> list[tuple[int, str]]:
-    """:func:`quote_depth` of every line, once (it answers lines without a ``>`` near their start without the regex)."""
-    return [quote_depth(line) for line in lines]
-
-
-def _classify(lines: list[str], quotes: list[tuple[int, str]] | None = None) -> list[tuple[str, int]]:
-    """The kind and quote depth of every line (``quotes``: :func:`_quote_all` of them)."""
-    if quotes is None:
-        quotes = _quote_all(lines)
+def _classify(lines: list[str], quotes: list[tuple[int, str]]) -> list[tuple[str, int]]:
+    """The kind and quote depth of every line (``quotes``: :func:`quote_depth` of each)."""
     kinds: list[tuple[str, int]] = []
     in_patch = False
     in_footer = False
@@ -403,7 +396,7 @@ def _next_is_prose(lines: list[str], i: int) -> bool:
 def segment_body(body: str) -> list[Segment]:
     """Split a body into segments with 0-based inclusive line spans."""
     lines = body.split("\n")
-    quotes = _quote_all(lines)
+    quotes = [quote_depth(line) for line in lines]  # once: the classifier and the segment texts read them
     kinds = _classify(lines, quotes)
     segments: list[Segment] = []
     start = 0
