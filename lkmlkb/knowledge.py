@@ -356,11 +356,13 @@ class Job:
     extract: bool
     findings: Findings | None = None
     passed: bool = False
+    #: the workers' screening passed it: the extraction need not run the prefilter again
+    screened_pass: bool = False
 
     def payload(self) -> tuple:
         """What a worker process needs to extract it (not the raw bytes)."""
         m = self.message
-        return m.message_id, m.subject, m.body, self.segments
+        return m.message_id, m.subject, m.body, self.segments, self.screened_pass
 
 
 def store_batch_findings(db: sqlite_utils.Database, prepared: list, pending: set[str] | None = None) -> list[Job]:
@@ -409,6 +411,11 @@ _NO_EXTRA = json.dumps({"tools": [], "fio_version": None})
 def _may_pass(p) -> bool:
     """Whether a prepared message may hold a report (unscreened ones may)."""
     return p.passed or not getattr(p, "screened", False)
+
+
+def _screened_pass(p) -> bool:
+    """Whether the workers screened a prepared message and it passed."""
+    return bool(getattr(p, "screened", False) and p.passed)
 
 
 def run_jobs(jobs: list[Job], extracted: list[tuple[Findings, bool]] | None = None) -> None:
@@ -592,7 +599,8 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
         cache.put(mid, segments[mid], squeeze=False)
     _store_quote_origins(conn, [(mid, segments[mid]) for mid in todo])
     return [Job(thread_id, new[mid].message if mid in new else loaded[mid], segments[mid],
-                mid not in new or _may_pass(new[mid])) for mid in todo]
+                mid not in new or _may_pass(new[mid]), screened_pass=mid in new and _screened_pass(new[mid]))
+            for mid in todo]
 
 
 #: kb_info key: messages with a larger rowid may lack findings or a current report

@@ -63,7 +63,7 @@ def split_mbox(stream, mboxrd: bool | None = None) -> Iterator[bytes]:
     while True:
         chunk = read(BLOCK)
         buf += chunk
-        for m in SEPARATOR.finditer(buf, scan_from):
+        for m in _separators(buf, scan_from):
             if first:
                 first = False
                 if mboxrd is None:
@@ -84,6 +84,26 @@ def split_mbox(stream, mboxrd: bool | None = None) -> Iterator[bytes]:
         scan_from = max(0, len(buf) - MAX_SEPARATOR)
     if start is not None and start < len(buf):
         yield unescape(_trim(buf[start:]), bool(mboxrd))
+
+
+def _separators(buf: bytes, pos: int) -> Iterator[re.Match]:
+    """``SEPARATOR.finditer(buf, pos)``, tried only at lines that start with "From ".
+
+    A separator is one whole line, so the matches are the same; finding the
+    candidates with ``bytes.find`` skips the regex over every other byte
+    (the split cost a quarter of what reading an epoch costs the writer).
+    """
+    at_top = pos == 0 and buf.startswith(b"From ")
+    start = 0 if at_top else buf.find(b"\nFrom ", max(0, pos - 1)) + 1
+    if start == 0 and not at_top:
+        return
+    while True:
+        m = SEPARATOR.match(buf, start)
+        if m:
+            yield m
+        start = buf.find(b"\nFrom ", start) + 1
+        if start == 0:
+            return
 
 
 def _trim(msg: bytes) -> bytes:

@@ -203,3 +203,36 @@ def test_adversarial_separator_lines_are_linear(line):
     msgs = list(split_mbox(io.BytesIO(data)))
     assert time.perf_counter() - t0 < 2.0
     assert len(msgs) >= 2
+
+
+def _finditer(buf: bytes, pos: int) -> list[tuple[int, int]]:
+    from lkmlkb.sources.mbox import SEPARATOR
+
+    return [(m.start(), m.end()) for m in SEPARATOR.finditer(buf, pos)]
+
+
+def _found(buf: bytes, pos: int) -> list[tuple[int, int]]:
+    from lkmlkb.sources.mbox import _separators
+
+    return [(m.start(), m.end()) for m in _separators(buf, pos)]
+
+
+def test_separators_are_found_where_the_regex_finds_them():
+    """Candidates by bytes.find, then the regex at each: the same matches as one regex scan, from any
+    position (split_mbox rescans a block's tail), in real mbox bytes and in mixes of near misses."""
+    import random
+
+    rnd = random.Random(7)
+    real = b"".join(sep + fixture(n) + b"\n" for n in NAMES for sep in (LORE_SEP, MBOXO_SEP))
+    real += b">From " + LORE_SEP + b"From what I've seen\n"
+    assert _found(real, 0) == _finditer(real, 0) and len(_finditer(real, 0)) >= 2 * len(NAMES)
+    for _ in range(500):
+        a = rnd.randrange(len(real))
+        buf = real[a:a + rnd.randrange(1, 6000)]
+        pos = rnd.choice([0, rnd.randrange(len(buf) + 1)])
+        assert _found(buf, pos) == _finditer(buf, pos)
+    pieces = [b"From ", b"\n", LORE_SEP, MBOXO_SEP, b"x", b">From ", b"\r\n", b"From  a b c 1:2:3 4\n"]
+    for _ in range(5000):
+        buf = b"".join(rnd.choice(pieces) for _ in range(rnd.randrange(10)))
+        pos = rnd.randrange(len(buf) + 1)
+        assert _found(buf, pos) == _finditer(buf, pos), (buf, pos)

@@ -1,0 +1,83 @@
+"""The prefilter tries its regex only where a match can start; it must answer exactly as
+one search over the whole text (the test that every later stage relies on)."""
+
+from __future__ import annotations
+
+import gzip
+from itertools import islice
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lkmlkb import pipeline
+from lkmlkb.pipeline import MAX_VIEW_CHARS, PREFILTER, PREFILTER_WORDS, build_view, prefilter
+from lkmlkb.sources.mail import parse_message
+from lkmlkb.sources.mbox import split_mbox
+from lkmlkb.threads import segment_body
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+ARCHIVE = ROOT.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
+
+
+def whole_search(text: str) -> bool:
+    """The prefilter as it was: substrings, then the regex over the whole text."""
+    text = text[:MAX_VIEW_CHARS]
+    low = text.lower()
+    return any(w in low for w in PREFILTER_WORDS) and bool(PREFILTER.search(text))
+
+
+# the words and near misses: word characters glued on either side break a \b, "KiB/s" starts
+# two characters before its word, "ſ" and the Kelvin sign fold under re.I but not in lower()
+FRAGMENTS = [*PREFILTER_WORDS, "FIO", "Fio", "fio-", "xfio", "fiox", "_fio", "KiB/s", "kb/s", "GB/s", "Tib/s",
+             "zb/s", "b/sx", "MB/sec", "mb/secs", "IOPS", "iopsy", "bw=", "abw=", "LKP", "lkpx", "regreſs",
+             "\u212aiB/s", "İ", "ß", " ", "\n", "-", "_", "=", "%", "a", "9", "run status  group", "Test Robot"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=12))
+def test_same_answer_as_one_search_over_the_text(parts):
+    text = "".join(parts)
+    assert prefilter(text) == whole_search(text)
+
+
+def test_many_occurrences_fall_back_to_one_search(monkeypatch):
+    monkeypatch.setattr(pipeline, "MAX_ANCHORED", 3)
+    text = "portfolio " * 10 + "fio"
+    assert prefilter(text) and not prefilter("portfolio " * 10)
+
+
+def _views(raws):
+    for raw in raws:
+        msg = parse_message(raw)
+        yield build_view(msg.body, segment_body(msg.body), keep_attributed=True).text
+        yield msg.subject
+
+
+def test_same_answer_on_real_mail():
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(CORPUS.iterdir()) if p.is_file()]
+    with gzip.open(ARCHIVE) as fh:
+        texts += _views(islice(split_mbox(fh), 1500))
+    answers = [prefilter(t) for t in texts]
+    assert answers == [whole_search(t) for t in texts]
+    assert 0 < sum(answers) < len(answers)
+
+
+def test_attribution_does_not_change_what_the_prefilter_sees():
+    """The workers screen a message before its quotes are attributed, and its extraction job
+    trusts that answer (``Job.screened_pass``): the prefilter must read the same either way."""
+    from lkmlkb.ingest import read_messages
+    from lkmlkb.pipeline import may_hold_report
+    from lkmlkb.threads import attribute_quotes, thread_messages
+
+    msgs = list(read_messages([str(CORPUS)]))
+    attributed = 0
+    for thread in thread_messages(msgs).values():
+        items = [(m, segment_body(m.body)) for m in sorted(thread, key=lambda m: m.date_utc or "")]
+        before = [may_hold_report(m, segs) for m, segs in items]
+        attribute_quotes(items)
+        attributed += sum(1 for _, segs in items for s in segs if s.quotes_message_id)
+        assert [may_hold_report(m, segs) for m, segs in items] == before
+    assert attributed > 20
