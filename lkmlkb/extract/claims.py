@@ -71,6 +71,11 @@ CLAIM_LABELS = frozenset(label for label in _KIND if not label.endswith("_WEAK")
 WEAK_CLAIM_LABELS = frozenset(_KIND) - CLAIM_LABELS | {"CHANGE"}
 #: what a paragraph needs for _PCT_RE to find a percentage in it
 _PCT_HINT_RE = re.compile(r"%|percent")
+#: how far from a cue a claim looks (its sentence is cut to this on either side)
+SENTENCE_REACH = 200
+#: what is read around a cue word in a long paragraph (nlp.parse's ``reach``): SENTENCE_REACH,
+#: a negation after the cue (40 chars and its own words), and the cue's own words
+READ_REACH = 600
 
 
 def _negated_before(doc, cue) -> bool:
@@ -128,7 +133,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             continue
         kind = _KIND.get(c.label)
         # look only near the cue: a sentence in mail can run for pages (fio output has no full stops)
-        s0, s1 = max(c.sent_start, c.start - 200), min(c.sent_end, c.end + 200)
+        s0, s1 = max(c.sent_start, c.start - SENTENCE_REACH), min(c.sent_end, c.end + SENTENCE_REACH)
         negated = _negated_before(doc, c) or any(c.end <= p.start <= c.end + 40 and p.start < s1 for p in posts)
         if c.label == "CANNOT_REPRODUCE" or c.label == "NO_CHANGE":
             negated = False  # the negation is part of the cue
@@ -186,7 +191,7 @@ def find_claims(text: str) -> list[Claim]:
     try:
         # only paragraphs holding a word some claim cue needs ("regression", "faster", ...)
         doc = nlp.parse(text, "claims", anchors=CLAIM_LABELS, weak_anchors=WEAK_CLAIM_LABELS,
-                        weak_needs=_PCT_HINT_RE)
+                        weak_needs=_PCT_HINT_RE, reach=READ_REACH)
         cues = nlp.cues(doc)
         claims = _sentence_claims(text[:nlp.MAX_DOC_CHARS], doc, cues)
         return _dedupe(_resolve_changes(claims))

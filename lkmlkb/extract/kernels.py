@@ -30,6 +30,9 @@ log = logging.getLogger(__name__)
 
 #: a cue counts for a version only when at most this many chars separate them
 CUE_REACH = 60
+#: what is read around a version in a long paragraph (nlp.parse's ``reach``): CUE_REACH
+#: before it and 25 chars after it, plus the cue's own length (a few words)
+READ_REACH = 400
 
 _REGRESSION_WORDS_RE = re.compile(
     r"\b(?:regress\w{0,6}|drop\w{0,3}|slow\w{0,4}|degrad\w{0,6}|worse|broke\w{0,2}|bad|lower|decreas\w{0,3})\b",
@@ -111,7 +114,7 @@ def find_kernel_mentions(text: str) -> list[KernelMention]:
         return []
     roles: list[tuple[str | None, str]] = [(None, "")] * len(found)
     try:
-        doc = nlp.parse(text, "kernels", near=[a for a, _, _, _ in found])
+        doc = nlp.parse(text, "kernels", near=[a for a, _, _, _ in found], reach=READ_REACH)
         cues = nlp.cues(doc)
         prev_end = 0
         parsed_chars = len(nlp.doc_text(doc))

@@ -30,11 +30,12 @@ character offsets.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import json
 import logging
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from pathlib import Path
 
@@ -479,6 +480,8 @@ class Reading:
         self.starts, self.ends = _paragraphs(self.text)
         #: paragraph -> its Doc's record
         self.record_of: dict[int, _Record] = {}
+        #: paragraph -> (start, end, record) of each window of it read (see :meth:`read_windows`)
+        self.window_records: dict[int, list[tuple[int, int, _Record]]] = {}
         self._low: str | None = None
 
     def paragraph_at(self, pos: int) -> int | None:
@@ -535,10 +538,84 @@ class Reading:
         nxt = self.starts[1:] + [len(self.raw)]
         return {i for i in among if rx.search(self.raw[self.starts[i]:nxt[i]].lower())}
 
+    def hits(self, rx, i: int) -> list[int] | None:
+        """Where ``rx`` finds something in paragraph ``i``'s lower-cased text (None: lower-casing
+        moved offsets, so positions are not the text's)."""
+        if self._low is None:
+            self._low = self.text.lower()
+        if len(self._low) != len(self.text):
+            return None
+        return [m.start() for m in rx.finditer(self._low, self.starts[i], self.ends[i])]
+
+    def window(self, i: int, lo: int, hi: int) -> tuple[int, int]:
+        """The span of paragraph ``i`` read for ``lo``..``hi``: whole lines, from the first
+        non-blank character of a line starting at or before ``lo`` to the last of a line
+        ending at or after ``hi`` (clipped to the paragraph)."""
+        text, first, last = self.text, self.starts[i], self.ends[i]
+        a = first
+        if lo > first:
+            ls = text.rfind("\n", first, lo) + 1
+            while ls > first:
+                a = _WS_RUN_RE.match(text, ls).end()
+                if a <= lo:
+                    break
+                ls = text.rfind("\n", first, ls - 1) + 1
+            else:
+                a = first
+        b = last
+        if hi < last:
+            le = text.find("\n", hi, last)
+            while le != -1:
+                b = le
+                while text[b - 1].isspace():  # a line in a paragraph is not blank
+                    b -= 1
+                if b >= hi:
+                    break
+                le = text.find("\n", le + 1, last)
+            else:
+                b = last
+        return a, b
+
+    def windows_for(self, i: int, positions, reach: int) -> list[tuple[int, int]]:
+        """The windows of paragraph ``i`` holding every char within ``reach`` of ``positions``, merged."""
+        out: list[tuple[int, int]] = []
+        for pos in sorted(positions):
+            if out and pos + reach <= out[-1][1]:
+                continue
+            a, b = self.window(i, pos - reach, pos + reach)
+            if out and (a <= out[-1][1] or self.text[out[-1][1]:a].isspace()):  # overlapping, or the next line
+                out[-1] = (out[-1][0], max(b, out[-1][1]))
+            else:
+                out.append((a, b))
+        return out
+
     @property
     def records(self) -> list["_Record"]:
         """The Docs made so far, in the order they were made."""
-        return list({id(rec): rec for rec in self.record_of.values()}.values())
+        recs = list(self.record_of.values()) + [rec for ws in self.window_records.values() for _, _, rec in ws]
+        return list({id(rec): rec for rec in recs}.values())
+
+    def read_windows(self, windows: dict[int, list[tuple[int, int]]]) -> list[tuple[int, int, int, "_Record"]]:
+        """(paragraph, start, end, record) of each window asked for: the paragraph's record
+        when it was read whole, else a window read before that holds it, else a new one
+        (those not read yet are tokenized as one Doc, joined by blank lines)."""
+        out, todo = [], []
+        for i in sorted(windows):
+            for a, b in windows[i]:
+                rec = self.record_of.get(i)
+                if rec is None:
+                    rec = next((r for a2, b2, r in self.window_records.get(i, ()) if a2 <= a and b <= b2), None)
+                if rec is None:
+                    todo.append((i, a, b))
+                out.append([i, a, b, rec])
+        if todo:
+            rec = _Record(self, [i for i, _, _ in todo], [(a, b) for _, a, b in todo])
+            for i, a, b in todo:
+                self.window_records.setdefault(i, []).append((a, b, rec))
+            for row in out:
+                if row[3] is None:
+                    row[3] = rec
+        return [tuple(row) for row in out]
 
     def read(self, paragraphs: set[int]) -> list["_Record"]:
         """The records holding ``paragraphs``, tokenizing those not read yet (as one Doc)."""
@@ -585,14 +662,17 @@ def _paragraphs(text: str) -> tuple[list[int], list[int]]:
 class _Record:
     """One Doc of a :class:`Reading`: some of its paragraphs joined by blank lines."""
 
-    def __init__(self, reading: Reading, paragraphs: list[int]):
+    def __init__(self, reading: Reading, paragraphs: list[int], spans: list[tuple[int, int]] | None = None):
         self.reading = reading
-        self.paragraphs = paragraphs
+        self.paragraphs = paragraphs  # per piece: its paragraph (a paragraph's windows are pieces too)
         text = reading.text
+        if spans is None:
+            spans = [(reading.starts[i], reading.ends[i]) for i in paragraphs]
+        #: per piece: where the whole text's sentence runs on past its end (a window's end: cut there)
+        self.cut_ends = [b if b < reading.ends[i] else None for i, (_, b) in zip(paragraphs, spans)]
         parts, self.cstarts, self.ostarts, self.lengths = [], [], [], []
         pos = 0
-        for i in paragraphs:
-            a, b = reading.starts[i], reading.ends[i]
+        for a, b in spans:
             parts.append(text[a:b])
             self.cstarts.append(pos)
             self.ostarts.append(a)
@@ -600,7 +680,7 @@ class _Record:
             pos += b - a + len(_SEPARATOR)
         # a separator after the last one too, unless it ends the text: every paragraph's last
         # sentence runs on over a blank line as in the whole text (or ends where the text does)
-        tail = "" if reading.ends[paragraphs[-1]] == len(text) else _SEPARATOR
+        tail = "" if spans[-1][1] == len(text) else _SEPARATOR
         self.doc = _make_doc(reading.nlp, _SEPARATOR.join(parts) + tail)
         self.cues: dict[int, list[Cue]] = {}  # per cue pipeline
         self._sents = None
@@ -620,6 +700,8 @@ class _Record:
         off = cpos - self.cstarts[k]
         if off < self.lengths[k] or (end and off == self.lengths[k]):
             return self.ostarts[k] + off
+        if self.cut_ends[k] is not None:
+            return self.cut_ends[k]
         i = self.paragraphs[k]
         r = self.reading
         return r.starts[i + 1] if i + 1 < len(r.starts) else len(r.text)
@@ -683,15 +765,23 @@ def reading_of(text: str) -> Reading:
 
 @dataclass
 class CueDoc:
-    """What :func:`parse` returns: a :class:`Reading`, a cue pipeline and the paragraphs asked for."""
+    """What :func:`parse` returns: a :class:`Reading`, a cue pipeline, the paragraphs asked
+    for and, of long paragraphs, the windows asked for (paragraph -> sorted disjoint spans)."""
 
     reading: Reading
     pipe: _CuePipeline
     paragraphs: set[int]
+    windows: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+
+
+#: a paragraph longer than this is read in windows by an extractor that gives its reach...
+WINDOW_ABOVE = 4_000
+#: ... unless they would cover more than this share of it
+WINDOW_SHARE = 0.5
 
 
 def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, weak_anchors=None,
-          weak_needs=None) -> CueDoc:
+          weak_needs=None, reach: int | None = None) -> CueDoc:
     """Read ``text`` (cut to MAX_DOC_CHARS) for the cue files ``names``.
 
     Which paragraphs are read: all of them by default; with ``near``
@@ -701,6 +791,15 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
     (more labels) also those holding a word one of those needs and a match
     of ``weak_needs`` (a regex on the lower-cased paragraph).  Offsets are of
     ``text``; see :func:`_prepare` for what spaCy is not shown.
+
+    With ``reach`` (chars), a paragraph over WINDOW_ABOVE chars holding those
+    offsets or words is read only in windows: whole lines around each offset
+    or word (any of the labels'), ``reach`` chars on either side at least.  For
+    an extractor that looks no farther than ``reach`` from them: in a window,
+    tokens and cues are the whole text's (but for a cue running over its edge),
+    and so is a sentence, cut at the window's edges (:func:`sentence_bounds`
+    gives ``(max(start, window start), min(end, window end))``);
+    :func:`tokens_before` reads the whole paragraph when the window is too short.
     """
     pipe = get_pipeline(*names)
     r = reading_of(text)
@@ -713,7 +812,35 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
             paragraphs |= r.holding_raw(weak_needs, weak) if weak_needs is not None else weak
     else:
         paragraphs = set(range(len(r.starts)))
-    return CueDoc(r, pipe, paragraphs)
+    windows: dict[int, list[tuple[int, int]]] = {}
+    big = [i for i in sorted(paragraphs) if r.ends[i] - r.starts[i] > WINDOW_ABOVE]
+    if reach is not None and big and (near is not None or anchors is not None):
+        at: dict[int, list[int]] = {}
+        if near is not None:
+            for p in near:
+                i = r.paragraph_before(p)
+                if i is not None:
+                    at.setdefault(i, []).append(min(p, r.ends[i] - 1))
+        for i in big:
+            if near is not None:
+                hits = at.get(i)  # none: a paragraph ending within ``lookback``, read whole
+            else:
+                rxs = [pipe.anchor_re(frozenset(anchors))]
+                if weak_anchors:
+                    rxs.append(pipe.anchor_re(frozenset(weak_anchors)))
+                hits = []
+                for rx in rxs:
+                    found = r.hits(rx, i) if rx is not None else None
+                    if found is None:  # any text can match, or offsets moved: the whole paragraph
+                        hits = None
+                        break
+                    hits += found
+            if hits:
+                spans = r.windows_for(i, hits, reach)
+                if sum(b - a for a, b in spans) <= WINDOW_SHARE * (r.ends[i] - r.starts[i]):
+                    windows[i] = spans  # else the paragraph is read whole, a Doc other extractors share
+        paragraphs -= set(windows)
+    return CueDoc(r, pipe, paragraphs, windows)
 
 
 def doc_text(doc: CueDoc) -> str:
@@ -756,15 +883,52 @@ MAX_CUES = 400
 
 
 def cues(doc: CueDoc) -> list[Cue]:
-    """Cue matches in the paragraphs read (overlaps allowed), with their sentence bounds."""
+    """Cue matches in the paragraphs and windows read (overlaps allowed), with their sentence
+    bounds (cut at a window's edges)."""
     out: list[Cue] = []
-    records = doc.reading.read(doc.paragraphs)
+    r = doc.reading
+    records = r.read(doc.paragraphs) if doc.paragraphs else []
     for rec in records:
         # a Doc made for another extractor may hold more paragraphs: only those asked for count
         out.extend(c for i, c in rec.cues_of(doc.pipe) if i in doc.paragraphs)
-    if len(records) > 1:
+    sources = len(records)
+    if doc.windows:
+        starts: dict[int, list[int]] = {}
+        for i, a, b, rec in r.read_windows(doc.windows):
+            got = rec.cues_of(doc.pipe)  # in text order
+            if id(rec) not in starts:
+                starts[id(rec)] = [c.start for _, c in got]
+            k = bisect.bisect_left(starts[id(rec)], a)
+            lo, hi = _cut(r, i, a, b)
+            for j, c in got[k:]:
+                if c.start >= b:
+                    break
+                if j == i and c.end <= b:
+                    out.append(c if lo is None and hi is None else dataclasses.replace(
+                        c, sent_start=max(c.sent_start, lo or 0), sent_end=min(c.sent_end, hi or c.sent_end)))
+            sources += 1
+    if sources > 1:
         out.sort(key=lambda c: (c.start, c.end))
     return out[:MAX_CUES]
+
+
+def _cut(r: Reading, i: int, a: int, b: int) -> tuple[int | None, int | None]:
+    """Where a window ``a``..``b`` of paragraph ``i`` cuts a sentence: its start unless that
+    is the paragraph's, its end unless that is the paragraph's (None: not cut)."""
+    return (a if a > r.starts[i] else None), (b if b < r.ends[i] else None)
+
+
+def _record_for(doc: CueDoc, i: int, pos: int) -> tuple["_Record", int | None, int | None]:
+    """The record answering for char ``pos`` of paragraph ``i``, and where it cuts sentences:
+    the window of ``doc`` holding ``pos``, else the whole paragraph (read if need be)."""
+    r = doc.reading
+    spans = doc.windows.get(i)
+    if spans:
+        k = bisect.bisect_right(spans, (pos, len(r.text) + 1)) - 1
+        if k >= 0 and spans[k][0] <= pos <= spans[k][1]:
+            a, b = spans[k]
+            return (r.read_windows({i: [(a, b)]})[0][3], *_cut(r, i, a, b))
+    return r.read({i})[0], None, None
 
 
 def sentence_bounds(doc: CueDoc, start: int, end: int) -> tuple[int, int]:
@@ -777,28 +941,37 @@ def sentence_bounds(doc: CueDoc, start: int, end: int) -> tuple[int, int]:
         j = r.paragraph_before(start)
         if j is None:
             return start, end
-        rec = r.read({j})[0]
+        rec, lo, _ = _record_for(doc, j, r.ends[j] - 1)
         s0, s1 = rec.sentence_of(rec.doc.char_span(rec.to_doc(r.ends[j] - 1), rec.to_doc(r.ends[j]),
                                                    alignment_mode="expand").start)
+        s0 = s0 if lo is None else max(s0, lo)
         return (s0, max(s1, end)) if s1 > start else (start, end)
-    rec = r.read({i})[0]
+    rec, lo, hi = _record_for(doc, i, start)
     cs = rec.to_doc(start)
-    ce = rec.to_doc(min(end, r.ends[i]))
+    ce = rec.to_doc(min(end, r.ends[i] if hi is None else hi))
     span = rec.doc.char_span(cs, max(ce, cs), alignment_mode="expand")
     if span is None or len(span) == 0:
         return start, end
     s0, s1 = rec.sentence_of(span.start)
-    return s0, max(s1, rec.to_text(span.end_char, end=True))
+    s1 = max(s1, rec.to_text(span.end_char, end=True))
+    return (s0 if lo is None else max(s0, lo)), (s1 if hi is None else min(s1, hi))
 
 
 def sentences(doc: CueDoc) -> list[tuple[int, int]]:
     """(start, end) of every sentence in the paragraphs read, in text order."""
     out = []
-    for rec in doc.reading.read(doc.paragraphs):
+    r = doc.reading
+    for rec in r.read(doc.paragraphs) if doc.paragraphs else []:
         firsts, bounds = rec.sentences()
         out.extend(b for first, b in zip(firsts, bounds)
                    if rec.paragraphs[rec.piece_of(rec.doc[first].idx)] in doc.paragraphs)
-    return sorted(out)
+    for i, a, b, rec in r.read_windows(doc.windows) if doc.windows else []:
+        lo, hi = _cut(r, i, a, b)
+        firsts, bounds = rec.sentences()
+        out.extend((s0 if lo is None else max(s0, lo), s1 if hi is None else min(s1, hi))
+                   for first, (s0, s1) in zip(firsts, bounds)
+                   if rec.paragraphs[rec.piece_of(rec.doc[first].idx)] == i and s1 > a and s0 < b)
+    return sorted(set(out))
 
 
 def tokens_before(doc: CueDoc, pos: int, n: int) -> list:
@@ -807,13 +980,17 @@ def tokens_before(doc: CueDoc, pos: int, n: int) -> list:
     i = r.paragraph_at(pos)
     if i is None:
         return []
-    rec = r.read({i})[0]
-    cpos = rec.to_doc(pos)
-    span = rec.doc.char_span(cpos, cpos + 1, alignment_mode="expand")
-    if span is None:
-        return []
-    first = rec.cstarts[rec.piece_of(cpos)]
-    return [t for t in rec.doc[max(0, span.start - n):span.start] if t.idx >= first]
+    rec, lo, _ = _record_for(doc, i, pos)
+    while True:
+        cpos = rec.to_doc(pos)
+        span = rec.doc.char_span(cpos, cpos + 1, alignment_mode="expand")
+        if span is None:
+            return []
+        first = rec.cstarts[rec.piece_of(cpos)]
+        out = [t for t in rec.doc[max(0, span.start - n):span.start] if t.idx >= first]
+        if len(out) == n or lo is None:
+            return out
+        rec, lo = r.read({i})[0], None  # the window starts too close: its whole paragraph
 
 
 _LINES: list = [None, []]  # (the text last indexed, its line start offsets)

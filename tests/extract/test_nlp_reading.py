@@ -8,6 +8,7 @@ whole, one paragraph at a time in a shuffled order, and in two halves.
 """
 
 import bisect
+import dataclasses
 import random
 from pathlib import Path
 
@@ -153,3 +154,103 @@ def test_a_text_ending_in_a_space_ends_its_last_sentence_where_the_whole_doc_doe
     nlp._LAST_READING[0] = None
     doc = nlp.parse(text, "kernels")
     assert nlp.sentence_bounds(doc, 13, 17) == token_sents[13]
+
+
+# Windows: a long paragraph (an LKP comparison table, a pasted trace) is read only
+# around what an extractor looks for, when the extractor looks no farther than a
+# reach.  Inside a window, tokens, cues and sentences are the whole Doc's; a
+# sentence running past the window's edge is cut there.
+
+def _windows_of(doc):
+    return [(i, a, b) for i, spans in sorted(doc.windows.items()) for a, b in spans]
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_a_window_reads_the_whole_docs_cues_and_sentences_up_to_its_edges(path, monkeypatch):
+    monkeypatch.setattr(nlp, "WINDOW_ABOVE", 0)  # every paragraph read in windows
+    monkeypatch.setattr(nlp, "WINDOW_SHARE", 1.0)
+    text = path.read_text(encoding="utf-8", errors="replace")[:nlp.MAX_DOC_CHARS]
+    rng = random.Random(path.name)
+    margin = 100  # longer than any cue of the corpus: a cue ending this far inside the window is whole
+    checked = 0
+    for name in CUE_SETS:
+        token_sents, expected = whole_doc(text, name)
+        positions = rng.sample(sorted(token_sents), k=min(15, len(token_sents)))
+        positions += [e[2] + rng.choice((-120, -60, 0, 60)) for e in rng.sample(expected, k=min(8, len(expected)))]
+        positions = sorted(p for p in set(positions) if p in token_sents)
+        nlp._LAST_READING[0] = None
+        doc = nlp.parse(text, name, near=positions, reach=150)
+        windows = _windows_of(doc)
+        assert windows and not doc.paragraphs
+        got = [(c.label, c.id, c.start, c.end, (c.sent_start, c.sent_end)) for c in nlp.cues(doc)]
+        r = nlp.reading_of(text)
+
+        def cut(i, a, b, s0, s1):  # a window's edge cuts a sentence, a paragraph's does not
+            return (max(s0, a) if a > r.starts[i] else s0), (min(s1, b) if b < r.ends[i] else s1)
+        for i, a, b in windows:
+            assert a <= b
+            want = [(lab, pid, s, e, cut(i, a, b, *sent)) for lab, pid, s, e, sent in expected
+                    if a <= s and e <= b - margin]
+            assert [g for g in got if a <= g[2] and g[3] <= b - margin] == want, (path.name, name, a, b)
+            checked += len(want)
+        for pos in positions:
+            i, a, b = next(w for w in windows if w[1] <= pos < w[2])
+            assert a <= pos - 150 or a == r.starts[i]
+            assert b >= pos + 150 or b == r.ends[i]
+            assert nlp.sentence_bounds(doc, pos, pos + 1) == cut(i, a, b, *token_sents[pos]), (path.name, pos)
+    assert checked
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_tokens_before_a_cue_in_a_window_are_those_of_its_paragraph(path, monkeypatch):
+    """Near a window's start, the tokens before a position are read from the whole paragraph."""
+    text = path.read_text(encoding="utf-8", errors="replace")[:nlp.MAX_DOC_CHARS]
+    for name in CUE_SETS:
+        nlp._LAST_READING[0] = None
+        whole = nlp.parse(text, name)
+        cues = nlp.cues(whole)
+        want = [[t.text for t in nlp.tokens_before(whole, c.start, 8)] for c in cues]
+        monkeypatch.setattr(nlp, "WINDOW_ABOVE", 0)
+        monkeypatch.setattr(nlp, "WINDOW_SHARE", 1.0)
+        nlp._LAST_READING[0] = None
+        doc = nlp.parse(text, name, near=[c.start for c in cues], reach=10)
+        got = [[t.text for t in nlp.tokens_before(doc, c.start, 8)] for c in cues]
+        monkeypatch.setattr(nlp, "WINDOW_ABOVE", 10**9)
+        assert got == want, (path.name, name)
+
+
+def _findings(text):
+    nlp._LAST_READING[0] = None
+    return [repr([dataclasses.asdict(r) for r in fn(text)]) for fn in (find_kernels, find_commits, find_claims)]
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_reading_windows_gives_the_findings_of_reading_whole_paragraphs(path, monkeypatch):
+    text = path.read_text(encoding="utf-8", errors="replace")
+    monkeypatch.setattr(nlp, "WINDOW_ABOVE", 10**9)
+    whole = _findings(text)
+    monkeypatch.setattr(nlp, "WINDOW_ABOVE", 0)
+    monkeypatch.setattr(nlp, "WINDOW_SHARE", 1.0)
+    assert _findings(text) == whole
+
+
+def test_an_lkp_comparison_table_is_read_only_around_its_claim_words():
+    """The LKP report's 58 KB table is one paragraph holding "%change" and "perf-c2c.HITM"
+    ("change", "hit": claim words): the claims are the same, and a few KB are tokenized."""
+    path = next(p for p in CORPUS if p.name.startswith("101_lkp"))
+    text = path.read_text(encoding="utf-8", errors="replace")
+    r = nlp.Reading(None, text)
+    assert max(b - a for a, b in zip(r.starts, r.ends)) > 50_000
+    table = max(range(len(r.starts)), key=lambda i: r.ends[i] - r.starts[i])
+    nlp._LAST_READING[0] = None
+    claims = [(c.kind, c.stated_pct, c.metric, c.evidence.line_start) for c in find_claims(text)]
+    read = sum(len(rec.doc.text) for rec in nlp._LAST_READING[1].records)
+    assert table not in nlp._LAST_READING[1].record_of
+    assert sum(b - a for a, b, _ in nlp._LAST_READING[1].window_records[table]) < 4_000
+    assert ("regression", 72.9, "fio.write_iops", 169) in claims  # what the report says
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(nlp, "WINDOW_ABOVE", 10**9)
+        nlp._LAST_READING[0] = None
+        assert [(c.kind, c.stated_pct, c.metric, c.evidence.line_start) for c in find_claims(text)] == claims
+        whole = sum(len(rec.doc.text) for rec in nlp._LAST_READING[1].records)
+    assert whole > 90_000 and read < 40_000
