@@ -74,8 +74,10 @@ _PCT_HINT_RE = re.compile(r"%|percent")
 #: how far from a cue a claim looks (its sentence is cut to this on either side)
 SENTENCE_REACH = 200
 #: what is read around a cue word in a long paragraph (nlp.parse's ``reach``): SENTENCE_REACH,
-#: a negation after the cue (40 chars and its own words), and the cue's own words
-READ_REACH = 600
+#: a negation after the cue (40 chars and its own words), and the cue's own words (each at
+#: most CUE_WORDS_CHARS, and the line breaks a negation may hold)
+READ_REACH = 400
+CUE_WORDS_CHARS = 40
 
 
 def _negated_before(doc, cue) -> bool:

@@ -31,8 +31,9 @@ log = logging.getLogger(__name__)
 #: a cue counts for a version only when at most this many chars separate them
 CUE_REACH = 60
 #: what is read around a version in a long paragraph (nlp.parse's ``reach``): CUE_REACH
-#: before it and 25 chars after it, plus the cue's own length (a few words)
-READ_REACH = 400
+#: before it and 25 chars after it, plus a cue's own words (at most CUE_WORDS_CHARS)
+READ_REACH = 200
+CUE_WORDS_CHARS = 40
 
 _REGRESSION_WORDS_RE = re.compile(
     r"\b(?:regress\w{0,6}|drop\w{0,3}|slow\w{0,4}|degrad\w{0,6}|worse|broke\w{0,2}|bad|lower|decreas\w{0,3})\b",

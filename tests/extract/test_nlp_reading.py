@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from lkmlkb.extract import claims as claims_mod
+from lkmlkb.extract import kernels as kernels_mod
 from lkmlkb.extract import nlp
 from lkmlkb.extract.claims import find_claims
 from lkmlkb.extract.commits import find_commits
@@ -254,3 +256,29 @@ def test_an_lkp_comparison_table_is_read_only_around_its_claim_words():
         assert [(c.kind, c.stated_pct, c.metric, c.evidence.line_start) for c in find_claims(text)] == claims
         whole = sum(len(rec.doc.text) for rec in nlp._LAST_READING[1].records)
     assert whole > 90_000 and read < 40_000
+
+
+@pytest.mark.parametrize("name", ["kernels", "claims"])
+def test_the_reach_read_around_a_hit_holds_the_longest_cue(name):
+    """READ_REACH counts on cue words of at most CUE_WORDS_CHARS: a cue file growing a longer
+    pattern must raise it."""
+    module = {"kernels": kernels_mod, "claims": claims_mod}[name]
+    longest = 0
+    for pat in nlp.load_patterns(name):
+        if isinstance(pat["pattern"], str):
+            longest = max(longest, len(pat["pattern"]))
+            continue
+        chars = 0
+        for tok in pat["pattern"]:
+            assert tok.get("OP", "") in ("", "?"), pat["id"]  # no run of words of any length
+            v = tok.get("LOWER", tok.get("TEXT"))
+            if v is not None:
+                chars += max(map(len, [v] if isinstance(v, str) else v["IN"])) + 1
+            else:
+                assert tok.get("IS_SPACE"), pat["id"]  # a line break; any other token kind is unbounded
+        longest = max(longest, chars)
+    assert longest <= module.CUE_WORDS_CHARS
+    if name == "kernels":
+        assert module.READ_REACH >= module.CUE_REACH + 25 + 2 * module.CUE_WORDS_CHARS
+    else:
+        assert module.READ_REACH >= module.SENTENCE_REACH + 40 + 2 * module.CUE_WORDS_CHARS
