@@ -458,6 +458,12 @@ class StoreOutcome:
     errors: int = 0
 
 
+#: page size of a new knowledge base: most rows are whole messages (raw bytes, body), which at
+#: SQLite's default 4 KiB spill into chains of overflow pages; 16 KiB pages cut the writer's CPU
+#: by about a tenth (a database's page size is fixed when it is created)
+PAGE_SIZE = 16384
+
+
 def connect(path: str | Path, create: bool = True) -> sqlite_utils.Database:
     """Open (and migrate) the knowledge base at ``path``."""
     path = Path(path)
@@ -466,6 +472,8 @@ def connect(path: str | Path, create: bool = True) -> sqlite_utils.Database:
     try:
         conn = sqlite3.connect(str(path), timeout=60, isolation_level=None, check_same_thread=False)
         db = sqlite_utils.Database(conn)
+        if create:
+            db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # no effect on an existing database
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA foreign_keys=ON")
         db.execute("PRAGMA synchronous=NORMAL")

@@ -396,7 +396,12 @@ def _next_is_prose(lines: list[str], i: int) -> bool:
 def segment_body(body: str) -> list[Segment]:
     """Split a body into segments with 0-based inclusive line spans."""
     lines = body.split("\n")
-    quotes = [quote_depth(line) for line in lines]  # once: the classifier and the segment texts read them
+    # once: the classifier and the segment texts read them (a line without ">" in its first four
+    # characters is answered here as quote_depth answers it, without the call)
+    if ">" in body:
+        quotes = [quote_depth(line) if ">" in line[:4] else (0, line) for line in lines]
+    else:
+        quotes = [(0, line) for line in lines]
     kinds = _classify(lines, quotes)
     segments: list[Segment] = []
     start = 0

@@ -53,6 +53,21 @@ def test_fresh_database_has_the_schema_wal_and_foreign_keys(tmp_path):
     assert connect(tmp_path / "kb.db", create=False).execute("SELECT value FROM kb_info WHERE key='schema'").fetchone()
 
 
+def test_new_database_has_large_pages_and_an_older_one_keeps_its_own(tmp_path):
+    db = connect(tmp_path / "kb.db")
+    assert db.execute("PRAGMA page_size").fetchone()[0] == 16384
+    # a knowledge base made with SQLite's default 4 KiB pages opens, takes messages and keeps its pages
+    old = sqlite3.connect(tmp_path / "old.db")
+    old.execute("PRAGMA page_size=4096")
+    old.execute("CREATE TABLE t(x)")
+    old.close()
+    s = Store(connect(tmp_path / "old.db"))
+    s.start_run(["test"])
+    assert [m.message_id for m in s.write_batch(rows("bug_report_original.eml"))] == [ORIGINAL]
+    assert s.conn.execute("PRAGMA page_size").fetchone()[0] == 4096
+    assert s.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
 def test_batch_write_then_same_batch_again(store):
     batch = rows("bug_report_original.eml", "utf8_split_subject_dafu.eml", "re_dafu_reply.eml")
     new = store.write_batch(batch)
