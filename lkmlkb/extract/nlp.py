@@ -47,6 +47,11 @@ CUES_DIR = Path(__file__).resolve().parent.parent / "data" / "cues"
 
 #: texts longer than this are cut before spaCy sees them (a thread dump is far below)
 MAX_DOC_CHARS = 100_000
+#: the cue extractors tokenize at most this many chars of one paragraph; lines past it are
+#: read as blank (no cues, no sentences).  Only floods reach it: a long paragraph is read in
+#: windows around what the extractors look for (see :func:`parse`), whole only when they
+#: cover half of it
+MAX_PARAGRAPH_READ = 20_000
 
 _LABEL_RE = re.compile(r"[A-Z][A-Z_]{0,40}")
 _ID_RE = re.compile(r"[a-z0-9][a-z0-9_.\-]{0,80}")
@@ -482,6 +487,9 @@ class Reading:
         self.record_of: dict[int, _Record] = {}
         #: paragraph -> (start, end, record) of each window of it read (see :meth:`read_windows`)
         self.window_records: dict[int, list[tuple[int, int, _Record]]] = {}
+        #: paragraph -> chars of it tokenized (at most MAX_PARAGRAPH_READ); chars read blank past that
+        self.read_chars: dict[int, int] = {}
+        self.blanked = 0
         self._low: str | None = None
 
     def paragraph_at(self, pos: int) -> int | None:
@@ -672,8 +680,16 @@ class _Record:
         self.cut_ends = [b if b < reading.ends[i] else None for i, (_, b) in zip(paragraphs, spans)]
         parts, self.cstarts, self.ostarts, self.lengths = [], [], [], []
         pos = 0
-        for a, b in spans:
-            parts.append(text[a:b])
+        for i, (a, b) in zip(paragraphs, spans):
+            keep, left = b - a, MAX_PARAGRAPH_READ - reading.read_chars.get(i, 0)
+            if keep > left:  # a flood: the lines past the paragraph's budget are read blank
+                cut = text.rfind("\n", a, a + left + 1)  # after a whole line, else a whole word
+                keep = max(0, (cut if cut != -1 else text.rfind(" ", a, a + left + 1)) - a)
+                parts.append(text[a:a + keep] + " " * (b - a - keep))
+                reading.blanked += b - a - keep
+            else:
+                parts.append(text[a:b])
+            reading.read_chars[i] = reading.read_chars.get(i, 0) + keep
             self.cstarts.append(pos)
             self.ostarts.append(a)
             self.lengths.append(b - a)

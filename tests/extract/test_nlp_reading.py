@@ -282,3 +282,23 @@ def test_the_reach_read_around_a_hit_holds_the_longest_cue(name):
         assert module.READ_REACH >= module.CUE_REACH + 25 + 2 * module.CUE_WORDS_CHARS
     else:
         assert module.READ_REACH >= module.SENTENCE_REACH + 40 + 2 * module.CUE_WORDS_CHARS
+
+
+def test_a_flood_paragraph_is_tokenized_up_to_the_budget_and_its_first_lines_still_read():
+    """3,000 report lines in one 190 KB paragraph (the fuzz test's sha-flood): the three cue
+    extractors tokenize at most MAX_PARAGRAPH_READ of it; the lines read still give their findings."""
+    text = "".join(f"bisected to {(i * 2654435761) % 16**12:012x} on v6.{i % 20}-rc{i % 8}, "
+                   f"regression of {i % 50}% in fio\n" for i in range(3_000))
+    assert len(text) > 180_000
+    nlp._LAST_READING[0] = None
+    kernels, commits, claims = find_kernels(text), find_commits(text), find_claims(text)
+    r = nlp._LAST_READING[1]
+    read = sum(len(rec.doc.text.strip()) for rec in r.records)
+    assert nlp.MAX_PARAGRAPH_READ - 100 <= read <= nlp.MAX_PARAGRAPH_READ
+    assert r.blanked > 0
+    roles = {c.sha: c.role for c in commits}
+    read_lines = [roles.get(f"{(i * 2654435761) % 16**12:012x}") for i in range(300)]  # 18,900 chars
+    assert read_lines.count("culprit") > 250 and set(read_lines) == {"culprit", None}  # "bisected to" X
+    assert len(kernels) == 40 and kernels[0].version == "6.0-rc0"
+    assert (claims[0].kind, claims[0].stated_pct) == ("regression", 0.0)
+    assert len(claims) > 100
