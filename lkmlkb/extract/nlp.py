@@ -47,10 +47,9 @@ CUES_DIR = Path(__file__).resolve().parent.parent / "data" / "cues"
 
 #: texts longer than this are cut before spaCy sees them (a thread dump is far below)
 MAX_DOC_CHARS = 100_000
-#: the cue extractors tokenize at most this many chars of one paragraph; lines past it are
-#: read as blank (no cues, no sentences).  Only floods reach it: a long paragraph is read in
-#: windows around what the extractors look for (see :func:`parse`), whole only when they
-#: cover half of it
+#: the cue extractors tokenize at most this many chars of a flood (a paragraph holding more
+#: than FLOOD_HITS of what one of them looks for); lines past it are not read (no cues, no
+#: sentences)
 MAX_PARAGRAPH_READ = 20_000
 
 _LABEL_RE = re.compile(r"[A-Z][A-Z_]{0,40}")
@@ -487,9 +486,11 @@ class Reading:
         self.record_of: dict[int, _Record] = {}
         #: paragraph -> (start, end, record) of each window of it read (see :meth:`read_windows`)
         self.window_records: dict[int, list[tuple[int, int, _Record]]] = {}
-        #: paragraph -> chars of it tokenized (at most MAX_PARAGRAPH_READ); chars read blank past that
+        #: paragraph -> chars of it tokenized (at most MAX_PARAGRAPH_READ); chars left unread past that
         self.read_chars: dict[int, int] = {}
-        self.blanked = 0
+        self.unread = 0
+        #: paragraphs found to be floods (see FLOOD_HITS)
+        self.floods: set[int] = set()
         self._low: str | None = None
 
     def paragraph_at(self, pos: int) -> int | None:
@@ -617,7 +618,8 @@ class Reading:
                     todo.append((i, a, b))
                 out.append([i, a, b, rec])
         if todo:
-            rec = _Record(self, [i for i, _, _ in todo], [(a, b) for _, a, b in todo])
+            pieces = [(i, self.clip(i, a, b)) for i, a, b in todo]
+            rec = _Record(self, [i for i, (a, b) in pieces if b > a], [s for _, s in pieces if s[1] > s[0]])
             for i, a, b in todo:
                 self.window_records.setdefault(i, []).append((a, b, rec))
             for row in out:
@@ -629,11 +631,25 @@ class Reading:
         """The records holding ``paragraphs``, tokenizing those not read yet (as one Doc)."""
         todo = sorted(i for i in paragraphs if i not in self.record_of)
         if todo:
-            rec = _Record(self, todo)
+            pieces = [(i, self.clip(i, self.starts[i], self.ends[i])) for i in todo]
+            rec = _Record(self, [i for i, (a, b) in pieces if b > a], [s for _, s in pieces if s[1] > s[0]],
+                          first=todo[0])
             for i in todo:
                 self.record_of[i] = rec
         out = {id(self.record_of[i]): self.record_of[i] for i in paragraphs}
-        return sorted(out.values(), key=lambda r: r.paragraphs[0])
+        return sorted(out.values(), key=lambda r: r.first)
+
+    def clip(self, i: int, a: int, b: int) -> tuple[int, int]:
+        """``a``..``b`` of paragraph ``i``, of a flood cut where its MAX_PARAGRAPH_READ chars
+        run out (after a line, else a word; ``a``..``a``: nothing left); counts what it gives."""
+        left = MAX_PARAGRAPH_READ - self.read_chars.get(i, 0)
+        if b - a > left and i in self.floods:  # a flood: what lies past the paragraph's budget is not read
+            cut = self.text.rfind("\n", a, a + left + 1)
+            cut = cut if cut != -1 else self.text.rfind(" ", a, a + left + 1)
+            self.unread += b - max(a, cut)
+            b = max(a, cut)
+        self.read_chars[i] = self.read_chars.get(i, 0) + b - a
+        return a, b
 
 
 #: a blank line: two line breaks with only spaces or tabs between (widened to the whole
@@ -670,39 +686,36 @@ def _paragraphs(text: str) -> tuple[list[int], list[int]]:
 class _Record:
     """One Doc of a :class:`Reading`: some of its paragraphs joined by blank lines."""
 
-    def __init__(self, reading: Reading, paragraphs: list[int], spans: list[tuple[int, int]] | None = None):
+    def __init__(self, reading: Reading, paragraphs: list[int], spans: list[tuple[int, int]],
+                 first: int | None = None):
         self.reading = reading
         self.paragraphs = paragraphs  # per piece: its paragraph (a paragraph's windows are pieces too)
+        self.first = paragraphs[0] if first is None else first
         text = reading.text
-        if spans is None:
-            spans = [(reading.starts[i], reading.ends[i]) for i in paragraphs]
         #: per piece: where the whole text's sentence runs on past its end (a window's end: cut there)
         self.cut_ends = [b if b < reading.ends[i] else None for i, (_, b) in zip(paragraphs, spans)]
         parts, self.cstarts, self.ostarts, self.lengths = [], [], [], []
         pos = 0
-        for i, (a, b) in zip(paragraphs, spans):
-            keep, left = b - a, MAX_PARAGRAPH_READ - reading.read_chars.get(i, 0)
-            if keep > left:  # a flood: the lines past the paragraph's budget are read blank
-                cut = text.rfind("\n", a, a + left + 1)  # after a whole line, else a whole word
-                keep = max(0, (cut if cut != -1 else text.rfind(" ", a, a + left + 1)) - a)
-                parts.append(text[a:a + keep] + " " * (b - a - keep))
-                reading.blanked += b - a - keep
-            else:
-                parts.append(text[a:b])
-            reading.read_chars[i] = reading.read_chars.get(i, 0) + keep
+        for a, b in spans:
+            parts.append(text[a:b])
             self.cstarts.append(pos)
             self.ostarts.append(a)
             self.lengths.append(b - a)
             pos += b - a + len(_SEPARATOR)
         # a separator after the last one too, unless it ends the text: every paragraph's last
         # sentence runs on over a blank line as in the whole text (or ends where the text does)
-        tail = "" if spans[-1][1] == len(text) else _SEPARATOR
+        tail = "" if spans and spans[-1][1] == len(text) else _SEPARATOR
         self.doc = _make_doc(reading.nlp, _SEPARATOR.join(parts) + tail)
         self.cues: dict[int, list[Cue]] = {}  # per cue pipeline
         self._sents = None
 
     def piece_of(self, cpos: int) -> int:
         return bisect.bisect_right(self.cstarts, cpos) - 1
+
+    def covers(self, i: int, pos: int) -> bool:
+        """Whether char ``pos`` of paragraph ``i`` was read into this Doc (not past a flood's cut)."""
+        k = bisect.bisect_right(self.ostarts, pos) - 1
+        return k >= 0 and self.paragraphs[k] == i and pos < self.ostarts[k] + self.lengths[k]
 
     def to_doc(self, pos: int) -> int:
         """Doc offset of text offset ``pos`` (a paragraph of this record holds it)."""
@@ -830,7 +843,7 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
         paragraphs = set(range(len(r.starts)))
     windows: dict[int, list[tuple[int, int]]] = {}
     big = [i for i in sorted(paragraphs) if r.ends[i] - r.starts[i] > WINDOW_ABOVE]
-    if reach is not None and big and (near is not None or anchors is not None):
+    if big and (near is not None or anchors is not None):
         at: dict[int, list[int]] = {}
         if near is not None:
             for p in near:
@@ -851,12 +864,19 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
                         hits = None
                         break
                     hits += found
-            if hits:
+            if hits and len(hits) > FLOOD_HITS:
+                r.floods.add(i)
+            if hits and reach is not None:
                 spans = r.windows_for(i, hits, reach)
                 if sum(b - a for a, b in spans) <= WINDOW_SHARE * (r.ends[i] - r.starts[i]):
                     windows[i] = spans  # else the paragraph is read whole, a Doc other extractors share
         paragraphs -= set(windows)
     return CueDoc(r, pipe, paragraphs, windows)
+
+
+#: a long paragraph holding more than this many of what one extractor looks for (versions,
+#: SHAs, claim words) is a flood: at most MAX_PARAGRAPH_READ chars of it are read
+FLOOD_HITS = 200
 
 
 def doc_text(doc: CueDoc) -> str:
@@ -958,11 +978,15 @@ def sentence_bounds(doc: CueDoc, start: int, end: int) -> tuple[int, int]:
         if j is None:
             return start, end
         rec, lo, _ = _record_for(doc, j, r.ends[j] - 1)
+        if not rec.covers(j, r.ends[j] - 1):
+            return start, end
         s0, s1 = rec.sentence_of(rec.doc.char_span(rec.to_doc(r.ends[j] - 1), rec.to_doc(r.ends[j]),
                                                    alignment_mode="expand").start)
         s0 = s0 if lo is None else max(s0, lo)
         return (s0, max(s1, end)) if s1 > start else (start, end)
     rec, lo, hi = _record_for(doc, i, start)
+    if not rec.covers(i, start):
+        return start, end  # past a flood's cut
     cs = rec.to_doc(start)
     ce = rec.to_doc(min(end, r.ends[i] if hi is None else hi))
     span = rec.doc.char_span(cs, max(ce, cs), alignment_mode="expand")
@@ -998,6 +1022,8 @@ def tokens_before(doc: CueDoc, pos: int, n: int) -> list:
         return []
     rec, lo, _ = _record_for(doc, i, pos)
     while True:
+        if not rec.covers(i, pos):
+            return []
         cpos = rec.to_doc(pos)
         span = rec.doc.char_span(cpos, cpos + 1, alignment_mode="expand")
         if span is None:
