@@ -11,8 +11,9 @@ Runs :func:`lkmlkb.pipeline.extract_message` (after ``warm_up()``) over
 * the ``--largest`` largest messages of the linux-block archive sample,
   parsed with ``split_mbox`` + ``parse_message``, segmented with ``segment_body``,
 
-and prints the worst wall and CPU time per message, and which input, per group.
-The target in issue 8 is 100 ms per message.
+and prints the worst CPU and wall time per message, and which input, per group.
+The target in issue 8 is 100 ms of CPU per message (the machine is shared:
+inputs are ranked and counted by CPU time, ``time.thread_time``).
 """
 
 from __future__ import annotations
@@ -100,11 +101,11 @@ def run(groups: dict[str, list[tuple[str, Message]]]) -> dict:
             wall, cpu, passed, errors = time_one(msg)
             rows.append({"input": label, "wall_s": round(wall, 4), "cpu_s": round(cpu, 4),
                          "passed_prefilter": passed, "errors": errors, "body_chars": len(msg.body)})
-        rows.sort(key=lambda r: -r["wall_s"])
+        rows.sort(key=lambda r: -r["cpu_s"])
         summary[group] = {
             "inputs": len(rows),
             "passed_prefilter": sum(r["passed_prefilter"] for r in rows),
-            "over_target": sum(r["wall_s"] > TARGET_S for r in rows),
+            "over_target": sum(r["cpu_s"] > TARGET_S for r in rows),
             "worst": rows[:5],
         }
     return summary
@@ -129,9 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     for group, s in summary.items():
         w = s["worst"][0] if s["worst"] else None
         sys.stdout.write(f"{group}: {s['inputs']} inputs, {s['passed_prefilter']} past the prefilter, "
-                         f"{s['over_target']} over {TARGET_S * 1000:.0f} ms")
+                         f"{s['over_target']} over {TARGET_S * 1000:.0f} ms CPU")
         if w:
-            sys.stdout.write(f"; worst {w['wall_s'] * 1000:.0f} ms wall / {w['cpu_s'] * 1000:.0f} ms CPU "
+            sys.stdout.write(f"; worst {w['cpu_s'] * 1000:.0f} ms CPU / {w['wall_s'] * 1000:.0f} ms wall "
                              f"on {w['input']} ({w['body_chars']} chars, errors: {w['errors'] or 'none'})")
         sys.stdout.write("\n")
     if args.json:

@@ -804,7 +804,7 @@ class CueDoc:
 
 
 #: a paragraph longer than this is read in windows by an extractor that gives its reach...
-WINDOW_ABOVE = 4_000
+WINDOW_ABOVE = 1_000
 #: ... unless they would cover more than this share of it
 WINDOW_SHARE = 0.5
 
