@@ -101,6 +101,8 @@ def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> float
     For a range "12%-24%" the upper end is returned."""
     best = None
     for m in _PCT_RE.finditer(text, lo, hi):
+        if m.start() > at + reach:
+            break  # the ones after start farther still
         dist = min(abs(m.start() - at), abs(m.end() - at))
         if dist > reach:
             continue
@@ -114,6 +116,8 @@ def _metric_near(text: str, lo: int, hi: int, at: int) -> str | None:
     """The metric named nearest the cue in its sentence ("fio.write_iops", "iops", "read")."""
     best = None
     for m in _METRIC_RE.finditer(text, lo, hi):
+        if m.start() > at + 60:
+            break  # the ones after start farther still
         dist = min(abs(m.start() - at), abs(m.end() - at))
         if dist > 60:
             continue
@@ -176,14 +180,17 @@ def _dedupe(claims: list[Claim]) -> list[Claim]:
     """Drop repeats on one line: the same (kind, pct, metric) once, and a claim
     without a number when the same kind and metric on that line has one."""
     out: list[Claim] = []
+    kept: dict[tuple, list[Claim]] = {}  # per (kind, line, metric): the claims of ``out`` not dropped
+    dropped: set[int] = set()
     for c in claims:
-        same = [o for o in out if o.kind == c.kind and o.evidence.line_start == c.evidence.line_start
-                and o.metric == c.metric]
+        key = (c.kind, c.evidence.line_start, c.metric)
+        same = kept.get(key, [])
         if any(o.stated_pct == c.stated_pct or c.stated_pct is None for o in same):
             continue
-        out = [o for o in out if not (o in same and o.stated_pct is None)]
+        dropped.update(id(o) for o in same if o.stated_pct is None)
+        kept[key] = [o for o in same if o.stated_pct is not None] + [c]
         out.append(c)
-    return out
+    return [o for o in out if id(o) not in dropped]
 
 
 def find_claims(text: str) -> list[Claim]:

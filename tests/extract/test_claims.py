@@ -65,3 +65,31 @@ def test_pathological_input_is_fast_and_safe(text):
     t0 = time.monotonic()
     find_claims(text)
     assert time.monotonic() - t0 < 20
+
+
+def test_dedupe_keeps_what_the_pairwise_comparison_kept():
+    """_dedupe groups claims by (kind, line, metric) instead of comparing each with all kept
+    (316 claims of a flood took 18 ms): the same claims, in the same order, on random runs."""
+    import random
+
+    from lkmlkb.extract.claims import _dedupe
+    from lkmlkb.model import Claim, Evidence
+
+    def pairwise(claims):  # the former implementation
+        out = []
+        for c in claims:
+            same = [o for o in out if o.kind == c.kind and o.evidence.line_start == c.evidence.line_start
+                    and o.metric == c.metric]
+            if any(o.stated_pct == c.stated_pct or c.stated_pct is None for o in same):
+                continue
+            out = [o for o in out if not (o in same and o.stated_pct is None)]
+            out.append(c)
+        return out
+
+    rng = random.Random(8)
+    for _ in range(300):
+        claims = [Claim(kind=rng.choice(["regression", "improvement"]), stated_pct=rng.choice([None, 5.0, 12.0]),
+                        metric=rng.choice([None, "iops"]), cue="x",
+                        evidence=Evidence(line_start=rng.randrange(3), line_end=0, text=""))
+                  for _ in range(rng.randrange(12))]
+        assert [id(c) for c in _dedupe(claims)] == [id(c) for c in pairwise(claims)]
