@@ -234,6 +234,11 @@ def test_reading_windows_gives_the_findings_of_reading_whole_paragraphs(path, mo
     monkeypatch.setattr(nlp, "WINDOW_ABOVE", 0)
     monkeypatch.setattr(nlp, "WINDOW_SHARE", 1.0)
     assert _findings(text) == whole
+    alone = []  # each extractor on a fresh reading: what another read first does not matter
+    for fn in (find_kernels, find_commits, find_claims):
+        nlp._LAST_READING[0] = None
+        alone.append(repr([dataclasses.asdict(r) for r in fn(text)]))
+    assert alone == whole
 
 
 def test_an_lkp_comparison_table_is_read_only_around_its_claim_words():
