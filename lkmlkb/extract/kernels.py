@@ -30,9 +30,9 @@ log = logging.getLogger(__name__)
 
 #: a cue counts for a version only when at most this many chars separate them
 CUE_REACH = 60
-#: what is read around a version in a long paragraph (nlp.parse's ``reach``): CUE_REACH
-#: before it and 25 chars after it, plus a cue's own words (at most CUE_WORDS_CHARS)
-READ_REACH = 200
+#: what is read around a version's start and end in a long paragraph (nlp.parse's ``reach``):
+#: CUE_REACH before it and 25 chars after it, plus a cue's own words (at most CUE_WORDS_CHARS)
+READ_REACH = 150
 CUE_WORDS_CHARS = 40
 
 _REGRESSION_WORDS_RE = re.compile(
@@ -115,7 +115,8 @@ def find_kernel_mentions(text: str) -> list[KernelMention]:
         return []
     roles: list[tuple[str | None, str]] = [(None, "")] * len(found)
     try:
-        doc = nlp.parse(text, "kernels", near=[a for a, _, _, _ in found], reach=READ_REACH)
+        doc = nlp.parse(text, "kernels", near=[a for a, _, _, _ in found] + [b - 1 for _, b, _, _ in found],
+                        reach=READ_REACH)
         cues = nlp.cues(doc)
         prev_end = 0
         parsed_chars = len(nlp.doc_text(doc))

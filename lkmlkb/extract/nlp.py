@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import itertools
 import json
 import logging
 import re
@@ -1041,11 +1042,9 @@ _LINES: list = [None, []]  # (the text last indexed, its line start offsets)
 def _line_starts(text: str) -> list[int]:
     """Offsets where each line starts; computed once per text, not once per hit."""
     if _LINES[0] is not text:
+        lines = text.split("\n")
         starts = [0]
-        pos = text.find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = text.find("\n", pos + 1)
+        starts.extend(itertools.accumulate(len(line) + 1 for line in lines[:-1]))
         _LINES[0], _LINES[1] = text, starts
     return _LINES[1]
 
