@@ -219,12 +219,14 @@ def find_sha_hits(text: str) -> list[_Hit]:
             pos += len(line) + 1
             continue
         cut = line[:MAX_LINE]
-        if not _SKIP_LINE_RE.search(cut) and not _hexdump_line(cut):
-            for m in _SHA_RE.finditer(cut):
-                sha = m.group("sha")
+        # the SHA-shaped words first: most lines have none, and then what kind of line it is
+        # does not matter (the line tests are the costlier regexes)
+        shas = [m for m in _SHA_RE.finditer(cut) if _looks_like_sha(m.group("sha"))]
+        if shas and not _SKIP_LINE_RE.search(cut) and not _hexdump_line(cut):
+            for m in shas:
                 a, b = pos + m.start(), pos + m.end()
-                if _looks_like_sha(sha) and not _inside(excluded, a, b):
-                    hits.append(_Hit(sha.lower(), a, b))
+                if not _inside(excluded, a, b):
+                    hits.append(_Hit(m.group("sha").lower(), a, b))
         pos += len(line) + 1
     return hits
 
