@@ -587,7 +587,41 @@ class Reading:
                 le = text.find("\n", le + 1, last)
             else:
                 b = last
+        if lo - a > LONG_LINE_SLACK:
+            a = self._word_start(a, lo)
+        if b - hi > LONG_LINE_SLACK:
+            b = self._word_end(hi, b)
         return a, b
+
+    def _word_start(self, a: int, lo: int) -> int:
+        """The last place in ``a``..``lo`` where a window can start inside a line: a word after
+        a single space after a letter or digit (the word before ends no sentence and is no
+        punctuation, so the sentencizer is where a new text would start it); else ``a``."""
+        text = self.text
+        pos = text.rfind(" ", a + 1, lo)
+        while pos != -1:
+            if text[pos - 1].isascii() and text[pos - 1].isalnum() and not text[pos + 1].isspace():
+                return pos + 1
+            pos = text.rfind(" ", a + 1, pos)
+        return a
+
+    def _word_end(self, hi: int, b: int) -> int:
+        """The first place in ``hi``..``b`` where a window can end inside a line: before a
+        single space after a letter or digit, past the line's first two words (what a line
+        break's sentence mark looks at, see :func:`_mark_mail_breaks`); else ``b``."""
+        text = self.text
+        pos = text.find(" ", hi, b)
+        while pos != -1:
+            if text[pos - 1].isascii() and text[pos - 1].isalnum() and not text[pos + 1].isspace():
+                j = pos - 1
+                while j >= 0 and not text[j].isspace():  # to the start of the word ending here
+                    j -= 1
+                while j >= 0 and text[j] in " \t":
+                    j -= 1
+                if j >= 0 and text[j] != "\n":  # a word before it on its line
+                    return pos
+            pos = text.find(" ", pos + 1, b)
+        return b
 
     def windows_for(self, i: int, positions, reach: int) -> list[tuple[int, int]]:
         """The windows of paragraph ``i`` holding every char within ``reach`` of ``positions``, merged."""
@@ -807,6 +841,8 @@ class CueDoc:
     windows: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
 
 
+#: a window's edge falls inside a line (between two words) when the line runs on this far past it
+LONG_LINE_SLACK = 100
 #: a paragraph longer than this is read in windows by an extractor that gives its reach...
 WINDOW_ABOVE = 1_000
 #: ... unless they would cover more than this share of it

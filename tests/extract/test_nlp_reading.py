@@ -10,6 +10,7 @@ whole, one paragraph at a time in a shuffled order, and in two halves.
 import bisect
 import dataclasses
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -167,11 +168,19 @@ def _windows_of(doc):
     return [(i, a, b) for i, spans in sorted(doc.windows.items()) for a, b in spans]
 
 
+def _corpus_text(path, long_lines):
+    """A corpus thread; with ``long_lines``, each paragraph's lines joined into one (a window
+    then starts and ends between two words of a line)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return re.sub(r"(?<=\S)\n(?=[^\S\n]*\S)", " ", text) if long_lines else text
+
+
+@pytest.mark.parametrize("long_lines", [False, True], ids=["lines", "long-lines"])
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
-def test_a_window_reads_the_whole_docs_cues_and_sentences_up_to_its_edges(path, monkeypatch):
+def test_a_window_reads_the_whole_docs_cues_and_sentences_up_to_its_edges(path, long_lines, monkeypatch):
     monkeypatch.setattr(nlp, "WINDOW_ABOVE", 0)  # every paragraph read in windows
     monkeypatch.setattr(nlp, "WINDOW_SHARE", 1.0)
-    text = path.read_text(encoding="utf-8", errors="replace")[:nlp.MAX_DOC_CHARS]
+    text = _corpus_text(path, long_lines)[:nlp.MAX_DOC_CHARS]
     rng = random.Random(path.name)
     margin = 100  # longer than any cue of the corpus: a cue ending this far inside the window is whole
     checked = 0
@@ -203,10 +212,11 @@ def test_a_window_reads_the_whole_docs_cues_and_sentences_up_to_its_edges(path, 
     assert checked
 
 
+@pytest.mark.parametrize("long_lines", [False, True], ids=["lines", "long-lines"])
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
-def test_tokens_before_a_cue_in_a_window_are_those_of_its_paragraph(path, monkeypatch):
+def test_tokens_before_a_cue_in_a_window_are_those_of_its_paragraph(path, long_lines, monkeypatch):
     """Near a window's start, the tokens before a position are read from the whole paragraph."""
-    text = path.read_text(encoding="utf-8", errors="replace")[:nlp.MAX_DOC_CHARS]
+    text = _corpus_text(path, long_lines)[:nlp.MAX_DOC_CHARS]
     for name in CUE_SETS:
         nlp._LAST_READING[0] = None
         whole = nlp.parse(text, name)
@@ -226,9 +236,10 @@ def _findings(text):
     return [repr([dataclasses.asdict(r) for r in fn(text)]) for fn in (find_kernels, find_commits, find_claims)]
 
 
+@pytest.mark.parametrize("long_lines", [False, True], ids=["lines", "long-lines"])
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
-def test_reading_windows_gives_the_findings_of_reading_whole_paragraphs(path, monkeypatch):
-    text = path.read_text(encoding="utf-8", errors="replace")
+def test_reading_windows_gives_the_findings_of_reading_whole_paragraphs(path, long_lines, monkeypatch):
+    text = _corpus_text(path, long_lines)
     monkeypatch.setattr(nlp, "WINDOW_ABOVE", 10**9)
     whole = _findings(text)
     monkeypatch.setattr(nlp, "WINDOW_ABOVE", 0)
