@@ -74,7 +74,7 @@ def find_pairs(text: str) -> list[Result]:
         lines = text.split("\n")
         heading: str | None = None
         for i, line in enumerate(lines):
-            if len(line) > MAX_LINE:
+            if not line or len(line) > MAX_LINE:  # empty: most lines of a focused view
                 continue
             h = HEADING.match(line) if line.rstrip().endswith(":") else None  # HEADING ends in ":\s*$"
             if h:

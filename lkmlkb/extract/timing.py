@@ -40,6 +40,8 @@ def _heading(lines: list[str], i: int) -> str | None:
 def find_timings(text: str) -> list[Result]:
     """Every elapsed time in ``text``; never raises."""
     out: list[Result] = []
+    if not isinstance(text, str) or ("lapsed" not in text and "real" not in text):
+        return out  # no line can match
     try:
         lines = text.split("\n")
         for i, line in enumerate(lines):
