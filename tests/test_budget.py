@@ -5,8 +5,11 @@ linux-block "[bug-report] Performance regression with fio sequential-write
 on a multipath setup" thread, 4 messages) followed by one hostile message
 that passes the prefilter ("fio regression") and then floods spaCy with
 60 lines of punctuation words (lines, since a single line is cut at
-pipeline.MAX_VIEW_LINE characters) — the slowest input the fuzzing found
-after the regex fixes.  Ingested with ``extract=True``, the hostile message ends up
+pipeline.MAX_VIEW_LINE characters) — once the slowest input the fuzzing
+found.  The extractors now read such floods in bounded windows, so no real
+input stands in for a slow one any more: where a test needs the budget
+exceeded, one extractor is made to spend CPU on the hostile message
+(``burning``).  Ingested with ``extract=True``, the hostile message ends up
 in ``extraction_errors`` (or, at the default budget, finishes inside it)
 and the real thread still gets its findings and its report.
 """
@@ -74,18 +77,37 @@ def errors_and_findings(db: Path) -> tuple[dict[str, dict[str, str]], set[str], 
         conn.close()
 
 
-def test_the_hostile_message_is_slow_without_a_budget():
-    # what makes the test mean something: this body really costs more than the small budget below
-    # (the budget counts the extracting thread's CPU time, as the pipeline does)
+def burning(monkeypatch, seconds: float) -> None:
+    """Make the claims extractor spend ``seconds`` of CPU (not sleep: the budget counts the
+    extracting thread's CPU time) before it reads the hostile message; other texts as before."""
+    real = pipeline._extractors()
+
+    def slow(fn):
+        def run(text):
+            if "=>=>=>" in text:
+                t0 = time.thread_time()
+                while time.thread_time() - t0 < seconds:
+                    pass
+            return fn(text)
+        return run
+
+    monkeypatch.setattr(pipeline, "_extractors", lambda: [(n, slow(fn) if n == "claims" else fn) for n, fn in real])
+
+
+def test_the_hostile_message_is_slow_without_a_budget(monkeypatch):
+    # what makes the next test mean something: the message really costs more than the small budget
+    burning(monkeypatch, 2 * SMALL_BUDGET)
     pipeline.warm_up()
     t0 = time.thread_time()
     body = hostile_body("slow")
-    pipeline.extract_message(Message(HOSTILE_ID, subject="fio regression flood", body=body), segment_body(body))
-    assert time.thread_time() - t0 > 1.5 * SMALL_BUDGET
+    _, passed = pipeline.extract_message(Message(HOSTILE_ID, subject="fio regression flood", body=body),
+                                         segment_body(body))
+    assert passed and time.thread_time() - t0 > 1.5 * SMALL_BUDGET
 
 
 def test_a_message_over_the_budget_is_recorded_and_the_run_goes_on(tmp_path, monkeypatch):
     monkeypatch.setattr(pipeline, "BUDGET_SECONDS", SMALL_BUDGET)
+    burning(monkeypatch, 2 * SMALL_BUDGET)
     db = tmp_path / "kb.db"
     summary = ingest([str(hostile_mbox(tmp_path, "small"))], str(db), extract=True)
     assert summary.new == 5 and summary.errors == 0
