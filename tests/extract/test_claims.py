@@ -93,3 +93,29 @@ def test_dedupe_keeps_what_the_pairwise_comparison_kept():
                         evidence=Evidence(line_start=rng.randrange(3), line_end=0, text=""))
                   for _ in range(rng.randrange(12))]
         assert [id(c) for c in _dedupe(claims)] == [id(c) for c in pairwise(claims)]
+
+
+def test_metric_pattern_finds_what_it_found_without_its_leading_letter_test():
+    """_METRIC_RE starts with a lookahead for a letter (every alternative starts with one; the engine
+    then skips other places fast): the same matches as the pattern without it, on the corpus, on
+    near misses around the letters re.I folds ("ſ", the Kelvin sign, dotted and dotless i), from
+    any start position."""
+    import random
+    import re
+
+    from lkmlkb.extract.claims import _METRIC_RE
+
+    lead = "(?=[^\\W\\d_])      # every alternative starts with a letter: lets the engine skip other places fast\n"
+    assert lead in _METRIC_RE.pattern
+    without = re.compile(_METRIC_RE.pattern.replace(lead, ""), _METRIC_RE.flags)
+    corpus = Path(__file__).resolve().parents[2] / "corpus"
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(corpus.iterdir()) if p.is_file()]
+    rng = random.Random(5)
+    words = ["fio.write_iops", "IOPS", "iops", "ſys time", "\u212aiB", "MB/s", "bw", "_bw", "2bw", "lat", "İops",
+             "ıops", "random-reads", "seq write", "x.y", "CPU usage", " ", "\n", ".", "-", "é"]
+    texts += ["".join(rng.choice(words) for _ in range(rng.randrange(15))) for _ in range(3000)]
+    for t in texts:
+        pos = rng.randrange(len(t) + 1)
+        for start in (0, pos):
+            assert [(m.span(), m.lastgroup) for m in _METRIC_RE.finditer(t, start)] == \
+                   [(m.span(), m.lastgroup) for m in without.finditer(t, start)]
