@@ -115,7 +115,7 @@ def find_kernel_mentions(text: str) -> list[KernelMention]:
         return []
     roles: list[tuple[str | None, str]] = [(None, "")] * len(found)
     try:
-        doc = nlp.parse(text, "kernels", near=[a for a, _, _, _ in found] + [b - 1 for _, b, _, _ in found],
+        doc = nlp.parse(text, "kernels", near=[a for a, _, _, _ in found], also_near=[b - 1 for _, b, _, _ in found],
                         reach=READ_REACH)
         cues = nlp.cues(doc)
         prev_end = 0

@@ -490,11 +490,16 @@ class Reading:
         self.record_of: dict[int, _Record] = {}
         #: paragraph -> (start, end, record) of each window of it read (see :meth:`read_windows`)
         self.window_records: dict[int, list[tuple[int, int, _Record]]] = {}
-        #: paragraph -> chars of it tokenized (at most MAX_PARAGRAPH_READ); chars left unread past that
-        self.read_chars: dict[int, int] = {}
-        self.unread = 0
-        #: paragraphs found to be floods (see FLOOD_HITS)
-        self.floods: set[int] = set()
+        #: (cue pipeline, paragraph) of each flood (see FLOOD_HITS): that extractor reads the
+        #: paragraph only up to its cut (:meth:`cut_point`, a function of the paragraph alone),
+        #: in records kept apart from the uncut ones, so no extractor's findings depend on which
+        #: one read the text first
+        self.floods: set[tuple[object, int]] = set()
+        self.cuts: dict[int, int] = {}
+        #: paragraph -> its cut record / its cut windows, shared by the extractors it floods
+        self.flood_record_of: dict[int, _Record] = {}
+        self.flood_window_records: dict[int, list[tuple[int, int, _Record]]] = {}
+        self.unread = 0  # chars of flood paragraphs past their cuts
         self._low: str | None = None
 
     def paragraph_at(self, pos: int) -> int | None:
@@ -600,7 +605,7 @@ class Reading:
         text = self.text
         pos = text.rfind(" ", a + 1, lo)
         while pos != -1:
-            if text[pos - 1].isascii() and text[pos - 1].isalnum() and not text[pos + 1].isspace():
+            if text[pos - 1].isascii() and text[pos - 1].isalnum() and pos + 1 < lo and not text[pos + 1].isspace():
                 return pos + 1
             pos = text.rfind(" ", a + 1, pos)
         return a
@@ -612,7 +617,7 @@ class Reading:
         text = self.text
         pos = text.find(" ", hi, b)
         while pos != -1:
-            if text[pos - 1].isascii() and text[pos - 1].isalnum() and not text[pos + 1].isspace():
+            if text[pos - 1].isascii() and text[pos - 1].isalnum() and pos + 1 < b and not text[pos + 1].isspace():
                 j = pos - 1
                 while j >= 0 and not text[j].isspace():  # to the start of the word ending here
                     j -= 1
@@ -639,55 +644,81 @@ class Reading:
     @property
     def records(self) -> list["_Record"]:
         """The Docs made so far, in the order they were made."""
-        recs = list(self.record_of.values()) + [rec for ws in self.window_records.values() for _, _, rec in ws]
+        recs = [*self.record_of.values(), *self.flood_record_of.values(),
+                *(rec for ws in (*self.window_records.values(), *self.flood_window_records.values()) for _, _, rec in ws)]
         return list({id(rec): rec for rec in recs}.values())
 
-    def read_windows(self, windows: dict[int, list[tuple[int, int]]]) -> list[tuple[int, int, int, "_Record"]]:
+    def read_windows(self, windows: dict[int, list[tuple[int, int]]],
+                     pipe=None) -> list[tuple[int, int, int, "_Record"]]:
         """(paragraph, start, end, record) of each window asked for: the paragraph's record
         when it was read whole, else a window read before that holds it, else a new one
-        (those not read yet are tokenized as one Doc, joined by blank lines)."""
+        (those not read yet are tokenized as one Doc, joined by blank lines).  Of a flood of
+        ``pipe``'s, the records are that pipeline's own, cut (:meth:`clip`)."""
         out, todo = [], []
         for i in sorted(windows):
+            whole, made = self._stores(pipe, i)
             for a, b in windows[i]:
-                rec = self.record_of.get(i)
+                rec = whole.get(i)
                 if rec is None:
-                    rec = next((r for a2, b2, r in self.window_records.get(i, ()) if a2 <= a and b <= b2), None)
+                    rec = next((r for a2, b2, r in made.get(i, ()) if a2 <= a and b <= b2), None)
                 if rec is None:
                     todo.append((i, a, b))
                 out.append([i, a, b, rec])
         if todo:
-            pieces = [(i, self.clip(i, a, b)) for i, a, b in todo]
-            rec = _Record(self, [i for i, (a, b) in pieces if b > a], [s for _, s in pieces if s[1] > s[0]])
+            pieces = [(i, self.clip(i, a, b, pipe)) for i, a, b in todo]
+            rec = _Record(self, [i for i, (a, b) in pieces if b > a], [s for _, s in pieces if s[1] > s[0]],
+                          first=todo[0][0])
             for i, a, b in todo:
-                self.window_records.setdefault(i, []).append((a, b, rec))
+                self._stores(pipe, i)[1].setdefault(i, []).append((a, b, rec))
             for row in out:
                 if row[3] is None:
                     row[3] = rec
         return [tuple(row) for row in out]
 
-    def read(self, paragraphs: set[int]) -> list["_Record"]:
-        """The records holding ``paragraphs``, tokenizing those not read yet (as one Doc)."""
-        todo = sorted(i for i in paragraphs if i not in self.record_of)
+    def _stores(self, pipe, i: int) -> tuple[dict, dict]:
+        """Where paragraph ``i``'s whole record and windows are kept for ``pipe``: with the
+        uncut ones, or, if it floods ``pipe``, with the cut ones."""
+        if (pipe, i) in self.floods:
+            return self.flood_record_of, self.flood_window_records
+        return self.record_of, self.window_records
+
+    def read(self, paragraphs: set[int], pipe=None) -> list["_Record"]:
+        """The records holding ``paragraphs``, tokenizing those not read yet (as one Doc); a
+        paragraph that floods ``pipe`` is read up to its cut."""
+        def stored(i):
+            return self._stores(pipe, i)[0].get(i)
+
+        todo = sorted(i for i in paragraphs if stored(i) is None)
         if todo:
-            pieces = [(i, self.clip(i, self.starts[i], self.ends[i])) for i in todo]
+            pieces = [(i, self.clip(i, self.starts[i], self.ends[i], pipe)) for i in todo]
             rec = _Record(self, [i for i, (a, b) in pieces if b > a], [s for _, s in pieces if s[1] > s[0]],
                           first=todo[0])
             for i in todo:
-                self.record_of[i] = rec
-        out = {id(self.record_of[i]): self.record_of[i] for i in paragraphs}
+                self._stores(pipe, i)[0][i] = rec
+        out = {id(stored(i)): stored(i) for i in paragraphs}
         return sorted(out.values(), key=lambda r: r.first)
 
-    def clip(self, i: int, a: int, b: int) -> tuple[int, int]:
-        """``a``..``b`` of paragraph ``i``, of a flood cut where its MAX_PARAGRAPH_READ chars
-        run out (after a line, else a word; ``a``..``a``: nothing left); counts what it gives."""
-        left = MAX_PARAGRAPH_READ - self.read_chars.get(i, 0)
-        if b - a > left and i in self.floods:  # a flood: what lies past the paragraph's budget is not read
-            cut = self.text.rfind("\n", a, a + left + 1)
-            cut = cut if cut != -1 else self.text.rfind(" ", a, a + left + 1)
-            self.unread += b - max(a, cut)
-            b = max(a, cut)
-        self.read_chars[i] = self.read_chars.get(i, 0) + b - a
-        return a, b
+    def clip(self, i: int, a: int, b: int, pipe=None) -> tuple[int, int]:
+        """``a``..``b`` of paragraph ``i``, ended at the paragraph's cut if it floods ``pipe``
+        (``a``..``a``: nothing left)."""
+        if (pipe, i) not in self.floods:
+            return a, b
+        b = min(b, self.cut_point(i))
+        return min(a, b), b
+
+    def cut_point(self, i: int) -> int:
+        """Where a flood paragraph is read up to: after the last line (else word) ending within
+        MAX_PARAGRAPH_READ chars of its start."""
+        cut = self.cuts.get(i)
+        if cut is None:
+            a, b = self.starts[i], self.ends[i]
+            cut = b
+            if b - a > MAX_PARAGRAPH_READ:
+                cut = self.text.rfind("\n", a, a + MAX_PARAGRAPH_READ + 1)
+                cut = max(a, cut if cut != -1 else self.text.rfind(" ", a, a + MAX_PARAGRAPH_READ + 1))
+            self.cuts[i] = cut
+            self.unread += b - cut
+        return cut
 
 
 #: a blank line: two line breaks with only spaces or tabs between (widened to the whole
@@ -850,7 +881,7 @@ WINDOW_SHARE = 0.5
 
 
 def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, weak_anchors=None,
-          weak_needs=None, reach: int | None = None) -> CueDoc:
+          weak_needs=None, reach: int | None = None, also_near=None) -> CueDoc:
     """Read ``text`` (cut to MAX_DOC_CHARS) for the cue files ``names``.
 
     Which paragraphs are read: all of them by default; with ``near``
@@ -869,6 +900,8 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
     and so is a sentence, cut at the window's edges (:func:`sentence_bounds`
     gives ``(max(start, window start), min(end, window end))``);
     :func:`tokens_before` reads the whole paragraph when the window is too short.
+    ``also_near`` (offsets, with ``near``) widen the windows of the paragraphs ``near``
+    chose but count toward no flood (the end of a version whose start is in ``near``).
     """
     pipe = get_pipeline(*names)
     r = reading_of(text)
@@ -885,11 +918,17 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
     big = [i for i in sorted(paragraphs) if r.ends[i] - r.starts[i] > WINDOW_ABOVE]
     if big and (near is not None or anchors is not None):
         at: dict[int, list[int]] = {}
+        counted: dict[int, int] = {}
         if near is not None:
             for p in near:
                 i = r.paragraph_before(p)
                 if i is not None:
                     at.setdefault(i, []).append(min(p, r.ends[i] - 1))
+            counted = {i: len(ps) for i, ps in at.items()}
+            for p in also_near or ():
+                i = r.paragraph_before(p)
+                if i in at:
+                    at[i].append(min(p, r.ends[i] - 1))
         for i in big:
             if near is not None:
                 hits = at.get(i)  # none: a paragraph ending within ``lookback``, read whole
@@ -904,8 +943,8 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
                         hits = None
                         break
                     hits += found
-            if hits and len(hits) > FLOOD_HITS:
-                r.floods.add(i)
+            if hits and (counted.get(i, 0) if near is not None else len(hits)) > FLOOD_HITS:
+                r.floods.add((pipe, i))
             if hits and reach is not None:
                 spans = r.windows_for(i, hits, reach)
                 if sum(b - a for a, b in spans) <= WINDOW_SHARE * (r.ends[i] - r.starts[i]):
@@ -963,14 +1002,14 @@ def cues(doc: CueDoc) -> list[Cue]:
     bounds (cut at a window's edges)."""
     out: list[Cue] = []
     r = doc.reading
-    records = r.read(doc.paragraphs) if doc.paragraphs else []
+    records = r.read(doc.paragraphs, doc.pipe) if doc.paragraphs else []
     for rec in records:
         # a Doc made for another extractor may hold more paragraphs: only those asked for count
         out.extend(c for i, c in rec.cues_of(doc.pipe) if i in doc.paragraphs)
     sources = len(records)
     if doc.windows:
         starts: dict[int, list[int]] = {}
-        for i, a, b, rec in r.read_windows(doc.windows):
+        for i, a, b, rec in r.read_windows(doc.windows, doc.pipe):
             got = rec.cues_of(doc.pipe)  # in text order
             if id(rec) not in starts:
                 starts[id(rec)] = [c.start for _, c in got]
@@ -1003,8 +1042,8 @@ def _record_for(doc: CueDoc, i: int, pos: int) -> tuple["_Record", int | None, i
         k = bisect.bisect_right(spans, (pos, len(r.text) + 1)) - 1
         if k >= 0 and spans[k][0] <= pos <= spans[k][1]:
             a, b = spans[k]
-            return (r.read_windows({i: [(a, b)]})[0][3], *_cut(r, i, a, b))
-    return r.read({i})[0], None, None
+            return (r.read_windows({i: [(a, b)]}, doc.pipe)[0][3], *_cut(r, i, a, b))
+    return r.read({i}, doc.pipe)[0], None, None
 
 
 def sentence_bounds(doc: CueDoc, start: int, end: int) -> tuple[int, int]:
@@ -1041,11 +1080,11 @@ def sentences(doc: CueDoc) -> list[tuple[int, int]]:
     """(start, end) of every sentence in the paragraphs read, in text order."""
     out = []
     r = doc.reading
-    for rec in r.read(doc.paragraphs) if doc.paragraphs else []:
+    for rec in r.read(doc.paragraphs, doc.pipe) if doc.paragraphs else []:
         firsts, bounds = rec.sentences()
         out.extend(b for first, b in zip(firsts, bounds)
                    if rec.paragraphs[rec.piece_of(rec.doc[first].idx)] in doc.paragraphs)
-    for i, a, b, rec in r.read_windows(doc.windows) if doc.windows else []:
+    for i, a, b, rec in r.read_windows(doc.windows, doc.pipe) if doc.windows else []:
         lo, hi = _cut(r, i, a, b)
         firsts, bounds = rec.sentences()
         out.extend((s0 if lo is None else max(s0, lo), s1 if hi is None else min(s1, hi))
@@ -1072,7 +1111,7 @@ def tokens_before(doc: CueDoc, pos: int, n: int) -> list:
         out = [t for t in rec.doc[max(0, span.start - n):span.start] if t.idx >= first]
         if len(out) == n or lo is None:
             return out
-        rec, lo = r.read({i})[0], None  # the window starts too close: its whole paragraph
+        rec, lo = r.read({i}, doc.pipe)[0], None  # the window starts too close: its whole paragraph
 
 
 _LINES: list = [None, []]  # (the text last indexed, its line start offsets)

@@ -20,7 +20,7 @@ from lkmlkb.extract import kernels as kernels_mod
 from lkmlkb.extract import nlp
 from lkmlkb.extract.claims import find_claims
 from lkmlkb.extract.commits import find_commits
-from lkmlkb.extract.kernels import find_kernels
+from lkmlkb.extract.kernels import find_kernel_mentions, find_kernels
 
 CORPUS = sorted(p for p in (Path(__file__).resolve().parents[2] / "corpus").iterdir() if p.suffix in (".txt", ".mbox"))
 CUE_SETS = ("claims", "commits", "kernels")
@@ -311,10 +311,62 @@ def test_a_flood_paragraph_is_tokenized_up_to_the_budget_and_its_first_lines_sti
     r = nlp._LAST_READING[1]
     read = sum(len(rec.doc.text.strip()) for rec in r.records)
     assert nlp.MAX_PARAGRAPH_READ - 100 <= read <= nlp.MAX_PARAGRAPH_READ
-    assert r.unread > 75_000 and r.floods == {0}  # of the 100,000 chars read (MAX_DOC_CHARS)
+    assert r.unread > 75_000 and {i for _, i in r.floods} == {0}  # of the 100,000 chars read (MAX_DOC_CHARS)
     roles = {c.sha: c.role for c in commits}
     read_lines = [roles.get(f"{(i * 2654435761) % 16**12:012x}") for i in range(300)]  # 18,900 chars
     assert read_lines.count("culprit") > 250 and set(read_lines) == {"culprit", None}  # "bisected to" X
     assert len(kernels) == 40 and kernels[0].version == "6.0-rc0"
     assert (claims[0].kind, claims[0].stated_pct) == ("regression", 0.0)
     assert len(claims) > 100
+
+
+# ---- found in review: edges of the windows and floods (each failed before its fix)
+
+def _fresh(fn, text):
+    nlp._LAST_READING[0] = None  # a new Reading: nothing another extractor read is reused
+    return fn(text)
+
+
+def test_a_window_ending_at_the_texts_last_space_reads_as_the_whole_text():
+    """A long last line ending in "word " asked _word_end for the char after the text's last."""
+    text = "We see a 12% regression on v6.8, good on v6.7 with this job" + "  word" * 300 + " "
+    nlp._LAST_READING[0] = None
+    nlp.parse(text, "kernels", near=[text.index("v6.8")], reach=150)
+    assert [(k.raw, k.role) for k in _fresh(find_kernels, text)] == [("v6.8", "bad"), ("v6.7", "good")]
+    assert [(c.kind, c.stated_pct) for c in _fresh(find_claims, text)] == [("regression", 12.0)]
+
+
+def _kernels_flood(filler_lines: int, versions: int) -> str:
+    """A paragraph that floods the kernels extractor (over FLOOD_HITS versions), with a claim at its end."""
+    if filler_lines == 0:  # 20,331 chars, read whole
+        lines = [f"job {n:03d}: kernel v6.{n % 10} gave {1000 + n} MB/s on the nvme0n1 device with filler words here"
+                 for n in range(250)]
+        return ("Hello,\n\n" + "\n".join(lines)
+                + "\nWe see a 12% regression of randread IOPS with the new scheduler.\n\nThanks.")
+    filler = "the numbers of this run are within the noise of the machine as usual"
+    lines = []
+    for n in range(versions):
+        lines.append(f"run {n:03d} on kernel 6.{n % 10}.{n} gave {1000 + n} MB/s")
+        lines += [filler] * filler_lines
+    return "\n".join(lines) + "\nWe see a 12% regression of randread IOPS with the new scheduler."
+
+
+@pytest.mark.parametrize("filler", [0, 12], ids=["read-whole", "read-in-windows"])
+def test_a_flood_of_one_extractor_does_not_cut_what_another_reads(filler):
+    """The kernels extractor's flood cut is its own: claims, run after it as the pipeline does, read
+    the paragraph as they do alone (the cut was shared, and a window cut to nothing raised)."""
+    text = _kernels_flood(filler, 250 if filler == 0 else 110)
+    alone = [(c.kind, c.stated_pct) for c in _fresh(find_claims, text)]
+    _fresh(find_kernels, text)
+    assert alone == [("regression", 12.0)]
+    assert [(c.kind, c.stated_pct) for c in find_claims(text)] == alone
+
+
+def test_a_paragraph_of_150_versions_is_no_flood():
+    """A version's end widens its window but is not a second hit: 150 versions are under FLOOD_HITS
+    (counted twice they were a flood, and a role past the cut was lost)."""
+    lines = [f"run {n:03d} on kernel 6.{n % 10}.{n}: {1000 + n} MB/s, nothing unusual seen in this particular run of "
+             f"the job, the numbers are within noise as usual for this machine" for n in range(149)]
+    text = "\n".join(lines) + "\nThe regression is seen on v6.9-rc1 only.\n"
+    m = _fresh(find_kernel_mentions, text)[-1]
+    assert (m.raw, m.role) == ("v6.9-rc1", "bad")
