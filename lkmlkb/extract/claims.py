@@ -71,14 +71,17 @@ _KIND = {"REGRESSION": "regression", "IMPROVEMENT": "improvement",
 CLAIM_LABELS = frozenset(label for label in _KIND if not label.endswith("_WEAK"))
 WEAK_CLAIM_LABELS = frozenset(_KIND) - CLAIM_LABELS | {"CHANGE"}
 #: what a paragraph needs for _PCT_RE to find a percentage in it
-_PCT_HINT_RE = re.compile(r"%|percent")
+_PCT_HINT_RE = re.compile(r"%|percent", re.I)
 #: how far from a cue a claim looks (its sentence is cut to this on either side)
 SENTENCE_REACH = 200
+#: a metric word counts for a claim this near its cue
+METRIC_REACH = 60
+#: a negation after a cue ("regression, not really") counts this near its end
+NEG_POST_REACH = 40
 #: what is read around a cue word in a long paragraph (nlp.parse's ``reach``): SENTENCE_REACH,
-#: a negation after the cue (40 chars and its own words), and the cue's own words (each at
-#: most CUE_WORDS_CHARS, and the line breaks a negation may hold)
+#: a negation after the cue (NEG_POST_REACH and its own words), and the cue's own words (each at
+#: most nlp.CUE_WORDS_CHARS, and the line breaks a negation may hold)
 READ_REACH = 400
-CUE_WORDS_CHARS = 40
 
 
 def _negated_before(doc, cue) -> bool:
@@ -117,10 +120,10 @@ def _metric_near(text: str, lo: int, hi: int, at: int) -> str | None:
     """The metric named nearest the cue in its sentence ("fio.write_iops", "iops", "read")."""
     best = None
     for m in _METRIC_RE.finditer(text, lo, hi):
-        if m.start() > at + 60:
+        if m.start() > at + METRIC_REACH:
             break  # the ones after start farther still
         dist = min(abs(m.start() - at), abs(m.end() - at))
-        if dist > 60:
+        if dist > METRIC_REACH:
             continue
         kind = m.lastgroup
         value = m.group(0).lower() if kind == "lkp" else kind
@@ -141,7 +144,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         kind = _KIND.get(c.label)
         # look only near the cue: a sentence in mail can run for pages (fio output has no full stops)
         s0, s1 = max(c.sent_start, c.start - SENTENCE_REACH), min(c.sent_end, c.end + SENTENCE_REACH)
-        negated = _negated_before(doc, c) or any(c.end <= p.start <= c.end + 40 and p.start < s1 for p in posts)
+        negated = _negated_before(doc, c) or any(c.end <= p.start <= c.end + NEG_POST_REACH and p.start < s1 for p in posts)
         if c.label == "CANNOT_REPRODUCE" or c.label == "NO_CHANGE":
             negated = False  # the negation is part of the cue
         if negated:

@@ -30,10 +30,11 @@ log = logging.getLogger(__name__)
 
 #: a cue counts for a version only when at most this many chars separate them
 CUE_REACH = 60
+#: a cue after a version ("v6.8 is fine") counts when it starts at most this far past it
+POST_CUE_REACH = 25
 #: what is read around a version's start and end in a long paragraph (nlp.parse's ``reach``):
-#: CUE_REACH before it and 25 chars after it, plus a cue's own words (at most CUE_WORDS_CHARS)
+#: CUE_REACH before it and POST_CUE_REACH after it, plus a cue's own words (nlp.CUE_WORDS_CHARS)
 READ_REACH = 150
-CUE_WORDS_CHARS = 40
 
 _REGRESSION_WORDS_RE = re.compile(
     r"\b(?:regress\w{0,6}|drop\w{0,3}|slow\w{0,4}|degrad\w{0,6}|worse|broke\w{0,2}|bad|lower|decreas\w{0,3})\b",
@@ -73,7 +74,7 @@ def _role_from_cues(text: str, doc, cues, start: int, end: int, prev_end: int) -
             role = "good" if role == "bad" else None
         return role, c.text
     # in its sentence: a sentence without a full stop ends where the next paragraph starts
-    after = [c for c in cues if end <= c.start < s1 and c.start <= end + 25 and c.label.endswith("_POST")]
+    after = [c for c in cues if end <= c.start < s1 and c.start <= end + POST_CUE_REACH and c.label.endswith("_POST")]
     if after:
         c = after[0]
         role = {"GOOD_POST": "good", "BAD_POST": "bad"}.get(c.label)

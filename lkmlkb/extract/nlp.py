@@ -55,6 +55,9 @@ MAX_DOC_CHARS = 100_000
 #: than FLOOD_HITS of what one of them looks for); lines past it are not read (no cues, no
 #: sentences)
 MAX_PARAGRAPH_READ = 20_000
+#: chars of the longest cue (its words and the spaces between) of a cue file read in windows
+#: (kernels, claims; a test holds them to it): what such an extractor adds to its reach
+CUE_WORDS_CHARS = 40
 
 _LABEL_RE = re.compile(r"[A-Z][A-Z_]{0,40}")
 _ID_RE = re.compile(r"[a-z0-9][a-z0-9_.\-]{0,80}")
@@ -500,7 +503,6 @@ class Reading:
         self.flood_record_of: dict[int, _Record] = {}
         self.flood_window_records: dict[int, list[tuple[int, int, _Record]]] = {}
         self.unread = 0  # chars of flood paragraphs past their cuts
-        self._low: str | None = None
 
     def paragraph_at(self, pos: int) -> int | None:
         """The paragraph holding char ``pos`` (None: in a blank-line gap or past the end)."""
@@ -527,13 +529,16 @@ class Reading:
                 j -= 1
         return out
 
+    @cached_property
+    def low(self) -> str:
+        """The text lower-cased (what the anchor regexes search)."""
+        return self.text.lower()
+
     def holding(self, rx) -> set[int]:
         """Paragraphs whose lower-cased text ``rx`` finds something in (all of them when ``rx`` is None)."""
         if rx is None:
             return set(range(len(self.starts)))
-        if self._low is None:
-            self._low = self.text.lower()
-        low = self._low
+        low = self.low
         if len(low) != len(self.text):  # a character that lower-cases to two: paragraph by paragraph
             return {i for i, (a, b) in enumerate(zip(self.starts, self.ends)) if rx.search(self.text[a:b].lower())}
         out: set[int] = set()
@@ -550,20 +555,18 @@ class Reading:
             pos = self.ends[i]
 
     def holding_raw(self, rx, among: set[int]) -> set[int]:
-        """Those of ``among`` whose lower-cased text as given (not as spaCy is shown it) ``rx``
-        finds something in, up to the next paragraph: what spaCy was not shown at a
-        paragraph's end is in its gap."""
+        """Those of ``among`` whose text as given (not as spaCy is shown it) ``rx`` (a regex
+        that ignores case) finds something in, up to the next paragraph: what spaCy was not
+        shown at a paragraph's end is in its gap."""
         nxt = self.starts[1:] + [len(self.raw)]
-        return {i for i in among if rx.search(self.raw[self.starts[i]:nxt[i]].lower())}
+        return {i for i in among if rx.search(self.raw, self.starts[i], nxt[i])}
 
     def hits(self, rx, i: int) -> list[int] | None:
         """Where ``rx`` finds something in paragraph ``i``'s lower-cased text (None: lower-casing
         moved offsets, so positions are not the text's)."""
-        if self._low is None:
-            self._low = self.text.lower()
-        if len(self._low) != len(self.text):
+        if len(self.low) != len(self.text):
             return None
-        return [m.start() for m in rx.finditer(self._low, self.starts[i], self.ends[i])]
+        return [m.start() for m in rx.finditer(self.low, self.starts[i], self.ends[i])]
 
     def window(self, i: int, lo: int, hi: int) -> tuple[int, int]:
         """The span of paragraph ``i`` read for ``lo``..``hi``: whole lines, from the first
@@ -695,7 +698,7 @@ class Reading:
                           first=todo[0])
             for i in todo:
                 self._stores(pipe, i)[0][i] = rec
-        out = {id(stored(i)): stored(i) for i in paragraphs}
+        out = {id(rec): rec for rec in map(stored, paragraphs)}
         return sorted(out.values(), key=lambda r: r.first)
 
     def clip(self, i: int, a: int, b: int, pipe=None) -> tuple[int, int]:
@@ -755,11 +758,10 @@ def _paragraphs(text: str) -> tuple[list[int], list[int]]:
 class _Record:
     """One Doc of a :class:`Reading`: some of its paragraphs joined by blank lines."""
 
-    def __init__(self, reading: Reading, paragraphs: list[int], spans: list[tuple[int, int]],
-                 first: int | None = None):
+    def __init__(self, reading: Reading, paragraphs: list[int], spans: list[tuple[int, int]], first: int):
         self.reading = reading
         self.paragraphs = paragraphs  # per piece: its paragraph (a paragraph's windows are pieces too)
-        self.first = paragraphs[0] if first is None else first
+        self.first = first  # the first paragraph asked for (a piece may be cut to nothing)
         text = reading.text
         #: per piece: where the whole text's sentence runs on past its end (a window's end: cut there)
         self.cut_ends = [b if b < reading.ends[i] else None for i, (_, b) in zip(paragraphs, spans)]
@@ -889,7 +891,7 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
     ``lookback`` characters before; with ``anchors`` (cue labels), those
     holding a word a cue of those labels needs, and with ``weak_anchors``
     (more labels) also those holding a word one of those needs and a match
-    of ``weak_needs`` (a regex on the lower-cased paragraph).  Offsets are of
+    of ``weak_needs`` (a regex that ignores case, on the paragraph as given).  Offsets are of
     ``text``; see :func:`_prepare` for what spaCy is not shown.
 
     With ``reach`` (chars), a paragraph over WINDOW_ABOVE chars holding those
@@ -929,13 +931,12 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
                 i = r.paragraph_before(p)
                 if i in at:
                     at[i].append(min(p, r.ends[i] - 1))
+        rxs = [] if near is not None else [pipe.anchor_re(frozenset(anchors))] + (
+            [pipe.anchor_re(frozenset(weak_anchors))] if weak_anchors else [])
         for i in big:
             if near is not None:
                 hits = at.get(i)  # none: a paragraph ending within ``lookback``, read whole
             else:
-                rxs = [pipe.anchor_re(frozenset(anchors))]
-                if weak_anchors:
-                    rxs.append(pipe.anchor_re(frozenset(weak_anchors)))
                 hits = []
                 for rx in rxs:
                     found = r.hits(rx, i) if rx is not None else None
@@ -943,7 +944,8 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
                         hits = None
                         break
                     hits += found
-            if hits and (counted.get(i, 0) if near is not None else len(hits)) > FLOOD_HITS:
+            if hits and (counted.get(i, 0) if near is not None else len(hits)) > FLOOD_HITS \
+                    and r.ends[i] - r.starts[i] > MAX_PARAGRAPH_READ:  # a shorter one has nothing to cut
                 r.floods.add((pipe, i))
             if hits and reach is not None:
                 spans = r.windows_for(i, hits, reach)
@@ -1002,7 +1004,7 @@ def cues(doc: CueDoc) -> list[Cue]:
     bounds (cut at a window's edges)."""
     out: list[Cue] = []
     r = doc.reading
-    records = r.read(doc.paragraphs, doc.pipe) if doc.paragraphs else []
+    records = r.read(doc.paragraphs, doc.pipe)
     for rec in records:
         # a Doc made for another extractor may hold more paragraphs: only those asked for count
         out.extend(c for i, c in rec.cues_of(doc.pipe) if i in doc.paragraphs)
@@ -1015,7 +1017,7 @@ def cues(doc: CueDoc) -> list[Cue]:
                 starts[id(rec)] = [c.start for _, c in got]
             k = bisect.bisect_left(starts[id(rec)], a)
             lo, hi = _cut(r, i, a, b)
-            for j, c in got[k:]:
+            for j, c in itertools.islice(got, k, None):
                 if c.start >= b:
                     break
                 if j == i and c.end <= b:
@@ -1080,11 +1082,11 @@ def sentences(doc: CueDoc) -> list[tuple[int, int]]:
     """(start, end) of every sentence in the paragraphs read, in text order."""
     out = []
     r = doc.reading
-    for rec in r.read(doc.paragraphs, doc.pipe) if doc.paragraphs else []:
+    for rec in r.read(doc.paragraphs, doc.pipe):
         firsts, bounds = rec.sentences()
         out.extend(b for first, b in zip(firsts, bounds)
                    if rec.paragraphs[rec.piece_of(rec.doc[first].idx)] in doc.paragraphs)
-    for i, a, b, rec in r.read_windows(doc.windows, doc.pipe) if doc.windows else []:
+    for i, a, b, rec in r.read_windows(doc.windows, doc.pipe):
         lo, hi = _cut(r, i, a, b)
         firsts, bounds = rec.sentences()
         out.extend((s0 if lo is None else max(s0, lo), s1 if hi is None else min(s1, hi))

@@ -123,13 +123,18 @@ def test_a_cue_in_the_next_paragraph_is_not_in_the_versions_sentence():
 
 
 def test_claims_do_not_depend_on_what_another_extractor_read_first():
-    text = "v6.1 " + "better " * 400 + "\n\nWe see a 12% regression on v6.2."
+    # a version every 25 words: kernels reads the paragraph whole (its windows would cover it),
+    # in one Doc with the next paragraph
+    text = " ".join(("v6.1 " if k % 25 == 0 else "") + "better" for k in range(400)) + "\n\nWe see a 12% regression on v6.2."
     nlp._LAST_READING[0] = None
     alone = [(c.kind, c.stated_pct) for c in find_claims(text)]
     nlp._LAST_READING[0] = None
     find_kernels(text)  # reads the flood's paragraph first, as the pipeline does
     after = [(c.kind, c.stated_pct) for c in find_claims(text)]
     assert alone == after == [("regression", 12.0)]
+    # what makes it mean something: claims read paragraph 1 from the Doc kernels made, which holds
+    # the 400 "better" cues of paragraph 0 that claims itself does not read (no "%" there)
+    assert nlp._LAST_READING[1].record_of[1].paragraphs == [0, 1]
 
 
 def test_the_percentage_a_weak_claim_needs_is_looked_for_in_the_text_as_written():
@@ -276,7 +281,7 @@ def test_an_lkp_comparison_table_is_read_only_around_its_claim_words():
 
 @pytest.mark.parametrize("name", ["kernels", "claims"])
 def test_the_reach_read_around_a_hit_holds_the_longest_cue(name):
-    """READ_REACH counts on cue words of at most CUE_WORDS_CHARS: a cue file growing a longer
+    """READ_REACH counts on cue words of at most nlp.CUE_WORDS_CHARS: a cue file growing a longer
     pattern must raise it."""
     module = {"kernels": kernels_mod, "claims": claims_mod}[name]
     longest = 0
@@ -293,11 +298,11 @@ def test_the_reach_read_around_a_hit_holds_the_longest_cue(name):
             else:
                 assert tok.get("IS_SPACE"), pat["id"]  # a line break; any other token kind is unbounded
         longest = max(longest, chars)
-    assert longest <= module.CUE_WORDS_CHARS
+    assert longest <= nlp.CUE_WORDS_CHARS
     if name == "kernels":  # read around a version's start and its end
-        assert module.READ_REACH >= max(module.CUE_REACH, 25 + module.CUE_WORDS_CHARS)
+        assert module.READ_REACH >= max(module.CUE_REACH, module.POST_CUE_REACH + nlp.CUE_WORDS_CHARS)
     else:
-        assert module.READ_REACH >= module.SENTENCE_REACH + 40 + 2 * module.CUE_WORDS_CHARS
+        assert module.READ_REACH >= module.SENTENCE_REACH + module.NEG_POST_REACH + 2 * nlp.CUE_WORDS_CHARS
 
 
 def test_a_flood_paragraph_is_tokenized_up_to_the_budget_and_its_first_lines_still_read():
@@ -337,7 +342,8 @@ def test_a_window_ending_at_the_texts_last_space_reads_as_the_whole_text():
 
 
 def _kernels_flood(filler_lines: int, versions: int) -> str:
-    """A paragraph that floods the kernels extractor (over FLOOD_HITS versions), with a claim at its end."""
+    """A long paragraph of versions with a claim at its end: with no filler, 250 versions in 20,331
+    chars (a flood of the kernels extractor's, read whole); with filler, read in windows."""
     if filler_lines == 0:  # 20,331 chars, read whole
         lines = [f"job {n:03d}: kernel v6.{n % 10} gave {1000 + n} MB/s on the nvme0n1 device with filler words here"
                  for n in range(250)]
@@ -353,11 +359,17 @@ def _kernels_flood(filler_lines: int, versions: int) -> str:
 
 @pytest.mark.parametrize("filler", [0, 12], ids=["read-whole", "read-in-windows"])
 def test_a_flood_of_one_extractor_does_not_cut_what_another_reads(filler):
-    """The kernels extractor's flood cut is its own: claims, run after it as the pipeline does, read
-    the paragraph as they do alone (the cut was shared, and a window cut to nothing raised)."""
+    """What the kernels extractor read first does not change what claims find: its flood cut is its
+    own (it was shared), and its windows are only reused where they hold what claims ask for (a
+    window cut to nothing by the shared flood budget raised)."""
     text = _kernels_flood(filler, 250 if filler == 0 else 110)
     alone = [(c.kind, c.stated_pct) for c in _fresh(find_claims, text)]
     _fresh(find_kernels, text)
+    r = nlp._LAST_READING[1]
+    if filler == 0:
+        assert {i for _, i in r.floods} == {1} and r.cuts[1] < r.ends[1]  # kernels read it cut
+    else:
+        assert r.window_records and not r.floods  # kernels read it in windows
     assert alone == [("regression", 12.0)]
     assert [(c.kind, c.stated_pct) for c in find_claims(text)] == alone
 
