@@ -432,15 +432,13 @@ class SqlBackend:
         return out
 
     def assign(self, ids: Iterable[str], thread: str) -> None:
-        ids = list(ids)
-        if self.known is None:
-            self.conn.executemany("INSERT OR REPLACE INTO thread_members(message_id, thread_id) VALUES (?, ?)",
-                                  [(i, thread) for i in ids])
-            return
         for i in ids:
-            self.known[i] = thread  # what lookup answers; every unwritten id is known
             self.unwritten[i] = thread
-            self.absent.discard(i)
+            if self.known is not None:
+                self.known[i] = thread  # what lookup answers; every unwritten id is known
+                self.absent.discard(i)
+        if self.known is None:  # outside a batch: written at once
+            self.flush()
 
     def merge(self, old: str, new: str) -> None:
         """Thread ``old`` joins ``new``: its members, findings and topics move; its report goes.
@@ -470,10 +468,9 @@ class SqlBackend:
         return row[0] if row else self.unwritten_topics.get(key)
 
     def remember_subject(self, key: str, thread: str) -> None:
-        if self.known is None:
-            self.conn.execute("INSERT OR IGNORE INTO thread_topics(topic, thread_id) VALUES (?, ?)", (key, thread))
-        else:  # the first thread named for a topic stays, as INSERT OR IGNORE keeps it
-            self.unwritten_topics.setdefault(key, thread)
+        self.unwritten_topics.setdefault(key, thread)  # the first thread named stays, as INSERT OR IGNORE keeps it
+        if self.known is None:  # outside a batch: written at once
+            self.flush()
 
 
 @dataclass

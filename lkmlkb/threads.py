@@ -398,10 +398,7 @@ def segment_body(body: str) -> list[Segment]:
     lines = body.split("\n")
     # once: the classifier and the segment texts read them (a line without ">" in its first four
     # characters is answered here as quote_depth answers it, without the call)
-    if ">" in body:
-        quotes = [quote_depth(line) if ">" in line[:4] else (0, line) for line in lines]
-    else:
-        quotes = [(0, line) for line in lines]
+    quotes = [quote_depth(line) if ">" in line[:4] else (0, line) for line in lines]
     kinds = _classify(lines, quotes)
     segments: list[Segment] = []
     start = 0

@@ -44,9 +44,24 @@ def test_same_answer_as_one_search_over_the_text(parts):
 
 
 def test_many_occurrences_fall_back_to_one_search(monkeypatch):
+    """Past MAX_ANCHORED occurrences of the words the regex searches the text once, and answers the same."""
+    searched = []
+
+    class Counting:
+        def match(self, text, pos):
+            return PREFILTER.match(text, pos)
+
+        def search(self, text):
+            searched.append(len(text))
+            return PREFILTER.search(text)
+
+    monkeypatch.setattr(pipeline, "PREFILTER", Counting())
     monkeypatch.setattr(pipeline, "MAX_ANCHORED", 3)
-    text = "portfolio " * 10 + "fio"
-    assert prefilter(text) and not prefilter("portfolio " * 10)
+    # "fiord" holds the word "fio" but no match of the regex
+    assert prefilter("fiord " * 10 + "fio") and searched == [63]
+    assert not prefilter("fiord " * 10) and searched == [63, 60]
+    searched.clear()
+    assert prefilter("fiord fio") and not prefilter("fiord fiords") and not searched  # under the bound
 
 
 def _views(raws):
