@@ -431,7 +431,7 @@ def message_has_results(text: str, results: list[dict]) -> bool:
 
 def run_prefilter(mbox: str, **_) -> dict:
     """Pass rate on the input, and that no corpus message holding gold results is dropped."""
-    from lkmlkb.pipeline import build_view, prefilter
+    from lkmlkb.pipeline import build_view, may_hold_report
     from lkmlkb.sources import iter_source
     from lkmlkb.sources.mail import parse_message
     from lkmlkb.sources.mbox import split_mbox
@@ -443,7 +443,7 @@ def run_prefilter(mbox: str, **_) -> dict:
         for raw in split_mbox(fh):
             msg = parse_message(raw, mbox)
             n += 1
-            if prefilter(msg.body) or prefilter(msg.subject):
+            if may_hold_report(msg, segment_body(msg.body)):  # as the ingest workers screen it
                 passed += 1
     secs = time.perf_counter() - t0
     corpus = []
@@ -457,8 +457,8 @@ def run_prefilter(mbox: str, **_) -> dict:
             items = [(m, segment_body(m.body)) for m in thread]
             attribute_quotes(items)
             for m, segs in items:
-                view = build_view(m.body, segs)
-                ok = prefilter(view.text) or prefilter(m.subject)
+                view = build_view(m.body, segs)  # what the extractors read of it
+                ok = may_hold_report(m, segs)  # as ingest decides
                 passing += ok
                 if message_has_results(view.text, gold.get("results") or []):
                     with_results += 1

@@ -473,7 +473,7 @@ def commit_data(conn, sha: str) -> dict:
     link`` resolved that prefix to another commit; every SHA written for the
     same linked commit joins (:func:`lkmlkb.queries.matching_shas`).
     """
-    shas, _ = matching_shas(conn, sha)
+    shas, rows = matching_shas(conn, sha)
     marks = ",".join("?" * len(shas))
     cited = _rows(conn, f"""
         SELECT rc.report_id, rc.sha, rc.role, rc.subject, rc.cue, rc.message_id,
@@ -483,8 +483,7 @@ def commit_data(conn, sha: str) -> dict:
         ORDER BY r.last_date DESC, rc.report_id""", sorted(shas)) if shas else []
     for row in cited:
         row["page"] = report_path(row["report_id"])
-    # matching_shas already holds every commit whose full SHA starts with ``sha``
-    known = _rows(conn, f"SELECT * FROM commits WHERE sha IN ({marks}) ORDER BY sha", sorted(shas))
+    known = [rows[s] for s in sorted(rows)]  # the commits rows of the SHAs matched
     by_role: OrderedDict = OrderedDict((r, []) for r in ("culprit", "fix", "revert", "tested", "base", "mentioned"))
     for row in cited:
         by_role.setdefault(row["role"], []).append(row)

@@ -48,6 +48,16 @@ class Prepared:
     screened: bool = False
     passed: bool = False
 
+    @property
+    def may_pass(self) -> bool:
+        """Whether it may hold a report (an unscreened message may)."""
+        return self.passed or not self.screened
+
+    @property
+    def screened_pass(self) -> bool:
+        """Whether the workers screened it and it passed (its extraction need not screen it again)."""
+        return self.screened and self.passed
+
 
 @dataclass
 class Known:
@@ -199,13 +209,13 @@ IN_FLIGHT_PER_WORKER = 2
 _DONE = object()
 
 
-def _read_ahead(batches: Iterable[list], depth: int = 1) -> Iterator[list]:
-    """``batches``, read by a thread ``depth`` batches ahead of the consumer.
+def _read_ahead(batches: Iterable[list]) -> Iterator[list]:
+    """``batches``, read by a thread one batch ahead of the consumer.
 
     Reading the source (a ``git cat-file`` stream, gzip) then overlaps with
     storing; an error in the source is raised here, in the consumer.
     """
-    q: queue.Queue = queue.Queue(maxsize=depth)
+    q: queue.Queue = queue.Queue(maxsize=1)
     stop = threading.Event()
 
     def put(item) -> bool:
@@ -221,7 +231,7 @@ def _read_ahead(batches: Iterable[list], depth: int = 1) -> Iterator[list]:
     def read():
         try:
             for b in batches:
-                if stop.is_set() or not put(b):
+                if not put(b):
                     return
             put(_DONE)
         except BaseException as exc:  # handed to the consumer
@@ -284,19 +294,20 @@ def wait_for(pool, result):
                                            "what was stored is kept: run the ingest again to go on") from None
 
 
-_FROZEN: set[bool] = set()
+#: [whether the spaCy pipelines were loaded] when this process last froze what it holds
+_FROZEN: list[bool] = []
 
 
 def _freeze_once(extract: bool) -> None:
     """Move what the process holds so far (modules; with ``extract`` the spaCy pipelines) out
-    of the cyclic garbage collector's sight, once per process: every collection walked them
-    again (3 % of an ingest's CPU), and forked workers no longer touch their pages by
-    collecting them."""
-    if True in _FROZEN or extract in _FROZEN:
+    of the cyclic garbage collector's sight, once per process (again if the pipelines came
+    since): every collection walked them again (3 % of an ingest's CPU), and forked workers
+    no longer touch their pages by collecting them."""
+    if _FROZEN and (_FROZEN[0] or not extract):
         return
     gc.collect()
     gc.freeze()
-    _FROZEN.add(extract)
+    _FROZEN[:] = [extract]
 
 
 def _batches(items: Iterable, size: int) -> Iterator[list]:

@@ -365,7 +365,7 @@ class Job:
         return m.message_id, m.subject, m.body, self.segments, self.screened_pass
 
 
-def store_batch_findings(db: sqlite_utils.Database, prepared: list, pending: set[str] | None = None) -> list[Job]:
+def store_batch_findings(db: sqlite_utils.Database, prepared: list, pending: set[str]) -> list[Job]:
     """Record a batch of new messages for extraction (one transaction); returns the jobs left to do.
 
     Messages that cannot hold a report (the workers screened them with
@@ -382,7 +382,7 @@ def store_batch_findings(db: sqlite_utils.Database, prepared: list, pending: set
         return []
     conn = db.conn
     thread_of = _threads_of(conn, list(new))
-    attribute = {thread_of[mid] for mid, p in new.items() if mid in thread_of and _may_pass(p)}
+    attribute = {thread_of[mid] for mid, p in new.items() if mid in thread_of and p.may_pass}
     empty = [(mid, EXTRACTOR_VERSION, 0, _NO_EXTRA) for mid in new
              if mid in thread_of and thread_of[mid] not in attribute]
     jobs: list[Job] = []
@@ -396,7 +396,7 @@ def store_batch_findings(db: sqlite_utils.Database, prepared: list, pending: set
         conn.executemany("INSERT OR REPLACE INTO extracted_messages(message_id, extractor_version, prefilter_passed, "
                          "extra) VALUES (?,?,?,?)", empty)
         for tid in sorted(attribute):
-            jobs.extend(_extract_new_with_index(conn, tid, new, cache, pending or set()))
+            jobs.extend(_extract_new_with_index(conn, tid, new, cache, pending))
         conn.execute("COMMIT")
     except BaseException:
         cache.clear()  # it may hold messages of the rolled-back transaction
@@ -406,16 +406,6 @@ def store_batch_findings(db: sqlite_utils.Database, prepared: list, pending: set
 
 
 _NO_EXTRA = json.dumps({"tools": [], "fio_version": None})
-
-
-def _may_pass(p) -> bool:
-    """Whether a prepared message may hold a report (unscreened ones may)."""
-    return p.passed or not getattr(p, "screened", False)
-
-
-def _screened_pass(p) -> bool:
-    """Whether the workers screened a prepared message and it passed."""
-    return bool(getattr(p, "screened", False) and p.passed)
 
 
 def run_jobs(jobs: list[Job], extracted: list[tuple[Findings, bool]] | None = None) -> None:
@@ -528,7 +518,7 @@ def _squeeze(line: str) -> str:
 
 
 def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict, cache: _SaidCache,
-                            pending: set[str] = frozenset()) -> list[Job]:
+                            pending: set[str]) -> list[Job]:
     """:func:`extract_new_in_thread` for a thread that got messages from the workers (``new``),
     up to the extraction: the quotes are attributed (and stored) and the messages
     without findings returned as jobs, in thread order.
@@ -599,7 +589,7 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
         cache.put(mid, segments[mid], squeeze=False)
     _store_quote_origins(conn, [(mid, segments[mid]) for mid in todo])
     return [Job(thread_id, new[mid].message if mid in new else loaded[mid], segments[mid],
-                mid not in new or _may_pass(new[mid]), screened_pass=mid in new and _screened_pass(new[mid]))
+                mid not in new or new[mid].may_pass, screened_pass=mid in new and new[mid].screened_pass)
             for mid in todo]
 
 

@@ -69,11 +69,9 @@ def prefilter(text: str) -> bool:
     """
     text = text[:MAX_VIEW_CHARS]
     low = text.lower()
-    if not any(w in low for w in PREFILTER_WORDS):
-        return False
     if not text.isascii():
-        return bool(PREFILTER.search(text))
-    tried = 0
+        return any(w in low for w in PREFILTER_WORDS) and bool(PREFILTER.search(text))
+    tried = 0  # ASCII: the loop below finds every occurrence of every word (none: False)
     for w in PREFILTER_WORDS:
         pos = low.find(w)
         while pos != -1:
@@ -186,18 +184,23 @@ def extract_view(message_id: str, view: View) -> Findings:
     return f
 
 
-def extract_message(msg: Message, segments: list[Segment], passed: bool = False) -> tuple[Findings, bool]:
+def extract_message(msg: Message, segments: list[Segment], screened_pass: bool = False) -> tuple[Findings, bool]:
     """Findings of one message and whether it passed the prefilter.
 
     Quoted segments whose origin attribution found are not read
     (:func:`build_view`), though the prefilter sees them
-    (:func:`may_hold_report`; ``passed``: it was screened and passed, and
-    attribution does not change what the prefilter sees).  Pure: the
+    (:func:`may_hold_report`; ``screened_pass``: it was screened and passed,
+    and attribution does not change what the prefilter sees).  Pure: the
     ingest workers run it (:func:`extract_payloads`).
     """
-    if not passed and not may_hold_report(msg, segments):
-        return Findings(msg.message_id), False
-    return extract_view(msg.message_id, focus_view(build_view(msg.body, segments))), True
+    view = None
+    if not screened_pass:
+        view = _screened_view(msg, segments)
+        if view is None:
+            return Findings(msg.message_id), False
+    if view is None or any(s.quotes_message_id for s in segments if s.kind == "quoted"):
+        view = build_view(msg.body, segments)  # else the screened view is this one
+    return extract_view(msg.message_id, focus_view(view)), True
 
 
 def may_hold_report(msg: Message, segments: list[Segment]) -> bool:
@@ -207,7 +210,14 @@ def may_hold_report(msg: Message, segments: list[Segment]) -> bool:
     as, under a quoted report, is read (for the commit); what the
     extractors then read of it is its own text.
     """
-    return prefilter(build_view(msg.body, segments, keep_attributed=True).text) or prefilter(msg.subject)
+    return _screened_view(msg, segments) is not None
+
+
+def _screened_view(msg: Message, segments: list[Segment]) -> View | None:
+    """The view the prefilter reads (quotes of known origin kept) if the message may hold a
+    report (:func:`may_hold_report`), else None."""
+    view = build_view(msg.body, segments, keep_attributed=True)
+    return view if prefilter(view.text) or prefilter(msg.subject) else None
 
 
 #: a view longer than this is cut down to the neighbourhoods of lines that can hold a report
@@ -293,9 +303,9 @@ def extract_payloads(payloads: list[tuple]) -> list[tuple[Findings, bool]]:
     passed): what the ingest workers run once the parent has attributed a batch's quotes."""
     warm_up()
     out = []
-    for mid, subject, body, segments, passed in payloads:
+    for mid, subject, body, segments, screened_pass in payloads:
         try:
-            out.append(extract_message(Message(mid, subject=subject, body=body), segments, passed))
+            out.append(extract_message(Message(mid, subject=subject, body=body), segments, screened_pass))
         except Exception as exc:
             f = Findings(mid)
             f.errors["pipeline"] = f"{exc.__class__.__name__}: {exc}"[:500]

@@ -32,8 +32,8 @@ THREAD_IDS = {"5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com",
               "be93c772-d400-4105-b05a-735ed7365730@oracle.com",
               "29f6145427be4d5b81f34cc0a9f747a2@BJMBX02.spreadtrum.com"}
 HOSTILE_ID = "flood-1@fuzz.invalid"
-#: one sentence that passes the prefilter, then 60 lines of 250 words "=>=>=>=>=>=>=><tag><n>"
-#: above what each real message of the thread costs (0.06-0.09 s of CPU), far below the flood
+#: above what each real message of the thread costs (0.06-0.09 s of CPU), below what the hostile
+#: message costs with ``burning``
 SMALL_BUDGET = 0.2
 
 
@@ -94,8 +94,9 @@ def burning(monkeypatch, seconds: float) -> None:
     monkeypatch.setattr(pipeline, "_extractors", lambda: [(n, slow(fn) if n == "claims" else fn) for n, fn in real])
 
 
-def test_the_hostile_message_is_slow_without_a_budget(monkeypatch):
-    # what makes the next test mean something: the message really costs more than the small budget
+def test_the_burning_extractor_puts_the_hostile_message_past_the_small_budget(monkeypatch):
+    # what makes the next test mean something: extracted as the pipeline does (it passes the
+    # prefilter), the message costs more than the small budget
     burning(monkeypatch, 2 * SMALL_BUDGET)
     pipeline.warm_up()
     t0 = time.thread_time()

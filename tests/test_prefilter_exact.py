@@ -7,7 +7,6 @@ import gzip
 from itertools import islice
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

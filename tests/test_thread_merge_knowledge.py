@@ -116,7 +116,7 @@ def test_a_thread_merged_while_its_report_is_being_extracted(tmp_path, monkeypat
     archive.write_text(PATCH + REPORT + JOIN)
     ingest([str(archive)], str(db), extract=True, batch_size=1)  # one message per batch
     assert made and made[0].pool is not None
-    (merged,) = _rows(db, "SELECT DISTINCT thread_id FROM messages")[0]
+    [(merged,)] = _rows(db, "SELECT DISTINCT thread_id FROM messages")  # one thread: the merge happened
     assert _rows(db, "SELECT count(*) FROM results WHERE message_id='report-1@example.com'")[0][0] >= 2
     for table in ("results", "kernel_mentions", "claims"):
         assert _rows(db, f"SELECT count(*) FROM {table} WHERE thread_id != ?", merged)[0][0] == 0, table

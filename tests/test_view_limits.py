@@ -1,7 +1,7 @@
 """What extractors are shown of a message: long lines cut, line numbers kept."""
 
-from lkmlkb.pipeline import MAX_VIEW_LINE, build_view, extract_message
 from lkmlkb.model import Message
+from lkmlkb.pipeline import MAX_VIEW_LINE, build_view, extract_message
 from lkmlkb.threads import segment_body
 
 # a fio summary line of seed 000 (corpus/000_a3585e8f2465c212.txt)

@@ -293,7 +293,6 @@ class _TokenPatterns:
         if not self.patterns or not len(doc):
             return []
         import numpy
-
         from spacy.attrs import IS_ALPHA, IS_SPACE, LOWER, ORTH
 
         arr = doc.to_array([LOWER, ORTH, IS_ALPHA, IS_SPACE])
@@ -645,14 +644,14 @@ class Reading:
         return out
 
     @property
-    def records(self) -> list["_Record"]:
+    def records(self) -> list[_Record]:
         """The Docs made so far, in the order they were made."""
         recs = [*self.record_of.values(), *self.flood_record_of.values(),
                 *(rec for ws in (*self.window_records.values(), *self.flood_window_records.values()) for _, _, rec in ws)]
         return list({id(rec): rec for rec in recs}.values())
 
     def read_windows(self, windows: dict[int, list[tuple[int, int]]],
-                     pipe=None) -> list[tuple[int, int, int, "_Record"]]:
+                     pipe=None) -> list[tuple[int, int, int, _Record]]:
         """(paragraph, start, end, record) of each window asked for: the paragraph's record
         when it was read whole, else a window read before that holds it, else a new one
         (those not read yet are tokenized as one Doc, joined by blank lines).  Of a flood of
@@ -685,7 +684,7 @@ class Reading:
             return self.flood_record_of, self.flood_window_records
         return self.record_of, self.window_records
 
-    def read(self, paragraphs: set[int], pipe=None) -> list["_Record"]:
+    def read(self, paragraphs: set[int], pipe=None) -> list[_Record]:
         """The records holding ``paragraphs``, tokenizing those not read yet (as one Doc); a
         paragraph that floods ``pipe`` is read up to its cut."""
         def stored(i):
@@ -1035,7 +1034,7 @@ def _cut(r: Reading, i: int, a: int, b: int) -> tuple[int | None, int | None]:
     return (a if a > r.starts[i] else None), (b if b < r.ends[i] else None)
 
 
-def _record_for(doc: CueDoc, i: int, pos: int) -> tuple["_Record", int | None, int | None]:
+def _record_for(doc: CueDoc, i: int, pos: int) -> tuple[_Record, int | None, int | None]:
     """The record answering for char ``pos`` of paragraph ``i``, and where it cuts sentences:
     the window of ``doc`` holding ``pos``, else the whole paragraph (read if need be)."""
     r = doc.reading
