@@ -125,7 +125,8 @@ def reprocess(db_path, threads):
     """Re-run extraction and report building over stored messages.
 
     Messages an earlier run could not parse (kept raw in ingest_errors) are
-    parsed again first.
+    parsed again first, and messages of a public-inbox epoch whose git object
+    was missing then are read again from their commit.
     """
     from .ingest import retry_errors
     from .knowledge import reprocess as run

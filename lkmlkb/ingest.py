@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .errors import LkmlkbError, ParseError, SourceError, WorkerLost
+from .errors import GitError, LkmlkbError, ParseError, SourceError, WorkerLost
 from .model import Message, Segment
 from .sources import iter_source
 from .sources.base import RawMail
@@ -322,14 +322,14 @@ def _batches(items: Iterable, size: int) -> Iterator[list]:
 
 
 def _source_items(sources: list[str], store: Store, summary: IngestSummary) -> Iterator:
-    from .sources import _SourceFailure
+    from .sources.base import SourceFailure
 
     for spec in sources:
         try:
             for item in iter_source(spec, cursors=store):
-                if isinstance(item, _SourceFailure):
+                if isinstance(item, SourceFailure):
                     summary.source_errors.append(str(item.exc))
-                    yield Failure(item.exc.source, "", "read", item.exc.reason)
+                    yield Failure(item.exc.source, item.locator, "read", item.exc.reason)
                     continue
                 yield item
         except LkmlkbError as exc:
@@ -482,7 +482,8 @@ def read_messages(paths: list[str]) -> Iterator[Message]:
 
 
 def retry_errors(db_path: str) -> tuple[int, int]:
-    """Parse again the messages an earlier run kept raw in ``ingest_errors`` (after a parser fix).
+    """Parse again the messages an earlier run kept raw in ``ingest_errors`` (after a parser fix),
+    and read again those of a public-inbox epoch whose git object was missing (after a repair).
 
     Returns (recovered, still failing).  A recovered message is stored like any
     new one and its error row marked resolved; one that still fails keeps its
@@ -490,10 +491,20 @@ def retry_errors(db_path: str) -> tuple[int, int]:
     """
     db = connect(db_path)
     store = Store(db)
-    rows = db.execute("SELECT id, source, locator, raw FROM ingest_errors "
-                      "WHERE resolved = 0 AND stage = 'parse' AND raw IS NOT NULL ORDER BY id").fetchall()
+    from .sources.public_inbox import read_message_at
+
+    rows = db.execute("SELECT id, stage, source, locator, raw FROM ingest_errors WHERE resolved = 0 AND "
+                      "((stage = 'parse' AND raw IS NOT NULL) OR (stage = 'read' AND raw IS NULL AND "
+                      "length(locator) = 40 AND source LIKE '%@%')) ORDER BY id").fetchall()
     recovered = failing = 0
-    for err_id, source, locator, raw in rows:
+    for err_id, stage, source, locator, raw in rows:
+        if stage == "read":  # a message of a public-inbox epoch whose git object was missing
+            try:
+                raw = read_message_at(source, locator)
+            except GitError as exc:
+                failing += 1
+                db.execute("UPDATE ingest_errors SET reason = ? WHERE id = ?", (exc.reason[:2000], err_id))
+                continue
         p = prepare_raw(RawMail(raw, source or "", [], locator or ""))
         if isinstance(p, Failure):
             failing += 1

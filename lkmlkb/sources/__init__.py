@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import SourceError
 from ..model import Message
-from .base import RawMail, read_head
+from .base import RawMail, SourceFailure, read_head
 from .mbox import iter_mbox_file, looks_like_mbox
 from .public_inbox import find_epochs, is_git_repo, iter_epoch, list_name_of, looks_like_public_inbox
 
@@ -106,14 +106,7 @@ def _iter_dir(path: Path, cursors) -> Iterator[RawMail | Message]:
             yield from iter_file(f)
         except SourceError as exc:
             # one bad file in a folder is an error for that file, not the run
-            yield _SourceFailure(exc)
-
-
-class _SourceFailure:
-    """A file of a folder that could not be read; the ingest records it."""
-
-    def __init__(self, exc: SourceError):
-        self.exc = exc
+            yield SourceFailure(exc)
 
 
 def _iter_maildir(path: Path) -> Iterator[RawMail]:

@@ -17,6 +17,16 @@ MAX_RATIO = 1000
 GZIP_MAGIC = b"\x1f\x8b"
 
 
+class SourceFailure:
+    """One item a source could not read (a file of a folder, a message whose git object is
+    missing); the ingest records it as an error and goes on with the next."""
+
+    def __init__(self, exc: SourceError, locator: str = "") -> None:
+        self.exc = exc
+        #: where in the source (a commit id for a public-inbox epoch)
+        self.locator = locator
+
+
 @dataclass
 class RawMail:
     """One raw message as a source found it, not yet parsed.

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import GitError
-from .base import RawMail
+from .base import RawMail, SourceFailure
 
 log = logging.getLogger(__name__)
 
@@ -115,9 +115,14 @@ def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = N
             name = m.group("path")
             if name not in ("m", "d"):
                 continue
-            raw = _cat_blob(cat, m.group("blob"), repo)
             if name == "d":
                 log.info("%s: commit %s deletes a message; deletions are not applied", repo, commit[:12])
+                continue
+            raw = _cat_blob(cat, m.group("blob"), repo)
+            if raw is None:
+                # a partial or damaged clone: that message is an error, the epoch goes on
+                yield SourceFailure(GitError(f"{source}@{commit[:12]}", f"message blob {m.group('blob')[:12]} of "
+                                                                         f"commit {commit[:12]} is missing"), commit)
                 continue
             yield RawMail(raw, f"{source}@{commit[:12]}", list(lists or []), commit)
     finally:
@@ -131,12 +136,35 @@ def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = N
         raise GitError(source, err.splitlines()[-1] if err else f"git log failed ({log_proc.returncode})")
 
 
-def _cat_blob(cat: subprocess.Popen, blob: str, repo: Path) -> bytes:
-    cat.stdin.write(blob.encode() + b"\n")
-    cat.stdin.flush()
-    header = cat.stdout.readline().split()
+def read_message_at(source: str, commit: str) -> bytes:
+    """The raw message that ``commit`` added, ``source`` being what :func:`iter_epoch` recorded
+    (``EPOCH@COMMIT``): how ``lkmlkb reprocess`` reads again a message whose object was missing."""
+    repo = Path(source.rsplit("@", 1)[0])
+    if not re.fullmatch(r"[0-9a-f]{40}", commit or "") or not repo.is_dir():
+        raise GitError(source, "not a message of a public-inbox epoch")
+    r = subprocess.run(["git", "--git-dir", str(_git_dir(repo)), "cat-file", "blob", f"{commit}:m"],
+                       capture_output=True, check=False)
+    if r.returncode != 0:
+        err = r.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(source, f"message of commit {commit[:12]} still unreadable ({err[-1] if err else 'git failed'})")
+    return r.stdout
+
+
+def _cat_blob(cat: subprocess.Popen, blob: str, repo: Path) -> bytes | None:
+    """The object ``blob`` from ``git cat-file --batch``; None if the repository lacks it."""
+    try:
+        cat.stdin.write(blob.encode() + b"\n")
+        cat.stdin.flush()
+        line = cat.stdout.readline()
+    except OSError as exc:  # a broken pipe: git is gone
+        raise GitError(str(repo), f"git cat-file stopped ({exc.strerror or exc})") from exc
+    if not line:
+        raise GitError(str(repo), f"git cat-file stopped answering (at object {blob[:12]})")
+    header = line.split()
+    if header[1:2] == [b"missing"]:
+        return None
     if len(header) < 3 or header[1] != b"blob":
-        raise GitError(str(repo), f"object {blob[:12]} is missing")
+        raise GitError(str(repo), f"object {blob[:12]} is not a blob ({line[:80].decode('ascii', 'replace').strip()})")
     size = int(header[2])
     data = cat.stdout.read(size)
     cat.stdout.read(1)  # the newline after each object

@@ -200,3 +200,85 @@ def test_empty_and_broken_repositories(tmp_path):
         assert isinstance(exc, GitError | LkmlkbError) and "\n" not in str(exc)
     else:
         assert items == []
+
+
+def _drop_object(repo: Path, sha: str) -> None:
+    """Remove object ``sha`` from ``repo``: what a partial or damaged clone looks like."""
+    git = ["git", "--git-dir", str(repo)]
+    loose = repo / "objects" / sha[:2] / sha[2:]
+    if loose.exists():
+        loose.unlink()
+    else:  # packed: write the pack again without it
+        listed = subprocess.run(git + ["rev-list", "--objects", "--all"], capture_output=True, text=True,
+                                check=True).stdout.split("\n")
+        keep = "".join(line.split(" ")[0] + "\n" for line in listed if line and not line.startswith(sha))
+        packs = repo / "objects" / "pack"
+        old = list(packs.iterdir())
+        subprocess.run(git + ["pack-objects", "-q", str(packs / "pack")], input=keep.encode(), check=True,
+                       capture_output=True)
+        for f in old:
+            f.unlink()
+    assert subprocess.run(git + ["cat-file", "-e", sha], capture_output=True).returncode != 0
+
+
+def test_a_missing_message_blob_is_an_error_for_that_message_not_the_epoch(tmp_path, entries):
+    """A clone without one message's blob (the mirror of io-uring this project reads has one):
+    every other message of the epoch is read, the missing one is recorded with its commit, and
+    once the object is back ``retry_errors`` (``lkmlkb reprocess``) reads it."""
+    from lkmlkb.ingest import retry_errors
+    from lkmlkb.sources.base import RawMail, SourceFailure
+
+    msgs = entries[:30]
+    repo = tmp_path / "0.git"
+    fast_import(repo, msgs)
+    commits = subprocess.run(["git", "--git-dir", str(repo), "rev-list", "--reverse", "HEAD"], capture_output=True,
+                             text=True, check=True).stdout.split()
+    blob = subprocess.run(["git", "--git-dir", str(repo), "rev-parse", f"{commits[10]}:m"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    _drop_object(repo, blob)
+
+    items = list(iter_epoch(repo))
+    assert [i.raw for i in items if isinstance(i, RawMail)] == msgs[:10] + msgs[11:]
+    (failure,) = [i for i in items if isinstance(i, SourceFailure)]
+    assert items.index(failure) == 10 and failure.locator == commits[10]
+    assert blob[:12] in failure.exc.reason and commits[10][:12] in str(failure.exc) and "\n" not in str(failure.exc)
+
+    db = tmp_path / "kb.db"
+    s = ingest([str(repo)], str(db))
+    assert (s.read, s.errors) == (29, 1)
+    without = tmp_path / "without.db"
+    ingest([str(mbox_file(tmp_path / "without.mbox", msgs[:10] + msgs[11:]))], str(without))
+    assert message_rows(db) == message_rows(without)
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT stage, locator FROM ingest_errors").fetchall() == [("read", commits[10])]
+    assert con.execute("SELECT cursor FROM source_state").fetchone() == (commits[-1],)
+
+    # the object comes back (the clone repaired): reprocess reads the message from its commit
+    assert retry_errors(str(db)) == (0, 1)  # still missing: kept, still failing
+    subprocess.run(["git", "--git-dir", str(repo), "hash-object", "-w", "--stdin"], input=msgs[10], check=True,
+                   capture_output=True)
+    assert retry_errors(str(db)) == (1, 0)
+    whole = tmp_path / "whole.db"
+    ingest([str(mbox_file(tmp_path / "whole.mbox", msgs))], str(whole))
+    assert message_rows(db) == message_rows(whole)
+    assert con.execute("SELECT resolved FROM ingest_errors").fetchall() == [(1,)]
+    assert retry_errors(str(db)) == (0, 0)
+
+
+def test_a_cat_file_that_dies_stops_the_epoch_with_one_error(tmp_path, entries, monkeypatch):
+    """Not a missing object but git itself gone: one clear error, not one per remaining message."""
+    import lkmlkb.sources.public_inbox as pi
+
+    repo = tmp_path / "0.git"
+    fast_import(repo, entries[:5])
+    real_popen = subprocess.Popen
+
+    def popen(args, **kw):
+        if "cat-file" in args:
+            args = ["sh", "-c", "read line; exit 0"]  # answers nothing and exits
+        return real_popen(args, **kw)
+
+    monkeypatch.setattr(pi.subprocess, "Popen", popen)
+    with pytest.raises(GitError) as err:
+        list(iter_epoch(repo))
+    assert "cat-file" in str(err.value) and "\n" not in str(err.value)
