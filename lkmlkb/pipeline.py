@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .extract import CASE_TWINS
 from .model import Findings, Message, Segment
 from .threads import attribute_quotes, segment_body
 
@@ -64,14 +65,16 @@ def prefilter(text: str) -> bool:
     The regex is tried only where a match can start: a few characters
     before each occurrence of a word (what ``PREFILTER.search`` over the
     whole text answers, at a fraction of its cost on long views).  That
-    holds where lower-casing keeps positions and ``re.I`` folds as it does
-    (ASCII text); other text is searched whole.
+    holds where lower-casing keeps every character's position (the lower
+    text as long as the text) and no character folds to an ASCII letter
+    under ``re.I`` that ``lower()`` leaves alone (``CASE_TWINS``); such
+    rare text is searched whole.
     """
     text = text[:MAX_VIEW_CHARS]
     low = text.lower()
-    if not text.isascii():
+    if not text.isascii() and (len(low) != len(text) or CASE_TWINS.search(text)):
         return any(w in low for w in PREFILTER_WORDS) and bool(PREFILTER.search(text))
-    tried = 0  # ASCII: the loop below finds every occurrence of every word (none: False)
+    tried = 0  # the loop below finds every occurrence of every word (none: False)
     for w in PREFILTER_WORDS:
         pos = low.find(w)
         while pos != -1:

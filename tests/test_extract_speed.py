@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lkmlkb.extract import setup
+from lkmlkb.extract import CASE_TWINS, setup
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = sorted(p for d in (ROOT / "corpus", ROOT / "tests" / "fuzz" / "corpus") for p in d.iterdir() if p.is_file())
@@ -94,7 +94,7 @@ def test_word_lines_always_give_non_ascii_lines():
 def test_case_twins_are_every_non_ascii_character_ignorecase_takes_for_a_letter():
     every = "".join(chr(c) for c in range(0x80, 0x110000) if not 0xD800 <= c < 0xE000)
     twins = set(re.findall("[a-z]", every, re.IGNORECASE))
-    assert twins == set(setup._CASE_TWINS.pattern.strip("[]"))
+    assert twins == set(CASE_TWINS.pattern.strip("[]"))
 
 
 def test_word_lines_rule_out_non_ascii_lines_without_the_word():

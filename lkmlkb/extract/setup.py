@@ -25,6 +25,7 @@ import logging
 import re
 from collections.abc import Iterator
 
+from lkmlkb.extract import CASE_TWINS as _CASE_TWINS
 from lkmlkb.model import Evidence, SetupFact
 
 log = logging.getLogger(__name__)
@@ -219,9 +220,6 @@ class _WordLines:
             yield line
 
 
-#: the characters other than ASCII letters that re.IGNORECASE matches to an ASCII letter ("\u0130" and
-#: "\u0131" to i, "\u017f" to s, the Kelvin sign to k); tests/test_extract_speed.py checks the list
-_CASE_TWINS = re.compile("[\u0130\u0131\u017f\u212a]")
 
 
 @functools.lru_cache(maxsize=64)
