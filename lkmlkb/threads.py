@@ -337,7 +337,10 @@ def _classify(lines: list[str], quotes: list[tuple[int, str]]) -> list[tuple[str
             continue
         if line == "--" or line == "-- ":  # the signature separator, with or without its space
             end = i
-            while end + 1 < n and not quotes[end + 1][0] and not _is_footer(lines[end + 1]):
+            # no further than one line past what a signature may hold: a longer run is none, and
+            # walking it to the end at every "-- " made a flood of them quadratic
+            while end + 1 < n and end - i <= MAX_SIG_LINES and not quotes[end + 1][0] \
+                    and not _is_footer(lines[end + 1]):
                 end += 1
             if end - i <= MAX_SIG_LINES:
                 sig_until = end

@@ -16,7 +16,7 @@ import pytest
 
 from lkmlkb.sources.mail import parse_message
 from lkmlkb.sources.textdump import split_textdump
-from lkmlkb.threads import attribute_quotes, new_text, quote_depth, segment_body
+from lkmlkb.threads import MAX_SIG_LINES, attribute_quotes, new_text, quote_depth, segment_body
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIL = ROOT / "tests" / "fixtures" / "mail"
@@ -169,3 +169,18 @@ def test_every_line_of_the_seed_bodies_is_accounted_for(seed_text):
             blank = {i for i, line in enumerate(m.body.split("\n")) if not line.strip()}
             assert covered | blank == set(range(len(m.body.split("\n")))), (seed, m.source)
             assert not re.search(r"(?m)^>", new_text(segs)), (seed, m.source)
+
+
+@pytest.mark.parametrize("sep", ["-- ", "--"])
+def test_signature_is_at_most_max_sig_lines_below_its_separator(sep):
+    """The separator's run is read no further than a signature can reach: exactly MAX_SIG_LINES
+    lines below it are a signature, one more and it is text (and a flood of separators costs
+    linear time, tests/fuzz ADVERSARIAL "signature-flood")."""
+    def kinds(below):
+        body = "Hello,\nthe numbers.\n" + sep + "\n" + "\n".join(f"line {i}" for i in range(below))
+        return [s.kind for s in segment_body(body)]
+
+    assert kinds(MAX_SIG_LINES) == ["new", "signature"]
+    assert kinds(MAX_SIG_LINES + 1) == ["new"]
+    body = "text\n" + sep + "\nsig\n> quoted\n"  # a quote ends the run
+    assert [s.kind for s in segment_body(body)] == ["new", "signature", "quoted"]
