@@ -10,6 +10,7 @@ results, with a flag when the two disagree.
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import re
@@ -35,22 +36,41 @@ def _kernel_base(version: str | None) -> str:
 
 
 def merge_commits(findings: list[Findings]) -> list[CommitCitation]:
-    """One citation per commit (SHA prefixes of different lengths joined), strongest role."""
-    by_sha: dict[str, CommitCitation] = {}
+    """One citation per commit (SHA prefixes of different lengths joined), strongest role.
+
+    A citation joins the earliest-kept one whose SHA is a prefix of its SHA or
+    has it as a prefix.  Those are found through the kept SHAs' prefixes (a
+    dict) and their sorted order (the ones its SHA begins), not by comparing
+    with every kept SHA: a thread citing thousands of commits (a stable
+    review series, a flood) cost time in the square of their number.
+    """
+    by_sha: dict[str, tuple[int, CommitCitation]] = {}  # kept SHA -> (when kept, citation)
+    ordered: list[str] = []  # the kept SHAs, sorted
+    kept = 0
     for f in findings:
         for c in f.commits:
             if c.form == "link":
                 continue
-            key = next((k for k in by_sha if k.startswith(c.sha) or c.sha.startswith(k)), None)
-            if key is None:
-                by_sha[c.sha] = c
+            sha = c.sha
+            found = [k for k in (sha[:n] for n in range(len(sha) + 1)) if k in by_sha]  # prefixes of sha
+            i = bisect.bisect_left(ordered, sha)
+            while i < len(ordered) and ordered[i].startswith(sha):  # those sha is a prefix of
+                found.append(ordered[i])
+                i += 1
+            kept += 1
+            if not found:
+                by_sha[sha] = (kept, c)
+                bisect.insort(ordered, sha)
                 continue
-            cur = by_sha.pop(key)
+            key = min(found, key=lambda k: by_sha[k][0])
+            cur = by_sha.pop(key)[1]
+            del ordered[bisect.bisect_left(ordered, key)]
             keep = c if ROLE_RANK.get(c.role, 9) < ROLE_RANK.get(cur.role, 9) else cur
             keep.subject = keep.subject or cur.subject or c.subject
             keep.sha = max(cur.sha, c.sha, key=len)  # the longest SHA any message wrote
-            by_sha[keep.sha] = keep
-    return sorted(by_sha.values(), key=lambda c: (ROLE_RANK.get(c.role, 9), c.sha))
+            by_sha[keep.sha] = (kept, keep)
+            bisect.insort(ordered, keep.sha)
+    return sorted((c for _, c in by_sha.values()), key=lambda c: (ROLE_RANK.get(c.role, 9), c.sha))
 
 
 def merge_kernels(findings: list[Findings]) -> list[KernelMention]:
