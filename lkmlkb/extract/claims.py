@@ -17,8 +17,10 @@ Cue words are spaCy patterns in ``lkmlkb/data/cues/claims.jsonl``; negation
 ("no", "not", "n't" before the cue, "isn't observed" after it) turns a
 regression into no-regression and drops a negated improvement.  Percentages
 are taken in the cue's sentence, nearest to the cue, never from ``key=NN%``
-fio/LKP fields (``util=98.28%``, ``usr=1.13%``).  ``stated_pct`` is the
-magnitude; the direction is in ``kind``.
+fio/LKP fields (``util=98.28%``, ``usr=1.13%``) and never a rate of
+occurrence ("100% reproducible").  A cue that names a field of a tool's
+output ("drop: 0/0" in perf top) or sits in a line of C ("uint32_t dropped;")
+is no claim.  ``stated_pct`` is the magnitude; the direction is in ``kind``.
 """
 
 from __future__ import annotations
@@ -41,6 +43,21 @@ _PCT_RE = re.compile(
     \s{0,2}(?:%|\ ?percent\b)
     """,
     re.VERBOSE | re.IGNORECASE,
+)
+#: what makes a percentage a rate of occurrence, not a magnitude: "100% reproducible", "90% of the time"
+_RATE_AFTER_PCT = re.compile(
+    r"\s{0,3}(?:reproduc|repro\b|of\s(?:the\s)?(?:time|runs|boots|attempts|cases|tries))",
+    re.IGNORECASE,
+)
+#: a cue used as a field name with a count for its value: perf top's "drop: 0/0", "drops: 12"
+_FIELD_COUNT_AFTER_CUE = re.compile(r"[ \t]{0,3}:[ \t]{0,3}\n?[ \t]{0,3}\d+(?:/\d+)?(?=[\s,;\[(]|$)")
+#: a C declaration on a line: "uint32_t dropped;", "| \tu32 slower;" (quoted code in a reply)
+_C_DECLARATION = re.compile(
+    r"""^[\s|>]*(?:(?:const|static|volatile|unsigned|signed)\s+)*
+    (?:u?int(?:8|16|32|64)_t|_{0,2}[us](?:8|16|32|64)|__(?:le|be)(?:16|32|64)|[a-z_]\w*_t
+      |bool|char|short|int|long(?:\s+long)?|unsigned|void|float|double|(?:struct|enum|union)\s+\w+)
+    [\s*]+\w+(?:\[[^\]\n]{0,20}\])?\s*(?:=[^;\n]{0,80})?;\s*$""",
+    re.VERBOSE,
 )
 #: metric words near a cue, to the metric name stored
 _METRIC_RE = re.compile(
@@ -108,7 +125,7 @@ def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> float
         if m.start() > at + reach:
             break  # the ones after start farther still
         dist = min(abs(m.start() - at), abs(m.end() - at))
-        if dist > reach:
+        if dist > reach or _RATE_AFTER_PCT.match(text, m.end()):
             continue
         val = float(m.group("num2") or m.group("num"))
         if best is None or dist < best[0]:
@@ -147,6 +164,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         negated = _negated_before(doc, c) or any(c.end <= p.start <= c.end + NEG_POST_REACH and p.start < s1 for p in posts)
         if c.label == "CANNOT_REPRODUCE" or c.label == "NO_CHANGE":
             negated = False  # the negation is part of the cue
+        if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(nlp.line_text(text, nlp.line_of(text, c.start))):
+            continue  # a field of a tool's output ("drop: 0/0") or a line of code ("uint32_t dropped;")
         if negated:
             if kind == "regression":
                 kind = "no-regression"

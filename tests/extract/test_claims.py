@@ -38,6 +38,12 @@ def _kinds(text):
     # corpus/003
     ("so the performance result on 6.5-rc1 is the same level as\n6.1.36 with c8ed1b359312.",
      [("no-regression", None, None)]),
+    # a rate of occurrence is no magnitude: io-uring <8bb091fb5fd00072842fe92b03abac9b@matoro.tk> made
+    # "the problem change from 100% reproducible, to intermittent" a 100% regression
+    ("The bug is 100% reproducible and the throughput dropped.", [("regression", None, "bw")]),
+    ("It happens 100% of the time; throughput dropped by 8%.", [("regression", 8.0, "bw")]),
+    # a cue as a heading keeps its number
+    ("Regression: 10% drop in randread iops.", [("regression", 10.0, "randread")]),
 ])
 def test_claim_examples(text, expected):
     assert _kinds(text) == expected
@@ -48,6 +54,13 @@ def test_claim_examples(text, expected):
     "There may be a better way, though.",                # corpus/002: no number, weak word
     "I don't see the improvement you can see :(.",       # negated improvement: no claim
     "cpu          : usr=0.08%, sys=0.16%, ctx=1096948",
+    # perf top's header (io-uring <CAN633e=OkHW-hYNhCgQLakRu4SjUXD5Ut8UYsrvTzwH54U4mzA@mail.gmail.com>):
+    # "drop:" is a field, 99.8% the "exact:" one's value
+    "PerfTop:   16481 irqs/sec  kernel:98.5%  exact: 99.8% lost: 0/0 drop:\n0/0 [4000Hz cycles],  (all, 24 CPUs)",
+    "packets: 100% sent, drops: 12, 3% retransmitted",
+    # a C declaration quoted in a reply (io-uring <ZBMHphP4qaaKqJqL@FVFF77S0Q05N>), 10% on the next line
+    "struct io_sqring_offsets {\n| \tuint32_t dropped;\n| \tu32 slower;\nwith 10% of the ring\n",
+    "the problem change from 100% reproducible, to intermittent.",
 ])
 def test_not_claims(text):
     assert find_claims(text) == []
