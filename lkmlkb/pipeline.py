@@ -13,10 +13,13 @@ against the message and the others go on.
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import re
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .extract import CASE_TWINS
@@ -149,36 +152,95 @@ def warm_up() -> None:
     _WARM.append(True)
 
 
+#: an extractor still running this long past its message's budget is stopped (the budget is
+#: checked between extractors; this bounds the one running when it runs out)
+HARD_STOP_AFTER = 1.0
+
+
+class _Stopped(BaseException):
+    """Raised in the extracting thread at the hard stop.  Not an Exception: extractors that
+    turn their own failures into "no findings" must not swallow it."""
+
+
+#: [whether a SIGVTALRM now stops the message being extracted], once the handler is installed
+_ARMED: list[bool] = []
+
+
+def _on_timer(signum, frame) -> None:
+    if _ARMED and _ARMED[0]:
+        _ARMED[0] = False
+        raise _Stopped()
+
+
+@contextlib.contextmanager
+def _hard_stop(seconds: float) -> Iterator[None]:
+    """Raise :class:`_Stopped` in this code after ``seconds`` of the process's CPU time
+    (``ITIMER_VIRTUAL``).  Only the main thread receives signals: elsewhere (or without
+    ``setitimer``) the budget is only checked between extractors."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if not _ARMED:
+        signal.signal(signal.SIGVTALRM, _on_timer)
+        _ARMED.append(False)
+    _ARMED[0] = True
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        _ARMED[0] = False  # a timer that fired just now is ignored
+
+
 def extract_view(message_id: str, view: View) -> Findings:
-    """Run every extractor over one message's view; failures are recorded."""
+    """Run every extractor over one message's view; failures are recorded.
+
+    Past BUDGET_SECONDS of CPU the extractors not yet run are skipped; one
+    still running HARD_STOP_AFTER later is stopped (its findings lost, the
+    message recorded).  What the others found is kept.
+    """
     from .extract.setup import find_tools
     from .fio import fio_version
 
     warm_up()
     f = Findings(message_id)
     t0 = time.thread_time()
-    for name, fn in _extractors():
-        if time.thread_time() - t0 > BUDGET_SECONDS:
-            f.errors[name] = f"skipped: message over its {BUDGET_SECONDS:.0f}s extraction budget"
-            continue
-        try:
-            records = fn(view.text)
-        except Exception as exc:
-            log.info("%s: extractor %s failed: %s", message_id, name, exc)
-            f.errors[name] = f"{exc.__class__.__name__}: {exc}"[:500]
-            continue
-        for r in records:
-            ev = r.evidence
-            ev.message_id = message_id
-            depth = max((view.quoted_lines.get(i, 0) for i in range(ev.line_start, ev.line_end + 1)), default=0)
-            ev.quoted = depth > 0
-            ev.depth = depth
-        setattr(f, name, records)
+    names = [name for name, _ in _extractors()]
+    running = "tools"
     try:
-        f.tools = find_tools(view.text)
-        f.fio_version = fio_version(view.text)
-    except Exception as exc:
-        f.errors["tools"] = f"{exc.__class__.__name__}: {exc}"[:500]
+        with _hard_stop(BUDGET_SECONDS + HARD_STOP_AFTER):
+            for name, fn in _extractors():
+                running = name
+                if time.thread_time() - t0 > BUDGET_SECONDS:
+                    f.errors[name] = f"skipped: message over its {BUDGET_SECONDS:.0f}s extraction budget"
+                    continue
+                try:
+                    records = fn(view.text)
+                except Exception as exc:
+                    log.info("%s: extractor %s failed: %s", message_id, name, exc)
+                    f.errors[name] = f"{exc.__class__.__name__}: {exc}"[:500]
+                    continue
+                for r in records:
+                    ev = r.evidence
+                    ev.message_id = message_id
+                    depth = max((view.quoted_lines.get(i, 0) for i in range(ev.line_start, ev.line_end + 1)),
+                                default=0)
+                    ev.quoted = depth > 0
+                    ev.depth = depth
+                setattr(f, name, records)
+            running = "tools"
+            try:
+                f.tools = find_tools(view.text)
+                f.fio_version = fio_version(view.text)
+            except Exception as exc:
+                f.errors["tools"] = f"{exc.__class__.__name__}: {exc}"[:500]
+    except _Stopped:
+        log.info("%s: extractor %s stopped past the budget", message_id, running)
+        f.errors[running] = (f"stopped: message over its {BUDGET_SECONDS:.0f}s extraction budget "
+                             f"({HARD_STOP_AFTER:g}s more of CPU spent in this extractor)")
+        for name in [*names[names.index(running) + 1:], "tools"] if running in names else ():
+            f.errors[name] = f"skipped: message over its {BUDGET_SECONDS:.0f}s extraction budget"
+        return f
     spent = time.thread_time() - t0
     if spent > BUDGET_SECONDS and not any(r.startswith("skipped: ") for r in f.errors.values()):
         # the last extractor ran past the budget: nothing was skipped, but the message is recorded

@@ -178,3 +178,68 @@ def test_focus_view_keeps_report_lines_and_blanks_a_long_log():
     assert len(view.text) < len("\n".join(lines)) / 10
     short = View("\n".join(lines[:100]), {})
     assert focus_view(short) is short
+
+
+def _never_ending(monkeypatch, which: str, swallow: bool) -> None:
+    """Make extractor ``which`` spin on CPU for up to 60 s on every text (a hang in all but name),
+    optionally inside a ``try/except Exception`` as the extractors that never raise have."""
+    real = pipeline._extractors()
+
+    def spin(text):
+        t0 = time.thread_time()
+        try:
+            while time.thread_time() - t0 < 60:
+                pass
+        except Exception:
+            if not swallow:
+                raise
+        return []
+
+    monkeypatch.setattr(pipeline, "_extractors", lambda: [(n, spin if n == which else fn) for n, fn in real])
+
+
+def test_an_extractor_that_never_returns_is_stopped_past_the_budget(monkeypatch):
+    monkeypatch.setattr(pipeline, "BUDGET_SECONDS", 0.1)
+    monkeypatch.setattr(pipeline, "HARD_STOP_AFTER", 0.2)
+    real = pipeline._extractors()
+    _never_ending(monkeypatch, "kernels", swallow=True)
+    text = "fio write regression: WRITE: bw=236MiB/s (247MB/s) on v6.8-rc7\n"
+    t0 = time.thread_time()
+    f = pipeline.extract_view("m@x", pipeline.View(text, {}))
+    assert time.thread_time() - t0 < 5  # stopped at about 0.3 s, not after the 60 s spin
+    assert f.errors["kernels"].startswith("stopped: ")
+    names = [n for n, _ in real]
+    assert all(f.errors[n].startswith("skipped: ") for n in [*names[names.index("kernels") + 1:], "tools"])
+    assert f.results and not f.kernels  # the extractors before it kept what they found
+    # the timer is off once the message is done: the next message is extracted in full
+    monkeypatch.setattr(pipeline, "_extractors", lambda: real)
+    g = pipeline.extract_view("n@x", pipeline.View(text, {}))
+    assert not g.errors and g.kernels and g.results
+
+
+def test_a_message_that_hangs_an_extractor_is_recorded_and_the_ingest_goes_on(tmp_path, monkeypatch):
+    """The same with the ingest's worker processes: the stop reaches an extractor in a worker."""
+    monkeypatch.setattr(pipeline, "BUDGET_SECONDS", SMALL_BUDGET)
+    monkeypatch.setattr(pipeline, "HARD_STOP_AFTER", 0.2)
+    real = pipeline._extractors()
+
+    def hang_on_hostile(fn):
+        def run(text):
+            if "=>=>=>" in text:
+                t0 = time.thread_time()
+                while time.thread_time() - t0 < 60:
+                    pass
+            return fn(text)
+        return run
+
+    monkeypatch.setattr(pipeline, "_extractors", lambda: [(n, hang_on_hostile(fn) if n == "commits" else fn)
+                                                          for n, fn in real])
+    db = tmp_path / "kb.db"
+    t0 = time.perf_counter()
+    summary = ingest([str(hostile_mbox(tmp_path, "hang"))], str(db), workers=2, extract=True)
+    assert time.perf_counter() - t0 < 45
+    assert summary.new == 5 and summary.errors == 0
+    errors, found, reports = errors_and_findings(db)
+    assert errors[HOSTILE_ID]["commits"].startswith("stopped: ")
+    assert not THREAD_IDS & set(errors)
+    assert "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com" in found and reports >= 1
