@@ -25,6 +25,8 @@ import logging
 import re
 from functools import lru_cache
 
+from lkmlkb.extract import CASE_TWINS as _CASE_TWINS
+
 log = logging.getLogger(__name__)
 
 #: lines longer than this are trimmed before scanning (binary junk, base64)
@@ -226,6 +228,42 @@ def find_versions(text: str) -> list[tuple[int, int, str, str]]:
             if norm:
                 out.append((offset + m.start(), offset + end, raw, norm))
     return out
+
+
+#: what the text at a version match's start, lower-cased, begins with when it is not a digit: the
+#: ``v``, ``next-``, ``linux``/``kernel`` of _VERSION_RE (the Kelvin sign lower-cases to "k";
+#: the case twins of "i" do not, see ``opens_with_version``)
+_VERSION_STARTS = ("v", "next-", "linux", "kernel")
+
+
+def opens_with_version(text: str, leads: tuple[str, ...]) -> bool:
+    """False when the first version ``find_versions(text)`` gives cannot have only one of
+    ``leads`` (lower case; ``""`` for none) before it, as the callers read a lead:
+    ``text[:start].strip().lower().rstrip(":")``.
+
+    A cheap test run before ``find_versions`` by the callers that keep a version only
+    under that condition (a heading "6.8-rc7: ...", "on 6.8-rc7 : 3571").  Such a lead
+    begins ``text.lstrip().lower()``: ``lower`` maps character by character (but for a
+    Greek capital sigma, which no ASCII lead holds), so the lower-cased text begins with
+    the lower-cased lead.  With the empty lead the text is colons and spaces up to the
+    version, which begins with a digit, or with "v", "next-", "linux" or "kernel" in any
+    case.  A text holding a character ``re.IGNORECASE`` takes for an ASCII letter that
+    ``lower()`` does not turn into it ("\u0131" for the "i" of "linux") is let through.
+    """
+    t = text.lstrip().lower()
+    if not t:
+        return False
+    words, bare = _lead_words(leads)
+    if t.startswith(words):
+        return True
+    return bare and (t[0] == ":" or t[0].isdecimal() or t.startswith(_VERSION_STARTS)
+                     or (not text.isascii() and _CASE_TWINS.search(text) is not None))
+
+
+@lru_cache(maxsize=16)
+def _lead_words(leads: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
+    """The non-empty ``leads``, and whether the empty one is among them."""
+    return tuple(lead for lead in leads if lead), "" in leads
 
 
 _NORM_RE = re.compile(

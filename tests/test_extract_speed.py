@@ -296,3 +296,175 @@ def test_mmtests_row_needs_mean():
     got = tables.find_mmtests(prepare_lines(text))  # every row is read behind the "mean" test
     assert [(r.metric, r.value) for r in got] == [(s.lower(), v) for s in stats for v in (123.45, 130.0)]
     assert not tables._MMTESTS_ROW.match("Stddev  1  123.45 (  0.00%)  130.00 *-5.31%*")
+
+
+# --- exact shortcuts of the results, tables, setup, commits and fio finders ---------------------------
+# Each shortcut is compared with the plain computation it stands for, over the real mail of corpus/
+# and tests/fuzz/corpus/ and over seeded random text built from the pieces the patterns read.
+
+def _real_texts() -> list[str]:
+    return [p.read_text(errors="replace") for p in REAL]
+
+
+def _random_lines(rng, pieces: list[str], n: int, width: int = 8) -> list[str]:
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(0, width))) for _ in range(n)]
+
+
+_VERSION_PIECES = ["6.8", "-rc7", "5.15.y", "v", "V", "2.6.32", "next-20251219", "linux-", "Linux ", "kernel_",
+                   "\u212aernel-", "l\u0131nux-", "l\u0130nux-", "\u017f", "on ", "On", "tested on ", "results ON ",
+                   "with ", "for ", "- ", "* ", ":", "::", " ", "\t", "a", "x", "3.10GHz", "\u0663.1", "\u03a3", "+ Revert",
+                   "fio ", "=", "|", "\u00b1"]
+
+
+def test_opens_with_version_only_skips_lines_without_a_lead_kernel():
+    import random
+
+    from lkmlkb.extract import results, tables
+    from lkmlkb.kernels import find_versions
+
+    def heading_plain(text):  # results._heading_kernel before the cheap test
+        t = text.strip()
+        if not t or len(t) > 80:
+            return None
+        for start, _end, raw, norm in find_versions(t):
+            lead = t[:start].strip().lower().rstrip(":")
+            return (norm, raw) if lead in results._HEAD_LEAD else None
+        return None
+
+    def at_start_plain(text, max_offset=12):  # tables._kernel_at_start before the cheap test
+        for start, end, raw, norm in find_versions(text[:300]):
+            lead = text[:start].strip().lower().rstrip(":")
+            if start <= max_offset and lead in tables._START_LEAD:
+                return norm, raw, end
+            break
+        return None
+
+    rng = random.Random(11)
+    lines = [ln for text in _real_texts() for ln in text.split("\n")]
+    lines += _random_lines(rng, _VERSION_PIECES, 20000)
+    for line in lines:
+        assert results._heading_kernel(line) == heading_plain(line), line
+        assert tables._kernel_at_start(line) == at_start_plain(line), line
+        assert tables._kernel_at_start(line.strip(), 4) == at_start_plain(line.strip(), 4), line
+
+
+def _attribute_walk(r, lk):
+    """results._attribute as it was: every line of the window read, one by one."""
+    from lkmlkb.extract.results import HEADING_WINDOW, PROSE_WINDOW
+
+    lines = lk.lines
+    i = r.evidence.line_start
+    if i >= len(lines):
+        return None
+    own = lk.heading(i)
+    if own:
+        return own
+    depth = lines[i].depth
+    for j in range(i - 1, max(-1, i - HEADING_WINDOW), -1):
+        ln = lines[j]
+        if ln.depth != depth and ln.text.strip():
+            break
+        if j in lk.result_lines:
+            continue
+        h = lk.heading(j)
+        if h:
+            return h
+        if i - j <= PROSE_WINDOW:
+            p = lk.prose(j)
+            if p:
+                return p
+    return lk.block(i)
+
+
+def test_attribution_by_events_is_the_line_by_line_walk():
+    # results in any order, quote levels, blank lines, headings and prose kernels within and beyond
+    # the windows: every result's kernel as the walk over each line of its window finds it
+    import random
+
+    from lkmlkb.extract import results
+    from lkmlkb.extract.fio_output import prepare_lines
+    from lkmlkb.model import Evidence, Result
+
+    rng = random.Random(5)
+    pieces = ["6.8-rc7:", "on 6.1.36", "kernel: v5.12", "I applied c8ed1b359312 on 6.1.36.", "6.5-rc1 is yet not ready",
+              "READ: bw=448MiB/s", "WRITE: bw=4988MiB/s", "> ", "> > ", "", "", "", "text", "  lat (usec): min=1",
+              "5.17.0  WRITE: bw=4988MiB/s", "6.8-rc7+ Revert : 2 block devices"]
+    texts = _real_texts()
+    texts += ["\n".join(rng.choice(pieces) + rng.choice(["", " x"]) for _ in range(rng.randint(1, 400)))
+              for _ in range(150)]
+    for text in texts:
+        lines = prepare_lines(text)
+        found = results.find_fio_output(text, lines) + results.find_tables(text, lines)
+        starts = sorted({r.evidence.line_start for r in found} | set(rng.sample(range(len(lines)), min(40, len(lines)))))
+        rng.shuffle(starts)
+        probe = [Result(metric="x", value=1.0, unit="", evidence=Evidence(line_start=i, line_end=i, text=""))
+                 for i in starts + [len(lines) + 3]]
+        lk = results._LineKernels(lines, {r.evidence.line_start for r in probe})
+        plain = results._LineKernels(lines, lk.result_lines)
+        for r in probe:
+            assert results._attribute(r, lk) == _attribute_walk(r, plain), (r.evidence.line_start, text[:200])
+
+
+def test_main_benchmark_counts_line_by_line_as_over_the_whole_text():
+    import random
+
+    rng = random.Random(3)
+    pieces = ["fio", "fio-3.1", "fio.x", "fio_", "-fio", "dd if=", "dd  of=", "/dd bs=", "dd test", "DD if=", "tiobench",
+              "tiotest", "dbench", "sysbench", "fs_mark", "fsmark", "bonnie++", "t/io_uring", "stress-ng", "mmtests",
+              "FIO", "\u017f", "\u212a", " ", "\n", "\n", "x", "_", "-", ".", "/", "1"]
+    texts = _real_texts() + ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 200))) for _ in range(3000)]
+    texts.append("fio\n" * 1500 + "dd if=/dev/zero\n" * 1200)  # both over the cap of 1000
+    for text in texts:
+        head = text[:1_000_000]
+        counts = {}
+        for name, rx in setup._TOOL_RES:
+            if name in setup._BENCHMARKS:
+                n = sum(1 for _ in zip(rx.finditer(head), range(1000), strict=False))
+                if n:
+                    counts[name] = n
+        plain = max(counts, key=lambda k: (counts[k], -setup._BENCHMARKS.index(k))) if counts else None
+        assert setup.main_benchmark(text) == plain, text[:200]
+
+
+def test_stack_groups_found_skip_no_stack_fact():
+    # a loop device test log names "loop" on most lines; other groups come after the first loop fact
+    import random
+
+    rng = random.Random(9)
+    pieces = ["loop0 device", "/mnt/loop1", "losetup -f", "loop", "md-raid5", "mdadm", "RAID", "LVM2", "lvcreate",
+              "dm-multipath", "multipath", "mpathb", "dm-crypt", "LUKS", "bcache", "dm-cache", "NVMe-oF", "nvme-tcp",
+              "nvmet", "iSCSI", "virtio_blk", "virtio-blk", "\u017foftware RAID", " ", " ", "x", "\n"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 60))) for _ in range(2000)]
+    for text in texts:
+        assert setup.find_setup(text) == _setup_every_line(text), text
+    assert set(setup._STACK_WORDS) == set(setup._STACK_RE.groupindex)
+    assert dict(setup._SETUP_RULES)[setup._stack_facts] == tuple(
+        w for words in setup._STACK_WORDS.values() for w in words)
+
+
+def test_strong_option_cue_skips_no_inline_job(monkeypatch):
+    import random
+    import re as _re
+
+    from lkmlkb.fio import inline
+    from lkmlkb.fio.common import split_lines
+
+    rng = random.Random(4)
+    pieces = ["ioengine=sync", "IODEPTH=64", "numjobs=4", "bs=4K", "rw=randread", "READWRITE=write", "direct=1",
+              "size=1G", "fio", "min=1", "max=2", "(g=0)", "--bs=4k", ", ", " ", "x=1", "blocksize_range=4k"]
+    texts = _real_texts() + ["\n".join(", ".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+                                       for _ in range(rng.randint(1, 30))) for _ in range(500)]
+    got = [inline.find_inline_params(split_lines(t)) for t in texts]
+    monkeypatch.setattr(inline, "_strong_cue", lambda: _re.compile(""))
+    assert got == [inline.find_inline_params(split_lines(t)) for t in texts]
+
+
+def test_hex_run_test_skips_no_sha(monkeypatch):
+    import re as _re
+
+    from lkmlkb.extract import commits
+
+    texts = _real_texts()
+    got = [commits.find_sha_hits(t) for t in texts]
+    monkeypatch.setattr(commits, "_HEX_RUN_RE", _re.compile(""))
+    assert got == [commits.find_sha_hits(t) for t in texts]

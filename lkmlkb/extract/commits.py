@@ -160,6 +160,12 @@ def _excluded_spans(text: str) -> list[tuple[int, int]]:
 _EMAIL_LOCAL, _EMAIL_DOMAIN = 100, 100 + 10 * 101
 
 
+#: the characters _EMAIL_RE reads on either side of its "@": the last of the local part, the first
+#: of the domain
+_EMAIL_LOCAL_CHAR = re.compile(r"[\w.+\-]")
+_EMAIL_DOMAIN_CHAR = re.compile(r"[\w\-]")
+
+
 def _email_spans(text: str) -> list[tuple[int, int]]:
     """The spans ``_EMAIL_RE.finditer(text)`` gives, searched only around each "@".
 
@@ -172,6 +178,12 @@ def _email_spans(text: str) -> list[tuple[int, int]]:
     end = 0
     at = text.find("@")
     while at != -1:
+        if not (at and _EMAIL_LOCAL_CHAR.match(text, at - 1) and _EMAIL_DOMAIN_CHAR.match(text, at + 1)):
+            # no match holds this "@" ("@@ -98,6 +98,7 @@" of a diff): the search from it finds
+            # nothing, or the match of a later "@", which the search from that "@" finds as well
+            # (it starts at most 100 characters before its own "@", past ``end``)
+            at = text.find("@", at + 1)
+            continue
         hi = at + 1 + _EMAIL_DOMAIN
         m = _EMAIL_RE.search(text, max(end, at - _EMAIL_LOCAL), hi)
         if m is not None and m.end() >= hi - 1:
@@ -209,6 +221,9 @@ def _hexdump_line(line: str) -> bool:
 _HEX_WORD_RE = re.compile(r"(?<![\w.])[0-9a-f]{8,16}(?![\w.])")
 
 
+_HEX_RUN_RE = re.compile(r"[0-9a-f]{7}")
+
+
 def find_sha_hits(text: str) -> list[_Hit]:
     """Every SHA-shaped token in ``text`` that can be a commit id, with its span."""
     hits: list[_Hit] = []
@@ -219,6 +234,9 @@ def find_sha_hits(text: str) -> list[_Hit]:
             pos += len(line) + 1
             continue
         cut = line[:MAX_LINE]
+        if not _HEX_RUN_RE.search(cut):  # every SHA is a run of 7 hex digits; sought fast (no lookbehind)
+            pos += len(line) + 1
+            continue
         # the SHA-shaped words first: most lines have none, and then what kind of line it is
         # does not matter (the line tests are the costlier regexes)
         shas = [m for m in _SHA_RE.finditer(cut) if _looks_like_sha(m.group("sha"))]

@@ -25,7 +25,7 @@ from lkmlkb.extract.fio_output import Line, filled_lines, find_fio_output, prepa
 from lkmlkb.extract.pairs import find_pairs
 from lkmlkb.extract.tables import find_tables
 from lkmlkb.extract.timing import find_timings
-from lkmlkb.kernels import find_versions, qualifier
+from lkmlkb.kernels import find_versions, opens_with_version, qualifier
 from lkmlkb.model import Result
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ _KERNEL_KV = re.compile(
 def _heading_kernel(text: str) -> tuple[str, str] | None:
     """(version, raw) when a short line opens with a kernel version (a heading)."""
     t = text.strip()
-    if not t or len(t) > 80:
+    if not t or len(t) > 80 or not opens_with_version(t, _HEAD_LEAD):  # most lines: no version read
         return None
     for start, _end, raw, norm in find_versions(t):
         lead = t[:start].strip().lower().rstrip(":")
@@ -76,14 +76,23 @@ def _prose_kernel(text: str) -> tuple[str, str] | None:
 
 
 class _LineKernels:
-    """Per-line kernel lookups, computed once per line (results share windows)."""
+    """Per-line kernel lookups, computed once per line (results share windows).
 
-    def __init__(self, lines: list[Line]) -> None:
+    ``result_lines`` are the lines holding a result, which the walk up from a
+    result passes over; they are fixed for one text, so what is found above a
+    line can be kept for the next result that walks past it (``event``).
+    """
+
+    def __init__(self, lines: list[Line], result_lines: set[int] | frozenset[int] = frozenset()) -> None:
         self.lines = lines
+        self.result_lines = result_lines
         self._heading: dict[int, tuple[str, str] | None] = {}
         self._prose: dict[int, tuple[str, str] | None] = {}
         self._runs: list[tuple[int, int, int]] | None = None  # made when a result first needs it
         self._block: dict[int, tuple[str, str] | None] = {}
+        #: per quote depth: line k -> (line, bottom): ``line`` is the last line of ``bottom..k`` that is
+        #: an event (see ``event``) at that depth, None when none of them is
+        self._events: dict[int, dict[int, tuple[int | None, int]]] = {}
 
     def heading(self, j: int) -> tuple[str, str] | None:
         if j not in self._heading:
@@ -103,6 +112,41 @@ class _LineKernels:
             self._block[start] = _block_kernel(self.lines, start, end, depth)
         return self._block[start]
 
+    def event(self, k: int, lo: int, depth: int) -> int | None:
+        """The last line of ``lo..k`` that ends the walk of a result at quote depth ``depth`` above
+        its prose window, else None: a line of another depth that is not blank (the end of the
+        quote level), or a kernel heading not on a result line.
+
+        These are the only lines that walk stops at, so the answer for ``k`` holds for every
+        result whose walk passes ``k``: it is kept (with how far down it was looked for) and a
+        later walk that reaches ``k`` takes it instead of reading the lines below again.  The
+        lines whose heading is read are the ones the line-by-line walk read, or fewer.
+        """
+        memo = self._events.setdefault(depth, {})
+        lines, result_lines = self.lines, self.result_lines
+        start = k
+        found: int | None = None
+        bottom = k + 1  # lines bottom..start hold no event
+        while k >= lo:
+            known = memo.get(k)
+            if known is not None:
+                line, floor = known
+                if line is not None:
+                    found, bottom = line, floor
+                    break
+                bottom = floor
+                k = floor - 1
+                continue
+            ln = lines[k]
+            if (ln.depth != depth and ln.text.strip()) or (k not in result_lines and self.heading(k)):
+                found = bottom = k
+                break
+            bottom = k
+            k -= 1
+        if bottom <= start:
+            memo[start] = (found, bottom)
+        return found if found is not None and found >= lo else None
+
 
 def _depth_runs(lines: list[Line]) -> list[tuple[int, int, int]]:
     """For each line, (first, last, depth) of its run of one quote depth (blank lines join any run)."""
@@ -119,8 +163,16 @@ def _depth_runs(lines: list[Line]) -> list[tuple[int, int, int]]:
     return out
 
 
-def _attribute(r: Result, lk: _LineKernels, result_lines: set[int]) -> tuple[str, str] | None:
-    """The kernel (version, raw) a result belongs to, by the rules in the module doc."""
+def _attribute(r: Result, lk: _LineKernels) -> tuple[str, str] | None:
+    """The kernel (version, raw) a result belongs to, by the rules in the module doc.
+
+    Walking up from the result's line, within HEADING_WINDOW lines and its
+    quote level, result lines passed over: the first kernel heading, or within
+    PROSE_WINDOW lines the first kernel in prose; else a ``kernel:`` line of
+    its quote level block.  Above the prose window only headings and the end
+    of the quote level can stop the walk: ``lk.event`` finds the first of them
+    without reading again the lines an earlier result's walk read.
+    """
     lines = lk.lines
     i = r.evidence.line_start
     if i >= len(lines):
@@ -129,19 +181,24 @@ def _attribute(r: Result, lk: _LineKernels, result_lines: set[int]) -> tuple[str
     if own:
         return own
     depth = lines[i].depth
-    for j in range(i - 1, max(-1, i - HEADING_WINDOW), -1):
+    lo = max(0, i - HEADING_WINDOW + 1)  # the last line the walk reads
+    j = i - 1
+    while j >= lo and i - j <= PROSE_WINDOW:
         ln = lines[j]
         if ln.depth != depth and ln.text.strip():
-            break
-        if j in result_lines:
-            continue
-        h = lk.heading(j)
-        if h:
-            return h
-        if i - j <= PROSE_WINDOW:
+            return lk.block(i)
+        if j not in lk.result_lines:
+            h = lk.heading(j)
+            if h:
+                return h
             p = lk.prose(j)
             if p:
                 return p
+        j -= 1
+    if j >= lo:
+        k = lk.event(j, lo, depth)
+        if k is not None and lines[k].depth == depth:
+            return lk.heading(k)
     return lk.block(i)
 
 
@@ -211,12 +268,15 @@ def find_results(text: str) -> list[Result]:
     try:
         lines = prepare_lines(text)
         results = find_fio_output(text, lines) + find_tables(text, lines) + find_timings(text)
-        result_lines = {r.evidence.line_start for r in results}
-        lk = _LineKernels(lines)
+        lk = _LineKernels(lines, {r.evidence.line_start for r in results})
+        by_line: dict[int, tuple[str, str] | None] = {}  # what _attribute reads of a result is its line
         for r in results:
             # a robot table's column is a commit: that build, not a release named nearby, ran it
             if r.kernel is None and not (r.config and _COLUMN_SHA.fullmatch(r.config)):
-                k = _attribute(r, lk, result_lines)
+                i = r.evidence.line_start
+                if i not in by_line:
+                    by_line[i] = _attribute(r, lk)
+                k = by_line[i]
                 if k:
                     r.kernel = k[0]
                     q = qualifier(k[1])

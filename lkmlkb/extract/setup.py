@@ -236,13 +236,35 @@ def main_benchmark(text: str) -> str | None:
     """
     head = text[:1_000_000]
     words = _WordLines(head)
+    lines: list[str] | None = None
     counts = {}
     for name, rx in _TOOL_RES:
         if name in _BENCHMARKS and words.any(_TOOL_WORDS[name]):
-            n = sum(1 for _ in zip(rx.finditer(head), range(1000), strict=False))
+            if lines is None:
+                lines = head.split("\n")
+            n = _count_in_lines(rx, lines, words.iter_lines(_TOOL_WORDS[name]), 1000)
             if n:
                 counts[name] = n
     return max(counts, key=lambda k: (counts[k], -_BENCHMARKS.index(k))) if counts else None
+
+
+def _count_in_lines(rx: re.Pattern, lines: list[str], numbers: Iterator[int], cap: int) -> int:
+    """How many times ``rx`` matches the text of ``lines`` (at most ``cap``), reading only the
+    lines ``numbers`` gives (each once, whatever its order and repeats).
+
+    The same count as ``rx.finditer`` over the joined text when no match of
+    ``rx`` can hold a line break and every line it matches is given: no tool
+    pattern spells a line break or a class that takes one, and a line
+    boundary reads as the end of the string does to their ``\\b``, lookbehinds
+    and lookaheads (a newline is no word character, nor one of the ``-/_.``
+    they look for).  ``lines`` are whole, not cut to MAX_LINE.
+    """
+    n = 0
+    for i in sorted(set(numbers)):
+        n += sum(1 for _ in zip(rx.finditer(lines[i]), range(cap - n), strict=False))
+        if n >= cap:
+            return cap
+    return n
 
 
 def _add(out: dict, key: str, value: str, i: int, line: str) -> None:
@@ -315,6 +337,14 @@ def _memory_facts(out: dict, i: int, line: str) -> None:
 #: "brd"/"ram0"/"zram1"/"pmem0", "sdad:"
 _DEVICE_CUE = re.compile(r"nvme\d{1,3}n\d|NVMe|PCIe|SATA|SAS|HDD|hard|rotational|SSD|dm-|scsi_debug|null|brd|ram|pmem|sd")
 
+#: per group of _STACK_RE (the value of its facts), the words every alternative of the group spells:
+#: "nvme-of", "nvme-tcp", "nvme-rdma" hold "nvme-"; not the "nvme nvme0:" of every dmesg line
+_STACK_WORDS = {
+    "multipath": ("multi", "mpath"), "lvm": ("lvm", "lvcreate"), "raid": ("raid", "mdadm"),
+    "dmcrypt": ("dm-crypt", "luks", "cryptsetup"), "bcache": ("bcache", "dm-cache"),
+    "nvmeof": ("nvme-", "nvmeof", "nvmet"), "iscsi": ("iscsi",), "virtio": ("virtio",), "loop": ("loop", "losetup"),
+}
+
 #: (rule, words), in the order a line's facts are recorded: a rule's pattern can
 #: match only a line whose lowercased text holds one of its words (or, for a
 #: compiled cue, a line where the cue matches the text as written)
@@ -332,9 +362,7 @@ _SETUP_RULES = [
     (_echo_tunable_facts, ("echo",)),
     (_module_facts, ("modprobe", "insmod")),
     (_device_facts, _DEVICE_CUE),                           # case-sensitive, like _DEVICE_RE
-    (_stack_facts, ("multi", "mpath", "lvm", "lvcreate", "raid", "mdadm", "dm-crypt", "luks", "cryptsetup",
-                    "bcache", "dm-cache", "nvme-", "nvmeof", "nvmet", "iscsi", "virtio", "loop", "losetup")),
-                    # "nvme-of", "nvme-tcp", "nvme-rdma" hold "nvme-"; not the "nvme nvme0:" of every dmesg line
+    (_stack_facts, tuple(w for words in _STACK_WORDS.values() for w in words)),
     (_cpu_facts, ("machine:", "intel", "amd", "cpu", "core", "socket", "threads", "numa")),
     (_memory_facts, ("ram", "mem")),
 ]
@@ -354,11 +382,24 @@ def find_setup(text: str) -> list[SetupFact]:
         lines = text.split("\n")
         words = _WordLines(text)
         wanted = [(rule, words.lines(w) if isinstance(w, tuple) else words.cased(w)) for rule, w in _SETUP_RULES]
+        # a stack fact's value is its group's name: once a group has its fact, its words alone need
+        # not send a line to _STACK_RE (a loop device test log names "loop" on every other line);
+        # the lines of each group's words are found once a first stack fact is
+        stack: list[tuple[tuple[str, str], set[int]]] | None = None
         for i in sorted(set().union(*(at for _, at in wanted))):
             line = lines[i][:MAX_LINE]
             if line.strip():
                 for rule, at in wanted:
-                    if i in at:
+                    if i not in at:
+                        continue
+                    if rule is not _stack_facts:
+                        rule(out, i, line)
+                    elif stack is None:
+                        before = len(out)
+                        rule(out, i, line)
+                        if len(out) > before:
+                            stack = [(("stack", group), words.lines(w)) for group, w in _STACK_WORDS.items()]
+                    elif any(i in at_g for key, at_g in stack if key not in out):
                         rule(out, i, line)
     except Exception as exc:  # never let one message stop a run
         log.warning("find_setup failed: %s", exc)

@@ -23,7 +23,7 @@ import logging
 import re
 
 from lkmlkb.extract.fio_output import Line, evidence, filled_lines, prepare_lines
-from lkmlkb.kernels import find_versions, qualifier
+from lkmlkb.kernels import find_versions, opens_with_version, qualifier
 from lkmlkb.model import Result
 from lkmlkb.units import normalize, parse_count, parse_quantity, to_float
 
@@ -40,14 +40,20 @@ def _result(metric: str, value: float, unit: str, ln: int | tuple[int, int], lin
                   evidence=evidence(lines, a, b), **kw)
 
 
+#: what may stand before a kernel opening a line or cell
+_START_LEAD = ("", "on", "kernel", "linux", "-", "*", "with", "for")
+
+
 def _kernel_at_start(text: str, max_offset: int = 12) -> tuple[str, str, int] | None:
     """(normalized version, raw, end) of a kernel version opening ``text``.
 
     Tolerates a leading ``on``/``kernel``/``linux``/``-`` (``on 6.8-rc7 : 3571``).
     """
+    if not opens_with_version(text, _START_LEAD):  # most lines: no version read
+        return None
     for start, end, raw, norm in find_versions(text[:300]):
         lead = text[:start].strip().lower().rstrip(":")
-        if start <= max_offset and lead in ("", "on", "kernel", "linux", "-", "*", "with", "for"):
+        if start <= max_offset and lead in _START_LEAD:
             return norm, raw, end
         break
     return None

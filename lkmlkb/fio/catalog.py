@@ -39,6 +39,11 @@ def _index() -> dict[str, str]:
     return index
 
 
+def name_index() -> dict[str, str]:
+    """Every lower-cased option name and alias -> its canonical name (shared: not to be changed)."""
+    return _index()
+
+
 def canonical_name(name: str) -> str | None:
     """``blocksize`` -> ``bs``; ``--BS`` -> ``bs``; None when fio does not know it."""
     if not isinstance(name, str):

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 
@@ -68,12 +69,28 @@ FIO_WORD_RE = re.compile(r"\bfio\b", re.IGNORECASE)
 
 # --- prose ---------------------------------------------------------------------------------------
 
+@functools.cache
+def _strong_cue() -> re.Pattern:
+    """``name=`` for every name or alias (lower case) of a STRONG_OPTIONS option.
+
+    A line yields an inline job only when one of its ``key=value`` pairs has a
+    key whose canonical name is a strong option; the key is ASCII and written
+    right before its "=", so the lower-cased line holds its lower-cased name
+    and "=": a line where this finds nothing is skipped before PAIR_RE and the
+    catalog look-ups.  (fio output lines, "lat (usec): min=..., max=...", are
+    most of a pasted run's lines with "=".)
+    """
+    names = sorted((k for k, canon in catalog.name_index().items() if canon in STRONG_OPTIONS), key=len, reverse=True)
+    return re.compile("(?:" + "|".join(re.escape(k) for k in names) + ")=")
+
+
 def find_inline_params(lines: list[str]) -> list[FioJob]:
     """``key=value`` pairs in prose lines, when they are fio's options."""
     jobs: list[FioJob] = []
+    strong_cue = _strong_cue()
     for i, raw in enumerate(lines):
-        if "=" not in raw or len(raw) > MAX_LINE:
-            continue
+        if "=" not in raw or len(raw) > MAX_LINE or not strong_cue.search(raw.lower()):
+            continue  # a line whose keys name no strong option yields no job (see _strong_cue)
         line = clean_line(raw)
         if FIO_OUTPUT_RE.search(line) or CLI_RE.search(line) or line.rstrip().endswith("\\"):
             continue

@@ -256,3 +256,18 @@ def test_nearest_before_is_max_over_the_sentence_before_each_sha():
             pool = [c for c in cues if s0 <= c.start and c.end <= at and not c.label.endswith("_POST")]
             expected = [max(pool, key=_nearness)] if pool else []
             assert _nearest_before(cues, starts, s0, upto, at, runs) == expected
+
+
+def test_email_spans_skip_an_at_sign_no_address_can_hold():
+    """An "@" with no local-part character before it or no domain character after it ("@@ -98,6 +98,7 @@"
+    of a diff, "a @ b") is passed over: the spans stay those of scanning the whole text."""
+    import random
+
+    from lkmlkb.extract.commits import _EMAIL_RE, _email_spans
+
+    rng = random.Random(8)
+    pieces = ["@", "@@", "@@ -98,6 +98,7 @@", " ", "\n", "a", "b.", "-", "+", "_", "\u00e9", "\u0663", "x@y", ".c", "<", ">"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 120))) for _ in range(4000)]
+    texts += ["@@ -1 +1 @@\n" * 300 + "hch@lst.de", "a" * 100 + "@@b", "@" + "b" * 1200 + "@c.d"]
+    for text in texts:
+        assert _email_spans(text) == [m.span() for m in _EMAIL_RE.finditer(text)], text
