@@ -15,10 +15,13 @@ headers, signatures, patches and list footers, with 0-based line spans.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Callable, Iterable
 
 from .model import Message, Segment
+
+log = logging.getLogger(__name__)
 
 # ---------------------------------------------------------------- subjects
 
@@ -113,11 +116,19 @@ class DictBackend:
         self.by_subject.setdefault(key, thread)
 
 
+#: a message whose references name messages of more threads than this merges none of them: no
+#: real message of linux-block or linux-xfs (183,184 messages) joins more than two, and one that
+#: names the roots of a hundred threads would fold a hundred reports into one
+MAX_THREADS_JOINED = 3
+
+
 class Threader:
     """Assigns each message a thread id, merging threads that references join.
 
     The thread id is the id of the oldest known ancestor when the thread is
     created (a ghost if the root was never seen); merges keep the older id.
+    A message linking more than MAX_THREADS_JOINED threads joins only the
+    thread it is known in, else its nearest known ancestor's.
     """
 
     def __init__(self, backend=None):
@@ -133,13 +144,19 @@ class Threader:
             t = self.backend.subject_thread(key)
             if t:
                 threads = [t]
-        if threads:
-            thread = threads[0]
-            for other in threads[1:]:
-                self.backend.merge(other, thread)
+        if len(threads) > MAX_THREADS_JOINED:
+            log.warning("%s: references name messages of %d threads; it joins its parent's only",
+                        msg.message_id, len(threads))
+            thread = known.get(msg.message_id) or next(known[i] for i in reversed(refs) if i in known)
+            self.backend.assign([i for i in ids if i not in known], thread)  # itself, and ghosts
         else:
-            thread = refs[0] if refs else msg.message_id
-        self.backend.assign([i for i in ids if known.get(i) != thread], thread)
+            if threads:
+                thread = threads[0]
+                for other in threads[1:]:
+                    self.backend.merge(other, thread)
+            else:
+                thread = refs[0] if refs else msg.message_id
+            self.backend.assign([i for i in ids if known.get(i) != thread], thread)
         if key and not is_reply_subject(msg.subject):
             self.backend.remember_subject(key, thread)
         return thread

@@ -164,3 +164,46 @@ def test_store_merges_threads_when_a_late_message_links_them(tmp_path):
     ingest([str(files[2])], str(db))
     assert con.execute("SELECT count(DISTINCT thread_id) FROM messages").fetchone()[0] == 1
     assert con.execute("SELECT count(*), sum(message_count) FROM threads").fetchone() == (1, 3)
+
+
+def _report(n: int) -> bytes:
+    return (f"From: r{n}@example.org\nSubject: fio regression {n}\nMessage-ID: <root{n}@example.org>\n"
+            f"Date: Mon, 1 Jan 2024 00:00:0{n} +0000\n\nrandread 10% slower on v6.{n}\n").encode()
+
+
+def test_a_message_that_links_many_threads_joins_only_its_parents(tmp_path):
+    """One message whose References name the roots of five unrelated threads would merge them
+    (and their reports) into one; no real message of linux-block or linux-xfs joins more than
+    two threads (183,184 messages), so past MAX_THREADS_JOINED it joins its parent's thread
+    only and the others stay as they are."""
+    from lkmlkb.threads import MAX_THREADS_JOINED
+
+    t = Threader()
+    roots = [parse_message(_report(n)) for n in range(5)]
+    assert [t.add(m) for m in roots] == [f"root{n}@example.org" for n in range(5)]
+    refs = " ".join(f"<root{n}@example.org>" for n in range(5))
+    evil = parse_message(f"From: e@x\nSubject: Re: all\nMessage-ID: <evil@x>\nReferences: {refs} <ghost@x>\n"
+                         "In-Reply-To: <root2@example.org>\n\nhi\n".encode())
+    assert MAX_THREADS_JOINED < 5
+    assert t.add(evil) == "root2@example.org"  # its parent's (In-Reply-To) thread
+    ids = [f"root{n}@example.org" for n in range(5)]
+    assert t.backend.lookup(ids) == {i: i for i in ids}  # every thread as it was
+    assert t.backend.lookup(["evil@x", "ghost@x"]) == {"evil@x": "root2@example.org", "ghost@x": "root2@example.org"}
+    # two threads, as real mail links them, still merge
+    late = parse_message(b"From: l@x\nSubject: Re: x\nMessage-ID: <late@x>\n"
+                         b"References: <root0@example.org> <root1@example.org>\n\nhi\n")
+    assert t.add(late) == "root0@example.org"
+    assert t.backend.lookup(["root1@example.org"]) == {"root1@example.org": "root0@example.org"}
+
+
+def test_the_store_keeps_the_threads_a_hostile_message_names(tmp_path):
+    mbox = tmp_path / "x.mbox"
+    refs = " ".join(f"<root{n}@example.org>" for n in range(5))
+    evil = (f"From: e@x\nSubject: Re: all\nMessage-ID: <evil@x>\nReferences: {refs}\n"
+            "Date: Tue, 2 Jan 2024 00:00:00 +0000\n\nhi\n").encode()
+    mbox.write_bytes(b"".join(b"From x Mon Jan  1 00:00:00 2024\n" + m + b"\n" for m in [*map(_report, range(5)), evil]))
+    db = tmp_path / "kb.db"
+    ingest([str(mbox)], str(db), extract=True)
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(DISTINCT thread_id) FROM messages").fetchone()[0] == 5
+    assert con.execute("SELECT thread_id FROM messages WHERE message_id='evil@x'").fetchone() == ("root4@example.org",)
