@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .errors import GitError, LkmlkbError, ParseError, SourceError, WorkerLost
+from .errors import LkmlkbError, ParseError, SourceError, WorkerLost
 from .model import Message, Segment
 from .sources import iter_source
 from .sources.base import RawMail
@@ -310,13 +310,23 @@ def _freeze_once(extract: bool) -> None:
     _FROZEN[:] = [extract]
 
 
-def _batches(items: Iterable, size: int) -> Iterator[list]:
+#: a batch also ends once its messages hold this many raw bytes: batches in flight (read ahead,
+#: in the workers, being written) stay small in memory whatever the messages' sizes
+BATCH_BYTES = 32 * 1024 * 1024
+
+
+def _batches(items: Iterable, size: int, max_bytes: int | None = None) -> Iterator[list]:
+    """Lists of ``size`` items, or fewer holding ``max_bytes`` (BATCH_BYTES) of raw mail."""
+    max_bytes = BATCH_BYTES if max_bytes is None else max_bytes
     batch: list = []
+    held = 0
     for item in items:
         batch.append(item)
-        if len(batch) >= size:
+        held += len(getattr(item, "raw", None) or b"")
+        if len(batch) >= size or held >= max_bytes:
             yield batch
             batch = []
+            held = 0
     if batch:
         yield batch
 
@@ -501,7 +511,7 @@ def retry_errors(db_path: str) -> tuple[int, int]:
         if stage == "read":  # a message of a public-inbox epoch whose git object was missing
             try:
                 raw = read_message_at(source, locator)
-            except GitError as exc:
+            except LkmlkbError as exc:  # still missing, or over the size limit
                 failing += 1
                 db.execute("UPDATE ingest_errors SET reason = ? WHERE id = ?", (exc.reason[:2000], err_id))
                 continue

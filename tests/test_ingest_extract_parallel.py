@@ -126,3 +126,26 @@ except ing.WorkerLost as exc:
     con.close()
     s = ingest([str(ARCHIVE)], str(db), workers=2, extract=True)
     assert s.new > 0 and _count(db, "messages") == 3938 == _count(db, "extracted_messages")
+
+
+def test_batches_cut_by_their_bytes_give_the_serial_findings_and_reports(serial, tmp_path, monkeypatch):
+    """A batch ends at BATCH_BYTES of raw mail as well as at its count (memory stays bounded
+    whatever the messages' sizes): cut that way, the knowledge is the same."""
+    import lkmlkb.ingest as ingest_module
+
+    monkeypatch.setattr(ingest_module, "BATCH_BYTES", 256 * 1024)
+    sizes = []
+    real = ingest_module._batches
+
+    def counted(items, size, max_bytes=None):
+        for batch in real(items, size, max_bytes):
+            sizes.append(len(batch))
+            yield batch
+
+    monkeypatch.setattr(ingest_module, "_batches", counted)
+    db = tmp_path / "kb.db"
+    ingest([str(ARCHIVE)], str(db), workers=2, extract=True)
+    assert len(sizes) > 3 * (3995 // 500) and max(sizes) < 500  # the bytes cut them, not the count
+    a, b = knowledge_rows(serial), knowledge_rows(db)
+    for table in a:
+        assert a[table] == b[table], table

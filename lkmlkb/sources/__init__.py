@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..errors import SourceError
 from ..model import Message
+from . import base
 from .base import RawMail, SourceFailure, read_head
 from .mbox import iter_mbox_file, looks_like_mbox
 from .public_inbox import find_epochs, is_git_repo, iter_epoch, list_name_of, looks_like_public_inbox
@@ -109,11 +110,16 @@ def _iter_dir(path: Path, cursors) -> Iterator[RawMail | Message]:
             yield SourceFailure(exc)
 
 
-def _iter_maildir(path: Path) -> Iterator[RawMail]:
+def _iter_maildir(path: Path) -> Iterator[RawMail | SourceFailure]:
     for sub in ("new", "cur"):
         for f in sorted((path / sub).iterdir()):
             if f.is_file() and not f.name.startswith("."):
+                size = f.stat().st_size
+                if size > base.MAX_MESSAGE_BYTES:
+                    yield SourceFailure(base.oversized(str(f), size, "the file"), f.name)
+                    continue
                 yield RawMail(f.read_bytes(), str(f), [], f.name)
+
 
 
 def iter_file(path: Path) -> Iterator[RawMail | Message]:
@@ -122,17 +128,25 @@ def iter_file(path: Path) -> Iterator[RawMail | Message]:
         yield from iter_mbox_file(path)
     elif kind == "eml":
         with open(path, "rb") as fh:
-            data = fh.read()
+            data = fh.read(base.MAX_MESSAGE_BYTES + 1)
+        size = path.stat().st_size
         if data[:2] == b"\x1f\x8b":
-            from .base import open_archive_file
-
-            with open_archive_file(path) as g:
-                data = g.read()
+            with base.open_archive_file(path) as g:
+                data = g.read(base.MAX_MESSAGE_BYTES + 1)
+            size = len(data)  # decompressed: at least this
+        if len(data) > base.MAX_MESSAGE_BYTES:
+            yield SourceFailure(base.oversized(str(path), size, "the file"))
+            return
         yield RawMail(data, str(path), [], "")
     elif kind == "html":
         from .html import parse_html_page
 
-        yield from parse_html_page(path.read_bytes(), str(path))
+        with open(path, "rb") as fh:
+            data = fh.read(base.MAX_MESSAGE_BYTES + 1)
+        if len(data) > base.MAX_MESSAGE_BYTES:
+            yield SourceFailure(base.oversized(str(path), path.stat().st_size, "the page"))
+            return
+        yield from parse_html_page(data, str(path))
     else:
         from .base import open_archive_file
         from .mail import decode_bytes

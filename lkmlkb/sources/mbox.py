@@ -9,11 +9,15 @@ Python's ``mailbox`` module does not do that.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from .base import RawMail, open_archive_file
+from . import base
+from .base import Oversized, RawMail, SourceFailure, open_archive_file, oversized
+
+log = logging.getLogger(__name__)
 
 # "From mboxrd@z Thu Jan  1 00:00:00 1970" (lore), "From patchwork Mon Sep 17 ...",
 # "From 1a2b... Mon Sep 17 00:00:00 2001" (format-patch), "From user@host Tue Mar 12 10:17:44 2024"
@@ -43,8 +47,12 @@ def unescape(body: bytes, mboxrd: bool) -> bytes:
     return (MBOXRD_ESCAPE if mboxrd else MBOXO_ESCAPE).sub(rb"\1", body)
 
 
-def split_mbox(stream, mboxrd: bool | None = None) -> Iterator[bytes]:
+def split_mbox(stream, mboxrd: bool | None = None, max_message: int | None = None) -> Iterator[bytes | Oversized]:
     """Yield each message of an mbox stream, separator line removed, unescaped.
+
+    A message of more than ``max_message`` bytes is yielded as an
+    :class:`Oversized` with its size; its bytes are dropped as they are read
+    (all but a separator's length, in case the next one straddles the block).
 
     ``mboxrd`` None decides from the first separator: lore writes
     ``From mboxrd@z``; anything else is read as mboxo, which unescapes the
@@ -59,7 +67,17 @@ def split_mbox(stream, mboxrd: bool | None = None) -> Iterator[bytes]:
     buf = b""
     first = True
     start = None  # offset in buf of the current message's first byte
+    dropped = 0  # bytes of the current message already dropped (it is over max_message)
     scan_from = 0
+
+    def finish(msg: bytes) -> bytes | Oversized:
+        nonlocal dropped
+        size = dropped + len(msg) - (1 if msg.endswith(b"\n\n") else 0)  # as _trim leaves it, still escaped
+        dropped = 0
+        if max_message is not None and size > max_message:
+            return Oversized(size)
+        return unescape(_trim(msg), bool(mboxrd))
+
     while True:
         chunk = read(BLOCK)
         buf += chunk
@@ -69,7 +87,7 @@ def split_mbox(stream, mboxrd: bool | None = None) -> Iterator[bytes]:
                 if mboxrd is None:
                     mboxrd = m.group(0).startswith(b"From mboxrd@z")
             if start is not None:
-                yield unescape(_trim(buf[start:m.start()]), bool(mboxrd))
+                yield finish(buf[start:m.start()])
             start = m.end()
         if not chunk:
             break
@@ -81,9 +99,14 @@ def split_mbox(stream, mboxrd: bool | None = None) -> Iterator[bytes]:
             # keep the unfinished message (from start) for the next round
             buf = buf[start:]
             start = 0
+            if max_message is not None and dropped + len(buf) > max_message + 2 * MAX_SEPARATOR:
+                # over the limit: drop what was read of it, but a tail a separator may straddle
+                # (the scan below starts at its second half, so never at a line's middle)
+                dropped += len(buf) - 2 * MAX_SEPARATOR
+                buf = buf[-2 * MAX_SEPARATOR:]
         scan_from = max(0, len(buf) - MAX_SEPARATOR)
     if start is not None and start < len(buf):
-        yield unescape(_trim(buf[start:]), bool(mboxrd))
+        yield finish(buf[start:])
 
 
 def _separators(buf: bytes, pos: int) -> Iterator[re.Match]:
@@ -113,10 +136,13 @@ def _trim(msg: bytes) -> bytes:
     return msg
 
 
-def iter_mbox_file(path: Path, lists: list[str] | None = None) -> Iterator[RawMail]:
-    """Every message of an mbox file (plain or .gz) as RawMail."""
+def iter_mbox_file(path: Path, lists: list[str] | None = None) -> Iterator[RawMail | SourceFailure]:
+    """Every message of an mbox file (plain or .gz) as RawMail; one over the size limit as a failure."""
     with open_archive_file(path) as fh:
-        for n, raw in enumerate(split_mbox(fh)):
+        for n, raw in enumerate(split_mbox(fh, max_message=base.MAX_MESSAGE_BYTES)):
+            if isinstance(raw, Oversized):
+                yield SourceFailure(oversized(str(path), raw.size, f"entry {n + 1}"), f"entry {n + 1}")
+                continue
             yield RawMail(raw, str(path), list(lists or []), f"entry {n + 1}")
 
 
@@ -126,5 +152,8 @@ def iter_mbox_bytes(data: bytes, source: str, lists: list[str] | None = None):
 
     from .mail import parse_message
 
-    for raw in split_mbox(io.BytesIO(data)):
+    for raw in split_mbox(io.BytesIO(data), max_message=base.MAX_MESSAGE_BYTES):
+        if isinstance(raw, Oversized):
+            log.warning("%s", oversized(source, raw.size, "a message"))
+            continue
         yield parse_message(raw, source, lists)

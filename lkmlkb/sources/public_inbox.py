@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import GitError
-from .base import RawMail, SourceFailure
+from . import base
+from .base import Oversized, RawMail, SourceFailure, oversized
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,10 @@ def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = N
                 log.info("%s: commit %s deletes a message; deletions are not applied", repo, commit[:12])
                 continue
             raw = _cat_blob(cat, m.group("blob"), repo)
+            if isinstance(raw, Oversized):
+                where = f"{source}@{commit[:12]}"
+                yield SourceFailure(oversized(where, raw.size, f"commit {commit[:12]}"), commit)
+                continue
             if raw is None:
                 # a partial or damaged clone: that message is an error, the epoch goes on
                 yield SourceFailure(GitError(f"{source}@{commit[:12]}", f"message blob {m.group('blob')[:12]} of "
@@ -142,16 +147,20 @@ def read_message_at(source: str, commit: str) -> bytes:
     repo = Path(source.rsplit("@", 1)[0])
     if not re.fullmatch(r"[0-9a-f]{40}", commit or "") or not repo.is_dir():
         raise GitError(source, "not a message of a public-inbox epoch")
-    r = subprocess.run(["git", "--git-dir", str(_git_dir(repo)), "cat-file", "blob", f"{commit}:m"],
-                       capture_output=True, check=False)
+    git = ["git", "--git-dir", str(_git_dir(repo)), "cat-file"]
+    r = subprocess.run([*git, "-s", f"{commit}:m"], capture_output=True, check=False)
+    if r.returncode == 0 and int(r.stdout or 0) > base.MAX_MESSAGE_BYTES:
+        raise oversized(source, int(r.stdout), f"commit {commit[:12]}")
+    r = subprocess.run([*git, "blob", f"{commit}:m"], capture_output=True, check=False)
     if r.returncode != 0:
         err = r.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(source, f"message of commit {commit[:12]} still unreadable ({err[-1] if err else 'git failed'})")
     return r.stdout
 
 
-def _cat_blob(cat: subprocess.Popen, blob: str, repo: Path) -> bytes | None:
-    """The object ``blob`` from ``git cat-file --batch``; None if the repository lacks it."""
+def _cat_blob(cat: subprocess.Popen, blob: str, repo: Path) -> bytes | Oversized | None:
+    """The object ``blob`` from ``git cat-file --batch``; None if the repository lacks it, an
+    :class:`Oversized` if it is larger than MAX_MESSAGE_BYTES."""
     try:
         cat.stdin.write(blob.encode() + b"\n")
         cat.stdin.flush()
@@ -165,6 +174,15 @@ def _cat_blob(cat: subprocess.Popen, blob: str, repo: Path) -> bytes | None:
         return None
     if len(header) < 3 or header[1] != b"blob":
         raise GitError(str(repo), f"object {blob[:12]} is not a blob ({line[:80].decode('ascii', 'replace').strip()})")
+    size = int(header[2])
+    if size > base.MAX_MESSAGE_BYTES:  # read past it in pieces, never whole
+        left = size + 1  # and the newline after it
+        while left > 0:
+            piece = cat.stdout.read(min(left, 1 << 20))
+            if not piece:
+                raise GitError(str(repo), f"git cat-file stopped answering (in object {blob[:12]})")
+            left -= len(piece)
+        return Oversized(size)
     size = int(header[2])
     data = cat.stdout.read(size)
     cat.stdout.read(1)  # the newline after each object

@@ -236,3 +236,93 @@ def test_separators_are_found_where_the_regex_finds_them():
         buf = b"".join(rnd.choice(pieces) for _ in range(rnd.randrange(10)))
         pos = rnd.randrange(len(buf) + 1)
         assert _found(buf, pos) == _finditer(buf, pos), (buf, pos)
+
+
+def _split_limited(data: bytes, limit: int, block: int, monkeypatch) -> list:
+    from lkmlkb.sources import mbox
+
+    monkeypatch.setattr(mbox, "BLOCK", block)
+    return list(split_mbox(io.BytesIO(data), max_message=limit))
+
+
+@pytest.mark.parametrize("block", [97, 1000, 8 << 20])
+def test_a_message_over_the_limit_is_skipped_with_its_size(monkeypatch, block):
+    """A message larger than ``max_message`` is not held in memory: the split yields an
+    ``Oversized`` with its exact size in its place and goes on with the next message."""
+    from lkmlkb.sources.mbox import Oversized
+
+    originals = [fixture(n) for n in NAMES]
+    big = b"From: a@b\nSubject: big\n\n" + b"From here on it is long.\n" * 5_000  # body "From " lines too
+    data = mboxrd(originals[:2] + [big] + originals[2:])
+    whole = list(split_mbox(io.BytesIO(data)))
+    limit = max(map(len, originals)) + 100  # the limit counts bytes as stored, escaped: a little more
+    got = _split_limited(data, limit, block, monkeypatch)
+    assert got[:2] + got[3:] == originals and whole[2] == big
+    assert isinstance(got[2], Oversized) and got[2].size == len(mboxrd([big])) - len(LORE_SEP) - 1
+
+
+def test_the_limit_splits_as_without_it_on_random_mboxes(monkeypatch):
+    """Random mixes of real messages and long ones, in small blocks: every message under the
+    limit is what the unlimited split gives, every one over it an Oversized of its size."""
+    import random
+
+    from lkmlkb.sources.mbox import Oversized
+
+    rnd = random.Random(11)
+    pool = [fixture(n) for n in NAMES] + [b"Subject: x\n\n" + b"y" * rnd.randrange(2_000, 9_000) for _ in range(4)]
+    for _ in range(60):
+        msgs = [rnd.choice(pool) for _ in range(rnd.randrange(1, 8))]
+        data = mboxrd(msgs)
+        whole = list(split_mbox(io.BytesIO(data)))
+        limit = rnd.choice([1_500, 3_000, 6_000])
+        got = _split_limited(data, limit, rnd.choice([97, 500, 4096]), monkeypatch)
+        assert len(got) == len(whole)
+        for g, w, m in zip(got, whole, msgs):
+            stored = len(mboxrd([m])) - len(LORE_SEP) - 1  # the entry as read: escaped, one blank line
+            if stored > limit:
+                assert isinstance(g, Oversized) and g.size == stored
+            else:
+                assert g == w
+
+
+def test_ingest_records_an_oversized_message_and_stores_the_rest(tmp_path, monkeypatch):
+    import sqlite3
+
+    from lkmlkb.ingest import ingest
+    from lkmlkb.sources import base
+
+    monkeypatch.setattr(base, "MAX_MESSAGE_BYTES", 20_000)
+    originals = [fixture(n) for n in NAMES]
+    big = b"From: a@b\nSubject: big\nMessage-ID: <big@x>\n\n" + b"0123456789\n" * 3_000
+    path = tmp_path / "x.mbox"
+    path.write_bytes(mboxrd(originals[:3] + [big] + originals[3:]))
+    db = tmp_path / "kb.db"
+    s = ingest([str(path)], str(db))
+    assert s.errors == 1 and s.new + s.copies == len(originals)
+    con = sqlite3.connect(db)
+    (source, locator, stage, reason, raw), = con.execute("SELECT source, locator, stage, reason, raw FROM ingest_errors")
+    assert (source, locator, stage, raw) == (str(path), "entry 4", "read", None)
+    assert "33,0" in reason and "20,000" in reason and "\n" not in reason
+    assert con.execute("SELECT count(*) FROM messages WHERE message_id='big@x'").fetchone() == (0,)
+
+
+def test_an_eml_a_page_or_a_maildir_file_over_the_limit_is_a_failure_for_that_file(tmp_path, monkeypatch):
+    from lkmlkb.sources import base
+    from lkmlkb.sources.base import RawMail, SourceFailure
+
+    monkeypatch.setattr(base, "MAX_MESSAGE_BYTES", 2_000)
+    small, big = fixture("bug_report_original.eml"), fixture("utf8_split_subject_dafu.eml")
+    assert len(big) > 2_000
+    (tmp_path / "a.eml").write_bytes(small)
+    (tmp_path / "b.eml").write_bytes(big)
+    (tmp_path / "c.eml.gz").write_bytes(gzip.compress(big))
+    items = list(iter_source(str(tmp_path)))
+    assert [type(i) for i in items] == [RawMail, SourceFailure, SourceFailure]
+    assert "b.eml" in str(items[1].exc) and f"{len(big):,} bytes" in str(items[1].exc)
+    maildir = tmp_path / "md"
+    for sub in ("cur", "new", "tmp"):
+        (maildir / sub).mkdir(parents=True)
+    (maildir / "new" / "1").write_bytes(small)
+    (maildir / "new" / "2").write_bytes(big)
+    kinds = [type(i) for i in iter_source(str(maildir))]
+    assert kinds == [RawMail, SourceFailure]

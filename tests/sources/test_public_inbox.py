@@ -282,3 +282,28 @@ def test_a_cat_file_that_dies_stops_the_epoch_with_one_error(tmp_path, entries, 
     with pytest.raises(GitError) as err:
         list(iter_epoch(repo))
     assert "cat-file" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_message_blob_over_the_size_limit_is_an_error_and_the_epoch_goes_on(tmp_path, entries, monkeypatch):
+    from lkmlkb.ingest import retry_errors
+    from lkmlkb.sources import base
+    from lkmlkb.sources.base import RawMail, SourceFailure
+
+    msgs = entries[:30]
+    repo = tmp_path / "0.git"
+    fast_import(repo, msgs)
+    limit = sorted(map(len, msgs))[-3]  # the two largest are over it
+    monkeypatch.setattr(base, "MAX_MESSAGE_BYTES", limit)
+    items = list(iter_epoch(repo))
+    assert [i.raw for i in items if isinstance(i, RawMail)] == [m for m in msgs if len(m) <= limit]
+    failures = [i for i in items if isinstance(i, SourceFailure)]
+    assert len(failures) == 2 and all("limit (not stored)" in f.exc.reason for f in failures)
+    db = tmp_path / "kb.db"
+    s = ingest([str(repo)], str(db))
+    assert (s.read, s.errors) == (28, 2)
+    assert retry_errors(str(db)) == (0, 2)  # still over the limit: still failing
+    monkeypatch.setattr(base, "MAX_MESSAGE_BYTES", 10 * limit)  # the limit raised: reprocess reads them
+    assert retry_errors(str(db)) == (2, 0)
+    whole = tmp_path / "whole.db"
+    ingest([str(mbox_file(tmp_path / "whole.mbox", msgs))], str(whole))
+    assert message_rows(db) == message_rows(whole)
