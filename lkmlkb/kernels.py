@@ -180,9 +180,10 @@ def _accept(line: str, m: re.Match) -> bool:
     return False
 
 
-#: a version needs a digit: lines without one are skipped (\d as in _VERSION_RE; str.isdigit
-#: would also pass superscripts like "²", which no version match holds)
-_HAS_DIGIT_RE = re.compile(r"\d")
+#: what every match of _VERSION_RE spells: "6.8" (a digit, a dot, a digit: its major and minor) or
+#: "next-" (any case) of a linux-next tag; lines without it are skipped, most of a fio output's lines
+#: with figures among them ("issued rwts: total=0,1048576,0,0"); \d as in _VERSION_RE
+_VERSION_CUE_RE = re.compile(r"\d\.\d|next-", re.IGNORECASE)
 
 
 def _iter_lines(text: str):
@@ -214,7 +215,7 @@ def find_versions(text: str) -> list[tuple[int, int, str, str]]:
         return []
     out: list[tuple[int, int, str, str]] = []
     for offset, line in _iter_lines(text):
-        if not _HAS_DIGIT_RE.search(line):  # most lines; blank lines of a focused view
+        if not _VERSION_CUE_RE.search(line):  # most lines; blank lines of a focused view
             continue
         for m in _VERSION_RE.finditer(line):
             try:

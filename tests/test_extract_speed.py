@@ -177,7 +177,7 @@ def test_device_cue_passes_over_nvme_dmesg_lines():
 def test_iter_lines_gives_the_lines_in_order():
     # trimmed from <202401312320.a335db14-oliver.sang@intel.com>: find_tools stops at the first line that matches
     text = "kernel test robot noticed\n\u00b1 fio.write_iops \u017f\n  fio.write_bw_MBps\n"
-    assert list(setup._WordLines(text).iter_lines(("fio",))) == [1, 1, 2]
+    assert list(setup._WordLines(text).iter_lines(("fio",))) == [1, 1, 2]  # the case-twin line, then the lines in order
     assert setup.find_tools(text) == _tools_every_line(text) == ["fio", "lkp"]
 
 
@@ -468,3 +468,19 @@ def test_hex_run_test_skips_no_sha(monkeypatch):
     got = [commits.find_sha_hits(t) for t in texts]
     monkeypatch.setattr(commits, "_HEX_RUN_RE", _re.compile(""))
     assert got == [commits.find_sha_hits(t) for t in texts]
+
+
+def test_version_cue_skips_no_version(monkeypatch):
+    # every match of _VERSION_RE spells "digit.digit" or "next-": the other lines are not searched
+    import random
+    import re as _re
+
+    from lkmlkb import kernels
+
+    rng = random.Random(12)
+    texts = _real_texts() + ["\n".join(_random_lines(rng, _VERSION_PIECES + ["NEXT-20240101", "Next-2025", "6", ".", "\u0663"],
+                                                     30)) for _ in range(300)]
+    got = [kernels.find_versions(t) for t in texts]
+    assert any(got)
+    monkeypatch.setattr(kernels, "_VERSION_CUE_RE", _re.compile(""))
+    assert got == [kernels.find_versions(t) for t in texts]

@@ -433,6 +433,8 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
     """
     out: list[Result] = []
     for i in filled_lines(lines):
+        if i + 1 >= len(lines) or not _WS_ROW.match(lines[i + 1].text):
+            continue  # no row under it: nothing is read whatever the line is (a pasted .config's lines)
         h = lines[i].text.strip()
         if not h or len(h) > 200 or _DIGIT.search(h) or "|" in h or h.lower().startswith("device"):
             continue
