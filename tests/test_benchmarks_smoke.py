@@ -113,3 +113,18 @@ def test_search_run_times_lkmlkbs_canned_query_and_the_table_search(tmp_path):
     assert q["table_search"]["rows"] == min(20, q["matches"])
     assert q["canned_query"]["p95_ms"] > 0
     assert set(out["queries"]) == set(bench.SEARCHES)
+
+
+def test_worst_case_times_every_group_and_scans_a_source(tmp_path):
+    """benchmarks/worst_case.py: the fuzz corpus, the adversarial runs, the largest archive
+    messages and, with --scan, every message of a source; numbers for each, not their size."""
+    worst = _load("worst_case")
+    out = tmp_path / "worst.json"
+    assert worst.main(["--largest", "3", "--scan", str(ROOT / "corpus"), "--json", str(out)]) == 0
+    summary = json.loads(out.read_text())
+    groups = {g.split(" of ")[0] if g.startswith("every") else g: s for g, s in summary.items()}
+    assert set(groups) >= {"fuzz corpus", "adversarial", "every message"}
+    scan = groups["every message"]
+    assert scan["inputs"] >= 30 and scan["passed_prefilter"] >= 20 and scan["rejected"] == 0
+    assert len(scan["worst"]) == 5 and all(w["cpu_s"] > 0 and w["first_cpu_s"] > 0 for w in scan["worst"])
+    assert groups["adversarial"]["inputs"] == len(worst.adversarial())
