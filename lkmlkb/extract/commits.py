@@ -197,8 +197,23 @@ def _email_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _inside(spans: list[tuple[int, int]], a: int, b: int) -> bool:
-    return any(s <= a and b <= e for s, e in spans)
+class _Spans:
+    """The excluded spans, asked whether one holds ``a..b``: the largest end among the spans
+    starting at or before ``a`` (a prefix maximum over the sorted starts) answers it in one
+    bisection.  Asking every span for every SHA cost a flood of 3,000 ``Reported-by:`` lines
+    with addresses 18 M comparisons (5 s)."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        spans = sorted(spans)
+        self.starts = [s for s, _ in spans]
+        self.reach: list[int] = []
+        for _, e in spans:
+            self.reach.append(max(e, self.reach[-1]) if self.reach else e)
+
+    def holds(self, a: int, b: int) -> bool:
+        """Whether some span has start <= a and b <= end."""
+        i = bisect.bisect_right(self.starts, a) - 1
+        return i >= 0 and self.reach[i] >= b
 
 
 def _looks_like_sha(sha: str) -> bool:
@@ -227,7 +242,7 @@ _HEX_RUN_RE = re.compile(r"[0-9a-f]{7}")
 def find_sha_hits(text: str) -> list[_Hit]:
     """Every SHA-shaped token in ``text`` that can be a commit id, with its span."""
     hits: list[_Hit] = []
-    excluded = _excluded_spans(text)
+    excluded = _Spans(_excluded_spans(text))
     pos = 0
     for line in text.split("\n"):
         if len(line) < 7:  # no SHA (7+ hex digits) on it; most lines of a focused view are empty
@@ -243,7 +258,7 @@ def find_sha_hits(text: str) -> list[_Hit]:
         if shas and not _SKIP_LINE_RE.search(cut) and not _hexdump_line(cut):
             for m in shas:
                 a, b = pos + m.start(), pos + m.end()
-                if not _inside(excluded, a, b):
+                if not excluded.holds(a, b):
                     hits.append(_Hit(m.group("sha").lower(), a, b))
         pos += len(line) + 1
     return hits
@@ -290,7 +305,13 @@ def _mark_ranges(text: str, hits: list[_Hit]) -> None:
 
 
 def _apply_trailers(text: str, hits: list[_Hit], out_links: list[_Hit]) -> None:
-    """Roles fixed by trailers: Fixes: -> culprit, base-commit: -> base; Link/Closes -> link."""
+    """Roles fixed by trailers: Fixes: -> culprit, base-commit: -> base; Link/Closes -> link.
+
+    Each trailer's value looks only at the hits starting inside it (hits are in
+    text order: a bisection finds them), not at every hit of the message.
+    """
+    hits = sorted(hits, key=lambda h: h.start)  # the same objects: their roles are set
+    starts = [h.start for h in hits]
     for m in _TRAILER_RE.finditer(text):
         key = m.group("key").lower()
         vs, ve = m.start("val"), m.end("val")
@@ -300,7 +321,7 @@ def _apply_trailers(text: str, hits: list[_Hit], out_links: list[_Hit]) -> None:
                 out_links.append(_Hit(mm.group("mid").rstrip(".>"), vs, ve, role="mentioned",
                                       cue=m.group("key") + ":", form="link"))
             continue
-        for h in hits:
+        for h in hits[bisect.bisect_left(starts, vs):bisect.bisect_left(starts, ve)]:
             if vs <= h.start < ve:
                 if key == "fixes":
                     h.role, h.cue, h.form = "culprit", "Fixes:", "fixes"
