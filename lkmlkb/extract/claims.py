@@ -20,7 +20,10 @@ are taken in the cue's sentence, nearest to the cue, never from ``key=NN%``
 fio/LKP fields (``util=98.28%``, ``usr=1.13%``) and never a rate of
 occurrence ("100% reproducible").  A cue that names a field of a tool's
 output ("drop: 0/0" in perf top) or sits in a line of C ("uint32_t dropped;")
-is no claim.  ``stated_pct`` is the magnitude; the direction is in ``kind``.
+is no claim.  Where a cue says only which way a quantity went ("dropped",
+"higher") and the quantity is one of which less is better (latency, CPU use,
+time spent, overhead), a drop is an improvement and a rise a regression.
+``stated_pct`` is the magnitude; the direction is in ``kind``.
 """
 
 from __future__ import annotations
@@ -68,6 +71,8 @@ _METRIC_RE = re.compile(
     | (?P<bw>\bbandwidth\b|\bbw\b|\bthroughput\b|\bMB/s\b|\bMiB/s\b)
     | (?P<lat>\blatenc(?:y|ies)\b|\bclat\b|\blat\b)
     | (?P<cpu>\bCPU\s(?:util\w{0,8}|usage|time)\b|\bsys\stime\b)
+    | (?P<time>\b(?:elapsed|wall|run|completion|response|wait(?:ing)?|boot)[\s\-]?time\b|\btime\s(?:spent|taken)\b
+      |\boverhead\b|\bruntime\b)
     | (?P<randread>\brandom[\s\-]reads?\b|\brandread\b)
     | (?P<randwrite>\brandom[\s\-]writes?\b|\brandwrite\b)
     | (?P<read>\bsequential[\s\-]reads?\b|\bseq[\s\-]?reads?\b|\breads?\b)
@@ -75,6 +80,12 @@ _METRIC_RE = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+#: metrics of which less is better: a drop of one is an improvement, a rise a regression
+_LESS_IS_BETTER = frozenset(("lat", "cpu", "time"))
+_LESS_IS_BETTER_LKP = re.compile(r"lat|time|overhead|elapsed|duration")
+#: cue words that say which way the quantity went, not whether that is good ("dropped", "higher")
+_WENT_DOWN = frozenset(("drop", "drops", "dropped", "decrease", "decreased", "reduction", "lower"))
+_WENT_UP = frozenset(("increase", "increased", "increases", "higher"))
 _FILLER = frozenset(("a", "an", "the", "any", "such", "real", "big", "significant", "noticeable"))
 _NEG_WORDS = frozenset(("no", "not", "n't", "never", "without", "nor", "neither", "hardly", "barely"))
 _KIND = {"REGRESSION": "regression", "IMPROVEMENT": "improvement",
@@ -176,6 +187,10 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if (kind is None or c.label.endswith("_WEAK")) and pct is None:
             continue  # a bare "difference" / "better" says nothing
         metric = _metric_near(text, s0, s1, c.start)
+        if metric and kind in ("regression", "improvement") and c.text.lower() in _WENT_DOWN | _WENT_UP \
+                and (metric in _LESS_IS_BETTER or ("." in metric and _LESS_IS_BETTER_LKP.search(metric))):
+            # "latency dropped by 30%", "sys time is 40% higher": the good direction is down
+            kind = "improvement" if c.text.lower() in _WENT_DOWN else "regression"
         line_a = line_b = nlp.line_of(text, c.start)
         ev_text = nlp.line_text(text, line_a)[:500] or c.text
         out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=c.text,
@@ -236,4 +251,5 @@ def find_claims(text: str) -> list[Claim]:
 
 def stated_regression_pct(claims: list[Claim]) -> float | None:
     """The first stated magnitude of a regression claim, if any."""
-    return next((c.stated_pct for c in claims if c.kind == "regression" and c.stated_pct is not None), None)
+    return next((c.stated_pct for c in claims if c.kind == "regression" and c.stated_pct is not None
+                 and c.metric != "cpu"), None)  # a rise in CPU use is a symptom, not the magnitude

@@ -44,6 +44,18 @@ def _kinds(text):
     ("It happens 100% of the time; throughput dropped by 8%.", [("regression", 8.0, "bw")]),
     # a cue as a heading keeps its number
     ("Regression: 10% drop in randread iops.", [("regression", 10.0, "randread")]),
+    # less of what costs (latency, CPU, time) is better: linux-xfs <20190909053236.GP2254@rh> (Dave
+    # Chinner on an LKP report) "the amount of time spent in userspace by the fsmark app dropped
+    # by 70%" made an improvement report a regression report
+    ("the amount of time spent in userspace by the fsmark app dropped by 70%.", [("improvement", 70.0, "time")]),
+    ("p99 latency dropped by 30%.", [("improvement", 30.0, "lat")]),
+    ("completion latency is 25% lower", [("improvement", 25.0, "lat")]),
+    ("CPU usage decreased by 12%.", [("improvement", 12.0, "cpu")]),
+    ("sys time is 40% higher.", [("regression", 40.0, "cpu")]),
+    ("Latency increased by 20% with the patch.", [("regression", 20.0, "lat")]),
+    ("IOPS increased by 10%.", [("improvement", 10.0, "iops")]),
+    ("IOPS dropped by 30%.", [("regression", 30.0, "iops")]),
+    ("a 10% latency regression", [("regression", 10.0, "lat")]),  # a regression is one whatever the metric
 ])
 def test_claim_examples(text, expected):
     assert _kinds(text) == expected
