@@ -80,6 +80,13 @@ _METRIC_RE = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+#: "drop" as a verb with an object ("kindly drop us a note", "drop the lock", "drop this patch"):
+#: no claim; "dropped a lot" keeps its claim (no determiner "a" here)
+_DROP_WORDS = frozenset(("drop", "drops", "dropped", "dropping"))
+_OBJECT_AFTER_DROP = re.compile(
+    r"[ \t]{1,3}(?:us|me|him|her|them|it|this|that|these|those|the|your|my|our|their|his|its|support)\b",
+    re.IGNORECASE,
+)
 #: metrics of which less is better: a drop of one is an improvement, a rise a regression
 _LESS_IS_BETTER = frozenset(("lat", "cpu", "time"))
 _LESS_IS_BETTER_LKP = re.compile(r"lat|time|overhead|elapsed|duration")
@@ -177,6 +184,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             negated = False  # the negation is part of the cue
         if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(nlp.line_text(text, nlp.line_of(text, c.start))):
             continue  # a field of a tool's output ("drop: 0/0") or a line of code ("uint32_t dropped;")
+        if c.text.lower() in _DROP_WORDS and _OBJECT_AFTER_DROP.match(text, c.end):
+            continue  # "drop us a note": the verb, not a fall
         if negated:
             if kind == "regression":
                 kind = "no-regression"

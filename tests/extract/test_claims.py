@@ -56,6 +56,7 @@ def _kinds(text):
     ("IOPS increased by 10%.", [("improvement", 10.0, "iops")]),
     ("IOPS dropped by 30%.", [("regression", 30.0, "iops")]),
     ("a 10% latency regression", [("regression", 10.0, "lat")]),  # a regression is one whatever the metric
+    ("throughput dropped a lot, about 15%", [("regression", 15.0, "bw")]),  # "a lot" is no object
 ])
 def test_claim_examples(text, expected):
     assert _kinds(text) == expected
@@ -73,6 +74,12 @@ def test_claim_examples(text, expected):
     # a C declaration quoted in a reply (io-uring <ZBMHphP4qaaKqJqL@FVFF77S0Q05N>), 10% on the next line
     "struct io_sqring_offsets {\n| \tuint32_t dropped;\n| \tu32 slower;\nwith 10% of the ring\n",
     "the problem change from 100% reproducible, to intermittent.",
+    # "drop" as a verb with an object: the kernel test robot's footer (linux-xfs, every LKP report
+    # of 2021) and code comments it quotes
+    "[If your patch is applied to the wrong git tree, kindly drop us a note.\nAnd when submitting "
+    "patch, we suggest to use '--base' as documented in\nhttps://git-scm.com/docs/git-format-patch] 10%",
+    " * Switch the contexts so we can drop the context lock and move out 5% of it",
+    "Please drop this patch, it is 20% of the series.",
 ])
 def test_not_claims(text):
     assert find_claims(text) == []
