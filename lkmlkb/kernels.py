@@ -194,6 +194,29 @@ def _iter_lines(text: str):
         pos += len(line) + 1
 
 
+def _cue_lines(text: str):
+    """The (offset, line) of ``_iter_lines`` whose line holds ``_VERSION_CUE_RE``, in order.
+
+    The cue never spans a line break, so the lines holding it are found by
+    searching the whole text (most lines hold none: the 14,000 blank lines of
+    a focused dmesg view are not split off one by one); each such line is
+    still tested as trimmed to MAX_LINE, as ``_iter_lines`` gives it.
+    """
+    pos = 0
+    while True:
+        m = _VERSION_CUE_RE.search(text, pos)
+        if m is None:
+            return
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.start())
+        line = text[start:len(text) if end == -1 else end][:MAX_LINE]
+        if _VERSION_CUE_RE.search(line):
+            yield start, line
+        if end == -1:
+            return
+        pos = end + 1
+
+
 def _raw_end(m: re.Match) -> int:
     """End of the match without trailing dots of a local version ("-362.el9.")."""
     end = m.end()
@@ -214,9 +237,7 @@ def find_versions(text: str) -> list[tuple[int, int, str, str]]:
     if not isinstance(text, str) or not text:
         return []
     out: list[tuple[int, int, str, str]] = []
-    for offset, line in _iter_lines(text):
-        if not _VERSION_CUE_RE.search(line):  # most lines; blank lines of a focused view
-            continue
+    for offset, line in _cue_lines(text):
         for m in _VERSION_RE.finditer(line):
             try:
                 if not _accept(line, m):

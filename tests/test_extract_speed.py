@@ -484,3 +484,18 @@ def test_version_cue_skips_no_version(monkeypatch):
     assert any(got)
     monkeypatch.setattr(kernels, "_VERSION_CUE_RE", _re.compile(""))
     assert got == [kernels.find_versions(t) for t in texts]
+
+
+def test_cue_lines_are_the_lines_holding_the_cue():
+    # the lines find_versions reads are found by one search over the text, each tested as cut to MAX_LINE
+    import random
+
+    from lkmlkb import kernels
+
+    rng = random.Random(13)
+    texts = _real_texts() + ["", "\n", "6.8", "x\n6.8\n", "a" * 3998 + "6.8\n", "a" * 3999 + "6.8\n" + "n" * 3996 + "next-1"]
+    texts += ["\n".join(_random_lines(rng, ["6.8", "\n", "", "x", "next-", "NEXT-", "1", ".", "a" * 1000], 20))
+              for _ in range(300)]
+    for text in texts:
+        want = [(o, ln) for o, ln in kernels._iter_lines(text) if kernels._VERSION_CUE_RE.search(ln)]
+        assert list(kernels._cue_lines(text)) == want, text[:100]
