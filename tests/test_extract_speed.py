@@ -499,3 +499,25 @@ def test_cue_lines_are_the_lines_holding_the_cue():
     for text in texts:
         want = [(o, ln) for o, ln in kernels._iter_lines(text) if kernels._VERSION_CUE_RE.search(ln)]
         assert list(kernels._cue_lines(text)) == want, text[:100]
+
+
+def test_normal_output_literals_are_in_every_match():
+    # a pattern of fio's normal output is tried only on a line holding its literal: over the logical
+    # lines of real mail and the fio fixtures, every line a pattern matches holds its literal
+    from lkmlkb.extract import fio_output
+
+    texts = _real_texts() + [p.read_text(errors="replace")
+                             for p in sorted((ROOT / "tests" / "extract" / "fixtures").rglob("*")) if p.is_file()]
+    texts.append("  WRITE: io=138GB, aggrb=236MB/s, minb=1\n  write: io=138GB, bw=236MB/s, iops=1884, runt=600319msec\n"
+                 "Jobs: 4 (f=4): [F(4)][100.0%][w=5168MiB/s][w=5168 IOPS][eta 00m:00s]\n")
+    matched = 0
+    for text in texts:
+        lines = fio_output.prepare_lines(text)
+        for _, _, logical in fio_output.logical_lines(lines):
+            for rx, literal in fio_output.NORMAL_LITERALS:
+                hit = rx.search(logical) if rx is fio_output._GROUP_LINE else rx.match(logical)
+                if hit:
+                    matched += 1
+                    words = literal if isinstance(literal, tuple) else (literal,)
+                    assert any(w in logical for w in words), (rx.pattern[:40], logical)
+    assert matched > 100

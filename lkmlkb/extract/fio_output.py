@@ -338,8 +338,20 @@ class _FioState:
         self.pct: tuple[str, str] | None = None
 
 
+#: (pattern, a literal each of its matches holds): a pattern is tried only on a line holding its
+#: literal, which costs less than the match (a pasted run's lines are each tried against most of them)
+NORMAL_LITERALS = [
+    (_JOB_HEADER, "(g="), (_JOB_RESULT, "(groupid="), (_DIR_LINE, ("IOPS=", "io=")), (_LAT_STATS, "min="),
+    (_PCT_HEADER, "percentiles"), (_BW_SAMPLES, "per="), (_IOPS_SAMPLES, "min="), (_CPU, "usr="),
+    (_GROUP_HEADER, "Run status group "), (_GROUP_LINE, ("bw=", "aggrb=")), (_DISK_HEADER, "Disk stats"), (_PROGRESS, "Jobs:"),
+]
+
+
 def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: str) -> list[Result]:
-    """Results from one logical line of fio's normal output, given the state."""
+    """Results from one logical line of fio's normal output, given the state.
+
+    Each pattern is tried only where the line holds its literal (NORMAL_LITERALS).
+    """
     ev = None
 
     def _ev() -> Evidence:  # made once a figure is found (most lines hold none), shared by its results
@@ -349,20 +361,20 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
         return ev
 
     out: list[Result] = []
-    m = _JOB_HEADER.match(text)
+    m = _JOB_HEADER.match(text) if "(g=" in text else None
     if m:
         st.rw_by_job[m["name"]] = m["rw"]
         st.rw_by_group.setdefault(m["g"], set()).add(m["rw"])
         st.section = None
         return out
-    m = _JOB_RESULT.match(text)
+    m = _JOB_RESULT.match(text) if "(groupid=" in text else None
     if m:
         st.job_rw = st.rw_by_job.get(m["name"])
         if st.job_rw is None and len(st.rw_by_group.get(m["g"], ())) == 1:
             st.job_rw = next(iter(st.rw_by_group[m["g"]]))
         st.section = None
         return out
-    m = _DIR_LINE.match(text)
+    m = _DIR_LINE.match(text) if "IOPS=" in text or "io=" in text else None
     if m:
         st.direction = _refine(m["dir"], st.job_rw)
         bw, bwu, iops = (m["bw"], m["bwu"], m["iops"]) if m["bw"] else (m["bw2"], m["bwu2"], m["iops2"])
@@ -372,11 +384,11 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
             out.append(_result("iops", count, "IOPS", _ev(), st.direction))
         st.section = None
         return out
-    m = _LAT_STATS.match(text)
+    m = _LAT_STATS.match(text) if "min=" in text else None
     if m:
         out.append(_result(m["kind"], float(m["avg"]), m["unit"], _ev(), st.direction, float(m["stdev"])))
         return out
-    m = _PCT_HEADER.match(text)
+    m = _PCT_HEADER.match(text) if "percentiles" in text else None
     if m:
         st.section, st.pct = "pct", (m["kind"], m["unit"])
         return out
@@ -385,32 +397,32 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
             pct = pm["p"].rstrip("0").rstrip(".")
             out.append(_result("%s_p%s" % (st.pct[0], pct), float(pm["v"]), st.pct[1], _ev(), st.direction))
         return out
-    m = _BW_SAMPLES.match(text)
+    m = _BW_SAMPLES.match(text) if "per=" in text else None
     if m:
         out.append(_result("bw_mean", float(m["avg"]), m["unit"] + "/s", _ev(), st.direction, float(m["stdev"])))
         return out
-    m = _IOPS_SAMPLES.match(text)
+    m = _IOPS_SAMPLES.match(text) if "min=" in text else None
     if m:
         out.append(_result("iops_mean", float(m["avg"]), "IOPS", _ev(), st.direction, float(m["stdev"])))
         return out
-    m = _CPU.match(text)
+    m = _CPU.match(text) if "usr=" in text else None
     if m:
         out.append(_result("cpu_usr", float(m["usr"]), "%", _ev(), st.direction))
         out.append(_result("cpu_sys", float(m["sys"]), "%", _ev(), st.direction))
         return out
-    m = _GROUP_HEADER.match(text)
+    m = _GROUP_HEADER.match(text) if "Run status group " in text else None
     if m:
         rws = st.rw_by_group.get(m["g"], set())
         st.group_rw = next(iter(rws)) if len(rws) == 1 else None
         st.section = "group"
         return out
-    if _GROUP_LINE.search(text):
+    if ("bw=" in text or "aggrb=" in text) and _GROUP_LINE.search(text):
         for gm in _GROUP_LINE.finditer(text):
             rw = st.group_rw if st.section == "group" else None
             bw, bwu = (gm["bw"], gm["bwu"]) if gm["bw"] else (gm["bw2"], gm["bwu2"])
             out.append(_result("bw", float(bw), bwu, _ev(), _refine(gm["dir"].lower(), rw)))
         return out
-    if _DISK_HEADER.match(text):
+    if "Disk stats" in text and _DISK_HEADER.match(text):
         st.section = "disk"
         return out
     if st.section == "disk":
@@ -422,7 +434,7 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
             return out
         if text.strip():
             st.section = None
-    if _PROGRESS.match(text):
+    if "Jobs:" in text and _PROGRESS.match(text):
         for pm in _PROGRESS_ITEM.finditer(text):
             d = {"r": "read", "w": "write", "t": "trim"}[pm["d"]]
             if pm["c"]:
