@@ -521,3 +521,22 @@ def test_normal_output_literals_are_in_every_match():
                     words = literal if isinstance(literal, tuple) else (literal,)
                     assert any(w in logical for w in words), (rx.pattern[:40], logical)
     assert matched > 100
+
+
+def test_device_pattern_lead_lookahead_finds_what_the_alternatives_find():
+    """_DEVICE_RE starts with a lookahead for the first characters of its alternatives (2.4x
+    faster on LKP reports); without it, the same matches, on real lines and on device words
+    glued to noise."""
+    import random
+
+    plain = re.compile(setup._DEVICE_RE.pattern.replace("(?=[nNPSHhrdsbzp/0-9])", "", 1), setup._DEVICE_RE.flags)
+    assert plain.pattern != setup._DEVICE_RE.pattern
+    lines = [line for p in sorted((ROOT / "corpus").iterdir()) if p.is_file()
+             for line in p.read_text(encoding="utf-8", errors="replace").split("\n")]
+    words = ["nvme0n1", "NVMe SSD", "PCIe3 SSD", "SATA drive", "SAS disk", "1HDD", "hard disk", "rotational disks",
+             "2SSDs", "dm-1", "scsi_debug", "null_blk", "nullb0", "brd", "ram0", "zram", "pmem1", "/dev/sda1", "sdad:",
+             "xnvme", "_sda", "/sdb", "SSD", "HDD", " ", "-", "_", ":", "1", "a", "/dev/", "\t"]
+    rnd = random.Random(5)
+    lines += ["".join(rnd.choice(words) for _ in range(rnd.randrange(8))) for _ in range(3000)]
+    spans = lambda rx, s: [(m.span(), m.lastgroup) for m in rx.finditer(s)]  # noqa: E731
+    assert all(spans(setup._DEVICE_RE, s) == spans(plain, s) for s in lines)

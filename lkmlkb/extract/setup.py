@@ -83,7 +83,8 @@ _MODULE_RE = re.compile(
 )
 _DEVICE_RE = re.compile(
     r"""
-    (?P<nvme>\bnvme\d{1,3}n\d{1,3}(?:p\d{1,3})?\b|\bNVMe\b(?:[ \t]{1,2}SSDs?)?|\bPCIe\d?(?:\.\d)?[ \t]{1,2}(?:NVMe[ \t]{1,2})?SSDs?\b)
+    (?=[nNPSHhrdsbzp/0-9])   # what every alternative starts with: the engine skips other places fast
+    (?:(?P<nvme>\bnvme\d{1,3}n\d{1,3}(?:p\d{1,3})?\b|\bNVMe\b(?:[ \t]{1,2}SSDs?)?|\bPCIe\d?(?:\.\d)?[ \t]{1,2}(?:NVMe[ \t]{1,2})?SSDs?\b)
                                                # "nvme3n1", "NVMe SSD", "PCIe3 SSD"
     | (?P<sata>\bSATA\b(?:[ \t]{1,2}(?:drive|disk|SSD|HDD)s?)?)      # "plain SATA drive"
     | (?P<sas>\bSAS\b[ \t]{1,2}(?:drive|disk|SSD|HDD)s?)
@@ -93,7 +94,7 @@ _DEVICE_RE = re.compile(
     | (?P<scsi_debug>\bscsi_debug\b)
     | (?P<null_blk>\bnull_blk\b|\bnullb\d{1,3}\b)
     | (?P<ram>\bbrd\b|\bram\d{1,3}\b|\bzram\d{0,3}\b|\bpmem\d{1,3}\b)
-    | (?P<sd>(?<![\w/])(?:/dev/)?sd[a-z]{1,2}\d{0,2}\b(?=:|[ \t]|$))    # "sdad:" (000)
+    | (?P<sd>(?<![\w/])(?:/dev/)?sd[a-z]{1,2}\d{0,2}\b(?=:|[ \t]|$)))   # "sdad:" (000)
     """,
     re.VERBOSE | re.MULTILINE,
 )

@@ -139,6 +139,19 @@ ADVERSARIAL = {
     "outlook-flood": "-----Original Message-----\nFrom: A\nSent: Monday\nSubject: fio\n> x\n" * 3_000,
     "patch-flood": "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n-- \n2.43.0\n\n" * 2_000,
     "footer-flood": "_______________________________________________\nlinux-block mailing list\nx\n" * 3_000,
+    # what each extractor looks for, line after line: every line a finding (per-finding work, no
+    # more); 3,000 Fixes: trailers with addresses took 2.2 s in find_commits (pairwise span tests)
+    "trailer-flood": "".join(f"Fixes: {(i * 2654435761) % 16**12:012x} (\"block: fix {i}\")\n"
+                             "Reported-by: kernel test robot <lkp@intel.com>\n" for i in range(3_000)),
+    "jobfile-flood": "".join(f"[job{i}]\nrw=randread\nbs=4k\niodepth=32\nfilename=/dev/nvme0n1\n" for i in range(3_000)),
+    "fio-output-flood": "".join(f"job{i}: (groupid=0, jobs=1): err= 0: pid={i}\n  read: IOPS={i}k, BW={i}MiB/s "
+                                f"({i}MB/s)(1GiB/1s)\n    clat (usec): min=1, max=2, avg=1.5, stdev=0.1\n"
+                                for i in range(2_000)),
+    "cmdline-flood": "".join(f"fio --name=j{i} --rw=randwrite --bs=4k --iodepth=16 --filename=/dev/sd{chr(97 + i % 26)}"
+                             " --runtime=60\n" for i in range(3_000)),
+    "lkp-row-flood": "".join(f"     {i}.12 \u00b1  5%     -{i % 90}.0%      {i}.12 \u00b1  6%  fio.read_iops{i}\n"
+                             for i in range(5_000)),
+    "kernel-pair-flood": "".join(f"v6.{i % 20}: {i} MB/s\nv6.{i % 20}-rc{i % 8}: {i + 1} MB/s\n" for i in range(3_000)),
 }
 
 
