@@ -49,11 +49,14 @@ _PCT_RE = re.compile(
 )
 #: what makes a percentage a rate of occurrence, not a magnitude: "100% reproducible", "90% of the time"
 _RATE_AFTER_PCT = re.compile(
-    r"\s{0,3}(?:reproduc|repro\b|of\s(?:the\s)?(?:time|runs|boots|attempts|cases|tries))",
+    r"\s{0,3}(?:reproducib(?:le|ility)\b|repro\b|of\s(?:the\s)?(?:time|runs|boots|attempts|cases|tries))",
     re.IGNORECASE,
 )
 #: a cue used as a field name with a count for its value: perf top's "drop: 0/0", "drops: 12"
-_FIELD_COUNT_AFTER_CUE = re.compile(r"[ \t]{0,3}:[ \t]{0,3}\n?[ \t]{0,3}\d+(?:/\d+)?(?=[\s,;\[(]|$)")
+_FIELD_COUNT_AFTER_CUE = re.compile(
+    r"[ \t]{0,3}:[ \t]{0,3}\n?[ \t]{0,3}\d+(?:/\d+)?(?=[\s,;\[(]|$)(?![ \t]{0,3}(?:%|per[ ]?cent))",  # not "drop: 20 %"
+    re.IGNORECASE,
+)
 #: a C declaration on a line: "uint32_t dropped;", "| \tu32 slower;" (quoted code in a reply)
 _C_DECLARATION = re.compile(
     r"""^[\s|>]*(?:(?:const|static|volatile|unsigned|signed)\s+)*
@@ -71,8 +74,8 @@ _METRIC_RE = re.compile(
     | (?P<bw>\bbandwidth\b|\bbw\b|\bthroughput\b|\bMB/s\b|\bMiB/s\b)
     | (?P<lat>\blatenc(?:y|ies)\b|\bclat\b|\blat\b)
     | (?P<cpu>\bCPU\s(?:util\w{0,8}|usage|time)\b|\bsys\stime\b)
-    | (?P<time>\b(?:elapsed|wall|run|completion|response|wait(?:ing)?|boot)[\s\-]?time\b|\btime\s(?:spent|taken)\b
-      |\boverhead\b|\bruntime\b)
+    | (?P<time>\b(?:elapsed|wall|completion|response|wait(?:ing)?|boot)[\s\-]?time\b|\btime\s(?:spent|taken)\b
+      |\boverhead\b)      # not "runtime": fio's --runtime is the test's length, not what it measured
     | (?P<randread>\brandom[\s\-]reads?\b|\brandread\b)
     | (?P<randwrite>\brandom[\s\-]writes?\b|\brandwrite\b)
     | (?P<read>\bsequential[\s\-]reads?\b|\bseq[\s\-]?reads?\b|\breads?\b)
@@ -83,6 +86,8 @@ _METRIC_RE = re.compile(
 #: "drop" as a verb with an object ("kindly drop us a note", "drop the lock", "drop this patch"):
 #: no claim; "dropped a lot" keeps its claim (no determiner "a" here)
 _DROP_WORDS = frozenset(("drop", "drops", "dropped", "dropping"))
+#: ... unless a metric word follows within this many characters: "drops the IOPS of 4k randread"
+DROP_OBJECT_REACH = 25
 _OBJECT_AFTER_DROP = re.compile(
     r"[ \t]{1,3}(?:us|me|him|her|them|it|this|that|these|those|the|your|my|our|their|his|its|support)\b",
     re.IGNORECASE,
@@ -184,8 +189,9 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             negated = False  # the negation is part of the cue
         if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(nlp.line_text(text, nlp.line_of(text, c.start))):
             continue  # a field of a tool's output ("drop: 0/0") or a line of code ("uint32_t dropped;")
-        if c.text.lower() in _DROP_WORDS and _OBJECT_AFTER_DROP.match(text, c.end):
-            continue  # "drop us a note": the verb, not a fall
+        if c.text.lower() in _DROP_WORDS and _OBJECT_AFTER_DROP.match(text, c.end) \
+                and not _METRIC_RE.search(text, c.end, c.end + DROP_OBJECT_REACH):
+            continue  # "drop us a note": the verb, not a fall ("drops the IOPS by 25%" is one)
         if negated:
             if kind == "regression":
                 kind = "no-regression"

@@ -57,6 +57,15 @@ def _kinds(text):
     ("IOPS dropped by 30%.", [("regression", 30.0, "iops")]),
     ("a 10% latency regression", [("regression", 10.0, "lat")]),  # a regression is one whatever the metric
     ("throughput dropped a lot, about 15%", [("regression", 15.0, "bw")]),  # "a lot" is no object
+    # found by review: a metric as the object is the quantity that fell; fio's runtime option is
+    # no measured time; "Label: N %" is a claim; "reproducibly" is no rate
+    ("This commit drops the throughput by 30% on nvme.", [("regression", 30.0, "bw")]),
+    ("Since 6.8, the new merge path drops the IOPS of 4k randread by 25%.", [("regression", 25.0, "iops")]),
+    ("With fio --runtime=60 --bs=4k we see a 20% drop compared to v6.7.", [("regression", 20.0, None)]),
+    ("Running fio for a 60s runtime, we see a 20% drop compared to v6.7.", [("regression", 20.0, None)]),
+    ("Performance drop: 20 % on randwrite after the patch.", [("regression", 20.0, "randwrite")]),
+    ("Improvement: 12 percent on randread with the series applied.", [("improvement", 12.0, "randread")]),
+    ("IOPS dropped by 25% reproducibly on every boot.", [("regression", 25.0, "iops")]),
 ])
 def test_claim_examples(text, expected):
     assert _kinds(text) == expected
