@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .errors import LkmlkbError, ParseError, SourceError, WorkerLost
 from .model import Message, Segment
@@ -501,21 +502,26 @@ def retry_errors(db_path: str) -> tuple[int, int]:
     """
     db = connect(db_path)
     store = Store(db)
-    from .sources.public_inbox import read_message_at
+    from .sources.public_inbox import is_git_repo, list_name_of, read_message_at
 
     rows = db.execute("SELECT id, stage, source, locator, raw FROM ingest_errors WHERE resolved = 0 AND "
                       "((stage = 'parse' AND raw IS NOT NULL) OR (stage = 'read' AND raw IS NULL AND "
                       "length(locator) = 40 AND source LIKE '%@%')) ORDER BY id").fetchall()
     recovered = failing = 0
     for err_id, stage, source, locator, raw in rows:
+        lists: list[str] = []
         if stage == "read":  # a message of a public-inbox epoch whose git object was missing
+            repo = Path(source.rsplit("@", 1)[0])
+            if not is_git_repo(repo):
+                continue  # a file's read error whose name looks like a commit: nothing to read again
             try:
                 raw = read_message_at(source, locator)
             except LkmlkbError as exc:  # still missing, or over the size limit
                 failing += 1
                 db.execute("UPDATE ingest_errors SET reason = ? WHERE id = ?", (exc.reason[:2000], err_id))
                 continue
-        p = prepare_raw(RawMail(raw, source or "", [], locator or ""))
+            lists = list_name_of(repo)  # as the epoch's reader gave them
+        p = prepare_raw(RawMail(raw, source or "", lists, locator or ""))
         if isinstance(p, Failure):
             failing += 1
             db.execute("UPDATE ingest_errors SET reason = ? WHERE id = ?", (p.reason[:2000], err_id))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import logging
+import os
 import re
 import signal
 import threading
@@ -166,30 +167,64 @@ class _Stopped(BaseException):
 _ARMED: list[bool] = []
 
 
-def _on_timer(signum, frame) -> None:
+def _on_signal(signum, frame) -> None:
     if _ARMED and _ARMED[0]:
-        _ARMED[0] = False
+        _ARMED[0] = False  # once: the unwinding and the caller's handling are not interrupted again
         raise _Stopped()
+
+
+class _Watchdog:
+    """Signals the main thread once its own CPU time (user and system: the clock the budget
+    reads, ``time.thread_time``) passes a deadline.  A daemon thread polls that clock, one per
+    process (a forked worker starts its own); other threads' CPU does not count."""
+
+    POLL = 0.05
+
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self.deadline: float | None = None
+
+    def arm(self, seconds: float) -> None:
+        if self.pid != os.getpid():
+            self.pid = os.getpid()
+            self.main = threading.main_thread().ident
+            self.clock = time.pthread_getcpuclockid(self.main)
+            threading.Thread(target=self._run, name="lkmlkb-budget", daemon=True).start()
+        self.deadline = time.clock_gettime(self.clock) + seconds
+
+    def disarm(self) -> None:
+        self.deadline = None
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.POLL)
+            deadline = self.deadline
+            if deadline is not None and time.clock_gettime(self.clock) >= deadline:
+                self.deadline = None
+                signal.pthread_kill(self.main, signal.SIGVTALRM)
+
+
+_WATCHDOG = _Watchdog()
 
 
 @contextlib.contextmanager
 def _hard_stop(seconds: float) -> Iterator[None]:
-    """Raise :class:`_Stopped` in this code after ``seconds`` of the process's CPU time
-    (``ITIMER_VIRTUAL``).  Only the main thread receives signals: elsewhere (or without
-    ``setitimer``) the budget is only checked between extractors."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    """Raise :class:`_Stopped` in this code once the main thread has spent ``seconds`` more of
+    CPU.  Only the main thread receives signals: elsewhere (or without per-thread CPU clocks)
+    the budget is only checked between extractors."""
+    if not hasattr(time, "pthread_getcpuclockid") or threading.current_thread() is not threading.main_thread():
         yield
         return
     if not _ARMED:
-        signal.signal(signal.SIGVTALRM, _on_timer)
+        signal.signal(signal.SIGVTALRM, _on_signal)
         _ARMED.append(False)
     _ARMED[0] = True
-    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    _WATCHDOG.arm(seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
-        _ARMED[0] = False  # a timer that fired just now is ignored
+        _ARMED[0] = False  # first: a signal sent from now on is ignored
+        _WATCHDOG.disarm()
 
 
 def extract_view(message_id: str, view: View) -> Findings:
@@ -212,7 +247,7 @@ def extract_view(message_id: str, view: View) -> Findings:
             for name, fn in _extractors():
                 running = name
                 if time.thread_time() - t0 > BUDGET_SECONDS:
-                    f.errors[name] = f"skipped: message over its {BUDGET_SECONDS:.0f}s extraction budget"
+                    f.errors[name] = f"skipped: message over its {BUDGET_SECONDS:g}s extraction budget"
                     continue
                 try:
                     records = fn(view.text)
@@ -236,10 +271,10 @@ def extract_view(message_id: str, view: View) -> Findings:
                 f.errors["tools"] = f"{exc.__class__.__name__}: {exc}"[:500]
     except _Stopped:
         log.info("%s: extractor %s stopped past the budget", message_id, running)
-        f.errors[running] = (f"stopped: message over its {BUDGET_SECONDS:.0f}s extraction budget "
+        f.errors[running] = (f"stopped: message over its {BUDGET_SECONDS:g}s extraction budget "
                              f"({HARD_STOP_AFTER:g}s more of CPU spent in this extractor)")
         for name in [*names[names.index(running) + 1:], "tools"] if running in names else ():
-            f.errors[name] = f"skipped: message over its {BUDGET_SECONDS:.0f}s extraction budget"
+            f.errors[name] = f"skipped: message over its {BUDGET_SECONDS:g}s extraction budget"
         return f
     spent = time.thread_time() - t0
     if spent > BUDGET_SECONDS and not any(r.startswith("skipped: ") for r in f.errors.values()):

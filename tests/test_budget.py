@@ -243,3 +243,54 @@ def test_a_message_that_hangs_an_extractor_is_recorded_and_the_ingest_goes_on(tm
     assert errors[HOSTILE_ID]["commits"].startswith("stopped: ")
     assert not THREAD_IDS & set(errors)
     assert "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com" in found and reports >= 1
+
+
+def test_the_stop_counts_this_threads_cpu_system_time_included_and_no_other_threads(monkeypatch):
+    """Found by review of the first version (a process-wide user-time timer): an extractor whose CPU
+    goes to the kernel (page faults of big allocations) was never stopped, and a busy thread
+    elsewhere in the process stopped an extractor early."""
+    import hashlib
+    import threading
+
+    monkeypatch.setattr(pipeline, "BUDGET_SECONDS", 0.2)
+    monkeypatch.setattr(pipeline, "HARD_STOP_AFTER", 0.1)
+    pipeline.warm_up()
+    real = pipeline._extractors()
+    text = "fio write regression: WRITE: bw=236MiB/s (247MB/s) on v6.8-rc7\n"
+
+    def allocating(text):
+        t0 = time.thread_time()
+        while time.thread_time() - t0 < 30:
+            bytearray(64 << 20)  # mostly system time
+        return []
+
+    monkeypatch.setattr(pipeline, "_extractors", lambda: [(n, allocating if n == "results" else fn) for n, fn in real])
+    t0 = time.thread_time()
+    f = pipeline.extract_view("m@x", pipeline.View(text, {}))
+    assert f.errors["results"].startswith("stopped: ") and time.thread_time() - t0 < 5
+
+    stop = threading.Event()
+
+    def busy():  # hashing releases the GIL: CPU on another core, in this process
+        data = b"x" * (8 << 20)
+        while not stop.is_set():
+            hashlib.sha256(data).digest()
+
+    def own_cpu(seconds):
+        def run(text):
+            t0 = time.thread_time()
+            while time.thread_time() - t0 < seconds:
+                pass
+            return []
+        return run
+
+    monkeypatch.setattr(pipeline, "_extractors", lambda: [(n, own_cpu(0.25) if n == "results" else fn)
+                                                          for n, fn in real])
+    worker = threading.Thread(target=busy, daemon=True)
+    worker.start()
+    try:
+        g = pipeline.extract_view("n@x", pipeline.View(text, {}))
+    finally:
+        stop.set()
+        worker.join()
+    assert "results" not in g.errors  # 0.25 s of its own CPU, under budget + hard stop (0.3 s)

@@ -1115,17 +1115,20 @@ def tokens_before(doc: CueDoc, pos: int, n: int) -> list:
         rec, lo = r.read({i}, doc.pipe)[0], None  # the window starts too close: its whole paragraph
 
 
-_LINES: list = [None, []]  # (the text last indexed, its line start offsets)
+#: [(the text last indexed, its line start offsets)]: one pair, replaced whole, so that an
+#: extraction stopped half way (the budget's hard stop) cannot leave a text with another's offsets
+_LINES: list[tuple[str | None, list[int]]] = [(None, [])]
 
 
 def _line_starts(text: str) -> list[int]:
     """Offsets where each line starts; computed once per text, not once per hit."""
-    if _LINES[0] is not text:
+    indexed, starts = _LINES[0]
+    if indexed is not text:
         lines = text.split("\n")
         starts = [0]
         starts.extend(itertools.accumulate(len(line) + 1 for line in lines[:-1]))
-        _LINES[0], _LINES[1] = text, starts
-    return _LINES[1]
+        _LINES[0] = (text, starts)
+    return starts
 
 
 def line_of(text: str, pos: int) -> int:

@@ -133,7 +133,7 @@ def iter_file(path: Path) -> Iterator[RawMail | Message]:
         if data[:2] == b"\x1f\x8b":
             with base.open_archive_file(path) as g:
                 data = g.read(base.MAX_MESSAGE_BYTES + 1)
-            size = len(data)  # decompressed: at least this
+            size = None  # decompressed: more than the limit, how much more unknown
         if len(data) > base.MAX_MESSAGE_BYTES:
             yield SourceFailure(base.oversized(str(path), size, "the file"))
             return

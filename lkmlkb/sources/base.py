@@ -31,11 +31,12 @@ class Oversized:
         return f"Oversized({self.size})"
 
 
-def oversized(source: str, size: int, what: str) -> SourceError:
-    """The error for a message over MAX_MESSAGE_BYTES (``what``: "entry 4", "commit 1a2b3c").
-    The limit is read at call time, so that it can be lowered for a run (or a test)."""
-    return SourceError(source, f"{what}: a message of {size:,} bytes, over the {MAX_MESSAGE_BYTES:,}-byte "
-                               "limit (not stored)")
+def oversized(source: str, size: int | None, what: str) -> SourceError:
+    """The error for a message over MAX_MESSAGE_BYTES (``what``: "entry 4", "commit 1a2b3c";
+    ``size`` None when unknown, e.g. compressed).  The limit is read at call time, so that it
+    can be lowered for a run (or a test)."""
+    of = f"of {size:,} bytes" if size is not None else f"of more than {MAX_MESSAGE_BYTES:,} bytes"
+    return SourceError(source, f"{what}: a message {of}, over the {MAX_MESSAGE_BYTES:,}-byte limit (not stored)")
 
 
 class SourceFailure:
