@@ -43,9 +43,9 @@ def test_same_answer_as_one_search_over_the_text(parts):
     assert prefilter(text) == whole_search(text)
 
 
-def test_many_occurrences_fall_back_to_one_search(monkeypatch):
-    """Past MAX_ANCHORED occurrences of the words the regex searches the text once, and answers the same."""
-    searched = []
+def _count_whole_searches(monkeypatch) -> list[int]:
+    """The prefilter's regex, with its whole-text searches recorded (their texts' lengths)."""
+    searched: list[int] = []
 
     class Counting:
         def match(self, text, pos):
@@ -56,6 +56,12 @@ def test_many_occurrences_fall_back_to_one_search(monkeypatch):
             return PREFILTER.search(text)
 
     monkeypatch.setattr(pipeline, "PREFILTER", Counting())
+    return searched
+
+
+def test_many_occurrences_fall_back_to_one_search(monkeypatch):
+    """Past MAX_ANCHORED occurrences of the words the regex searches the text once, and answers the same."""
+    searched = _count_whole_searches(monkeypatch)
     monkeypatch.setattr(pipeline, "MAX_ANCHORED", 3)
     # "fiord" holds the word "fio" but no match of the regex
     assert prefilter("fiord " * 10 + "fio") and searched == [63]
@@ -101,17 +107,7 @@ def test_attribution_does_not_change_what_the_prefilter_sees():
 def test_non_ascii_text_without_case_twins_is_searched_where_words_occur(monkeypatch):
     """Text with an accent or a dash but no case twin keeps lower() positions: the regex runs
     only near the words (a 558 KB mail with one "—" took 175 ms in one whole-text search)."""
-    searched = []
-
-    class Counting:
-        def match(self, text, pos):
-            return PREFILTER.match(text, pos)
-
-        def search(self, text):
-            searched.append(len(text))
-            return PREFILTER.search(text)
-
-    monkeypatch.setattr(pipeline, "PREFILTER", Counting())
+    searched = _count_whole_searches(monkeypatch)
     assert prefilter("caf\u00e9 \u2014 fio") and not prefilter("caf\u00e9 \u2014 fiord") and not searched
     assert prefilter("\u017ftatus: 10 IOPS") and searched  # a case twin: one whole-text search
     searched.clear()
