@@ -240,14 +240,16 @@ def extract_view(message_id: str, view: View) -> Findings:
     warm_up()
     f = Findings(message_id)
     t0 = time.thread_time()
-    names = [name for name, _ in _extractors()]
+    extractors = _extractors()
+    names = [name for name, _ in extractors]
+    skipped = f"skipped: message over its {BUDGET_SECONDS:g}s extraction budget"
     running = "tools"
     try:
         with _hard_stop(BUDGET_SECONDS + HARD_STOP_AFTER):
-            for name, fn in _extractors():
+            for name, fn in extractors:
                 running = name
                 if time.thread_time() - t0 > BUDGET_SECONDS:
-                    f.errors[name] = f"skipped: message over its {BUDGET_SECONDS:g}s extraction budget"
+                    f.errors[name] = skipped
                     continue
                 try:
                     records = fn(view.text)
@@ -274,7 +276,7 @@ def extract_view(message_id: str, view: View) -> Findings:
         f.errors[running] = (f"stopped: message over its {BUDGET_SECONDS:g}s extraction budget "
                              f"({HARD_STOP_AFTER:g}s more of CPU spent in this extractor)")
         for name in [*names[names.index(running) + 1:], "tools"] if running in names else ():
-            f.errors[name] = f"skipped: message over its {BUDGET_SECONDS:g}s extraction budget"
+            f.errors[name] = skipped
         return f
     spent = time.thread_time() - t0
     if spent > BUDGET_SECONDS and not any(r.startswith("skipped: ") for r in f.errors.values()):

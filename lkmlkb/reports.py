@@ -414,9 +414,9 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
                 seen_setup.add((s.key, s.value))
                 setup.append(s)
     regress_claims = [c for c in claims if c.kind == "regression"]
-    # a rise in CPU use is a symptom a report mentions ("cpu utilization increased by 20%"), not the
-    # regression's magnitude: the stated magnitude is that of another claim
-    stated = next((c.stated_pct for c in regress_claims if c.stated_pct is not None and c.metric != "cpu"), None)
+    from .extract.claims import stated_regression_pct
+
+    stated = stated_regression_pct(claims)
     pair = headline(results)
     computed = computed_change(*pair) if pair else None
     has_numbers = bool(results) or stated is not None

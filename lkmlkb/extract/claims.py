@@ -265,6 +265,9 @@ def find_claims(text: str) -> list[Claim]:
 
 
 def stated_regression_pct(claims: list[Claim]) -> float | None:
-    """The first stated magnitude of a regression claim, if any."""
+    """The first stated magnitude of a regression claim, if any (a report's stated magnitude).
+
+    A rise in CPU use is a symptom a report mentions ("cpu utilization increased by 20%"),
+    not the regression's magnitude: it is not taken."""
     return next((c.stated_pct for c in claims if c.kind == "regression" and c.stated_pct is not None
-                 and c.metric != "cpu"), None)  # a rise in CPU use is a symptom, not the magnitude
+                 and c.metric != "cpu"), None)

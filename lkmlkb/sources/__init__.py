@@ -127,32 +127,21 @@ def iter_file(path: Path) -> Iterator[RawMail | Message]:
     if kind == "mbox":
         yield from iter_mbox_file(path)
     elif kind == "eml":
-        with open(path, "rb") as fh:
-            data = fh.read(base.MAX_MESSAGE_BYTES + 1)
-        size = path.stat().st_size
-        if data[:2] == b"\x1f\x8b":
-            with base.open_archive_file(path) as g:
-                data = g.read(base.MAX_MESSAGE_BYTES + 1)
-            size = None  # decompressed: more than the limit, how much more unknown
-        if len(data) > base.MAX_MESSAGE_BYTES:
-            yield SourceFailure(base.oversized(str(path), size, "the file"))
-            return
-        yield RawMail(data, str(path), [], "")
+        data = base.read_one_message_file(path, "the file")
+        yield RawMail(data, str(path), [], "") if isinstance(data, bytes) else data
     elif kind == "html":
         from .html import parse_html_page
 
-        with open(path, "rb") as fh:
-            data = fh.read(base.MAX_MESSAGE_BYTES + 1)
-        if len(data) > base.MAX_MESSAGE_BYTES:
-            yield SourceFailure(base.oversized(str(path), path.stat().st_size, "the page"))
-            return
-        yield from parse_html_page(data, str(path))
+        data = base.read_one_message_file(path, "the page")
+        if isinstance(data, bytes):
+            yield from parse_html_page(data, str(path))
+        else:
+            yield data
     else:
-        from .base import open_archive_file
         from .mail import decode_bytes
         from .textdump import split_textdump
 
-        with open_archive_file(path) as fh:
+        with base.open_archive_file(path) as fh:
             data = fh.read()
         yield from split_textdump(decode_bytes(data), str(path))
 

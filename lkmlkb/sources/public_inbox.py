@@ -120,16 +120,14 @@ def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = N
                 log.info("%s: commit %s deletes a message; deletions are not applied", repo, commit[:12])
                 continue
             raw = _cat_blob(cat, m.group("blob"), repo)
+            where = f"{source}@{commit[:12]}"
             if isinstance(raw, Oversized):
-                where = f"{source}@{commit[:12]}"
                 yield SourceFailure(oversized(where, raw.size, f"commit {commit[:12]}"), commit)
-                continue
-            if raw is None:
-                # a partial or damaged clone: that message is an error, the epoch goes on
-                yield SourceFailure(GitError(f"{source}@{commit[:12]}", f"message blob {m.group('blob')[:12]} of "
-                                                                         f"commit {commit[:12]} is missing"), commit)
-                continue
-            yield RawMail(raw, f"{source}@{commit[:12]}", list(lists or []), commit)
+            elif raw is None:  # a partial or damaged clone: that message is an error, the epoch goes on
+                yield SourceFailure(GitError(where, f"message blob {m.group('blob')[:12]} of commit {commit[:12]} "
+                                                    "is missing"), commit)
+            else:
+                yield RawMail(raw, where, list(lists or []), commit)
     finally:
         if cat.stdin:
             cat.stdin.close()
