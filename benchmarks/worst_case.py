@@ -110,19 +110,22 @@ def scan(source: str) -> dict:
     count = rejected = passed = over = 0
     cpu_total = 0.0
     for item in iter_source(source):
-        if not isinstance(item, RawMail):
+        if isinstance(item, Message):  # an archive page, parsed by its source
+            msg = item
+        elif isinstance(item, RawMail):
+            try:
+                msg = parse_message(item.raw, item.source)
+            except LkmlkbError:
+                rejected += 1
+                continue
+        else:
             continue  # a source's failure notice: the ingest records it, nothing to time
-        try:
-            msg = item if isinstance(item, Message) else parse_message(item.raw, item.source)
-        except LkmlkbError:
-            rejected += 1
-            continue
         _, cpu, did_pass, _ = time_one(msg)
         count += 1
         passed += did_pass
         over += cpu > TARGET_S
         cpu_total += cpu
-        entry = (cpu, count, f"{msg.message_id} ({len(item.raw)} bytes)", msg)
+        entry = (cpu, count, f"{msg.message_id} ({len(msg.raw or b'')} bytes)", msg)
         if len(slowest) < SCAN_RETIME:
             heapq.heappush(slowest, entry)
         elif cpu > slowest[0][0]:
