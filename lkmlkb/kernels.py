@@ -186,21 +186,13 @@ def _accept(line: str, m: re.Match) -> bool:
 _VERSION_CUE_RE = re.compile(r"\d\.\d|next-", re.IGNORECASE)
 
 
-def _iter_lines(text: str):
-    """Yield (offset, line) for each line, trimmed to MAX_LINE characters."""
-    pos = 0
-    for line in text.split("\n"):
-        yield pos, line[:MAX_LINE]
-        pos += len(line) + 1
-
-
 def _cue_lines(text: str):
-    """The (offset, line) of ``_iter_lines`` whose line holds ``_VERSION_CUE_RE``, in order.
+    """The (offset, line cut to MAX_LINE) of each line holding ``_VERSION_CUE_RE``, in order.
 
     The cue never spans a line break, so the lines holding it are found by
     searching the whole text (most lines hold none: the 14,000 blank lines of
     a focused dmesg view are not split off one by one); each such line is
-    still tested as trimmed to MAX_LINE, as ``_iter_lines`` gives it.
+    still tested as cut to MAX_LINE.
     """
     pos = 0
     while True:

@@ -497,7 +497,7 @@ def test_cue_lines_are_the_lines_holding_the_cue():
     texts += ["\n".join(_random_lines(rng, ["6.8", "\n", "", "x", "next-", "NEXT-", "1", ".", "a" * 1000], 20))
               for _ in range(300)]
     for text in texts:
-        want = [(o, ln) for o, ln in kernels._iter_lines(text) if kernels._VERSION_CUE_RE.search(ln)]
+        want = [(o, ln) for o, ln in _every_line(text, kernels.MAX_LINE) if kernels._VERSION_CUE_RE.search(ln)]
         assert list(kernels._cue_lines(text)) == want, text[:100]
 
 
@@ -540,3 +540,11 @@ def test_device_pattern_lead_lookahead_finds_what_the_alternatives_find():
     lines += ["".join(rnd.choice(words) for _ in range(rnd.randrange(8))) for _ in range(3000)]
     spans = lambda rx, s: [(m.span(), m.lastgroup) for m in rx.finditer(s)]  # noqa: E731
     assert all(spans(setup._DEVICE_RE, s) == spans(plain, s) for s in lines)
+
+
+def _every_line(text: str, cut: int):
+    """(offset, line cut to ``cut``) of every line, one by one: how find_versions read lines before."""
+    pos = 0
+    for line in text.split("\n"):
+        yield pos, line[:cut]
+        pos += len(line) + 1

@@ -54,8 +54,8 @@ _RATE_AFTER_PCT = re.compile(
 )
 #: a cue used as a field name with a count for its value: perf top's "drop: 0/0", "drops: 12"
 _FIELD_COUNT_AFTER_CUE = re.compile(
-    r"[ \t]{0,3}:[ \t]{0,3}\n?[ \t]{0,3}\d+(?:/\d+)?(?=[\s,;\[(]|$)(?![ \t]{0,3}(?:%|per[ ]?cent))",  # not "drop: 20 %"
-    re.IGNORECASE,
+    r"[ \t]{0,3}:(?:[ \t]{0,3}\n?[ \t]{0,3}\d+/\d+"   # a ratio, perhaps on the next line ("drop:\n0/0")
+    r"|[ \t]{0,3}\d+[ \t]*(?=[,;\[\n]|$))"            # or a count that ends the field ("drops: 12,")
 )
 #: a C declaration on a line: "uint32_t dropped;", "| \tu32 slower;" (quoted code in a reply)
 _C_DECLARATION = re.compile(
@@ -84,20 +84,23 @@ _METRIC_RE = re.compile(
     re.VERBOSE | re.IGNORECASE,
 )
 #: "drop" as a verb with an object ("kindly drop us a note", "drop the lock", "drop this patch"):
-#: no claim; "dropped a lot" keeps its claim (no determiner "a" here)
+#: no claim, unless the object is a metric or the fall is measured right after it ("drops the
+#: IOPS of 4k randread", "dropped this time by 15%", "drops it by 20%", "dropped that much")
 _DROP_WORDS = frozenset(("drop", "drops", "dropped", "dropping"))
-#: ... unless a metric word follows within this many characters: "drops the IOPS of 4k randread"
+#: how far after the drop word its object and "by N" / "much" are looked for
 DROP_OBJECT_REACH = 25
 _OBJECT_AFTER_DROP = re.compile(
     r"[ \t]{1,3}(?:us|me|him|her|them|it|this|that|these|those|the|your|my|our|their|his|its|support)\b",
     re.IGNORECASE,
 )
+_FALL_MEASURED = re.compile(r"\bby[ \t]{1,3}[~-]?\d|\bmuch\b", re.IGNORECASE)
 #: metrics of which less is better: a drop of one is an improvement, a rise a regression
 _LESS_IS_BETTER = frozenset(("lat", "cpu", "time"))
 _LESS_IS_BETTER_LKP = re.compile(r"lat|time|overhead|elapsed|duration")
 #: cue words that say which way the quantity went, not whether that is good ("dropped", "higher")
 _WENT_DOWN = frozenset(("drop", "drops", "dropped", "decrease", "decreased", "reduction", "lower"))
 _WENT_UP = frozenset(("increase", "increased", "increases", "higher"))
+_WENT = _WENT_DOWN | _WENT_UP
 _FILLER = frozenset(("a", "an", "the", "any", "such", "real", "big", "significant", "noticeable"))
 _NEG_WORDS = frozenset(("no", "not", "n't", "never", "without", "nor", "neither", "hardly", "barely"))
 _KIND = {"REGRESSION": "regression", "IMPROVEMENT": "improvement",
@@ -182,16 +185,20 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if c.label not in _KIND and c.label != "CHANGE":
             continue
         kind = _KIND.get(c.label)
+        word = c.text.lower()
+        line = nlp.line_of(text, c.start)
+        line_text = nlp.line_text(text, line)
+        if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(line_text):
+            continue  # a field of a tool's output ("drop: 0/0") or a line of code ("uint32_t dropped;")
+        if word in _DROP_WORDS and _OBJECT_AFTER_DROP.match(text, c.end) \
+                and not _METRIC_RE.search(text, c.end, c.end + DROP_OBJECT_REACH) \
+                and not _FALL_MEASURED.search(text, c.end, c.end + DROP_OBJECT_REACH):
+            continue  # "drop us a note": the verb, not a fall
         # look only near the cue: a sentence in mail can run for pages (fio output has no full stops)
         s0, s1 = max(c.sent_start, c.start - SENTENCE_REACH), min(c.sent_end, c.end + SENTENCE_REACH)
         negated = _negated_before(doc, c) or any(c.end <= p.start <= c.end + NEG_POST_REACH and p.start < s1 for p in posts)
         if c.label == "CANNOT_REPRODUCE" or c.label == "NO_CHANGE":
             negated = False  # the negation is part of the cue
-        if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(nlp.line_text(text, nlp.line_of(text, c.start))):
-            continue  # a field of a tool's output ("drop: 0/0") or a line of code ("uint32_t dropped;")
-        if c.text.lower() in _DROP_WORDS and _OBJECT_AFTER_DROP.match(text, c.end) \
-                and not _METRIC_RE.search(text, c.end, c.end + DROP_OBJECT_REACH):
-            continue  # "drop us a note": the verb, not a fall ("drops the IOPS by 25%" is one)
         if negated:
             if kind == "regression":
                 kind = "no-regression"
@@ -202,14 +209,12 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if (kind is None or c.label.endswith("_WEAK")) and pct is None:
             continue  # a bare "difference" / "better" says nothing
         metric = _metric_near(text, s0, s1, c.start)
-        if metric and kind in ("regression", "improvement") and c.text.lower() in _WENT_DOWN | _WENT_UP \
+        if metric and kind in ("regression", "improvement") and word in _WENT \
                 and (metric in _LESS_IS_BETTER or ("." in metric and _LESS_IS_BETTER_LKP.search(metric))):
             # "latency dropped by 30%", "sys time is 40% higher": the good direction is down
-            kind = "improvement" if c.text.lower() in _WENT_DOWN else "regression"
-        line_a = line_b = nlp.line_of(text, c.start)
-        ev_text = nlp.line_text(text, line_a)[:500] or c.text
+            kind = "improvement" if word in _WENT_DOWN else "regression"
         out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=c.text,
-                         evidence=Evidence(line_start=line_a, line_end=line_b, text=ev_text)))
+                         evidence=Evidence(line_start=line, line_end=line, text=line_text[:500] or c.text)))
     return out
 
 

@@ -310,7 +310,6 @@ def _apply_trailers(text: str, hits: list[_Hit], out_links: list[_Hit]) -> None:
     Each trailer's value looks only at the hits starting inside it (hits are in
     text order: a bisection finds them), not at every hit of the message.
     """
-    hits = sorted(hits, key=lambda h: h.start)  # the same objects: their roles are set
     starts = [h.start for h in hits]
     for m in _TRAILER_RE.finditer(text):
         key = m.group("key").lower()
@@ -321,13 +320,12 @@ def _apply_trailers(text: str, hits: list[_Hit], out_links: list[_Hit]) -> None:
                 out_links.append(_Hit(mm.group("mid").rstrip(".>"), vs, ve, role="mentioned",
                                       cue=m.group("key") + ":", form="link"))
             continue
-        for h in hits[bisect.bisect_left(starts, vs):bisect.bisect_left(starts, ve)]:
-            if vs <= h.start < ve:
-                if key == "fixes":
-                    h.role, h.cue, h.form = "culprit", "Fixes:", "fixes"
-                elif key == "base-commit":
-                    h.role, h.cue, h.form = "base", "base-commit:", "base"
-                h.extra["decided"] = True
+        for h in hits[bisect.bisect_left(starts, vs):bisect.bisect_left(starts, ve)]:  # vs <= h.start < ve
+            if key == "fixes":
+                h.role, h.cue, h.form = "culprit", "Fixes:", "fixes"
+            elif key == "base-commit":
+                h.role, h.cue, h.form = "base", "base-commit:", "base"
+            h.extra["decided"] = True
 
 
 def _apply_regzbot(text: str, hits: list[_Hit]) -> None:

@@ -66,6 +66,14 @@ def _kinds(text):
     ("Performance drop: 20 % on randwrite after the patch.", [("regression", 20.0, "randwrite")]),
     ("Improvement: 12 percent on randread with the series applied.", [("improvement", 12.0, "randread")]),
     ("IOPS dropped by 25% reproducibly on every boot.", [("regression", 25.0, "iops")]),
+    # second review: a field is "cue: <count>" that ends there (or a ratio), and "dropped this
+    # time by 15%" / "drops it by 20%" / "dropped that much" are falls, not the verb with an object
+    ("Performance drop: 300 MB/s (25%) on randread.", [("regression", 25.0, "bw")]),
+    ("IOPS drop: 12 (20%)", [("regression", 20.0, "iops")]),
+    ("Throughput regression:\n2 jobs lose 15% each.", [("regression", 15.0, "bw")]),
+    ("Throughput dropped this time by 15%.", [("regression", 15.0, "bw")]),
+    ("Bandwidth dropped that much, about 20%.", [("regression", 20.0, "bw")]),
+    ("The patch drops it by 20%.", [("regression", 20.0, None)]),
 ])
 def test_claim_examples(text, expected):
     assert _kinds(text) == expected
