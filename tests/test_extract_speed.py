@@ -502,7 +502,8 @@ def test_cue_lines_are_the_lines_holding_the_cue():
 
 
 def test_normal_output_literals_are_in_every_match():
-    # a pattern of fio's normal output is tried only on a line holding its literal: over the logical
+    # a pattern of fio's normal output is tried only on a line holding its literal (the code reads them from
+    # NORMAL_LITERALS through _holds): over the logical
     # lines of real mail and the fio fixtures, every line a pattern matches holds its literal
     from lkmlkb.extract import fio_output
 

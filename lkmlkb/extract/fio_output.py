@@ -345,6 +345,12 @@ NORMAL_LITERALS = [
     (_PCT_HEADER, "percentiles"), (_BW_SAMPLES, "per="), (_IOPS_SAMPLES, "min="), (_CPU, "usr="),
     (_GROUP_HEADER, "Run status group "), (_GROUP_LINE, ("bw=", "aggrb=")), (_DISK_HEADER, "Disk stats"), (_PROGRESS, "Jobs:"),
 ]
+_LITERALS = {rx: (lit,) if isinstance(lit, str) else lit for rx, lit in NORMAL_LITERALS}
+
+
+def _holds(rx: re.Pattern, text: str) -> bool:
+    """Whether ``text`` holds ``rx``'s literal (NORMAL_LITERALS): else ``rx`` cannot match it."""
+    return any(w in text for w in _LITERALS[rx])
 
 
 def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: str) -> list[Result]:
@@ -361,20 +367,20 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
         return ev
 
     out: list[Result] = []
-    m = _JOB_HEADER.match(text) if "(g=" in text else None
+    m = _JOB_HEADER.match(text) if _holds(_JOB_HEADER, text) else None
     if m:
         st.rw_by_job[m["name"]] = m["rw"]
         st.rw_by_group.setdefault(m["g"], set()).add(m["rw"])
         st.section = None
         return out
-    m = _JOB_RESULT.match(text) if "(groupid=" in text else None
+    m = _JOB_RESULT.match(text) if _holds(_JOB_RESULT, text) else None
     if m:
         st.job_rw = st.rw_by_job.get(m["name"])
         if st.job_rw is None and len(st.rw_by_group.get(m["g"], ())) == 1:
             st.job_rw = next(iter(st.rw_by_group[m["g"]]))
         st.section = None
         return out
-    m = _DIR_LINE.match(text) if "IOPS=" in text or "io=" in text else None
+    m = _DIR_LINE.match(text) if _holds(_DIR_LINE, text) else None
     if m:
         st.direction = _refine(m["dir"], st.job_rw)
         bw, bwu, iops = (m["bw"], m["bwu"], m["iops"]) if m["bw"] else (m["bw2"], m["bwu2"], m["iops2"])
@@ -384,11 +390,11 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
             out.append(_result("iops", count, "IOPS", _ev(), st.direction))
         st.section = None
         return out
-    m = _LAT_STATS.match(text) if "min=" in text else None
+    m = _LAT_STATS.match(text) if _holds(_LAT_STATS, text) else None
     if m:
         out.append(_result(m["kind"], float(m["avg"]), m["unit"], _ev(), st.direction, float(m["stdev"])))
         return out
-    m = _PCT_HEADER.match(text) if "percentiles" in text else None
+    m = _PCT_HEADER.match(text) if _holds(_PCT_HEADER, text) else None
     if m:
         st.section, st.pct = "pct", (m["kind"], m["unit"])
         return out
@@ -397,32 +403,32 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
             pct = pm["p"].rstrip("0").rstrip(".")
             out.append(_result("%s_p%s" % (st.pct[0], pct), float(pm["v"]), st.pct[1], _ev(), st.direction))
         return out
-    m = _BW_SAMPLES.match(text) if "per=" in text else None
+    m = _BW_SAMPLES.match(text) if _holds(_BW_SAMPLES, text) else None
     if m:
         out.append(_result("bw_mean", float(m["avg"]), m["unit"] + "/s", _ev(), st.direction, float(m["stdev"])))
         return out
-    m = _IOPS_SAMPLES.match(text) if "min=" in text else None
+    m = _IOPS_SAMPLES.match(text) if _holds(_IOPS_SAMPLES, text) else None
     if m:
         out.append(_result("iops_mean", float(m["avg"]), "IOPS", _ev(), st.direction, float(m["stdev"])))
         return out
-    m = _CPU.match(text) if "usr=" in text else None
+    m = _CPU.match(text) if _holds(_CPU, text) else None
     if m:
         out.append(_result("cpu_usr", float(m["usr"]), "%", _ev(), st.direction))
         out.append(_result("cpu_sys", float(m["sys"]), "%", _ev(), st.direction))
         return out
-    m = _GROUP_HEADER.match(text) if "Run status group " in text else None
+    m = _GROUP_HEADER.match(text) if _holds(_GROUP_HEADER, text) else None
     if m:
         rws = st.rw_by_group.get(m["g"], set())
         st.group_rw = next(iter(rws)) if len(rws) == 1 else None
         st.section = "group"
         return out
-    if ("bw=" in text or "aggrb=" in text) and _GROUP_LINE.search(text):
+    if _holds(_GROUP_LINE, text) and _GROUP_LINE.search(text):
         for gm in _GROUP_LINE.finditer(text):
             rw = st.group_rw if st.section == "group" else None
             bw, bwu = (gm["bw"], gm["bwu"]) if gm["bw"] else (gm["bw2"], gm["bwu2"])
             out.append(_result("bw", float(bw), bwu, _ev(), _refine(gm["dir"].lower(), rw)))
         return out
-    if "Disk stats" in text and _DISK_HEADER.match(text):
+    if _holds(_DISK_HEADER, text) and _DISK_HEADER.match(text):
         st.section = "disk"
         return out
     if st.section == "disk":
@@ -434,7 +440,7 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
             return out
         if text.strip():
             st.section = None
-    if "Jobs:" in text and _PROGRESS.match(text):
+    if _holds(_PROGRESS, text) and _PROGRESS.match(text):
         for pm in _PROGRESS_ITEM.finditer(text):
             d = {"r": "read", "w": "write", "t": "trim"}[pm["d"]]
             if pm["c"]:
