@@ -591,8 +591,11 @@ class Store:
             out.update(self.conn.execute(q, chunk).fetchall())
         return out
 
-    def write_batch(self, items: list[tuple[Message, list[Segment], str]]) -> list[Message]:
-        """Store a batch of (message, segments, new_text) in one transaction.
+    def write_batch(self, items: list[tuple]) -> list[Message]:
+        """Store a batch of (message, segments, new_text[, content_hash]) in one transaction.
+
+        The content hash, when given, is :func:`content_hash` of the message
+        (the ingest's workers compute it beside parsing).
 
         Returns the messages that were new.  A Message-ID seen before is a
         second delivery: its lists are merged and, if its bytes differ, the
@@ -611,13 +614,13 @@ class Store:
         stamp = now()
         c.execute("BEGIN IMMEDIATE")
         try:
-            known = self.known([m.message_id for m, _, _ in items])
-            self.backend.prefetch(i for m, _, _ in items if m.message_id not in known
+            known = self.known([m.message_id for m, *_ in items])
+            self.backend.prefetch(i for m, *_ in items if m.message_id not in known
                                   for i in (*references_of(m), m.message_id))
             seen_here: set[str] = set()
             pending: list[tuple[Message, list[Segment], str, str]] = []
-            for msg, segs, text in items:
-                h = content_hash(msg)
+            for msg, segs, text, *given in items:
+                h = given[0] if given and given[0] else content_hash(msg)
                 if msg.message_id in known or msg.message_id in seen_here:
                     # a second delivery: its first must be stored before its lists and copy
                     self._write_new(pending, stamp)

@@ -14,6 +14,7 @@ headers, signatures, patches and list footers, with 0-based line spans.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import re
@@ -48,6 +49,7 @@ def is_reply_subject(subject: str) -> bool:
     return bool(REPLY_PREFIX.match(subject or ""))
 
 
+@functools.lru_cache(maxsize=4096)  # a thread's replies and every refresh of it ask again
 def normalize_subject(subject: str) -> str:
     """The topic of a subject: reply prefixes, list tags and patch brackets removed."""
     s = (subject or "").strip()

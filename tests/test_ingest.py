@@ -8,6 +8,7 @@ linux-block, 2024 Q1; see its README.md).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import sqlite3
@@ -108,6 +109,19 @@ def test_parallel_path_equals_serial_path(serial, parallel):
         assert a[table] == b[table], table
 
 
+def test_each_delivery_is_keyed_by_the_hash_of_its_stored_bytes(serial, parallel):
+    """The workers hash each message beside parsing it; the key must still be SHA-256 of
+    exactly the bytes stored (what a re-run and ``delivery_key`` compare against)."""
+    for db in (serial[0], parallel[0]):
+        con = sqlite3.connect(db)
+        rows = con.execute("SELECT m.content_hash, r.raw, c.content_hash FROM messages m "
+                           "JOIN raw_messages r USING (message_id) "
+                           "JOIN message_copies c ON c.message_id = m.message_id AND c.locator = 'first'").fetchall()
+        con.close()
+        assert len(rows) == 3938
+        assert all(h == hashlib.sha256(raw).hexdigest() == first for h, raw, first in rows)
+
+
 def _integrity(db: Path) -> str:
     con = sqlite3.connect(db)
     try:
@@ -170,3 +184,30 @@ def _messages_so_far(db: Path) -> int:
 
 def serial_count(db: Path, table: str) -> int:
     return sqlite3.connect(db).execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def test_an_ingest_collects_garbage_rarely_and_gives_the_callers_thresholds_back(tmp_path):
+    """While an ingest runs (in this process and the workers it forks) the cyclic collector
+    waits for 50,000 new objects, not 700; the caller's setting comes back after it,
+    also when the ingest fails."""
+    import gc
+
+    from lkmlkb.ingest import BULK_GC_THRESHOLDS
+
+    corpus = ROOT / "corpus"
+    before = gc.get_threshold()
+    seen = []
+    try:
+        gc.set_threshold(700, 10, 10)
+        ingest([str(corpus)], str(tmp_path / "a.db"), on_batch=lambda store, batch: seen.append(gc.get_threshold()))
+        assert seen and set(seen) == {BULK_GC_THRESHOLDS} and BULK_GC_THRESHOLDS[0] >= 10_000
+        assert gc.get_threshold() == (700, 10, 10)
+
+        def fail(store, batch):
+            raise RuntimeError("on_batch failed")
+
+        with pytest.raises(RuntimeError, match="on_batch failed"):
+            ingest([str(corpus)], str(tmp_path / "b.db"), on_batch=fail)
+        assert gc.get_threshold() == (700, 10, 10)
+    finally:
+        gc.set_threshold(*before)
