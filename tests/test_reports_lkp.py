@@ -39,3 +39,32 @@ def test_robot_parameters_become_a_job():
     (job,) = [j for j in robot_report().fio_jobs if j.form == "lkp-params"]
     assert {k: job.options[k] for k in ("rw", "bs", "ioengine", "runtime")} == {
         "rw": "randread", "bs": "2M", "ioengine": "libaio", "runtime": "300s"}
+
+
+def test_a_robot_improvement_stays_one_when_replies_speak_of_a_drop():
+    """linux-xfs, "[xfs] 016a23388c: stress-ng.xattr.ops_per_sec 58.4% improvement" (July 2022,
+    excerpts; the robot's own mail is not in the list's archive, so a reply is the root): the
+    replies explain the gain and say when it would go away ("the performance will drop to the
+    same level as ...", "... and report it as regression").  The subject states the change with
+    its figure; the report is an improvement, not a regression."""
+    subject = "Re: [xfs]  016a23388c:  stress-ng.xattr.ops_per_sec 58.4% improvement"
+    root = Message("20220721220142.GW3861211@dread.disaster.area", subject=subject,
+                   date_utc="2022-07-21T22:01:42+00:00", body=(
+                       "On Thu, Jul 21, 2022 at 10:30:21AM +0800, kernel test robot wrote:\n"
+                       "> FYI, we noticed a 58.4% improvement of stress-ng.xattr.ops_per_sec due to commit:\n"
+                       ">\n> commit: 016a23388cdcb2740deb1379dc408f21c84efb11 (\"xfs: Add order IDs to log items in CIL\")\n"
+                       "\nThat's a cacheline miss avoided by luck.\n"))
+    reply = Message("9d4e37e2-417e-7a2f-a187-5c7b680c6777@intel.com", subject="Re: [LKP] " + subject,
+                    in_reply_to=root.message_id, references=[root.message_id], date_utc="2022-08-02T00:00:00+00:00",
+                    body=("With this change, the performance will drop to the same level as commit df7a4a2134b0a\n"
+                          " (\"xfs: convert CIL busy extents to per-cpu\"):\n"))
+    last = Message("8b9a5712-fbb1-afdf-6c5b-fa261832665f@intel.com", subject="Re: [LKP] " + subject,
+                   in_reply_to=reply.message_id, references=[root.message_id, reply.message_id],
+                   date_utc="2022-08-03T00:00:00+00:00",
+                   body=("Agree. We did see some strange performance boost which can't be connected\n"
+                         "to the code change. And worried later unrelated change reduce the\n"
+                         "mysterious performance gain (and report it as regression).\n"))
+    ((tid, (msgs, findings)),) = extract_messages([root, reply, last]).items()
+    assert any(c.kind == "regression" for f in findings for c in f.claims)  # what made it one before
+    r = build_report(tid, msgs, findings)
+    assert (r.kind, r.is_regression_report) == ("improvement", False)

@@ -65,6 +65,14 @@ _C_DECLARATION = re.compile(
     [\s*]+\w+(?:\[[^\]\n]{0,20}\])?\s*(?:=[^;\n]{0,80})?;\s*$""",
     re.VERBOSE,
 )
+#: "regression" naming a kind of testing or the work on regressions ("xfstests is a regression
+#: test suite", "an fstests regression run", regzbot's "regression tracking bot", "the regressions
+#: list"), or a bug tracker's yes/no field ("Regression: No"): no change is claimed
+_REGRESSION_NOUNS = frozenset(("regression", "regressions"))
+_NAMES_TESTING = re.compile(
+    r"""(?:[ \t]{1,2}|-)(?:test(?:s|ing|ed)?|suites?|runs?|tracking|tracker|bots?|(?:mailing[ \t]{1,2})?list)\b
+      | [ \t]{0,3}:[ \t]{0,3}(?:no|yes)\b""",
+    re.IGNORECASE | re.VERBOSE)
 #: metric words near a cue, to the metric name stored
 _METRIC_RE = re.compile(
     r"""
@@ -190,6 +198,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         line_text = nlp.line_text(text, line)
         if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(line_text):
             continue  # a field of a tool's output ("drop: 0/0") or a line of code ("uint32_t dropped;")
+        if word in _REGRESSION_NOUNS and _NAMES_TESTING.match(text, c.end):
+            continue  # "a regression test suite": the name of the testing
         if word in _DROP_WORDS and _OBJECT_AFTER_DROP.match(text, c.end) \
                 and not _METRIC_RE.search(text, c.end, c.end + DROP_OBJECT_REACH) \
                 and not _FALL_MEASURED.search(text, c.end, c.end + DROP_OBJECT_REACH):

@@ -397,9 +397,22 @@ def _parse_pipe_block(lines: list[Line], a: int, b: int, tool: str | None) -> li
     return out
 
 
+#: a row of the kernel test robot's functional table (boot results and oopses per commit)
+_LKP_FUNCTIONAL_ROW = re.compile(r"^\s{0,8}\|\s{0,8}boot_(?:successes|failures)\s{0,60}\|")
+
+
+def _is_lkp_functional(lines: list[Line], a: int, b: int) -> bool:
+    """Whether lines ``a..b`` are the kernel test robot's table of boot results and crashes per
+    commit ("| boot_failures | 0 | 9 |"): counts of failures, no performance figure."""
+    return any(_LKP_FUNCTIONAL_ROW.match(lines[j].text) for j in range(a, min(b + 1, a + 8)))
+
+
 def find_pipe_tables(lines: list[Line]) -> list[Result]:
-    """Results from ``|``-separated tables (corpus/001 IOPS tables, corpus/002 tiobench)."""
-    blocks = [(a, b) for a, b in _pipe_blocks(lines) if b - a <= 2000]
+    """Results from ``|``-separated tables (corpus/001 IOPS tables, corpus/002 tiobench).
+
+    The kernel test robot's functional table (``boot_successes``, ``boot_failures``,
+    the oopses each commit showed) is not read."""
+    blocks = [(a, b) for a, b in _pipe_blocks(lines) if b - a <= 2000 and not _is_lkp_functional(lines, a, b)]
     if not blocks:
         return []
     tool = _text_tool(lines)  # only a text with a table needs it

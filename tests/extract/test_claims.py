@@ -74,6 +74,9 @@ def _kinds(text):
     ("Throughput dropped this time by 15%.", [("regression", 15.0, "bw")]),
     ("Bandwidth dropped that much, about 20%.", [("regression", 20.0, "bw")]),
     ("The patch drops it by 20%.", [("regression", 20.0, None)]),
+    # a regression that a test found is one; only the name of the testing is not
+    ("The regression test caught a 12% regression in randread.", [("regression", 12.0, "randread")]),
+    ("xfstests found regressions: 8% slower writes.", [("regression", 8.0, "write")]),
 ])
 def test_claim_examples(text, expected):
     assert _kinds(text) == expected
@@ -97,6 +100,18 @@ def test_claim_examples(text, expected):
     "patch, we suggest to use '--base' as documented in\nhttps://git-scm.com/docs/git-format-patch] 10%",
     " * Switch the contexts so we can drop the context lock and move out 5% of it",
     "Please drop this patch, it is 20% of the series.",
+    # "regression" naming a kind of testing, not a change: the kernel test robot's functional
+    # reports (linux-xfs <Ys0gqOUcLr+2dle5@xsang-OptiPlex-9020>, "[xfs] 47a6df7cd3:
+    # Assertion_failed") describe xfstests so; regzbot's footer names its tracking
+    "test-description: xfstests is a regression test suite for xfs and other filesystems. 11.2 MB/s 6%",
+    "We ran the regression tests and the regression-test suite; 5% of them are new.",
+    "I'm adding it to regzbot, the Linux kernel regression tracking bot; 10% of reports",
+    # the regressions mailing list (linux-xfs, "temporary hung tasks on XFS since updating to
+    # 6.6.92"), an fstests run, kernel bugzilla's "Regression:" field (linux-xfs, "[Bug 208827]")
+    "In case that anyone considers that I've escalated this to the regressions list to early: 5%",
+    "Cc'ing the regressions mailing list. 5% of the runs hang.",
+    "Found by an fstests regression run on v6.8; it took 20% of the night.",
+    "           Summary: io_uring write data crc32c verify failed\n        Regression: No\n 10%",
 ])
 def test_not_claims(text):
     assert find_claims(text) == []

@@ -112,3 +112,23 @@ def test_pathological_input_is_fast(text):
     res = find_tables(text)
     assert time.perf_counter() - t0 < 10.0  # a hang guard (catastrophic backtracking), not a speed test: speed is in benchmarks/
     assert isinstance(res, list)
+
+
+def test_lkp_functional_table_holds_no_results():
+    """The kernel test robot's table of boot results and oopses per commit (a functional
+    report, linux-xfs <202510201610.40b1a654-lkp@intel.com>, "kernel_BUG_at_fs/open.c") counts
+    crashes, not performance: no result from it; a table of figures beside it still reads."""
+    functional = (
+        "+------------------------------------------+------------+------------+\n"
+        "|                                          | 04e655aedc | dc62b71eff |\n"
+        "+------------------------------------------+------------+------------+\n"
+        "| boot_successes                           | 9          | 0          |\n"
+        "| boot_failures                            | 0          | 9          |\n"
+        "| kernel_BUG_at_fs/open.c                  | 0          | 9          |\n"
+        "| Oops:invalid_opcode:#[##]                | 0          | 9          |\n"
+        "+------------------------------------------+------------+------------+\n"
+    )
+    assert find_tables(functional) == []
+    figures = "| kernel | IOPS |\n|--------|------|\n| v6.7   | 1200 |\n| v6.8   | 900  |\n"
+    res = find_tables(functional + "\n\n" + figures)
+    assert sorted(r.value for r in res) == [900, 1200] and {r.metric for r in res} == {"iops"}
