@@ -397,14 +397,29 @@ def _parse_pipe_block(lines: list[Line], a: int, b: int, tool: str | None) -> li
     return out
 
 
-#: a row of the kernel test robot's functional table (boot results and oopses per commit)
-_LKP_FUNCTIONAL_ROW = re.compile(r"^\s{0,8}\|\s{0,8}boot_(?:successes|failures)\s{0,60}\|")
+#: the first row of the kernel test robot's functional table: boot results or the first crash
+#: signature it counts per commit ("| boot_failures |", "| BUG:KASAN:slab-out-of-bounds_in_x |")
+_LKP_FUNCTIONAL_ROW = re.compile(
+    r"""^\s{0,8}\|\s{0,8}
+        (?:boot_(?:successes|failures)|BUG[:_]|WARNING[:_]|kernel_BUG|Oops[:_]|RIP:|Kernel_panic
+          |general_protection|KASAN[:_]|UBSAN[:_]|INFO:|EIP:|calltrace)""",
+    re.VERBOSE)
 
 
 def _is_lkp_functional(lines: list[Line], a: int, b: int) -> bool:
     """Whether lines ``a..b`` are the kernel test robot's table of boot results and crashes per
-    commit ("| boot_failures | 0 | 9 |"): counts of failures, no performance figure."""
-    return any(_LKP_FUNCTIONAL_ROW.match(lines[j].text) for j in range(a, min(b + 1, a + 8)))
+    commit ("| boot_failures | 0 | 9 |"): counts of failures, no performance figure.  Its first
+    labelled row decides (a header row has no label)."""
+    for j in range(a, min(b + 1, a + 8)):
+        t = lines[j].text
+        m = _FIRST_CELL.match(t)
+        if m:
+            return bool(_LKP_FUNCTIONAL_ROW.match(t))
+    return False
+
+
+#: a table row's first cell, when it holds a label
+_FIRST_CELL = re.compile(r"^\s{0,8}\|\s{0,8}[^|\s]")
 
 
 def find_pipe_tables(lines: list[Line]) -> list[Result]:

@@ -129,6 +129,16 @@ def test_lkp_functional_table_holds_no_results():
         "+------------------------------------------+------------+------------+\n"
     )
     assert find_tables(functional) == []
+    # io-uring <202409161632.cbeeca0d-lkp@intel.com>: a table of KASAN reports alone
+    kasan = (
+        "+-------------------------------------------------------+------------+------------+\n"
+        "|                                                       | 0e0bcf07ec | f011c9cf04 |\n"
+        "+-------------------------------------------------------+------------+------------+\n"
+        "| BUG:KASAN:slab-use-after-free_in_io_sq_offload_create | 0          | 3          |\n"
+        "| BUG:KASAN:slab-out-of-bounds_in_io_sq_offload_create  | 0          | 2          |\n"
+        "+-------------------------------------------------------+------------+------------+\n"
+    )
+    assert find_tables(kasan) == []
     figures = "| kernel | IOPS |\n|--------|------|\n| v6.7   | 1200 |\n| v6.8   | 900  |\n"
     res = find_tables(functional + "\n\n" + figures)
     assert sorted(r.value for r in res) == [900, 1200] and {r.metric for r in res} == {"iops"}
