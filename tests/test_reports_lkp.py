@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lkmlkb.model import Message
+from lkmlkb.extract.claims import find_claims
+from lkmlkb.model import Findings, Message
 from lkmlkb.pipeline import extract_messages
 from lkmlkb.reports import build_report
 
@@ -68,3 +69,30 @@ def test_a_robot_improvement_stays_one_when_replies_speak_of_a_drop():
     assert any(c.kind == "regression" for f in findings for c in f.claims)  # what made it one before
     r = build_report(tid, msgs, findings)
     assert (r.kind, r.is_regression_report) == ("improvement", False)
+
+
+def test_a_bug_report_that_could_be_improved_is_no_improvement():
+    """linux-xfs, "[Bug 208805] New: XFS: iozone possible memory allocation deadlock" (Brian
+    Foster's reply <20200826151958.GB355692@bfoster>, an excerpt): "improved" with nothing
+    measured is no report of an improvement, as "regression" with nothing measured is none of
+    a regression."""
+    root = Message("bug-208805-201763@https.bugzilla.kernel.org/",
+                   subject="[Bug 208805] New: XFS: iozone possible memory allocation deadlock",
+                   date_utc="2020-08-06T00:00:00+00:00",
+                   body="On a 4.19 kernel iozone hangs with\nXFS: iozone(19765) possible memory allocation deadlock\n")
+    reply = Message("20200826151958.GB355692@bfoster", subject="Re: [Bug 208805] New: XFS: iozone possible "
+                    "memory allocation deadlock", in_reply_to=root.message_id, references=[root.message_id],
+                    date_utc="2020-08-26T15:19:58+00:00", body=(
+                        "Then perhaps we can analyze\nthe cause and determine whether it's something that "
+                        "can be addressed or\nimproved, or if you just need more memory. ;)\n"))
+    def report():
+        findings = [Findings(m.message_id) for m in (root, reply)]
+        findings[1].claims = find_claims(reply.body)
+        return findings, build_report(root.message_id, [root, reply], findings)
+
+    findings, r = report()
+    assert [c.kind for c in findings[1].claims] == ["improvement"]
+    assert (r.kind, r.is_regression_report) == (None, False)
+    # with a figure it is one
+    reply.body += "With the patch iozone runs 12% faster.\n"
+    assert report()[1].kind == "improvement"

@@ -223,7 +223,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
                 and (metric in _LESS_IS_BETTER or ("." in metric and _LESS_IS_BETTER_LKP.search(metric))):
             # "latency dropped by 30%", "sys time is 40% higher": the good direction is down
             kind = "improvement" if word in _WENT_DOWN else "regression"
-        out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=c.text,
+        out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=" ".join(c.text.split()),
                          evidence=Evidence(line_start=line, line_end=line, text=line_text[:500] or c.text)))
     return out
 

@@ -77,6 +77,12 @@ def _kinds(text):
     # a regression that a test found is one; only the name of the testing is not
     ("The regression test caught a 12% regression in randread.", [("regression", 12.0, "randread")]),
     ("xfstests found regressions: 8% slower writes.", [("regression", 8.0, "write")]),
+    # "N% more IOPS" (corpus/104, Bart Van Assche's fairness patch; quoted-printable wrapped it)
+    ("On my test setup (x86 VM with 72 CPU cores) this patch results in 2.9% more\nIOPS.",
+     [("improvement", 2.9, "iops")]),
+    ("We measured about 10% less throughput with the series.", [("regression", 10.0, "bw")]),
+    ("It gives 7% higher bandwidth on nvme.", [("improvement", 7.0, "bw")]),
+    ("We need more IOPS from this device, 30% of the time it idles.", []),
 ])
 def test_claim_examples(text, expected):
     assert _kinds(text) == expected
