@@ -83,6 +83,8 @@ _METRIC_RE = re.compile(
     | (?P<lat>\blatenc(?:y|ies)\b|\bclat\b|\blat\b)
     | (?P<cpu>\bCPU\s(?:util\w{0,8}|usage|time)\b|\bsys\stime\b)
     | (?P<time>\b(?:elapsed|wall|completion|response|wait(?:ing)?|boot)[\s\-]?time\b|\btime\s(?:spent|taken)\b
+      |\btime\sto\s(?:process|complete|finish|boot|mount|run|build|compile|sync|fsync|flush|create|delete
+                      |unlink|copy|start|open|allocate|recover)\b
       |\boverhead\b)      # not "runtime": fio's --runtime is the test's length, not what it measured
     | (?P<randread>\brandom[\s\-]reads?\b|\brandread\b)
     | (?P<randwrite>\brandom[\s\-]writes?\b|\brandwrite\b)

@@ -83,6 +83,10 @@ def _kinds(text):
     ("We measured about 10% less throughput with the series.", [("regression", 10.0, "bw")]),
     ("It gives 7% higher bandwidth on nvme.", [("improvement", 7.0, "bw")]),
     ("We need more IOPS from this device, 30% of the time it idles.", []),
+    # the time to do a job is a time spent (linux-xfs, "[PATCH] sched, fair: Allow a per-cpu
+    # kthread waking a task to stack on the same CPU", Mel Gorman's numbers)
+    ("Patch shows a 9.23% and 48.53% reduction in the time to process a load", [("improvement", 48.53, "time")]),
+    ("The time to mount went up, 30% higher than on 6.1.", [("regression", 30.0, "time")]),
 ])
 def test_claim_examples(text, expected):
     assert _kinds(text) == expected
