@@ -623,14 +623,76 @@ def build_search_db(mbox: str, db_path: str, limit: int | None, workers: int) ->
 
 # ---------------------------------------------------------------- driver
 
+#: messages of the input the speed probe parses (the stdlib baseline's own work), best of PROBE_PASSES
+PROBE_MESSAGES = 1000
+PROBE_PASSES = 2
+
+
+class SpeedProbe:
+    """How fast this machine is right now, as the CPU seconds the stdlib baseline's parsing of the
+    input's first PROBE_MESSAGES takes (best of PROBE_PASSES).
+
+    Measured before and after every run: on this shared machine the same
+    stdlib run of the whole epoch took 195 CPU-s at 16:55 and 269 CPU-s at
+    17:36, so a ratio of two runs minutes apart says as much about the machine
+    as about the code.  ``ratios`` also gives each run's rate scaled by its
+    probe (what it would be at the stdlib run's speed).
+    """
+
+    def __init__(self, mbox: str, n: int = PROBE_MESSAGES):
+        import mailbox
+
+        box = mailbox.mbox(mbox, create=False)
+        self.raws = []
+        for key in box.iterkeys():
+            if len(self.raws) >= n:
+                break
+            self.raws.append(box.get_bytes(key))
+
+    def __call__(self) -> float:
+        from email import policy
+        from email.parser import BytesParser
+
+        parser = BytesParser(policy=policy.default)
+        best = None
+        for _ in range(PROBE_PASSES):
+            c0 = time.process_time()
+            for raw in self.raws:
+                try:
+                    m = parser.parsebytes(raw)
+                    part = m.get_body(preferencelist=("plain",))
+                    if part is not None:
+                        part.get_content()
+                except Exception:
+                    pass
+            t = time.process_time() - c0
+            best = t if best is None else min(best, t)
+        return round(best, 3)
+
+
+#: set by main once the input is ready: every child run is then probed before and after
+_PROBE: SpeedProbe | None = None
+
+
 def child(name: str, kwargs: dict) -> dict:
-    """Run one named run in a fresh interpreter; its JSON result is the last stdout line."""
+    """Run one named run in a fresh interpreter; its JSON result is the last stdout line.
+    With a speed probe, its CPU seconds before and after the run are in ``probe_cpu_s``."""
+    before = _PROBE() if _PROBE is not None else None
     cmd = [sys.executable, str(Path(__file__).resolve()), "--_child", name, "--_kwargs", json.dumps(kwargs)]
     p = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=str(ROOT))
     if p.returncode != 0:
         tail = [ln for ln in p.stderr.strip().splitlines() if ln.strip()]
         return {"status": "failed: " + (tail[-1][:300] if tail else f"exit {p.returncode}")}
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    res = json.loads(p.stdout.strip().splitlines()[-1])
+    if before is not None:
+        res["probe_cpu_s"] = [before, _PROBE()]
+    return res
+
+
+def _probe_speed(v: dict) -> float | None:
+    """The mean probe CPU seconds around a run (larger: the machine was slower)."""
+    pr = v.get("probe_cpu_s")
+    return sum(pr) / len(pr) if pr and all(pr) else None
 
 
 def ratios(results: dict) -> dict:
@@ -655,12 +717,18 @@ def ratios(results: dict) -> dict:
         out[k] = {"msg_per_s": v["msg_per_s"],
                   "of_floor": round(v["msg_per_s"] / floor, 3) if floor else None,
                   "x_stdlib": round(v["msg_per_s"] / base, 2) if base else None}
+        # scaled by the speed probes around each run: the ratio at one machine speed
+        here, there = _probe_speed(v), _probe_speed(results.get("stdlib") or {})
+        if base and here and there:
+            out[k]["x_stdlib_probed"] = round(v["msg_per_s"] * here / (base * there), 2)
         # per CPU-second (stages are CPU-timed already): ratios that hold on a shared machine
         cpu_rate = v.get("msg_per_cpu_s") or (v["msg_per_s"] if k.startswith("stage") else None)
         if cpu_rate:
             out[k]["msg_per_cpu_s"] = cpu_rate
             out[k]["of_floor_cpu"] = round(cpu_rate / floor_cpu, 3) if floor_cpu else None
             out[k]["x_stdlib_cpu"] = round(cpu_rate / base_cpu, 2) if base_cpu else None
+            if base_cpu and here and there:
+                out[k]["x_stdlib_cpu_probed"] = round(cpu_rate * here / (base_cpu * there), 2)
     return out
 
 
@@ -672,6 +740,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--runs", default=DEFAULT_RUNS)
     ap.add_argument("--no-extract", action="store_true", help="ingest without the extraction hook")
+    ap.add_argument("--no-probe", action="store_true",
+                    help="no speed probe before and after each run (see SpeedProbe)")
     ap.add_argument("--keep", default=None, help="keep the work directory (databases) here")
     ap.add_argument("--search-db", default=None)
     ap.add_argument("--build-search-db", default=None, metavar="DB",
@@ -716,6 +786,8 @@ def main(argv: list[str] | None = None) -> int:
     n, nbytes = materialize(src, a.limit, mbox)
     log.info("input: %d messages, %.1f MB (prepared in %.1fs, not counted)", n, nbytes / 1e6, time.perf_counter() - t0)
     results.update({"messages": n, "mbox_mb": round(nbytes / 1e6, 1)})
+    global _PROBE
+    _PROBE = None if a.no_probe else SpeedProbe(str(mbox))
     common = {"mbox": str(mbox), "workdir": workdir}
     for r in runs:
         if r == "search":

@@ -93,6 +93,11 @@ def test_harness_reports_numbers_for_every_stage(tmp_path):
     assert pf["corpus_threads"] == len(list((ROOT / "corpus").glob("*.txt")))
     assert pf["corpus_dropped_with_results"] == 0
     assert "floor" in res["ratios"] and "stdlib" in res["ratios"]
+    # every run is probed before and after; the stdlib run against itself is 1 at any speed
+    assert all(len(res[run]["probe_cpu_s"]) == 2 and min(res[run]["probe_cpu_s"]) > 0
+               for run in ("floor", "stdlib", "ingest", "ingest_par"))
+    assert res["ratios"]["stdlib"]["x_stdlib_probed"] == 1.0
+    assert res["ratios"]["ingest"]["x_stdlib_probed"] > 0
 
 
 def test_search_run_times_lkmlkbs_canned_query_and_the_table_search(tmp_path):
