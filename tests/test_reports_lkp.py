@@ -96,3 +96,26 @@ def test_a_bug_report_that_could_be_improved_is_no_improvement():
     # with a figure it is one
     reply.body += "With the patch iozone runs 12% faster.\n"
     assert report()[1].kind == "improvement"
+
+
+def test_a_patch_fixing_a_commit_is_no_regression_report_for_the_numbers_it_shows():
+    """linux-block, "[PATCH -next v2 0/2] bugfix for blk-throttle" (an excerpt): a patch whose
+    Fixes: tag names the commit it repairs, with dd's output as its test.  A Fixes: tag in a
+    patch is no bisection of a measured regression; with a regression claim it is one."""
+    body = ("Fix a bug that bios throttled by iops limit are charged twice.\n\n"
+            "Test: dd if=/dev/zero of=/dev/sda bs=10k count=1 oflag=direct\n"
+            "10240 bytes (10 kB, 10 KiB) copied, 10.0038 s, 1.0 kB/s\n\n"
+            "Fixes: 9f5ede3c01f9 (\"block: throttle split bio in case of iops limit\")\n"
+            "Signed-off-by: Yu Kuai <yukuai3@huawei.com>\n")
+    root = Message("20220528064330.3471000-1-yukuai3@huawei.com", subject="[PATCH -next v2 0/2] bugfix for blk-throttle",
+                   date_utc="2022-05-28T06:43:30+00:00", body=body)
+
+    def report(msg):
+        ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+        return findings, build_report(tid, msgs, findings)
+
+    findings, r = report(root)
+    assert any(c.role == "culprit" for c in r.commits) and r.results  # what made it one before
+    assert (r.is_regression_report, r.kind) == (False, None)
+    root.body = body.replace("Fix a bug", "It fixes a 30% regression: fix a bug")
+    assert report(root)[1].is_regression_report

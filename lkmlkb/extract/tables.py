@@ -406,12 +406,22 @@ _LKP_FUNCTIONAL_ROW = re.compile(
     re.VERBOSE)
 
 
-def _is_lkp_functional(lines: list[Line], a: int, b: int) -> bool:
+#: the kernel test robot's functional report says what it saw in quotes ('kernel test robot
+#: noticed "sysfs:cannot_create_duplicate_filename" on:'); its performance report names a change
+_LKP_FUNCTIONAL_NOTICE = re.compile(r'test robot noticed\s{1,3}"')
+#: a header row naming commits: "|   | 96ec4f2440 | 2951441c42 |"
+_COMMIT_HEADER = re.compile(r"^\s{0,8}\|\s{0,80}\|\s{0,8}[0-9a-f]{7,40}\s{0,8}\|")
+
+
+def _is_lkp_functional(lines: list[Line], a: int, b: int, noticed: bool) -> bool:
     """Whether lines ``a..b`` are the kernel test robot's table of boot results and crashes per
     commit ("| boot_failures | 0 | 9 |"): counts of failures, no performance figure.  Its first
-    labelled row decides (a header row has no label)."""
+    labelled row decides (a header row has no label), or, in a functional report
+    (``noticed``), a header naming commits."""
     for j in range(a, min(b + 1, a + 8)):
         t = lines[j].text
+        if noticed and _COMMIT_HEADER.match(t):
+            return True
         m = _FIRST_CELL.match(t)
         if m:
             return bool(_LKP_FUNCTIONAL_ROW.match(t))
@@ -427,7 +437,11 @@ def find_pipe_tables(lines: list[Line]) -> list[Result]:
 
     The kernel test robot's functional table (``boot_successes``, ``boot_failures``,
     the oopses each commit showed) is not read."""
-    blocks = [(a, b) for a, b in _pipe_blocks(lines) if b - a <= 2000 and not _is_lkp_functional(lines, a, b)]
+    blocks = _pipe_blocks(lines)
+    if not blocks:
+        return []
+    noticed = any(_LKP_FUNCTIONAL_NOTICE.search(lines[i].text) for i in filled_lines(lines)[:40])
+    blocks = [(a, b) for a, b in blocks if b - a <= 2000 and not _is_lkp_functional(lines, a, b, noticed)]
     if not blocks:
         return []
     tool = _text_tool(lines)  # only a text with a table needs it

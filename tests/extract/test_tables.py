@@ -139,6 +139,15 @@ def test_lkp_functional_table_holds_no_results():
         "+-------------------------------------------------------+------------+------------+\n"
     )
     assert find_tables(kasan) == []
+    # linux-block <202503041413.872983bd-lkp@intel.com>: any row, in a report of what the robot "noticed"
+    sysfs = ('kernel test robot noticed "sysfs:cannot_create_duplicate_filename" on:\n\n'
+             "+----------------------------------------+------------+------------+\n"
+             "|                                        | 96ec4f2440 | 2951441c42 |\n"
+             "+----------------------------------------+------------+------------+\n"
+             "| sysfs:cannot_create_duplicate_filename | 0          | 12         |\n"
+             "+----------------------------------------+------------+------------+\n")
+    assert find_tables(sysfs) == []
+    assert find_tables(sysfs.replace('noticed "sysfs:cannot_create_duplicate_filename" on', "ran")) != []
     figures = "| kernel | IOPS |\n|--------|------|\n| v6.7   | 1200 |\n| v6.8   | 900  |\n"
     res = find_tables(functional + "\n\n" + figures)
     assert sorted(r.value for r in res) == [900, 1200] and {r.metric for r in res} == {"iops"}
