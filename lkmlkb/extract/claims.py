@@ -81,7 +81,7 @@ _METRIC_RE = re.compile(
     | (?P<iops>\bIOPS\b|\biops\b|\bIOPs\b)
     | (?P<bw>\bbandwidth\b|\bbw\b|\bthroughput\b|\bMB/s\b|\bMiB/s\b)
     | (?P<lat>\blatenc(?:y|ies)\b|\bclat\b|\blat\b)
-    | (?P<cpu>\bCPU\s(?:util\w{0,8}|usage|time)\b|\bsys\stime\b)
+    | (?P<cpu>\bCPU\s(?:util\w{0,8}|usage|time|consumption)\b|\bsys\stime\b)
     | (?P<time>\b(?:elapsed|wall|completion|response|wait(?:ing)?|boot)[\s\-]?time\b|\btime\s(?:spent|taken)\b
       |\btime\sto\s(?:process|complete|finish|boot|mount|run|build|compile|sync|fsync|flush|create|delete
                       |unlink|copy|start|open|allocate|recover)\b
@@ -108,9 +108,12 @@ _FALL_MEASURED = re.compile(r"\bby[ \t]{1,3}[~-]?\d|\bmuch\b", re.IGNORECASE)
 _LESS_IS_BETTER = frozenset(("lat", "cpu", "time"))
 _LESS_IS_BETTER_LKP = re.compile(r"lat|time|overhead|elapsed|duration")
 #: cue words that say which way the quantity went, not whether that is good ("dropped", "higher")
-_WENT_DOWN = frozenset(("drop", "drops", "dropped", "decrease", "decreased", "reduction", "lower"))
+_WENT_DOWN = frozenset(("drop", "drops", "dropped", "decrease", "decreased", "decreases", "reduction", "lower",
+                        "reduce", "reduces", "reduced", "reducing"))
 _WENT_UP = frozenset(("increase", "increased", "increases", "higher"))
 _WENT = _WENT_DOWN | _WENT_UP
+#: "reduce": which way is good depends wholly on what is reduced, so a claim needs a metric named
+_REDUCE_WORDS = frozenset(("reduce", "reduces", "reduced", "reducing"))
 _FILLER = frozenset(("a", "an", "the", "any", "such", "real", "big", "significant", "noticeable"))
 _NEG_WORDS = frozenset(("no", "not", "n't", "never", "without", "nor", "neither", "hardly", "barely"))
 _KIND = {"REGRESSION": "regression", "IMPROVEMENT": "improvement",
@@ -129,6 +132,8 @@ _PCT_HINT_RE = re.compile(r"%|percent", re.I)
 SENTENCE_REACH = 200
 #: a metric word counts for a claim this near its cue
 METRIC_REACH = 60
+#: a "change" this near before a directed cue is the patch that made it ("the change decreases ...")
+CHANGE_NAMES_PATCH_REACH = 12
 #: a negation after a cue ("regression, not really") counts this near its end
 NEG_POST_REACH = 40
 #: what is read around a cue word in a long paragraph (nlp.parse's ``reach``): SENTENCE_REACH,
@@ -191,8 +196,13 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
     """One claim per kind-cue, negation and magnitude resolved within its sentence."""
     out = []
     posts = [c for c in cues if c.label == "NEG_POST"]
+    #: where a cue that says which way starts: a "change" just before one names the patch ("the
+    #: above change decreases 50%+ CPU consumption"), the other cue makes the claim
+    directed = [c.start for c in cues if c.label in _KIND]
     for c in cues:
         if c.label not in _KIND and c.label != "CHANGE":
+            continue
+        if c.label == "CHANGE" and any(c.end <= d <= c.end + CHANGE_NAMES_PATCH_REACH for d in directed):
             continue
         kind = _KIND.get(c.label)
         word = c.text.lower()
@@ -221,6 +231,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if (kind is None or c.label.endswith("_WEAK")) and pct is None:
             continue  # a bare "difference" / "better" says nothing
         metric = _metric_near(text, s0, s1, c.start)
+        if word in _REDUCE_WORDS and metric is None:
+            continue  # "reduces lock contention by 70%": less of what? a bad thing, as often as not
         if metric and kind in ("regression", "improvement") and word in _WENT \
                 and (metric in _LESS_IS_BETTER or ("." in metric and _LESS_IS_BETTER_LKP.search(metric))):
             # "latency dropped by 30%", "sys time is 40% higher": the good direction is down

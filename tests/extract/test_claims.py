@@ -87,6 +87,16 @@ def _kinds(text):
     # kthread waking a task to stack on the same CPU", Mel Gorman's numbers)
     ("Patch shows a 9.23% and 48.53% reduction in the time to process a load", [("improvement", 48.53, "time")]),
     ("The time to mount went up, 30% higher than on 6.1.", [("regression", 30.0, "time")]),
+    # "the above change decreases 50%+ CPU consumption" (linux-block, Coly Li's bcache
+    # "[PATCH 0/6] fix for a race in btree_flush_write()"): "change" names the patch, the fall is
+    # of a quantity of which less is better
+    ("In my testing, the above change decreases 50%+ CPU consumption when\njournal space is full.",
+     [("improvement", 50.0, "cpu")]),
+    ("The series reduces latency by 30% on nvme.", [("improvement", 30.0, "lat")]),
+    ("It reduced throughput by 12% in our runs.", [("regression", 12.0, "bw")]),
+    ("This patch reduces lock contention in the submission path.", []),
+    # Jens Axboe, linux-block: less of a bad thing, no metric named: no claim either way
+    ("reducing the > 70% of locking contention down to ~14%.", []),
 ])
 def test_claim_examples(text, expected):
     assert _kinds(text) == expected
