@@ -114,12 +114,8 @@ def _iter_maildir(path: Path) -> Iterator[RawMail | SourceFailure]:
     for sub in ("new", "cur"):
         for f in sorted((path / sub).iterdir()):
             if f.is_file() and not f.name.startswith("."):
-                size = f.stat().st_size
-                if size > base.MAX_MESSAGE_BYTES:
-                    yield SourceFailure(base.oversized(str(f), size, "the file"), f.name)
-                    continue
-                yield RawMail(f.read_bytes(), str(f), [], f.name)
-
+                data = base.read_one_message_file(f, "the file", f.name)
+                yield RawMail(data, str(f), [], f.name) if isinstance(data, bytes) else data
 
 
 def iter_file(path: Path) -> Iterator[RawMail | Message]:

@@ -39,16 +39,17 @@ def oversized(source: str, size: int | None, what: str) -> SourceError:
     return SourceError(source, f"{what}: a message {of}, over the {MAX_MESSAGE_BYTES:,}-byte limit (not stored)")
 
 
-def read_one_message_file(path: Path, what: str) -> bytes | SourceFailure:
-    """A file holding one message or page, gzip expanded; a failure if it holds more than
-    MAX_MESSAGE_BYTES (no more than that is ever read)."""
+def read_one_message_file(path: Path, what: str, locator: str = "") -> bytes | SourceFailure:
+    """A file holding one message or page (an .eml, a Maildir file, an archive page), gzip
+    expanded; a failure at ``locator`` if it holds more than MAX_MESSAGE_BYTES (no more than
+    that is ever read)."""
     with open_archive_file(path) as fh:
         data = fh.read(MAX_MESSAGE_BYTES + 1)
     if len(data) <= MAX_MESSAGE_BYTES:
         return data
     with open(path, "rb") as raw:
         compressed = raw.read(2) == GZIP_MAGIC
-    return SourceFailure(oversized(str(path), None if compressed else path.stat().st_size, what))
+    return SourceFailure(oversized(str(path), None if compressed else path.stat().st_size, what), locator)
 
 
 class SourceFailure:

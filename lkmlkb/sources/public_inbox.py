@@ -181,7 +181,6 @@ def _cat_blob(cat: subprocess.Popen, blob: str, repo: Path) -> bytes | Oversized
                 raise GitError(str(repo), f"git cat-file stopped answering (in object {blob[:12]})")
             left -= len(piece)
         return Oversized(size)
-    size = int(header[2])
     data = cat.stdout.read(size)
     cat.stdout.read(1)  # the newline after each object
     return data
