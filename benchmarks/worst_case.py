@@ -27,7 +27,6 @@ inputs are ranked and counted by CPU time, ``time.thread_time``).
 from __future__ import annotations
 
 import argparse
-import gc
 import gzip
 import heapq
 import importlib.util
@@ -38,6 +37,7 @@ import time
 from pathlib import Path
 
 from lkmlkb.errors import LkmlkbError
+from lkmlkb.ingest import _freeze_once
 from lkmlkb.model import Message
 from lkmlkb.pipeline import extract_message, warm_up
 from lkmlkb.sources import iter_source
@@ -105,6 +105,12 @@ def time_one(msg: Message) -> tuple[float, float, bool, list[str]]:
     return time.perf_counter() - w0, time.thread_time() - c0, passed, sorted(findings.errors)
 
 
+def best_of_three(msg: Message) -> tuple[float, float, bool, list[str]]:
+    """:func:`time_one` three times, the run with the least CPU (a moment of load elsewhere on
+    the machine must not make a message the worst)."""
+    return min((time_one(msg) for _ in range(3)), key=lambda r: r[1])
+
+
 def scan(source: str) -> dict:
     """Every message of ``source`` timed once; the slowest SCAN_RETIME again (best of three)."""
     slowest: list[tuple[float, int, str, Message]] = []  # a heap of the slowest so far, by CPU
@@ -133,8 +139,7 @@ def scan(source: str) -> dict:
             heapq.heapreplace(slowest, entry)
     rows = []
     for first_cpu, _, label, msg in slowest:
-        runs = [time_one(msg) for _ in range(3)]
-        wall, cpu, did_pass, errors = min(runs, key=lambda r: r[1])
+        wall, cpu, did_pass, errors = best_of_three(msg)
         rows.append({"input": label, "wall_s": round(wall, 4), "cpu_s": round(cpu, 4),
                      "first_cpu_s": round(first_cpu, 4), "passed_prefilter": did_pass, "errors": errors,
                      "body_chars": len(msg.body)})
@@ -151,7 +156,7 @@ def run(groups: dict[str, list[tuple[str, Message]]]) -> dict:
     for group, items in groups.items():
         rows = []
         for label, msg in items:
-            wall, cpu, passed, errors = min((time_one(msg) for _ in range(3)), key=lambda r: r[1])
+            wall, cpu, passed, errors = best_of_three(msg)
             rows.append({"input": label, "wall_s": round(wall, 4), "cpu_s": round(cpu, 4),
                          "passed_prefilter": passed, "errors": errors, "body_chars": len(msg.body)})
         rows.sort(key=lambda r: -r["cpu_s"])
@@ -176,10 +181,9 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.perf_counter()
     warm_up()
-    # as the ingest's workers do after warm-up (ingest._freeze_once): collections no longer walk
-    # the spaCy pipelines, which otherwise land as tens of ms on whichever message they interrupt
-    gc.collect()
-    gc.freeze()
+    # as the ingest's workers do after warm-up: collections no longer walk the spaCy pipelines,
+    # which otherwise land as tens of ms on whichever message they interrupt
+    _freeze_once(True)
     log.warning("warm-up: %.2fs", time.perf_counter() - t0)
     groups = {"fuzz corpus": fuzz_corpus(), "adversarial": adversarial()}
     if args.archive.exists():
