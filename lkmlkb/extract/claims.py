@@ -67,11 +67,11 @@ _C_DECLARATION = re.compile(
 )
 #: "regression" naming a kind of testing or the work on regressions ("xfstests is a regression
 #: test suite", "an fstests regression run", regzbot's "regression tracking bot", "the regressions
-#: list"), or a bug tracker's yes/no field ("Regression: No"): no change is claimed
+#: list"), or a bug tracker's yes/no field ("Regression: No" ending its line): no change is claimed
 _REGRESSION_NOUNS = frozenset(("regression", "regressions"))
 _NAMES_TESTING = re.compile(
     r"""(?:[ \t]{1,2}|-)(?:test(?:s|ing|ed)?|suites?|runs?|tracking|tracker|bots?|(?:mailing[ \t]{1,2})?list)\b
-      | [ \t]{0,3}:[ \t]{0,3}(?:no|yes)\b""",
+      | [ \t]{0,3}:[ \t]{0,3}(?:no|yes)[ \t]{0,20}(?:\n|$)""",  # a field: the answer ends its line
     re.IGNORECASE | re.VERBOSE)
 #: metric words near a cue, to the metric name stored
 _METRIC_RE = re.compile(

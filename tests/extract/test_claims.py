@@ -76,6 +76,8 @@ def _kinds(text):
     ("The patch drops it by 20%.", [("regression", 20.0, None)]),
     # a regression that a test found is one; only the name of the testing is not
     ("The regression test caught a 12% regression in randread.", [("regression", 12.0, "randread")]),
+    # a yes/no field is a line of its own ("        Regression: No"); in prose the word claims
+    ("It is a regression: no tuning brings back the 20% of IOPS we lost.", [("regression", 20.0, "iops")]),
     ("xfstests found regressions: 8% slower writes.", [("regression", 8.0, "write")]),
     # "N% more IOPS" (corpus/104, Bart Van Assche's fairness patch; quoted-printable wrapped it)
     ("On my test setup (x86 VM with 72 CPU cores) this patch results in 2.9% more\nIOPS.",
