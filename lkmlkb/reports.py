@@ -430,12 +430,13 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         and (bool(results) or any(c.kind == "improvement" and c.stated_pct is not None for c in claims)))
     is_regression = bool(regress_claims) and has_numbers and not is_improvement
     has_culprit = any(c.role == "culprit" for c in commits)
-    patch_thread = is_patch_thread(root)  # a search of up to 200 KB of the root's body: once
-    if not is_regression and has_numbers and has_culprit and not is_improvement and not patch_thread:
-        # a bisection with numbers is a regression report even without the word; a patch's Fixes:
-        # tag with the test it shows ("[PATCH] bugfix for blk-throttle" and its dd run) is not
+    # a culprit found otherwise than by a patch's Fixes: tag (a bisection, a robot's report)
+    bisected = any(c.role == "culprit" and c.form != "fixes" for c in commits)
+    if not is_regression and has_numbers and bisected and not is_improvement:
+        # a bisection with numbers is a regression report even without the word; a Fixes: tag
+        # beside the test a patch shows ("bugfix for blk-throttle" and its dd run) is not
         is_regression = True
-    if is_regression and patch_thread and not has_culprit \
+    if is_regression and is_patch_thread(root) and not has_culprit \
             and not any(c.kind == "regression" for c in said_in_subject):
         # patch mail measuring its own change (gains, "no regression") is no report of a regression
         is_regression = False

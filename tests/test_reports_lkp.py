@@ -119,3 +119,12 @@ def test_a_patch_fixing_a_commit_is_no_regression_report_for_the_numbers_it_show
     assert (r.is_regression_report, r.kind) == (False, None)
     root.body = body.replace("Fix a bug", "It fixes a 30% regression: fix a bug")
     assert report(root)[1].is_regression_report
+    # a bisection in a patch thread is one: the rule asks how the culprit was found, not where
+    bisect = Message("bisect@x", subject="Re: [PATCH -next v2 0/2] bugfix for blk-throttle",
+                     in_reply_to=root.message_id, references=[root.message_id], date_utc="2022-05-30T00:00:00+00:00",
+                     body=("I bisected it to this:\n\n"
+                           "3f1c2d4e5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d is the first bad commit\n\n"
+                           "  read: IOPS=412k, BW=1609MiB/s (1688MB/s)(94.3GiB/60001msec)\n"))
+    root.body = body
+    ((tid, (msgs, findings)),) = extract_messages([root, bisect]).items()
+    assert build_report(tid, msgs, findings).is_regression_report
