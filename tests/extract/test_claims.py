@@ -99,6 +99,13 @@ def _kinds(text):
     ("This patch reduces lock contention in the submission path.", []),
     # Jens Axboe, linux-block: less of a bad thing, no metric named: no claim either way
     ("reducing the > 70% of locking contention down to ~14%.", []),
+    # found by review: a quantity named only by a part of an LKP metric's name ("timerfd" holds
+    # "time"), a rise or fall of something unnamed, a measured regression before "tested"
+    ("stress-ng.timerfd.ops_per_sec dropped by 30% with the series.", [("regression", 30.0, "stress-ng.timerfd.ops_per_sec")]),
+    ("fio.write_clat_mean_us increased by 25% on the robot's box.", [("regression", 25.0, "fio.write_clat_mean_us")]),
+    ("Memory usage increased by 30% after the update.", []),
+    ("IOPS increased by 20% with the patch.", [("improvement", 20.0, "iops")]),
+    ("We see a 15% regression tested with fio randread.", [("regression", 15.0, "randread")]),
 ])
 def test_claim_examples(text, expected):
     assert _kinds(text) == expected
