@@ -402,34 +402,31 @@ def _parse_pipe_block(lines: list[Line], a: int, b: int, tool: str | None) -> li
 _LKP_FUNCTIONAL_ROW = re.compile(
     r"""^\s{0,8}\|\s{0,8}
         (?:boot_(?:successes|failures)|BUG[:_]|WARNING[:_]|kernel_BUG|Oops[:_]|RIP:|Kernel_panic
-          |general_protection|KASAN[:_]|UBSAN[:_]|INFO:|EIP:|calltrace)""",
+          |general_protection|KASAN[:_]|UBSAN[:_]|INFO:|EIP:|calltrace
+          |(?:xfstests|dmesg|kmsg|last_state|stderr)\.)   # the older reports' stat names""",
     re.VERBOSE)
-
-
 #: the kernel test robot's functional report says what it saw in quotes ('kernel test robot
 #: noticed "sysfs:cannot_create_duplicate_filename" on:'); its performance report names a change
 _LKP_FUNCTIONAL_NOTICE = re.compile(r'test robot noticed\s{1,3}"')
 #: a header row naming commits: "|   | 96ec4f2440 | 2951441c42 |"
 _COMMIT_HEADER = re.compile(r"^\s{0,8}\|\s{0,80}\|\s{0,8}[0-9a-f]{7,40}\s{0,8}\|")
 
-
-def _is_lkp_functional(lines: list[Line], a: int, b: int, noticed: bool) -> bool:
-    """Whether lines ``a..b`` are the kernel test robot's table of boot results and crashes per
-    commit ("| boot_failures | 0 | 9 |"): counts of failures, no performance figure.  Its first
-    labelled row decides (a header row has no label), or, in a functional report
-    (``noticed``), a header naming commits."""
-    for j in range(a, min(b + 1, a + 8)):
-        t = lines[j].text
-        if noticed and _COMMIT_HEADER.match(t):
-            return True
-        m = _FIRST_CELL.match(t)
-        if m:
-            return bool(_LKP_FUNCTIONAL_ROW.match(t))
-    return False
-
-
 #: a table row's first cell, when it holds a label
 _FIRST_CELL = re.compile(r"^\s{0,8}\|\s{0,8}[^|\s]")
+
+
+def _is_lkp_functional(lines: list[Line], a: int, b: int, noticed: set[int]) -> bool:
+    """Whether lines ``a..b`` are the kernel test robot's table of boot results and crashes per
+    commit ("| boot_failures | 0 | 9 |"): counts of failures, no performance figure.  Its first
+    labelled row decides (a header row has no label), or, in a functional report, a header
+    naming commits at the quote depth of the report's notice (``noticed``: those depths)."""
+    for j in range(a, min(b + 1, a + 8)):
+        t = lines[j].text
+        if lines[j].depth in noticed and _COMMIT_HEADER.match(t):
+            return True
+        if _FIRST_CELL.match(t):
+            return bool(_LKP_FUNCTIONAL_ROW.match(t))
+    return False
 
 
 def find_pipe_tables(lines: list[Line]) -> list[Result]:
@@ -440,7 +437,7 @@ def find_pipe_tables(lines: list[Line]) -> list[Result]:
     blocks = _pipe_blocks(lines)
     if not blocks:
         return []
-    noticed = any(_LKP_FUNCTIONAL_NOTICE.search(lines[i].text) for i in filled_lines(lines)[:40])
+    noticed = {lines[i].depth for i in filled_lines(lines)[:40] if _LKP_FUNCTIONAL_NOTICE.search(lines[i].text)}
     blocks = [(a, b) for a, b in blocks if b - a <= 2000 and not _is_lkp_functional(lines, a, b, noticed)]
     if not blocks:
         return []

@@ -148,6 +148,15 @@ def test_lkp_functional_table_holds_no_results():
              "+----------------------------------------+------------+------------+\n")
     assert find_tables(sysfs) == []
     assert find_tables(sysfs.replace('noticed "sysfs:cannot_create_duplicate_filename" on', "ran")) != []
+    # found by review: the older robot reports' rows ("xfstests.xfs.076.fail", "dmesg.BUG:..."),
+    # and a notice quoted in a reply does not silence the replier's own table of figures
+    older = sysfs.replace('noticed "sysfs:cannot_create_duplicate_filename" on', "ran").replace(
+        "| sysfs:cannot_create_duplicate_filename |", "| xfstests.xfs.076.fail                  |")
+    assert find_tables(older) == []
+    reply = ('> kernel test robot noticed "BUG:KASAN:slab-out-of-bounds" on:\n\nMy numbers:\n\n'
+             "|       | 96ec4f2440 | 2951441c42 |\n|-------|------------|------------|\n"
+             "| IOPS  | 1200       | 900        |\n")
+    assert sorted(r.value for r in find_tables(reply)) == [900, 1200]
     figures = "| kernel | IOPS |\n|--------|------|\n| v6.7   | 1200 |\n| v6.8   | 900  |\n"
     res = find_tables(functional + "\n\n" + figures)
     assert sorted(r.value for r in res) == [900, 1200] and {r.metric for r in res} == {"iops"}
