@@ -423,9 +423,9 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     # a subject stating one direction with its figure ("...: fio.read_iops 58.4% improvement",
     # "5% regression in randread") says what the thread is about, whatever the replies discuss
     subject_says = {c.kind for c in said_in_subject if c.kind in ("regression", "improvement")}
-    subject_figure = len(subject_says) == 1 and any(c.stated_pct is not None for c in said_in_subject)
+    subject_gain = subject_says == {"improvement"} and any(c.stated_pct is not None for c in said_in_subject)
     # like a regression, an improvement is measured: "could be improved" in a bug report is none
-    is_improvement = (subject_figure and subject_says == {"improvement"}) or (
+    is_improvement = subject_gain or (
         any(c.kind == "improvement" for c in claims) and not regress_claims
         and (bool(results) or any(c.kind == "improvement" and c.stated_pct is not None for c in claims)))
     is_regression = bool(regress_claims) and has_numbers and not is_improvement
