@@ -1,5 +1,6 @@
-"""Report building in time linear in what a thread cites: the same reports as the quadratic
-code it replaced (kept here as the oracle), on generated input that exercises its corners.
+"""Report building's linear-time merging and labelling give the same reports as the quadratic
+code they replaced (kept here as the oracle), on generated input that exercises its corners.
+These tests check answers, not time (speed is measured by benchmarks, not timed tests).
 
 A hostile message (tests/fuzz ADVERSARIAL) or a stable review thread cites thousands of
 commits or carries thousands of results; merging the commits compared each with every kept

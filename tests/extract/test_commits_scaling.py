@@ -1,5 +1,7 @@
-"""Commit extraction in time linear in its hits: the excluded-span test answers as the pairwise
-test it replaced (the oracle here), and a flood of trailers keeps every role the trailers give."""
+"""Commit extraction's faster span and trailer lookups give the same answers: the excluded-span
+test answers as the pairwise test it replaced (the oracle here), and a flood of trailers keeps
+every role the trailers give.  These tests check answers, not time: the speed is measured by
+the adversarial floods of benchmarks/worst_case.py (trailer-flood, sha-flood)."""
 
 from __future__ import annotations
 
