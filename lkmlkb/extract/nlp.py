@@ -976,8 +976,16 @@ def _prepare(text: str) -> str:
     """
     text = text[:MAX_DOC_CHARS]
     text = _CONTROL_RE.sub(" ", text)
-    text = _QUOTE_PREFIX_RE.sub(lambda m: " " * len(m.group(0)), text)
-    return _PUNCT_RUN_RE.sub(lambda m: " " * len(m.group(0)), text)
+    text = _QUOTE_PREFIX_RE.sub(_blank, text)
+    # a 400+ character word lies within one line: without such a line only the punctuation
+    # runs can match, and their pattern alone costs a third of the two (tests: same output)
+    rx = _PUNCT_RUN_RE if max(map(len, text.split("\n"))) >= LONG_WORD else _PUNCT_ONLY_RE
+    return rx.sub(_blank, text)
+
+
+def _blank(m: re.Match) -> str:
+    """As many spaces as the match has characters (offsets stay the input's)."""
+    return " " * len(m.group(0))
 
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -992,6 +1000,12 @@ _PUNCT_RUN_RE = re.compile(
     """,
     re.VERBOSE,
 )
+#: the length of a word :func:`_prepare` blanks (the second alternative above)
+LONG_WORD = 400
+#: the first alternative alone: the same matches where no word is LONG_WORD long (a scan
+#: from the left reaches a punctuation run at its first character, so the lookbehind, which
+#: only spares retries inside a run, changes nothing)
+_PUNCT_ONLY_RE = re.compile(r"[^\w\s]{16,}")
 
 
 #: a message with more cue matches than this is flooded, not a report: the rest are ignored

@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lkmlkb.extract import claims as claims_mod
 from lkmlkb.extract import kernels as kernels_mod
@@ -382,3 +384,34 @@ def test_a_paragraph_of_150_versions_is_no_flood():
     text = "\n".join(lines) + "\nThe regression is seen on v6.9-rc1 only.\n"
     m = _fresh(find_kernel_mentions, text)[-1]
     assert (m.raw, m.role) == ("v6.9-rc1", "bad")
+
+
+def _prepare_with_both_patterns(text: str) -> str:
+    """What ``nlp._prepare`` gave before its fast path: both alternatives on every text."""
+    text = nlp._CONTROL_RE.sub(" ", text[:nlp.MAX_DOC_CHARS])
+    text = nlp._QUOTE_PREFIX_RE.sub(nlp._blank, text)
+    return nlp._PUNCT_RUN_RE.sub(nlp._blank, text)
+
+
+_PUNCT_PIECES = ["=", "-", ">", "|", "[", ".", ",", "a", "7", " ", "\n", "\t", "é", "_", "+0x1c/0x40", "=" * 15]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PUNCT_PIECES), max_size=300), st.sampled_from([0, 390, 399, 400, 401, 800]))
+def test_prepare_without_a_long_line_blanks_what_both_patterns_blank(pieces, long_word):
+    # rulers, punctuation runs glued to words, runs just under and over 16 and a word just
+    # under, at and over 400 characters: the punctuation-only pattern is used only where no
+    # line could hold a 400-character word, and it blanks exactly what both did
+    text = "".join(pieces)
+    if long_word:
+        cut = len(text) // 2
+        text = text[:cut] + ("x=" * long_word)[:long_word] + text[cut:]
+    assert nlp._prepare(text) == _prepare_with_both_patterns(text)
+
+
+def test_prepare_blanks_punctuation_runs_and_long_words_as_before_on_real_mail():
+    for path in CORPUS:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert nlp._prepare(text) == _prepare_with_both_patterns(text), path.name
+    ruler = "Results:\n" + "=" * 40 + "\nfio " + "Q" * 500 + " bw\n=============== x\n"
+    assert nlp._prepare(ruler) == "Results:\n" + " " * 40 + "\nfio " + " " * 500 + " bw\n=============== x\n"
