@@ -179,6 +179,18 @@ def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> float
     return best[1] if best else None
 
 
+def _metric_value(m: re.Match) -> str | None:
+    """The metric name stored for a match of _METRIC_RE (None: an LKP-looking word that names none)."""
+    kind = m.lastgroup
+    if kind != "lkp":
+        return kind
+    value = m.group(0).lower()
+    return value if _LKP_METRIC_WORD.search(value) else None  # else "e.g", file names
+
+
+_LKP_METRIC_WORD = re.compile(r"[a-z]_|_[a-z]|iops|bw|lat|throughput|per_sec")
+
+
 def _metric_near(text: str, lo: int, hi: int, at: int) -> str | None:
     """The metric named nearest the cue in its sentence ("fio.write_iops", "iops", "read")."""
     best = None
@@ -188,13 +200,37 @@ def _metric_near(text: str, lo: int, hi: int, at: int) -> str | None:
         dist = min(abs(m.start() - at), abs(m.end() - at))
         if dist > METRIC_REACH:
             continue
-        kind = m.lastgroup
-        value = m.group(0).lower() if kind == "lkp" else kind
-        if kind == "lkp" and not re.search(r"[a-z]_|_[a-z]|iops|bw|lat|throughput|per_sec", value):
-            continue  # "e.g", file names
+        value = _metric_value(m)
+        if value is None:
+            continue
         if best is None or dist < best[0]:
             best = (dist, value)
     return best[1] if best else None
+
+
+#: "a ~80% decrease in I/O latency", "an increase of the write throughput": what the cue is "in"
+#: or "of" is what changed, whatever metric stands nearer before it ("~300% increase in throughput
+#: and ~80% decrease\nin I/O latency")
+_IN_OR_OF = re.compile(r"[ \t]{0,2}\n?[ \t]{0,2}(?:in|of)[ \t\n]{1,3}(?:the[ \t]{1,3})?", re.IGNORECASE)
+#: a word before the metric word ("sustained", "I/O", "4k"): at most two are passed over
+_WORD_BEFORE_METRIC = re.compile(r"[\w/\-]{1,20}[ \t]{1,3}")
+
+
+def _metric_of(text: str, lo: int, hi: int, cue) -> str | None:
+    """The metric a claim is about: the one its cue is "in" or "of", else the nearest one named."""
+    m = _IN_OR_OF.match(text, cue.end, hi)
+    if m:
+        pos = m.end()
+        for _ in range(3):
+            metric = _METRIC_RE.match(text, pos, hi)
+            value = _metric_value(metric) if metric else None
+            if value:
+                return value
+            word = _WORD_BEFORE_METRIC.match(text, pos, hi)
+            if not word:
+                break
+            pos = word.end()
+    return _metric_near(text, lo, hi, cue.start)
 
 
 def _sentence_claims(text: str, doc, cues) -> list[Claim]:
@@ -236,7 +272,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         pct = _nearest_pct(text, s0, s1, c.start, reach) if kind in ("regression", "improvement", None) else None
         if (kind is None or c.label.endswith("_WEAK")) and pct is None:
             continue  # a bare "difference" / "better" says nothing
-        metric = _metric_near(text, s0, s1, c.start)
+        metric = _metric_of(text, s0, s1, c)
         if word in _NEEDS_METRIC and metric is None:
             continue  # "reduces lock contention by 70%": less of what? a bad thing, as often as not
         if metric and kind in ("regression", "improvement") and word in _WENT \

@@ -212,3 +212,21 @@ def test_metric_pattern_finds_what_it_found_without_its_leading_letter_test():
         for start in (0, pos):
             assert [(m.span(), m.lastgroup) for m in _METRIC_RE.finditer(t, start)] == \
                    [(m.span(), m.lastgroup) for m in without.finditer(t, start)]
+
+
+def test_the_metric_a_change_is_in_is_its_metric_not_the_nearest_one_named():
+    # Mikos on dm-kcopyd (linux-block, <23895da7-bcec-d092-373a-c3d961ab5c48@arrikto.com>): the
+    # ~80% is a fall in latency, an improvement, though "throughput" stands nearer the cue
+    text = ("My measurements had shown that scaling kcopyd, in combination with\n"
+            "scaling dm-snapshot itself [1] [2], can lead to an eventual performance\n"
+            "improvement of ~300% increase in sustained throughput and ~80% decrease\n"
+            "in I/O latency for transient snapshots, over the null_blk device.\n")
+    got = {(c.kind, c.metric, c.stated_pct) for c in find_claims(text)}
+    assert got == {("improvement", "bw", 300.0), ("improvement", "lat", 80.0)}
+    # no metric word right after "in"/"of": the nearest one named, as before
+    assert [(c.kind, c.metric) for c in find_claims("Write IOPS: a 20% regression of the new code.\n")] == \
+        [("regression", "iops")]
+    assert [(c.kind, c.metric) for c in find_claims("We saw a 15% drop in 4k random read IOPS on v6.8.\n")] == \
+        [("regression", "randread")]
+    assert [(c.kind, c.metric) for c in find_claims("Latency is fine, but a 15% drop in the bandwidth.\n")] == \
+        [("regression", "bw")]
