@@ -117,6 +117,13 @@ _WENT = _WENT_DOWN | _WENT_UP
 #: words that say only which way something went, of which mail says it of anything ("memory
 #: usage increased", "reduces lock contention"): a claim needs a metric named
 _NEEDS_METRIC = frozenset(("increased", "increases", "decreases", "reduce", "reduces", "reduced", "reducing"))
+#: "drops from 97% to 14%", "decreased from 8% to 0.8%": levels of a share after a direction word
+_LEVELS_AFTER = re.compile(
+    r"[ \t]{1,3}from[ \t]{1,3}~?\d{1,6}(?:\.\d{1,6})?[ \t]?%[ \t]{1,3}(?:to|->)[ \t]{1,3}~?\d{1,6}(?:\.\d{1,6})?[ \t]?%",
+    re.IGNORECASE)
+#: where the name of what moved between two levels is looked for, before the direction word
+#: and on its line (or the line above, when the word starts its line)
+LEVELS_SUBJECT_REACH = 40
 #: a percentage just before the cue: "a 15% regression tested with fio" is measured, not a name
 _PCT_JUST_BEFORE = re.compile(r"(?:%|\bpercent)[ \t]{0,2}$", re.IGNORECASE)
 _FILLER = frozenset(("a", "an", "the", "any", "such", "real", "big", "significant", "noticeable"))
@@ -273,6 +280,17 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if (kind is None or c.label.endswith("_WEAK")) and pct is None:
             continue  # a bare "difference" / "better" says nothing
         metric = _metric_of(text, s0, s1, c)
+        if word in _WENT and _LEVELS_AFTER.match(text, c.end, s1):
+            # "Network utilisation drops from 97% to 14%": two levels of a share, not a 14% change;
+            # what moved is what is named just before the word, and a share of nothing named
+            # (utilisation, a profile's "prep side") is neither good nor bad
+            lo = text.rfind("\n", 0, c.start) + 1
+            if not text[lo:c.start].strip():  # the word starts its line: the subject ended the one above
+                lo = text.rfind("\n", 0, max(0, lo - 1)) + 1
+            metric = _metric_near(text, max(s0, lo, c.start - LEVELS_SUBJECT_REACH), c.start, c.start)
+            if metric is None:
+                continue
+            pct = None
         if word in _NEEDS_METRIC and metric is None:
             continue  # "reduces lock contention by 70%": less of what? a bad thing, as often as not
         if metric and kind in ("regression", "improvement") and word in _WENT \
