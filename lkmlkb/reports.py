@@ -280,6 +280,18 @@ def headline(results: list[Result]) -> tuple[Result, Result] | None:
     return None
 
 
+def lower_is_better(r: Result) -> bool:
+    """Whether less of this result is better: a latency or its percentiles ("clat_p99"), CPU use
+    ("cpu_sys"), any time measured ("elapsed" 0m0.835s -> 15m36.508s on a slower mount is a
+    regression), an LKP time or overhead ("fsmark.app_overhead", "swapin.free_time")."""
+    from .extract.claims import LESS_IS_BETTER_LKP
+
+    m = r.metric
+    if "." in m:
+        return bool(LESS_IS_BETTER_LKP.search(m))
+    return m in LOWER_IS_BETTER or m.split("_", 1)[0] in LOWER_IS_BETTER or r.normalized_unit == "us"
+
+
 def computed_change(base: Result, bad: Result) -> float | None:
     """The size of the change, in percent of the state it was measured from.
 
@@ -294,7 +306,7 @@ def computed_change(base: Result, bad: Result) -> float | None:
     ref = x if revert_of_bad else b
     if not ref:
         return None
-    lower_better = base.metric in LOWER_IS_BETTER
+    lower_better = lower_is_better(base)
     delta = (x - b) if lower_better else (b - x)
     return round(delta / ref * 100.0, 2)
 

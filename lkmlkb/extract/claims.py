@@ -108,7 +108,7 @@ _FALL_MEASURED = re.compile(r"\bby[ \t]{1,3}[~-]?\d|\bmuch\b", re.IGNORECASE)
 _LESS_IS_BETTER = frozenset(("lat", "cpu", "time"))
 #: ... and in an LKP metric's name, as a whole part of it ("fio.write_clat_mean_us",
 #: "fio.time.elapsed_time"; not "stress-ng.timerfd.ops_per_sec")
-_LESS_IS_BETTER_LKP = re.compile(r"(?:^|[._-])(?:c?lat(?:ency)?|time|overhead|elapsed|duration)(?:[._-]|$)")
+LESS_IS_BETTER_LKP = re.compile(r"(?:^|[._-])(?:c?lat(?:ency)?|time|overhead|elapsed|duration)(?:[._-]|$)")
 #: cue words that say which way the quantity went, not whether that is good ("dropped", "higher")
 _WENT_DOWN = frozenset(("drop", "drops", "dropped", "decrease", "decreased", "decreases", "reduction", "lower",
                         "reduce", "reduces", "reduced", "reducing"))
@@ -294,7 +294,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if word in _NEEDS_METRIC and metric is None:
             continue  # "reduces lock contention by 70%": less of what? a bad thing, as often as not
         if metric and kind in ("regression", "improvement") and word in _WENT \
-                and (metric in _LESS_IS_BETTER or ("." in metric and _LESS_IS_BETTER_LKP.search(metric))):
+                and (metric in _LESS_IS_BETTER or ("." in metric and LESS_IS_BETTER_LKP.search(metric))):
             # "latency dropped by 30%", "sys time is 40% higher": the good direction is down
             kind = "improvement" if word in _WENT_DOWN else "regression"
         out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=" ".join(c.text.split()),

@@ -1,0 +1,68 @@
+"""Which way a computed change counts: less of a time, a latency or an overhead is better.
+
+Fixture text: Anders Blomdell, "XFS mount timeout in linux-6.9.11" (linux-xfs, 2024-08-09,
+<71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com>), trimmed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lkmlkb.model import Message, Result
+from lkmlkb.pipeline import extract_messages
+from lkmlkb.reports import build_report, computed_change, lower_is_better
+
+MOUNT_TIMEOUT = """\
+With a filesystem that contains a very large amount of hardlinks
+the time to mount the filesystem skyrockets to around 15 minutes
+on 6.9.11-200.fc40.x86_64 as compared to around 1 second on
+6.8.10-300.fc40.x86_64, this of course makes booting drop
+into emergency mode if the filesystem is in /etc/fstab. A git bisect
+nails the offending commit as 14dd46cf31f4aaffcf26b00de9af39d01ec8d547.
+
+  Timing between the systems are:
+
+  6.8.10-300.fc40.x86_64:
+
+    # time mount /dev/vg1/test /test
+    real	0m0.835s
+    user	0m0.002s
+    sys	        0m0.014s
+
+  6.9.11-200.fc40.x86_64:
+
+    # time mount /dev/vg1/test /test
+    real	15m36.508s
+    user	0m0.000s
+    sys	        0m27.628s
+"""
+
+
+def test_a_mount_that_takes_15_minutes_instead_of_a_second_is_a_regression_of_that_size():
+    msg = Message("71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com", subject="XFS mount timeout in linux-6.9.11",
+                  body=MOUNT_TIMEOUT, date_utc="2024-08-09T17:08:41+00:00")
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert r.kind == "regression"
+    elapsed = {x.kernel: x for x in r.results if x.metric == "elapsed"}
+    before, after = elapsed["6.8.10-300.fc40.x86_64"], elapsed["6.9.11-200.fc40.x86_64"]
+    assert (before.value, after.value) == (0.835, 936.508)
+    # the time grew by 112,056.65 % of what it was (the thread's report said -112,056.65: a gain)
+    assert computed_change(before, after) == pytest.approx((936.508 - 0.835) / 0.835 * 100, abs=0.01)
+
+
+def _result(metric, value, unit=None, normalized_unit=None):
+    return Result(metric=metric, value=value, unit=unit or "", normalized_value=value, normalized_unit=normalized_unit)
+
+
+@pytest.mark.parametrize("metric,unit,lower", [
+    ("lat", "us", True), ("clat_p99", "us", True), ("cpu_sys", "%", True), ("util", "%", True),
+    ("elapsed", "us", True), ("fsmark.app_overhead", None, True), ("fio.write_clat_mean_us", None, True),
+    ("bw", "B/s", False), ("iops", "IOPS", False), ("bw_mean", "B/s", False), ("fio.write_iops", None, False),
+    ("stress-ng.timerfd.ops_per_sec", None, False), ("aim7.jobs-per-min", None, False),
+])
+def test_which_metrics_are_better_lower(metric, unit, lower):
+    assert lower_is_better(_result(metric, 1.0, normalized_unit=unit)) is lower
+    # and the computed change of a doubling has the matching sign (positive: a regression)
+    change = computed_change(_result(metric, 10.0, normalized_unit=unit), _result(metric, 20.0, normalized_unit=unit))
+    assert change == (100.0 if lower else -100.0)
