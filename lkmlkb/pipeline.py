@@ -145,12 +145,28 @@ def warm_up() -> None:
     from .fio import catalog
 
     catalog.canonical_name("bs")  # fio's option catalog: 70 ms of JSON, once
+    _run_warm_up_text()
+    _WARM.append(True)
+
+
+def _run_warm_up_text() -> None:
+    """Every extractor once over WARMUP_TEXT: what they build on first use is built."""
     for _, fn in _extractors():
         try:
             fn(WARMUP_TEXT)
         except Exception:
             log.debug("warm-up of an extractor failed", exc_info=True)
-    _WARM.append(True)
+
+
+def _bound_vocabulary() -> None:
+    """Rebuild the spaCy pipelines once they hold too many words (``nlp.MAX_LEXEMES``), here,
+    between messages: outside any message's budget."""
+    from .extract import nlp
+
+    if nlp.vocab_over_limit():
+        log.info("rebuilding the spaCy pipelines (vocabulary over %d words)", nlp.MAX_LEXEMES)
+        nlp.rebuild_pipelines()
+        _run_warm_up_text()
 
 
 #: an extractor still running this long past its message's budget is stopped (the budget is
@@ -238,6 +254,7 @@ def extract_view(message_id: str, view: View) -> Findings:
     from .fio import fio_version
 
     warm_up()
+    _bound_vocabulary()
     f = Findings(message_id)
     t0 = time.thread_time()
     extractors = _extractors()
