@@ -480,6 +480,7 @@ class BatchExtraction:
             self._collect(keep=0)
             flush_reports(store.db)
             self.batches = 0
+            _bound_vocabulary()  # report building reads subjects with the cue pipelines too
 
     def finish(self) -> None:
         """Write what is still out, then build the reports still pending (also those a killed run left)."""
