@@ -107,8 +107,8 @@ def _revert_role(text: str, raw: str) -> str | None:
     return None
 
 
-def find_kernel_mentions(text: str) -> list[KernelMention]:
-    """Every kernel version occurrence in ``text`` with its role (or None)."""
+def _versions_and_roles(text: str) -> list[tuple[int, int, str, str, str | None]]:
+    """(start, end, raw, version, role) of every version occurrence in ``text``."""
     if not isinstance(text, str) or not text:
         return []
     found = kv.find_versions(text)
@@ -135,16 +135,19 @@ def find_kernel_mentions(text: str) -> list[KernelMention]:
             gap = text[found[i - 1][1]:found[i][0]]
             if len(gap) <= 12 and _LIST_GAP_RE.fullmatch(gap) and not _TO_GAP_RE.search(gap):
                 roles[i] = (roles[i - 1][0], roles[i - 1][1] + " (list)")
-    out = []
-    for (a, b, raw, norm), (role, cue) in zip(found, roles):
-        role = _revert_role(text, raw) or role
-        line_a, line_b = nlp.line_of(text, a), nlp.line_of(text, max(a, b - 1))
-        line_text = nlp.line_text(text, line_a) if line_a == line_b else raw
-        out.append(KernelMention(raw=raw, version=norm, sort_key=kv.sort_key(norm), role=role,
-                                 evidence=Evidence(line_start=line_a, line_end=line_b, text=line_text[:500])))
-        if cue:
-            log.debug("kernel %s role %s from cue %r", raw, role, cue)
-    return out
+    return [(a, b, raw, norm, _revert_role(text, raw) or role) for (a, b, raw, norm), (role, _) in zip(found, roles)]
+
+
+def _mention(text: str, a: int, b: int, raw: str, norm: str, role: str | None) -> KernelMention:
+    line_a, line_b = nlp.line_of(text, a), nlp.line_of(text, max(a, b - 1))
+    line_text = nlp.line_text(text, line_a) if line_a == line_b else raw
+    return KernelMention(raw=raw, version=norm, sort_key=kv.sort_key(norm), role=role,
+                         evidence=Evidence(line_start=line_a, line_end=line_b, text=line_text[:500]))
+
+
+def find_kernel_mentions(text: str) -> list[KernelMention]:
+    """Every kernel version occurrence in ``text`` with its role (or None)."""
+    return [_mention(text, a, b, raw, norm, role) for a, b, raw, norm, role in _versions_and_roles(text)]
 
 
 def find_kernels(text: str) -> list[KernelMention]:
@@ -152,17 +155,16 @@ def find_kernels(text: str) -> list[KernelMention]:
     is kept apart from the plain one), first decided role, first evidence.
     Never raises."""
     try:
-        mentions = find_kernel_mentions(text)
+        out: dict[tuple[str, str | None], KernelMention] = {}
+        for a, b, raw, norm, role in _versions_and_roles(text):
+            key = (norm, "+revert" if kv.qualifier(raw) == "+revert" else None)
+            if key not in out:
+                out[key] = _mention(text, a, b, raw, norm, role)  # a repeat's line is never read
+            elif out[key].role is None and role is not None:
+                out[key].role = role
     except nlp.CueFileError:
         raise  # a broken rule file is our bug, not bad input
     except Exception as exc:  # never let one message stop a run
         log.warning("find_kernels failed: %s", exc)
         return []
-    out: dict[tuple[str, str | None], KernelMention] = {}
-    for m in mentions:
-        key = (m.version, kv.qualifier(m.raw) if kv.qualifier(m.raw) == "+revert" else None)
-        if key not in out:
-            out[key] = m
-        elif out[key].role is None and m.role is not None:
-            out[key].role = m.role
     return list(out.values())
