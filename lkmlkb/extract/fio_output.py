@@ -76,12 +76,23 @@ _NOISE = re.compile(
 _STACK_FRAME = re.compile(r"\b\w{1,80}\+0x[0-9a-f]{1,8}/0x[0-9a-f]{1,8}\b")
 
 
+#: what a _NOISE match holds after its leading spaces: a hex digit (hexdump rows), "[" (dmesg), or the
+#: first letter of a register, "Call Trace", "Code:", "CPU:" or "Hardware name" (C and F are hex digits)
+_NOISE_FIRST = frozenset("0123456789abcdefABCDEF[RH")
+
+
 def _is_noise(line: str) -> bool:
-    """Whether a line is a hexdump row, a dmesg line, a register dump or a stack frame."""
-    return bool(_NOISE.match(line)) or ("+0x" in line and bool(_STACK_FRAME.search(line)))
+    """Whether a line is a hexdump row, a dmesg line, a register dump or a stack frame.
+
+    _NOISE is tried only on a line that opens with a space or a character that may open a
+    match (_NOISE_FIRST): most lines of prose open with another letter.
+    """
+    first = line[:1]
+    return (((first in _NOISE_FIRST or first.isspace()) and bool(_NOISE.match(line)))
+            or ("+0x" in line and bool(_STACK_FRAME.search(line))))
 
 
-@dataclass
+@dataclass(slots=True)  # slots: made for every line of every text, read by every finder
 class Line:
     """One line of the input: the text to parse, and the text as written."""
 
@@ -89,6 +100,15 @@ class Line:
     raw: str
     depth: int = 0
 
+
+#: the first character of every _DIFF_START match ("" lets an empty line be tried, as before)
+_DIFF_FIRST = "dI@-+"
+
+#: characters that open no _QUOTE, _DIFF_START, _DIFF_BODY or _NOISE match (whose first characters
+#: are a space, ">", "d", "I", "@", "-", "+", "\\", "i", a hex digit, "[", "R", "H" and, after
+#: spaces, the same): a line opening with one (most lines of prose) is noise only if it holds a
+#: stack frame, and it ends a diff
+_PLAIN_FIRST = frozenset("ghjklmnopqrstuvwxyzGJKLMNOPQSTUVWXYZ(*#/<'\"_=|&$%!?.,;:`~^{}]")
 
 #: every empty input line is this one Line (a focused dmesg view has 14,000 of them); no finder changes a Line
 _EMPTY = Line("", "", 0)
@@ -99,6 +119,8 @@ class Lines(list):
     whose ``text`` is not empty (a dmesg paste focused by the pipeline is 96% empty lines)."""
 
     filled: list[int]
+    #: every line's ``text`` joined by newlines, made by ``joined_text`` when a finder first asks
+    joined: str | None = None
 
 
 def filled_lines(lines: list[Line]) -> list[int]:
@@ -106,6 +128,72 @@ def filled_lines(lines: list[Line]) -> list[int]:
     can match.  Taken from ``prepare_lines`` when it made ``lines``, else counted here."""
     got = getattr(lines, "filled", None)
     return got if got is not None else [i for i, ln in enumerate(lines) if ln.text]
+
+
+def joined_text(lines: list[Line]) -> str:
+    """The ``text`` of every line joined by newlines: line ``j`` of it is ``lines[j].text`` (no
+    text holds a newline).  Made once per ``prepare_lines`` result, which keeps it."""
+    got = getattr(lines, "joined", None)
+    if got is None:
+        got = "\n".join([ln.text for ln in lines])
+        if isinstance(lines, Lines):
+            lines.joined = got
+    return got
+
+
+def word_lines(text: str, words: tuple[str, ...]) -> list[int]:
+    """Numbers of the lines of ``text`` (split on newlines) holding one of ``words``, ascending.
+
+    A few fast searches of the whole text find the lines a finder's patterns can match (each of
+    its patterns spells one of ``words``), where a loop over the lines costs a Python step and a
+    pattern per line.  No word may hold a newline.
+    """
+    ends: set[int] = set()  # where each line holding a word ends
+    find = text.find
+    for w in words:
+        at = find(w)
+        while at >= 0:
+            nl = find("\n", at)
+            if nl < 0:
+                ends.add(len(text))
+                break
+            ends.add(nl)
+            at = find(w, nl + 1)  # the rest of this line is known to hold it
+    out: list[int] = []
+    count = text.count
+    line = counted = 0  # ``line`` is the number of the line holding offset ``counted``
+    for end in sorted(ends):
+        line += count("\n", counted, end)
+        counted = end
+        out.append(line)
+    return out
+
+
+def match_lines(text: str, rx: re.Pattern) -> list[int]:
+    """Numbers of the lines of ``text`` (split on newlines) holding a match of ``rx``, ascending.
+
+    ``rx`` must never match a newline: then no match spans two lines, and resuming the search
+    at the next line after a hit finds every line holding one.
+    """
+    out: list[int] = []
+    search, count, find = rx.search, text.count, text.find
+    line = counted = 0  # ``line`` is the number of the line holding offset ``counted``
+    m = search(text)
+    while m is not None:
+        at = m.start()
+        line += count("\n", counted, at)
+        counted = at
+        out.append(line)
+        nl = find("\n", at)
+        if nl < 0:
+            break
+        m = search(text, nl + 1)
+    return out
+
+
+def cue_lines(lines: list[Line], words: tuple[str, ...]) -> list[int]:
+    """``word_lines`` of the lines' texts: the lines whose ``text`` holds one of ``words``."""
+    return word_lines(joined_text(lines), words)
 
 
 def prepare_lines(text: str) -> Lines:
@@ -121,20 +209,31 @@ def prepare_lines(text: str) -> Lines:
     if not text:
         return out
     in_diff = False
+    nul = "\x00" in text  # else no line needs its NULs replaced
+    quoted = ">" in text  # else no line opens with a quote marker
     for raw in text.split("\n"):
         if not raw:  # a blank line: no quote, keeps a diff open, never noise
             out.append(_EMPTY)
             continue
         raw = raw.rstrip("\r")
-        cut = raw[:MAX_LINE].replace("\x00", " ")
-        m = _QUOTE.match(cut)
+        cut = raw[:MAX_LINE].replace("\x00", " ") if nul else raw[:MAX_LINE]
+        if cut[:1] in _PLAIN_FIRST:  # no quote marker, diff line or noise row: the next tests, shortened
+            in_diff = False  # (not a _DIFF_BODY line)
+            if "+0x" in cut and _STACK_FRAME.search(cut):
+                out.append(Line("", raw, 0))
+            else:
+                filled.append(len(out))
+                out.append(Line(cut, raw, 0))
+            continue
         depth = 0
-        if m:
-            depth = m.group(0).count(">")
-            cut = cut[m.end():]
+        if quoted and ">" in cut[:3]:  # every _QUOTE match holds ">" within its first three characters
+            m = _QUOTE.match(cut)
+            if m:
+                depth = m.group(0).count(">")
+                cut = cut[m.end():]
         if in_diff and not _DIFF_BODY.match(cut):
             in_diff = False
-        if not in_diff and _DIFF_START.match(cut):
+        if not in_diff and cut[:1] in _DIFF_FIRST and _DIFF_START.match(cut):
             in_diff = True
         if in_diff or _is_noise(cut):
             out.append(Line("", raw, depth))
@@ -148,6 +247,8 @@ def prepare_lines(text: str) -> Lines:
 def evidence(lines: list[Line], start: int, end: int) -> Evidence:
     """Evidence for lines ``start..end`` (inclusive), text as written."""
     end = max(start, min(end, len(lines) - 1))
+    if start == end and 0 <= start < len(lines):  # most evidence is one line: its text as written
+        return Evidence(line_start=start, line_end=end, text=lines[start].raw)
     return Evidence(line_start=start, line_end=end,
                     text="\n".join(ln.raw for ln in lines[start:end + 1]))
 
@@ -343,14 +444,23 @@ class _FioState:
 NORMAL_LITERALS = [
     (_JOB_HEADER, "(g="), (_JOB_RESULT, "(groupid="), (_DIR_LINE, ("IOPS=", "io=")), (_LAT_STATS, "min="),
     (_PCT_HEADER, "percentiles"), (_BW_SAMPLES, "per="), (_IOPS_SAMPLES, "min="), (_CPU, "usr="),
-    (_GROUP_HEADER, "Run status group "), (_GROUP_LINE, ("bw=", "aggrb=")), (_DISK_HEADER, "Disk stats"), (_PROGRESS, "Jobs:"),
+    (_GROUP_HEADER, "Run status group "), (_GROUP_LINE, ("READ:", "WRITE:", "TRIM:", "MIXED:")), (_DISK_HEADER, "Disk stats"), (_PROGRESS, "Jobs:"),
 ]
 _LITERALS = {rx: (lit,) if isinstance(lit, str) else lit for rx, lit in NORMAL_LITERALS}
+#: every literal of NORMAL_LITERALS in one pattern: a line holding none of them matches no pattern, so
+#: outside a percentile or disk-stats section (whose lines need no literal) it is passed over with one
+#: search instead of twelve tests (an Outlook header flood's "From: A" lines, 9,000 of them)
+_ANY_LITERAL = re.compile("|".join(re.escape(w) for w in sorted({w for ws in _LITERALS.values() for w in ws})))
+#: the sections whose lines are read without a literal (see _read_normal_line)
+_LITERAL_FREE_SECTIONS = ("pct", "disk")
 
 
 def _holds(rx: re.Pattern, text: str) -> bool:
     """Whether ``text`` holds ``rx``'s literal (NORMAL_LITERALS): else ``rx`` cannot match it."""
-    return any(w in text for w in _LITERALS[rx])
+    for w in _LITERALS[rx]:  # noqa: SIM110 - a third of any() over a generator; asked a dozen times a fio line
+        if w in text:
+            return True
+    return False
 
 
 def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: str) -> list[Result]:
@@ -455,6 +565,10 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
 
 def find_normal_output(lines: list[Line]) -> list[Result]:
     """Results from fio's normal (human) output, fio 2.x and 3.x."""
+    if not _ANY_LITERAL.search(joined_text(lines)):
+        # no line holds a literal, and a logical line holds one only where one of its lines does
+        # (lines are joined at ", ", which no literal spells): no pattern matches, no section opens
+        return []
     st = _FioState()
     out: list[Result] = []
     after = 0
@@ -468,6 +582,8 @@ def find_normal_output(lines: list[Line]) -> list[Result]:
             continue
         if st.section != "disk" and "=" not in text and ":" not in text:
             continue  # every pattern spells "=" or ":"; only a disk-stats section ends on such a line
+        if st.section not in _LITERAL_FREE_SECTIONS and not _ANY_LITERAL.search(text):
+            continue  # no pattern can match and no state changes: _read_normal_line would find nothing
         out.extend(_read_normal_line(st, lines, a, b, text))
     return out
 
@@ -481,6 +597,9 @@ _TERSE = re.compile(
     """,
     re.VERBOSE,
 )
+
+#: what every _TERSE match holds: the lines holding it are found by one search over the text
+_TERSE_CUE = (";",)
 
 #: terse version -> (index of the read block's io_kb, block stride, directions)
 _TERSE_LAYOUT = {
@@ -498,7 +617,7 @@ def find_terse_output(lines: list[Line]) -> list[Result]:
     is not zero.  Lines with too few fields are skipped.
     """
     out: list[Result] = []
-    for i in filled_lines(lines):
+    for i in cue_lines(lines, _TERSE_CUE):
         ln = lines[i]
         m = _TERSE.match(ln.text)
         if not m:
@@ -529,6 +648,7 @@ def find_terse_output(lines: list[Line]) -> list[Result]:
 
 _JSON_OPEN = re.compile(r"^\s{0,8}\{\s{0,8}$")  # the "{" fio prints first
 _JSON_VERSION = re.compile(r'^\s{0,16}"fio version"\s{0,4}:')  # '"fio version" : "fio-3.33",'
+_JSON_OPEN_CUE = ("{",)  # what every _JSON_OPEN match holds
 
 
 def _json_block(lines: list[Line], start: int) -> tuple[int, object] | None:
@@ -560,7 +680,7 @@ def find_json_output(lines: list[Line]) -> list[Result]:
     """Results from ``--output-format=json``: per job and direction, bw (KiB/s), iops, clat mean (ns)."""
     out: list[Result] = []
     after = 0  # the first line past the last JSON document read
-    for i in filled_lines(lines):
+    for i in cue_lines(lines, _JSON_OPEN_CUE):
         if i < after:
             continue
         if not (_JSON_OPEN.match(lines[i].text) and any(

@@ -15,6 +15,7 @@ import re
 
 from ..model import Evidence, Result
 from ..units import normalize
+from .fio_output import match_lines, word_lines
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,24 @@ def _has_arrow(line: str) -> bool:
 #: "57.7 ms ->", "94k to"): searched before PAIR, whose 80-character lead is tried at every offset of a
 #: line like "EXT4-fs (nbd0): unable to read superblock" (600 of them in one dmesg paste)
 PAIR_CUE = re.compile(rf"\d[kKM]?\s{{0,3}}(?:{UNIT})?\s{{0,4}}(?:→|->|=>|-->|\bto\b)")
+#: what _has_arrow looks for, searched in the whole text: the lines holding none are passed over
+ARROW_WORDS = ("->", "=>", "→", "to")
+#: a line that ends in ":" once stripped on the right (only such a line can match HEADING), found in
+#: the whole text: no newline among the spaces, and "$" ends each line (str.rstrip and \s strip the same)
+HEADING_END = re.compile(r":[^\S\n]*$", re.MULTILINE)
+
+
+def _candidate_lines(text: str) -> list[int]:
+    """The lines ``find_pairs`` reads, ascending: those that may be a heading or hold an arrow.
+
+    Every other line is passed over by the loop's first tests without changing its state, so
+    reading only these finds the same pairs under the same headings.
+    """
+    heads = match_lines(text, HEADING_END)
+    arrows = word_lines(text, ARROW_WORDS)
+    if not heads:
+        return arrows
+    return sorted(set(heads).union(arrows))
 
 
 def find_pairs(text: str) -> list[Result]:
@@ -73,7 +92,8 @@ def find_pairs(text: str) -> list[Result]:
     try:
         lines = text.split("\n")
         heading: str | None = None
-        for i, line in enumerate(lines):
+        for i in _candidate_lines(text):
+            line = lines[i]
             if not line or len(line) > MAX_LINE:  # empty: most lines of a focused view
                 continue
             h = HEADING.match(line) if line.rstrip().endswith(":") else None  # HEADING ends in ":\s*$"

@@ -251,7 +251,10 @@ def _dedupe(results: list[Result], lines: list[Line]) -> list[Result]:
     out = []
     for r in results:
         a, b = r.evidence.line_start, r.evidence.line_end
-        body = " ".join(ln.text.strip() for ln in lines[a:b + 1])
+        if a == b and 0 <= a < len(lines):  # most results hold one line: its text is the joined text
+            body = lines[a].text.strip()
+        else:
+            body = " ".join(ln.text.strip() for ln in lines[a:b + 1])
         key = (r.metric, r.direction, round(r.value, 9), r.unit, r.kernel, r.config, r.tool, body)
         if key in seen:
             continue

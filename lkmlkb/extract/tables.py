@@ -22,7 +22,15 @@ from __future__ import annotations
 import logging
 import re
 
-from lkmlkb.extract.fio_output import Line, evidence, filled_lines, prepare_lines
+from lkmlkb.extract.fio_output import (
+    Line,
+    cue_lines,
+    evidence,
+    filled_lines,
+    joined_text,
+    prepare_lines,
+    word_lines,
+)
 from lkmlkb.kernels import find_versions, opens_with_version, qualifier
 from lkmlkb.model import Result
 from lkmlkb.units import normalize, parse_count, parse_quantity, to_float
@@ -118,6 +126,7 @@ def _context_direction(lines: list[Line], start: int, back: int = 4) -> str | No
 # kernel test robot comparison tables
 
 _LKP_HEADER = re.compile(r"%stddev\s{1,20}%change\s{1,20}%stddev")  # "%stddev     %change         %stddev"
+_LKP_HEADER_CUE = ("%change",)  # in every _LKP_HEADER match: the lines holding it are found at once
 _LKP_COLS = re.compile(r"^\s{0,8}(?P<cols>[0-9a-f]{7,40}(?:\s{1,8}[0-9a-zA-Z.\-+_]{3,40}){1,8})\s{0,8}$")  # "8f764b91fdf29659 574e7779cf583171acb5bf63650"
 _LKP_COMMIT = re.compile(r"^\s{1,8}(?P<c>[0-9a-f]{7,40}|v\d[\w.\-]{1,30})(?:\s|$)")  # '  574e7779cf ("block/mq-deadline: ...")', '  v6.8-rc1'
 _PLUSMINUS = re.compile(r"(?:\u00b1|\ufffd|\u00c2\u00b1|\+-)\s{0,6}(?=\d)")  # "± 7%", mis-decoded "�  7%"
@@ -216,7 +225,7 @@ def find_lkp_tables(lines: list[Line]) -> list[Result]:
     """
     out: list[Result] = []
     after = 0  # the first line past the last table read
-    for i in filled_lines(lines):
+    for i in cue_lines(lines, _LKP_HEADER_CUE):
         if i < after or not _LKP_HEADER.search(lines[i].text):
             continue
         cols = _lkp_columns(lines, i)
@@ -253,6 +262,7 @@ def find_lkp_tables(lines: list[Line]) -> list[Result]:
 # "|" tables
 
 _SEPARATOR = re.compile(r"^[\s\-=+|:*~_]{3,}$")  # "-----+-----", "|----|----|"
+_PIPE = ("|",)  # a block starts at a line holding one: those lines are found at once
 _PARAM_HEADERS = {"thr", "threads", "thread", "jobs", "numjobs", "nr_task", "qd", "iodepth", "depth",
                   "bs", "blocksize", "size", "clients", "procs", "cpus", "nr", "t", "tasks", "queues"}
 _CPU_CELL = re.compile(r"usr=\s{0,3}(?P<usr>\d{1,3}(?:\.\d{1,4})?)%,?\s{0,3}sys=\s{0,3}(?P<sys>\d{1,3}(?:\.\d{1,4})?)%")  # "usr=1.13%, sys=14.75%"
@@ -294,8 +304,8 @@ def _pipe_blocks(lines: list[Line]) -> list[tuple[int, int]]:
     """Runs of lines holding ``|`` cells (separator lines allowed inside)."""
     blocks = []
     after = 0  # the first line past the last block
-    for i in filled_lines(lines):
-        if i < after or "|" not in lines[i].text:
+    for i in cue_lines(lines, _PIPE):
+        if i < after:
             continue
         j = i
         while j + 1 < len(lines) and ("|" in lines[j + 1].text or
@@ -345,7 +355,7 @@ def _header_names(header_rows: list[list[str]], width: int) -> list[str]:
     return names
 
 
-def _parse_pipe_block(lines: list[Line], a: int, b: int, tool: str | None) -> list[Result]:
+def _parse_pipe_block(lines: list[Line], a: int, b: int) -> list[Result]:
     rows = [(j, _split_cells(lines[j].text)) for j in range(a, b + 1)
             if not _SEPARATOR.match(lines[j].text)]
     if not rows:
@@ -358,6 +368,7 @@ def _parse_pipe_block(lines: list[Line], a: int, b: int, tool: str | None) -> li
     first_data = next((k for k, (_, c) in enumerate(rows) if any(_is_numeric_cell(x) for x in c[1:])), None)
     if first_data is None or first_data == 0:
         return []
+    tool = _text_tool(lines)  # only a block with figures needs it (most blocks of "|" lines hold none)
     names = _header_names([c for _, c in rows[:first_data]], width)
     direction_ctx = _context_direction(lines, a)
     out: list[Result] = []
@@ -441,10 +452,9 @@ def find_pipe_tables(lines: list[Line]) -> list[Result]:
     blocks = [(a, b) for a, b in blocks if b - a <= 2000 and not _is_lkp_functional(lines, a, b, noticed)]
     if not blocks:
         return []
-    tool = _text_tool(lines)  # only a text with a table needs it
     out: list[Result] = []
     for a, b in blocks:
-        out.extend(_parse_pipe_block(lines, a, b, tool))
+        out.extend(_parse_pipe_block(lines, a, b))
     return out
 
 
@@ -461,6 +471,7 @@ _WS_ROW = re.compile(
     """,
     re.VERBOSE,
 )
+_WS_ROW_CUE = ("\t", "  ")  # in every _WS_ROW match: what ends its label
 
 
 def find_whitespace_tables(lines: list[Line]) -> list[Result]:
@@ -471,8 +482,9 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
     numbers by the header names aligned from the right.
     """
     out: list[Result] = []
-    for i in filled_lines(lines):
-        if i + 1 >= len(lines) or not _WS_ROW.match(lines[i + 1].text):
+    for row in cue_lines(lines, _WS_ROW_CUE):  # the lines that may be a row: each may have a header above
+        i = row - 1
+        if i < 0 or not lines[i].text or not _WS_ROW.match(lines[row].text):
             continue  # no row under it: nothing is read whatever the line is (a pasted .config's lines)
         h = lines[i].text.strip()
         if not h or len(h) > 200 or _DIGIT.search(h) or "|" in h or h.lower().startswith("device"):
@@ -538,6 +550,12 @@ _STAT_ROW = re.compile(
 )
 
 
+#: in every line find_summary_lines reads, lowercased: the arrow of _ARROW, or the word _THREADS_HEADER's
+#: average or a read _STAT_ROW's label spells.  Both patterns ignore case, where "i" also matches
+#: "\u0130" and "\u0131", which lowercase to "i\u0307" and "\u0131" (no other letter here has a twin)
+_SUMMARY_CUE = ("->", "avg", "average", "mean", "median", "medi\u0307an", "med\u0131an")
+
+
 def _kernel_heading(lines: list[Line], start: int, back: int = 3) -> tuple[str, str | None] | None:
     """A kernel heading (``2.6.29: AVG STDERR``, ``2.6.32-rc5 low_latency = 0:``) just above."""
     seen = 0
@@ -570,7 +588,7 @@ def _summary_kind(lines: list[Line]) -> tuple[str | None, str, str]:
 def find_summary_lines(lines: list[Line]) -> list[Result]:
     """Sample lines with ``->`` averages, ``Threads Avg Stddev`` tables, ``Average:`` rows."""
     out: list[Result] = []
-    for i in filled_lines(lines):
+    for i in word_lines(joined_text(lines).lower(), _SUMMARY_CUE):  # lower() keeps every newline
         t = lines[i].text
         m = _ARROW.match(t)
         if m:
@@ -652,8 +670,8 @@ def find_kernel_pairs(lines: list[Line]) -> list[Result]:
     out: list[Result] = []
     for i in filled_lines(lines):
         t = lines[i].text
-        if len(t) > 120 or ":" not in t and "=" not in t:
-            continue
+        if len(t) > 120 or ":" not in t and "=" not in t or not _DIGIT.search(t):
+            continue  # _PAIR_TAIL spells a sign and a figure (an Outlook header "From: A" holds no digit)
         k = _kernel_at_start(t.strip(), 4)
         if not k:
             continue
@@ -678,6 +696,7 @@ def find_kernel_pairs(lines: list[Line]) -> list[Result]:
 # iostat -x and dd
 
 _IOSTAT_HEADER = re.compile(r"^\s{0,8}Device:?(?P<cols>(?:\s{1,40}[\w%/\-]{1,20}){3,40})\s{0,8}$")  # "Device  r/s  rMB/s ... %util"
+_IOSTAT_CUE = ("Device",)  # in every _IOSTAT_HEADER match
 _DD = re.compile(
     r"""
     (?P<bytes>\d{1,20})\ bytes\ (?:\([^)]{0,60}\)\ )?(?:copied|transferred),\ (?P<secs>""" + _NUM + r""")\ s(?:ecs?)?,\s
@@ -686,13 +705,14 @@ _DD = re.compile(
     """,
     re.VERBOSE,
 )
+_DD_CUE = (" bytes ",)  # in every _DD match: "2147483648 bytes (2.1 GB, 2.0 GiB) copied"
 _DD_CMD = re.compile(r"\bdd\s.{0,300}?\b(?P<k>if|of)=(?P<v>/dev/(?:zero|null|u?random))\b")  # "dd if=/dev/$DISK of=/dev/null"
 
 
 def find_iostat(lines: list[Line]) -> list[Result]:
     """``iostat -x`` device rows: %util (config = device), and r/s, w/s, r/w MB/s."""
     out: list[Result] = []
-    for i in filled_lines(lines):
+    for i in cue_lines(lines, _IOSTAT_CUE):
         m = _IOSTAT_HEADER.match(lines[i].text)
         if not m:
             continue
@@ -721,9 +741,8 @@ def find_iostat(lines: list[Line]) -> list[Result]:
 def find_dd(lines: list[Line]) -> list[Result]:
     """``dd`` summaries; direction from a ``dd`` command a few lines above (of=/dev/null: read)."""
     out: list[Result] = []
-    for i in filled_lines(lines):
-        t = lines[i].text
-        m = _DD.search(t) if " bytes " in t else None  # "2147483648 bytes (2.1 GB, 2.0 GiB) copied"
+    for i in cue_lines(lines, _DD_CUE):
+        m = _DD.search(lines[i].text)
         if not m:
             continue
         direction = None
@@ -756,6 +775,8 @@ _MMTESTS_CELL = re.compile(r"(?P<v>" + _NUM + r")\s{0,4}[(*]\s{0,4}[-+]?\d{1,8}(
 def find_mmtests(lines: list[Line]) -> list[Result]:
     """mmtests ``compare-kernels`` rows (Amean/Hmean/Gmean), columns named by the header above."""
     out: list[Result] = []
+    if "mean" not in joined_text(lines):
+        return out  # a row spells "mean": without one, the headers read are never used
     header: list[str] = []
     for i in filled_lines(lines):  # an empty line leaves the header as it is
         ln = lines[i]

@@ -13,6 +13,7 @@ import logging
 import re
 
 from ..model import Evidence, Result
+from .fio_output import word_lines
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +26,8 @@ REAL = re.compile(r"^\s{0,8}real\s{1,10}(?:(?P<m>\d{1,6})m)?(?P<s>\d{1,6}(?:\.\d
 HEADING = re.compile(r"^\s{0,8}(?P<label>[^\s:][^:]{0,60}?)\s{0,2}:\s*$")
 SKIP_HEADINGS = ("command being timed",)
 MAX_LINE = 300
+#: what every ELAPSED or REAL match spells
+CUES = ("lapsed", "real")
 
 
 def _heading(lines: list[str], i: int) -> str | None:
@@ -44,7 +47,8 @@ def find_timings(text: str) -> list[Result]:
         return out  # no line can match
     try:
         lines = text.split("\n")
-        for i, line in enumerate(lines):
+        for i in word_lines(text, CUES):  # the lines holding a cue, found by searching the whole text
+            line = lines[i]
             if len(line) > MAX_LINE or ("lapsed" not in line and "real" not in line):
                 continue
             m = ELAPSED.match(line) or REAL.match(line)
