@@ -164,6 +164,41 @@ _BENCHMARKS = ("fio", "tiobench", "dd", "fs_mark", "dbench", "sysbench", "iozone
                "vdbench", "pgbench", "stress-ng", "t/io_uring", "mmtests")
 
 
+class _WordSet:
+    """Words to find in one pass (``_WordLines.word_lines``): a pattern matching the longest of them
+    that starts at a place, and each word's prefixes among them.
+
+    The pattern is the words' trie (``a(?:dd_random|md|...)|b(?:...)``): at a
+    place the text's characters pick one path through it, the deepest word end
+    on that path is the match, and every word starting there lies on that path.
+    One search through a whole text costs about half of one ``str.find`` per
+    word (for the setup rules' words, on real mail).
+    """
+
+    def __init__(self, words: list[str]) -> None:
+        self.words = sorted(set(words))
+        self.rx = re.compile(self._trie_pattern(self.words))
+        self.prefixes = {w: tuple(u for u in self.words if w.startswith(u)) for w in self.words}
+
+    @staticmethod
+    def _trie_pattern(words: list[str]) -> str:
+        trie: dict = {}
+        for w in words:
+            node = trie
+            for ch in w:
+                node = node.setdefault(ch, {})
+            node[""] = {}  # a word ends here
+
+        def emit(node: dict) -> str:
+            alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
+            if not alts:
+                return ""
+            body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+            return "(?:" + body + ")?" if "" in node else body  # the longer words first, then this one
+
+        return emit(trie)
+
+
 class _WordLines:
     """Which lines of a text can hold a word: the cheap test run before a line's regular expressions.
 
@@ -199,6 +234,50 @@ class _WordLines:
         can stand in for a letter there).
         """
         return set(self._hits(cue, self.text))
+
+    def cased_starts(self, cue: re.Pattern) -> dict[int, int]:
+        """``cased(cue)`` with, for each line, where in it the cue first matches."""
+        text = self.text
+        return {i: at - text.rfind("\n", 0, at) - 1 for i, at in self._hit_starts(cue, text)}
+
+    def word_lines(self, words: _WordSet) -> dict[str, set[int]]:
+        """Numbers of the lines holding each word of ``words`` (lowercased; words absent are left out),
+        from one search of the text: what ``_word_lines((word,))`` gives for each word.
+
+        ``words.rx`` matches, at a place, the longest word starting there (see
+        ``_WordSet``); the words starting there are that word's prefixes among
+        ``words``.  Each search goes on from the next character, so every place
+        where a word starts is seen once, in order: one pass over the text
+        instead of one per word.
+        """
+        low = self.low
+        search = words.rx.search
+        prefixes = words.prefixes
+        found: dict[str, set[int]] = {}
+        line = seen = pos = 0
+        while True:
+            m = search(low, pos)
+            if m is None:
+                return found
+            at = m.start()
+            line += low.count("\n", seen, at)
+            seen = at
+            for w in prefixes[m.group()]:
+                at_w = found.get(w)
+                if at_w is None:
+                    found[w] = {line}
+                else:
+                    at_w.add(line)
+            pos = at + 1
+
+    def lines_of(self, found: dict[str, set[int]], words: tuple[str, ...]) -> set[int]:
+        """``lines(words)`` from the lines of each word (``word_lines``, over a set holding ``words``)."""
+        out = set(self._other)
+        for w in words:
+            at = found.get(w)
+            if at:
+                out |= at
+        return out
 
     def iter_lines(self, words: tuple[str, ...]) -> Iterator[int]:
         """The lines of ``lines(words)``, those with a case twin first, then the others in order."""
@@ -237,6 +316,12 @@ class _WordLines:
         finds one before its end: after a hit the search goes on from the next
         line, and a line naming its word forty times costs one search.
         """
+        for line, _ in _WordLines._hit_starts(rx, text):
+            yield line
+
+    @staticmethod
+    def _hit_starts(rx: re.Pattern, text: str) -> Iterator[tuple[int, int]]:
+        """``_hits`` with where in the text each line's first match starts."""
         line = seen = pos = 0
         while True:
             m = rx.search(text, pos)
@@ -245,7 +330,7 @@ class _WordLines:
             start = m.start()
             line += text.count("\n", seen, start)  # the hits come in text order
             seen = start
-            yield line
+            yield line, start
             pos = text.find("\n", start) + 1
             if not pos:
                 return
@@ -290,8 +375,12 @@ def _count_in_lines(rx: re.Pattern, lines: list[str], numbers: Iterator[int], ca
     return n
 
 
+#: a run of whitespace in a fact's value, written as one space
+_SPACES_RE = re.compile(r"\s{2,}")
+
+
 def _add(out: dict, key: str, value: str, i: int, line: str) -> None:
-    value = re.sub(r"\s{2,}", " ", value.strip())
+    value = _SPACES_RE.sub(" ", value.strip())
     if value and (key, value.lower()) not in out:
         out[(key, value.lower())] = SetupFact(key, value, Evidence(line_start=i, line_end=i, text=line.strip()[:500]))
 
@@ -329,8 +418,21 @@ def _module_facts(out: dict, i: int, line: str) -> None:
         _add(out, "device", (m.group("mod") + m.group("params")).strip(), i, line)
 
 
-def _device_facts(out: dict, i: int, line: str) -> None:
-    for m in _DEVICE_RE.finditer(line):
+#: how far before its first _DEVICE_CUE hit a _DEVICE_RE match can start: "/dev/" of "/dev/sdb", "128" of
+#: "128SSD"; every other alternative starts with what the cue spells
+_DEVICE_LEAD = 5
+
+
+def _device_facts(out: dict, i: int, line: str, cue_at: int = 0) -> None:
+    """Device facts of a line whose first _DEVICE_CUE hit is at ``cue_at``.
+
+    Every match holds a cue hit at most _DEVICE_LEAD characters after its
+    start, so none starts before ``cue_at - _DEVICE_LEAD``: the search starts
+    there (its \\b and lookbehind still read the characters before) and finds
+    the matches a search of the whole line finds.  A "/dev/sdb" near the end of
+    a 90-character fio command line is then one search of 20 characters.
+    """
+    for m in _DEVICE_RE.finditer(line, max(cue_at - _DEVICE_LEAD, 0)):
         _add(out, "device", m.group(0), i, line)
 
 
@@ -357,13 +459,16 @@ def _memory_facts(out: dict, i: int, line: str) -> None:
 #: what each alternative of the case-sensitive _DEVICE_RE spells as written: "nvme3n1" (not the
 #: "nvme nvme0:" that starts every line of an NVMe dmesg paste), "NVMe SSD", "PCIe3 SSD", "SATA", "SAS",
 #: "1HDD", "hard disk", "rotational disk", "SSD", "dm-1", "scsi_debug", "null_blk"/"nullb0",
-#: "brd"/"ram0"/"zram1"/"pmem0", "sdad:"
-_DEVICE_CUE = re.compile(r"nvme\d{1,3}n\d|NVMe|PCIe|SATA|SAS|HDD|hard|rotational|SSD|dm-|scsi_debug|null|brd|ram|pmem|sd")
+#: "brd"/"ram0"/"zram1"/"pmem0", "sdad:" (each as far as its alternative spells it: "ram" with its digit,
+#: not the "ram" of "param"; "hard disk", not "hardware"); written as a trie ("S(?:A(?:TA|S[ \t])|SD)")
+#: so that a place is tried against the alternatives sharing its first letter only
+_DEVICE_CUE = re.compile(r"n(?:vme\d{1,3}n\d|ull(?:_blk|b\d))|NVMe|PCIe|S(?:A(?:TA|S[ \t])|SD)|HDD|hard[ \t]disk"
+                         r"|r(?:otational[ \t]disk|am\d)|zram|dm-\d|s(?:csi_debug|d[a-z])|brd|pmem\d")
 
 #: per group of _STACK_RE (the value of its facts), the words every alternative of the group spells:
 #: "nvme-of", "nvme-tcp", "nvme-rdma" hold "nvme-"; not the "nvme nvme0:" of every dmesg line
 _STACK_WORDS = {
-    "multipath": ("multi", "mpath"), "lvm": ("lvm", "lvcreate"), "raid": ("raid", "mdadm"),
+    "multipath": ("multipath", "multi-path", "mpath"), "lvm": ("lvm", "lvcreate"), "raid": ("raid", "mdadm"),
     "dmcrypt": ("dm-crypt", "luks", "cryptsetup"), "bcache": ("bcache", "dm-cache"),
     "nvmeof": ("nvme-", "nvmeof", "nvmet"), "iscsi": ("iscsi",), "virtio": ("virtio",), "loop": ("loop", "losetup"),
 }
@@ -373,7 +478,7 @@ _STACK_WORDS = {
 #: compiled cue, a line where the cue matches the text as written)
 _SETUP_RULES = [
     (_scheduler_facts, ("deadline", "none", "bfq", "kyber", "cfq", "noop", "anticipatory")),
-    (_filesystem_facts, ("ext", "fs", "fat")),            # ext4; xfs, btrfs, gfs2, tmpfs...; vfat, exfat
+    (_filesystem_facts, ("ext2", "ext3", "ext4", "fs", "fat")),  # ext4 (not "text"); xfs, btrfs, tmpfs...; vfat
     (_mount_option_facts, ("data=", "barrier", "noatime", "relatime", "discard", "dax", "commit=", "logbsize=",
                            "journal_async_commit", "lock_nolock", "lock_dlm", "inode64", "noquota")),
     (_tunable_facts, ("low_latency", "slice_idle", "slice_sync", "slice_async", "quantum", "group_idle",
@@ -386,17 +491,26 @@ _SETUP_RULES = [
     (_module_facts, ("modprobe", "insmod")),
     (_device_facts, _DEVICE_CUE),                           # case-sensitive, like _DEVICE_RE
     (_stack_facts, tuple(w for words in _STACK_WORDS.values() for w in words)),
-    (_cpu_facts, ("machine:", "intel", "amd", "cpu", "core", "socket", "threads", "numa")),
+    # a model is "Intel Xeon", "AMD(R) EPYC": "intel" alone is in every "<lkp@intel.com>"
+    (_cpu_facts, ("machine:", "intel ", "intel\t", "intel(r)", "amd ", "amd\t", "amd(r)", "cpu", "core", "socket",
+                  "threads", "numa")),
     (_memory_facts, ("ram", "mem")),
 ]
+
+#: every word of _SETUP_RULES (the stack groups' words among them), for one pass over a text
+_SETUP_WORDS = _WordSet([w for _, words in _SETUP_RULES if isinstance(words, tuple) for w in words])
+
+#: every word of _TOOLS, for one pass over a text, and the tools that each word names
+_TOOL_WORD_SET = _WordSet([w for words in _TOOL_WORDS.values() for w in words])
+_TOOLS_OF_WORD = {w: tuple(name for name, words in _TOOL_WORDS.items() if w in words) for w in _TOOL_WORD_SET.words}
 
 
 def find_setup(text: str) -> list[SetupFact]:
     """Setup facts of ``text``, one per (key, value) in order of first mention. Never raises.
 
     Lines over MAX_LINE characters are trimmed; a rule runs only on the lines
-    holding one of its words (``_WordLines``), the same facts in the same order
-    as running every rule on every line.
+    holding one of its words (``_WordLines``, all words found in one pass), the
+    same facts in the same order as running every rule on every line.
     """
     if not isinstance(text, str) or not text:
         return []
@@ -404,7 +518,9 @@ def find_setup(text: str) -> list[SetupFact]:
     try:
         lines = text.split("\n")
         words = _WordLines(text)
-        wanted = [(rule, words.lines(w) if isinstance(w, tuple) else words.cased(w)) for rule, w in _SETUP_RULES]
+        found = words.word_lines(_SETUP_WORDS)
+        wanted = [(rule, words.lines_of(found, w) if isinstance(w, tuple) else words.cased_starts(w))
+                  for rule, w in _SETUP_RULES]
         # a stack fact's value is its group's name: once a group has its fact, its words alone need
         # not send a line to _STACK_RE (a loop device test log names "loop" on every other line);
         # the lines of each group's words are found once a first stack fact is
@@ -415,13 +531,15 @@ def find_setup(text: str) -> list[SetupFact]:
                 for rule, at in wanted:
                     if i not in at:
                         continue
-                    if rule is not _stack_facts:
+                    if rule is _device_facts:
+                        rule(out, i, line, at[i])  # at: where in each line the device cue is first found
+                    elif rule is not _stack_facts:
                         rule(out, i, line)
                     elif stack is None:
                         before = len(out)
                         rule(out, i, line)
                         if len(out) > before:
-                            stack = [(("stack", group), words.lines(w)) for group, w in _STACK_WORDS.items()]
+                            stack = [(("stack", group), words.lines_of(found, w)) for group, w in _STACK_WORDS.items()]
                     elif any(i in at_g for key, at_g in stack if key not in out):
                         rule(out, i, line)
     except Exception as exc:  # never let one message stop a run
@@ -433,7 +551,7 @@ def find_tools(text: str) -> list[str]:
     """Benchmark/measurement tools named in ``text`` (fio, tiobench, dd, iostat, ...), sorted.
 
     A tool counts when one line (trimmed to MAX_LINE) matches its pattern; only
-    the lines holding one of its words are tried.
+    the lines holding one of its words (all words found in one pass) are tried.
     """
     if not isinstance(text, str) or not text:
         return []
@@ -441,8 +559,11 @@ def find_tools(text: str) -> list[str]:
     try:
         lines = text.split("\n")
         words = _WordLines(text)
+        at = words.word_lines(_TOOL_WORD_SET)
+        named = {name for w in at for name in _TOOLS_OF_WORD[w]}  # a tool none of whose words is here has no line
         for name, rx in _TOOL_RES:
-            if any(rx.search(lines[i][:MAX_LINE]) for i in words.iter_lines(_TOOL_WORDS[name])):
+            if (name in named or words._other) and any(
+                    rx.search(lines[i][:MAX_LINE]) for i in sorted(words.lines_of(at, _TOOL_WORDS[name]))):
                 found.add(name)
     except Exception as exc:
         log.warning("find_tools failed: %s", exc)

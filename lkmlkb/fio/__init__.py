@@ -19,6 +19,9 @@ FIO_VERSION_RE = re.compile(r"""
     |\bfio\ version\ (?P<v2>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)\b                                      # "fio version 3.35"
     """, re.VERBOSE | re.IGNORECASE)
 
+#: the characters FIO_VERSION_RE (case-insensitive) takes for "i" or "s" that lowercase to something else
+_TWINS = "\u0130\u0131\u017f"
+
 
 def _finders():
     from lkmlkb.fio.cmdline import find_cmdlines
@@ -70,12 +73,28 @@ def fio_version(text: str) -> str | None:
     """The first fio version the text names: "fio-3.19" (also from ``fio version 3.35``)."""
     if not isinstance(text, str):
         return None
-    for line in text[:5_000_000].split("\n"):
-        if "fio" not in line.lower() or len(line) > 4000:
-            continue
-        m = FIO_VERSION_RE.search(line)
-        if m:
-            return "fio-" + (m.group("v") or m.group("v2"))
+    head = text[:5_000_000]
+    low = head.lower()
+    at = low.find("fio")
+    if at == -1:
+        return None
+    if "fio-" not in low and "fio version" not in low and (head.isascii() or not any(c in head for c in _TWINS)):
+        return None  # a match, lowercased, spells one of them unless a case twin stands in for a letter
+    # only the lines whose lowercased text holds "fio" are searched, in order: found by str.find in the
+    # text lowercased at once (the same characters, line by line: a line break is no cased letter)
+    lines = head.split("\n")
+    line = seen = 0
+    while at != -1:
+        line += low.count("\n", seen, at)
+        seen = at
+        if len(lines[line]) <= 4000:
+            m = FIO_VERSION_RE.search(lines[line])
+            if m:
+                return "fio-" + (m.group("v") or m.group("v2"))
+        eol = low.find("\n", at)
+        if eol == -1:
+            break
+        at = low.find("fio", eol + 1)
     return None
 
 

@@ -44,14 +44,27 @@ def name_index() -> dict[str, str]:
     return _index()
 
 
+#: names looked up recently are remembered (a pasted fio run spells the same few dozen options on
+#: every line; the catalog never changes once loaded): this many, each at most CACHED_NAME_LEN long
+LOOKUP_CACHE_SIZE = 4096
+CACHED_NAME_LEN = 128
+
+
 def canonical_name(name: str) -> str | None:
     """``blocksize`` -> ``bs``; ``--BS`` -> ``bs``; None when fio does not know it."""
     if not isinstance(name, str):
         return None
+    return _canonical_name_cached(name) if len(name) <= CACHED_NAME_LEN else _canonical_name(name)
+
+
+def _canonical_name(name: str) -> str | None:
     key = name.strip().lstrip("-").lower()
     if not key or len(key) > 100:
         return None
     return _index().get(key)
+
+
+_canonical_name_cached = functools.lru_cache(maxsize=LOOKUP_CACHE_SIZE)(_canonical_name)
 
 
 def is_known(name: str) -> bool:
@@ -81,4 +94,11 @@ def cli_option(name: str) -> bool | None:
     None when ``name`` is not one of them (it may still be a job option)."""
     if not isinstance(name, str):
         return None
+    return _cli_option_cached(name) if len(name) <= CACHED_NAME_LEN else _cli_option(name)
+
+
+def _cli_option(name: str) -> bool | None:
     return load().get("cli_options", {}).get(name.strip().lstrip("-").lower())
+
+
+_cli_option_cached = functools.lru_cache(maxsize=LOOKUP_CACHE_SIZE)(_cli_option)

@@ -41,6 +41,16 @@ FIO_CMD_RE = re.compile(r"""
     fio
     (?=[ \t]{1,40}(?:-|[\w./${}-]{1,300}\.(?:fio|job|ini|cfg|conf)\b|\S{1,300}/\S))  # then an option or a job file
     """, re.VERBOSE)
+#: what the text of every fio command spells (see find_cmdlines): FIO_CMD_RE's "fio" and lookahead,
+#: which stay inside one physical line, or a "fio" ending a line continued with a backslash ("fio \"
+#: then "--bs=4k" below; whitespace between them is rstripped).  A command is a stretch of one line, or
+#: lines joined at a backslash (or after a line FIO_CMD_RE matches); cutting it at ";", "&&", "||" or
+#: after "do" and dropping "> " quote marks only puts it at a start or after a character FIO_CMD_RE's
+#: lookbehind takes, so the cue leaves that lookbehind and the path before "fio" out.
+FIO_CMD_CUE_RE = re.compile(r"""
+    fio(?:[ \t]{1,40}(?:-|[\w./${}-]{1,300}\.(?:fio|job|ini|cfg|conf)\b|\S{1,300}/\S)   # FIO_CMD_RE's lookahead
+       |\s{0,4000}\\)                                                                  # "fio \" ending a line
+    """, re.VERBOSE)
 WRAPPED_OPTION_LINE_RE = re.compile(r"""
     ^\s{0,40}-{1,2}(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63})(?:[=\s]|$)   # "-ioengine sync -zero_buffers=1 ..." (corpus/003)
     """, re.VERBOSE)
@@ -70,6 +80,8 @@ JOBFILE_ARG_RE = re.compile(r"""
       |-)$                                             # "-": the job file on stdin (LKP pipes into "fio -")
     """, re.VERBOSE)
 UNRESOLVED = None
+#: a word shlex splits out of text without quotes or backslashes: its whitespace is " \t\r\n" only
+SHLEX_WORD_RE = re.compile(r"[^ \t\r\n]+")
 
 
 @dataclass
@@ -108,9 +120,12 @@ def logical_lines(lines: list[str]) -> list[Command]:
     for i, raw in enumerate(lines):
         if not raw and pending is None:
             continue  # an empty line between commands (a dmesg paste is mostly these)
-        line = clean_line(raw).rstrip()
         if len(raw) > MAX_LINE:
             line = ""
+        elif ">" in raw and raw.lstrip(" \t").startswith(">"):  # clean_line, inline: most lines are plain
+            line = clean_line(raw).rstrip()
+        else:
+            line = raw.rstrip()
         if pending is not None:
             if pending.text.endswith("\\") or (pending_is_fio and _wrapped_fio_option(line)):
                 body = pending.text[:-1] if pending.text.endswith("\\") else pending.text
@@ -118,9 +133,9 @@ def logical_lines(lines: list[str]) -> list[Command]:
                 continue
             out.append(pending)
             pending = None
-        if not line.strip():
+        if not line:  # rstripped: blank lines are empty
             continue
-        pending = Command(line.strip(), i, i)
+        pending = Command(line.lstrip(), i, i)
         pending_is_fio = "fio" in line and bool(FIO_CMD_RE.search(line))  # the pattern spells "fio"
     if pending is not None:
         out.append(pending)
@@ -143,6 +158,14 @@ def split_commands(lines: list[Command]) -> list[Command]:
     """Split logical lines at unquoted ``;``, ``&&``, ``||`` and after ``do``/``then``."""
     out: list[Command] = []
     for cmd in lines:
+        text = cmd.text
+        part = text.strip()
+        if ";" not in text and "&&" not in text and "||" not in text and not part.startswith(("do", "then", "else")):
+            if part:  # one part, nothing to cut: the loop below would copy the command
+                out.append(cmd if part == text else Command(part, cmd.start, cmd.end))
+            if len(out) > MAX_COMMANDS:
+                return out
+            continue
         for part in _split_unquoted(cmd.text):
             part = part.strip()
             while part.startswith(("do", "then", "else")):
@@ -216,7 +239,15 @@ def assignment_value(raw: str, env: Env) -> str | None:
 
 
 def words(text: str) -> list[str]:
-    """Shell words; tolerant of unbalanced quotes in mail (falls back to whitespace split)."""
+    """Shell words; tolerant of unbalanced quotes in mail (falls back to whitespace split).
+
+    Without a quote or a backslash, shlex's POSIX words (whitespace_split, no
+    comments) are the runs of characters other than its whitespace, space, tab, CR and LF:
+    found by one regular expression instead of shlex's character-by-character
+    reader (a pasted fio run is thousands of such lines).
+    """
+    if "'" not in text and '"' not in text and "\\" not in text:
+        return SHLEX_WORD_RE.findall(text)
     try:
         lex = shlex.shlex(text, posix=True, punctuation_chars=False)
         lex.whitespace_split = True
@@ -302,19 +333,20 @@ def run_block(cmds: list[Command], env: Env, ctx: _Ctx, depth: int) -> None:
     while i < len(cmds) and len(ctx.jobs) < MAX_JOBS:
         cmd = cmds[i]
         text = cmd.text
-        m = FUNC_DEF_RE.match(text)
+        # each pattern's first test is what it spells: "function" or "(", "for", "="
+        m = FUNC_DEF_RE.match(text) if "(" in text or text.startswith("function") else None
         if m:
             body, i = _collect_braced(cmds, i + 1, has_open=bool(m.group("brace")))
             ctx.functions[m.group("name1") or m.group("name2")] = body
             continue
-        m = FOR_RE.match(text)
+        m = FOR_RE.match(text) if text.startswith("for") else None
         if m:
             body, i = _collect_loop(cmds, i + 1)
             if depth < MAX_DEPTH:
                 _run_loop(m.group("var"), m.group("words"), body, cmd, env, ctx, depth)
             continue
         i += 1
-        m = ASSIGN_RE.match(text)
+        m = ASSIGN_RE.match(text) if "=" in text else None
         if m:
             env.vars[m.group("name")] = assignment_value(m.group("value"), env)
             continue
@@ -428,17 +460,17 @@ def _emit_fio(cmd: Command, env: Env, ctx: _Ctx) -> None:
     expanded: list[str] = []
     notes = list(env.notes)
     for w in words(tail):
-        expanded.append(_expand_with_literals(w, Env(env.vars, notes)))
+        expanded.append(_expand_with_literals(w, Env(env.vars, notes)) if "$" in w else w)
     parsed = parse_fio_args(expanded)
     notes.extend(parsed.notes)
     parsed.jobfiles = [jf for jf in parsed.jobfiles if jf != "-"]  # "fio -": the job came on stdin
     for jf in parsed.jobfiles:
         notes.append("job file %s given on the command line (its contents are not in this command)" % jf)
-    evidence = "\n".join(ctx.lines[cmd.start:cmd.end + 1])
     jobs = parsed.jobs
     has_options = any(opts for _, opts in jobs) or parsed.global_options
     if not has_options and not parsed.jobfiles:
         return
+    evidence = "\n".join(ctx.lines[cmd.start:cmd.end + 1])
     if not jobs:
         name = parsed.jobfiles[0] if parsed.jobfiles else "job"
         if not parsed.jobfiles:
@@ -476,6 +508,8 @@ def find_cmdlines(text: str) -> list[FioJob]:
     """Every fio job given on a command line in ``text``, with shell scripts resolved."""
     if not isinstance(text, str) or "fio" not in text:
         return []
+    if not FIO_CMD_CUE_RE.search(text.replace("\0", "") if "\0" in text else text):
+        return []  # no fio command: the script around it emits nothing (split_lines drops NULs)
     lines = split_lines(text)
     cmds = split_commands(logical_lines(lines))
     ctx = _Ctx(lines)

@@ -52,6 +52,9 @@ TESTCASE_RE = re.compile(r"^\s{0,8}testcase:\s{0,8}(?P<name>\S{1,100})\s{0,8}$")
 AXES_RE = re.compile(r"""
     ^\s{0,8}(?P<keys>[a-z][a-z0-9_]{0,40}(?:/[a-z][a-z0-9_]{0,40}){2,60}):\s{0,8}$  # "bs/compiler/.../testcase:"
     """, re.VERBOSE)
+#: the end of every line AXES_RE matches, as the text (NULs removed) spells it: the last "/key:", then
+#: its whitespace (one more for the CR that split_lines drops) and the line break
+AXES_CUE_RE = re.compile(r"/[a-z][a-z0-9_]{0,40}:[^\S\n]{0,9}$", re.MULTILINE)
 AXES_VALUES_RE = re.compile(r"^\s{0,16}(?P<values>\S{1,3000})\s{0,8}$")  # "  4k/gcc-12/performance/..."
 PAIR_RE = re.compile(r"""
     (?<![\w./-])(?P<key>[A-Za-z_][A-Za-z0-9_]{0,40})      # "ioengine" in "(..., ioengine=sync, ...)"
@@ -80,8 +83,24 @@ def _strong_cue() -> re.Pattern:
     catalog look-ups.  (fio output lines, "lat (usec): min=..., max=...", are
     most of a pasted run's lines with "=".)
     """
-    names = sorted((k for k, canon in catalog.name_index().items() if canon in STRONG_OPTIONS), key=len, reverse=True)
-    return re.compile("(?:" + "|".join(re.escape(k) for k in names) + ")=")
+    return re.compile("(?:" + "|".join(re.escape(k) for k in _strong_names()) + ")=")
+
+
+def _strong_names() -> list[str]:
+    """Every lower-cased name or alias of a STRONG_OPTIONS option, longest first."""
+    return sorted((k for k, canon in catalog.name_index().items() if canon in STRONG_OPTIONS), key=len, reverse=True)
+
+
+@functools.cache
+def _strong_cue_reversed() -> re.Pattern:
+    """``_strong_cue`` spelled backwards, for the reversed text: ``=`` then a name reversed.
+
+    It matches the reversed text where ``_strong_cue`` matches the text (the
+    pattern has no anchors nor lookarounds), but starting with a literal it is
+    tried only at each "=": one search of a whole text costs what the forward
+    alternation, tried at every character, costs on a few of its lines.
+    """
+    return re.compile("=(?:" + "|".join(re.escape(k[::-1]) for k in _strong_names()) + ")")
 
 
 def find_inline_params(lines: list[str]) -> list[FioJob]:
@@ -92,7 +111,7 @@ def find_inline_params(lines: list[str]) -> list[FioJob]:
         if "=" not in raw or len(raw) > MAX_LINE or not strong_cue.search(raw.lower()):
             continue  # a line whose keys name no strong option yields no job (see _strong_cue)
         line = clean_line(raw)
-        if FIO_OUTPUT_RE.search(line) or CLI_RE.search(line) or line.rstrip().endswith("\\"):
+        if CLI_RE.search(line) or line.rstrip().endswith("\\") or FIO_OUTPUT_RE.search(line):  # cheap tests first
             continue
         pairs = [(m.group("key"), m.group("value").rstrip(".:")) for m in PAIR_RE.finditer(line)
                  if "%" not in m.group("value") and not line.startswith("(", m.end())]  # "uid=0(root)", "%u"
@@ -205,10 +224,24 @@ def merge_lkp(jobs: list[FioJob]) -> list[FioJob]:
 
 
 def find_inline(text: str) -> list[FioJob]:
-    """Inline fio parameters in prose and LKP parameter records in ``text``."""
+    """Inline fio parameters in prose and LKP parameter records in ``text``.
+
+    Each finder runs only when one search over the whole text (NULs removed,
+    as split_lines does) finds what every line it takes spells: "parameters:",
+    an axes record's "/key:" line end (AXES_CUE_RE), a strong option's "name=" in the
+    lowercased text (``_strong_cue_reversed``; lowercasing line by line or all at once
+    gives the same characters, a line break being no cased letter).  Most mail
+    has neither, and the line-by-line finders are skipped.
+    """
     if not isinstance(text, str) or ("=" not in text and ":" not in text):
         return []
     lines = split_lines(text)
-    mentions_fio = "fio" in text.lower()
-    lkp = merge_lkp(find_lkp_parameters(lines, mentions_fio) + find_lkp_axes(lines, mentions_fio))
-    return lkp + find_inline_params(lines)
+    low = text.lower()
+    mentions_fio = "fio" in low
+    if "\0" in text:
+        text = text.replace("\0", "")
+        low = text.lower()
+    params = find_lkp_parameters(lines, mentions_fio) if "parameters:" in text else []
+    axes = find_lkp_axes(lines, mentions_fio) if AXES_CUE_RE.search(text) else []
+    lkp = merge_lkp(params + axes)
+    return lkp + (find_inline_params(lines) if _strong_cue_reversed().search(low[::-1]) else [])

@@ -28,6 +28,10 @@ SECTION_RE = re.compile(r"""
     \]\s{0,40}
     (?:[;#].{0,400})?$                     # "[job1]   ; first disk"
     """, re.VERBOSE)
+#: the end of every line SECTION_RE matches, as the text spells it: "]", its whitespace (one more for
+#: the CR split_lines drops), then a comment's ";"/"#" or the line break.  (clean_line's cut to MAX_LINE
+#: never ends a header: SECTION_RE matches under 800 characters, quote marks cut under 250.)
+SECTION_END_CUE_RE = re.compile(r"\][^\S\n]{0,41}(?:[;#]|$)", re.MULTILINE)
 OPTION_RE = re.compile(r"""
     ^\s{0,24}
     (?P<key>[A-Za-z_][A-Za-z0-9_.-]{0,63})  # "ioengine", "hugepage-size"
@@ -114,14 +118,15 @@ def find_blocks(lines: list[str]) -> list[_Block]:
     for i, raw in enumerate(lines):
         if cur is None and "[" not in raw:
             continue  # only a section header opens a block, and it spells "["
+        if cur is None:
+            line = clean_line(raw)
+            if SECTION_RE.match(line):  # what classify tests first: only a section opens a block
+                cur, pending_blank = _Block([classify(line, i)]), []
+            continue
         if not raw:
             pending_blank.append(i)  # classify("") is blank; a dmesg paste can end in 14,000 of these
             continue
         ln = classify(clean_line(raw), i)
-        if cur is None:
-            if ln.kind == "section":
-                cur, pending_blank = _Block([ln]), []
-            continue
         if ln.kind == "blank":
             pending_blank.append(i)
             continue
@@ -225,6 +230,8 @@ def find_jobfiles(text: str) -> list[FioJob]:
     """Every fio job file in ``text`` (quote markers removed by the caller; leftover ``> `` tolerated)."""
     if not isinstance(text, str) or "[" not in text:
         return []
+    if not SECTION_END_CUE_RE.search(text.replace("\0", "") if "\0" in text else text):
+        return []  # no line is a section header (split_lines drops NULs): no block
     lines = split_lines(text)
     jobs: list[FioJob] = []
     for block in find_blocks(lines):
