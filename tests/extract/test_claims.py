@@ -247,3 +247,19 @@ def test_the_metric_a_change_is_in_is_its_metric_not_the_nearest_one_named():
 ])
 def test_two_levels_after_a_direction_word_are_no_stated_change(text, expected):
     assert _kinds(text) == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    # Jens Axboe (linux-block, <20240123174021.1967461-8-axboe@kernel.dk>): the 87% nearby is the
+    # lock contention's level; the drop is of IOPS, from 1630K to 1050K
+    ("where we almost tripple the lock contention (~32% -> ~87%) by attempting\n"
+     "these expensive merges, and performance drops from 1630K to 1050K IOPS.\n", [("regression", 35.58, "iops")]),
+    # Paolo Valente (linux-block, <20190624194042.38747-7-paolo.valente@linaro.org>): a unit written once
+    ("SSD, the maximum latency reported by fio drops from 15.1 to 3.2 ms for\n", [("improvement", 78.81, "lat")]),
+    (" - Throughput drops from 640 MB/s to 153 MB/s\n", [("regression", 76.09, "bw")]),
+    # values that contradict the word, or units that differ, give no figure of their own
+    ("Throughput drops from 153 MB/s to 640 MB/s, about 5%.\n", [("regression", 5.0, "bw")]),
+    ("Throughput drops from 1 GB/s to 640 MB/s\n", [("regression", None, "bw")]),
+])
+def test_the_values_a_direction_word_goes_from_and_to_give_its_size(text, expected):
+    assert _kinds(text) == expected
