@@ -242,26 +242,41 @@ _HEX_RUN_RE = re.compile(r"[0-9a-f]{7}")
 def find_sha_hits(text: str) -> list[_Hit]:
     """Every SHA-shaped token in ``text`` that can be a commit id, with its span."""
     hits: list[_Hit] = []
-    excluded = _Spans(_excluded_spans(text))
-    pos = 0
-    for line in text.split("\n"):
-        if len(line) < 7:  # no SHA (7+ hex digits) on it; most lines of a focused view are empty
-            pos += len(line) + 1
-            continue
+    excluded = None  # URLs, <ids> and addresses: looked for once a line holds a SHA-shaped word
+    for pos, line in _hex_run_lines(text):
         cut = line[:MAX_LINE]
-        if not _HEX_RUN_RE.search(cut):  # every SHA is a run of 7 hex digits; sought fast (no lookbehind)
-            pos += len(line) + 1
+        if not _HEX_RUN_RE.search(cut):  # the run found lies past MAX_LINE
             continue
         # the SHA-shaped words first: most lines have none, and then what kind of line it is
         # does not matter (the line tests are the costlier regexes)
         shas = [m for m in _SHA_RE.finditer(cut) if _looks_like_sha(m.group("sha"))]
         if shas and not _SKIP_LINE_RE.search(cut) and not _hexdump_line(cut):
+            if excluded is None:
+                excluded = _Spans(_excluded_spans(text))
             for m in shas:
                 a, b = pos + m.start(), pos + m.end()
                 if not excluded.holds(a, b):
                     hits.append(_Hit(m.group("sha").lower(), a, b))
-        pos += len(line) + 1
     return hits
+
+
+def _hex_run_lines(text: str):
+    """(offset, line) of each line of ``text`` holding a run of 7 hex digits (every SHA is one),
+    in order: the runs are searched in the whole text, not line by line (a run never spans a
+    line break; most lines of a focused view hold none, or are empty)."""
+    pos = 0
+    search, rfind, find = _HEX_RUN_RE.search, text.rfind, text.find
+    while True:
+        m = search(text, pos)
+        if m is None:
+            return
+        start = rfind("\n", 0, m.start()) + 1
+        end = find("\n", m.end())
+        if end == -1:
+            yield start, text[start:]
+            return
+        yield start, text[start:end]
+        pos = end + 1
 
 
 def _clean_subject(s: str) -> str:
@@ -533,10 +548,11 @@ def find_commit_mentions(text: str) -> list[CommitCitation]:
     for h in hits:
         _attach_subject(text, h)
     _mark_ranges(text, hits)
-    _apply_trailers(text, hits, links)
-    _apply_regzbot(text, hits)
-    _apply_lkp(text, hits)
-    _apply_git_output(text, hits)
+    _apply_trailers(text, hits, links)  # Link:/Closes: trailers are citations without a SHA
+    if hits:  # the rest only give the SHAs found their roles and subjects
+        _apply_regzbot(text, hits)
+        _apply_lkp(text, hits)
+        _apply_git_output(text, hits)
     try:
         _assign_roles_by_cues(text, hits)
     except nlp.CueFileError:
