@@ -271,3 +271,35 @@ def test_email_spans_skip_an_at_sign_no_address_can_hold():
     texts += ["@@ -1 +1 @@\n" * 300 + "hch@lst.de", "a" * 100 + "@@b", "@" + "b" * 1200 + "@c.d"]
     for text in texts:
         assert _email_spans(text) == [m.span() for m in _EMAIL_RE.finditer(text)], text
+
+
+def _sha_hits_line_by_line(text):
+    """find_sha_hits as it read every line (the oracle of the whole-text search of the runs)."""
+    from lkmlkb.extract import commits as cm
+
+    hits, pos = [], 0
+    excluded = cm._Spans(cm._excluded_spans(text))
+    for line in text.split("\n"):
+        cut = line[:cm.MAX_LINE]
+        if len(line) >= 7 and cm._HEX_RUN_RE.search(cut):
+            shas = [m for m in cm._SHA_RE.finditer(cut) if cm._looks_like_sha(m.group("sha"))]
+            if shas and not cm._SKIP_LINE_RE.search(cut) and not cm._hexdump_line(cut):
+                hits += [(m.group("sha").lower(), pos + m.start(), pos + m.end()) for m in shas
+                         if not excluded.holds(pos + m.start(), pos + m.end())]
+        pos += len(line) + 1
+    return hits
+
+
+def test_sha_hits_found_through_the_whole_text_are_those_of_every_line():
+    import random
+
+    from lkmlkb.extract import commits as cm
+
+    rng = random.Random(7)
+    words = ["0123abc", "deadbee", "1f2e3d4c5b6a", "a1b2c3d4e5f60718293a", "commit", "Fixes:", "see",
+             "https://git.kernel.org/x/0123abcdef", "<0123abcd@x.org>", "a0123abc@b.org", " ", " ", "\n", "\n\n",
+             "0" * 8, "ffff8881deadbeef", "x" * 3990, "fio", "(\"block: fix\")", ">"]
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(CORPUS.iterdir()) if p.is_file()]
+    texts += ["".join(rng.choice(words) for _ in range(rng.randrange(40))) for _ in range(2000)]
+    for t in texts:
+        assert [(h.sha, h.start, h.end) for h in cm.find_sha_hits(t)] == _sha_hits_line_by_line(t)
