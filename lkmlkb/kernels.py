@@ -180,10 +180,12 @@ def _accept(line: str, m: re.Match) -> bool:
     return False
 
 
-#: what every match of _VERSION_RE spells: "6.8" (a digit, a dot, a digit: its major and minor) or
+#: what every match of _VERSION_RE spells: "6.8" (a digit, a dot, a digit: its major and minor; the
+#: major is one digit after a prefix or a character its lookbehind allows, never after a digit) or
 #: "next-" (any case) of a linux-next tag; lines without it are skipped, most of a fio output's lines
-#: with figures among them ("issued rwts: total=0,1048576,0,0"); \d as in _VERSION_RE
-_VERSION_CUE_RE = re.compile(r"\d\.\d|next-", re.IGNORECASE)
+#: with figures among them ("issued rwts: total=0,1048576,0,0") and an LKP table's rows of
+#: many-digit figures ("123.12 ±  5%"); \d as in _VERSION_RE
+_VERSION_CUE_RE = re.compile(r"(?<!\d)\d\.\d|next-", re.IGNORECASE)
 
 
 def _cue_lines(text: str):

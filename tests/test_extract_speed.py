@@ -471,14 +471,16 @@ def test_hex_run_test_skips_no_sha(monkeypatch):
 
 
 def test_version_cue_skips_no_version(monkeypatch):
-    # every match of _VERSION_RE spells "digit.digit" or "next-": the other lines are not searched
+    # every match of _VERSION_RE spells "digit.digit" (its one-digit major after no digit) or "next-":
+    # the other lines are not searched
     import random
     import re as _re
 
     from lkmlkb import kernels
 
     rng = random.Random(12)
-    texts = _real_texts() + ["\n".join(_random_lines(rng, _VERSION_PIECES + ["NEXT-20240101", "Next-2025", "6", ".", "\u0663"],
+    texts = _real_texts() + ["\n".join(_random_lines(rng, _VERSION_PIECES + ["NEXT-20240101", "Next-2025", "6", ".", "\u0663",
+                                                                   "12", "0", "123.12 \u00b1  5%"],
                                                      30)) for _ in range(300)]
     got = [kernels.find_versions(t) for t in texts]
     assert any(got)
