@@ -40,3 +40,21 @@ def test_focus_keeps_the_lines_prefilter_passes_in_a_long_message():
     assert len(focused) == len(lines)
     assert focused[1500] == REPORT_LINE and focused[1500 + FOCUS_RADIUS] == log_line
     assert focused[1500 + FOCUS_RADIUS + 1] == "" and focused[2999] == ""
+
+
+def test_prefilter_lines_are_the_lines_prefilter_passes_on_random_text():
+    # the regex is first tried where a found word's match can start in the text itself: a line
+    # passes exactly when prefilter passes it (words that fail where first found, "fios fio",
+    # units glued to a word, run status spelled across a case twin, lines lower() lengthens)
+    import random
+
+    from lkmlkb.pipeline import _prefilter_lines, prefilter
+
+    rng = random.Random(21)
+    pieces = ["fio", "fios", "xfio", "fio-3.35", " ", " ", "KiB/s", "ab/s", "MB/s", "mb/sec", "iops", "IOPS",
+              "Run status group", "run", " status ", "group", "regress", "bisect", "test robot", "lkp", "%change",
+              "\u0130", "\u212a", "x", "=", "bw=", "\t", "iostat", "dbench", "lkp@intel.com"]
+    for _ in range(1500):
+        lines = ["".join(rng.choice(pieces) for _ in range(rng.randrange(8))) for _ in range(rng.randrange(1, 12))]
+        text = "\n".join(lines)
+        assert _prefilter_lines(text, lines) == [i for i, ln in enumerate(lines) if prefilter(ln)], lines
