@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from extract_oracles import setup_every_line, tools_every_line
 
 from lkmlkb.extract import CASE_TWINS, setup
 
@@ -18,28 +19,11 @@ ROOT = Path(__file__).resolve().parents[1]
 REAL = sorted(p for d in (ROOT / "corpus", ROOT / "tests" / "fuzz" / "corpus") for p in d.iterdir() if p.is_file())
 
 
-def _setup_every_line(text: str) -> list:
-    """find_setup as it was: every rule on every non-blank line."""
-    out: dict = {}
-    for i, line in enumerate(text.split("\n")):
-        line = line[:setup.MAX_LINE]
-        if line.strip():
-            for rule, _ in setup._SETUP_RULES:
-                rule(out, i, line)
-    return list(out.values())
-
-
-def _tools_every_line(text: str) -> list[str]:
-    """find_tools as it was: every tool pattern on every line."""
-    lines = [line[:setup.MAX_LINE] for line in text.split("\n")]
-    return sorted(name for name, rx in setup._TOOL_RES if any(rx.search(line) for line in lines))
-
-
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
 def test_word_tests_skip_no_fact_of_real_mail(path):
     text = path.read_text(errors="replace")
-    assert setup.find_setup(text) == _setup_every_line(text)
-    assert setup.find_tools(text) == _tools_every_line(text)
+    assert setup.find_setup(text) == setup_every_line(text)
+    assert setup.find_tools(text) == tools_every_line(text)
 
 
 @pytest.mark.parametrize("line", [
@@ -55,7 +39,7 @@ def test_word_tests_skip_no_fact_of_real_mail(path):
     "nvme3n1p2 on NVMe SSD, PCIe3 NVMe SSD, 3 SSDs, SATA HDD, dm-1, scsi_debug, null_blk, brd", "sdad: ios=1",
 ])
 def test_word_tests_keep_every_alternative(line):
-    assert setup.find_setup(line) == _setup_every_line(line)
+    assert setup.find_setup(line) == setup_every_line(line)
     assert setup.find_setup(line)
 
 
@@ -88,7 +72,7 @@ def test_word_lines_always_give_non_ascii_lines():
     # "\u017f" (long s) matches "s" case-insensitively but lowercases to itself: the line must be tried
     text = "plain line\n2 \u017fATA drives\n"
     assert setup._WordLines(text).lines(("sata",)) == {1}
-    assert setup.find_setup(text) == _setup_every_line(text)
+    assert setup.find_setup(text) == setup_every_line(text)
 
 
 def test_case_twins_are_every_non_ascii_character_ignorecase_takes_for_a_letter():
@@ -105,7 +89,7 @@ def test_word_lines_rule_out_non_ascii_lines_without_the_word():
     assert words.lines(("fio",)) == {0}
     assert words.lines(("fs",)) == {1}
     assert words.lines(("bfq",)) == set()
-    assert setup.find_setup(text) == _setup_every_line(text)
+    assert setup.find_setup(text) == setup_every_line(text)
 
 
 @pytest.mark.parametrize("line,arrow", [
@@ -170,7 +154,7 @@ def test_device_cue_passes_over_nvme_dmesg_lines():
     words = setup._WordLines(text)
     assert words.cased(setup._DEVICE_CUE) == {2}
     assert words.lines(dict(setup._SETUP_RULES)[setup._stack_facts]) == set()
-    assert setup.find_setup(text) == _setup_every_line(text)
+    assert setup.find_setup(text) == setup_every_line(text)
     assert [f.value for f in setup.find_setup(text)] == ["nvme0n1"]
 
 
@@ -178,7 +162,7 @@ def test_iter_lines_gives_the_lines_in_order():
     # trimmed from <202401312320.a335db14-oliver.sang@intel.com>: find_tools stops at the first line that matches
     text = "kernel test robot noticed\n\u00b1 fio.write_iops \u017f\n  fio.write_bw_MBps\n"
     assert list(setup._WordLines(text).iter_lines(("fio",))) == [1, 1, 2]  # the case-twin line, then the lines in order
-    assert setup.find_tools(text) == _tools_every_line(text) == ["fio", "lkp"]
+    assert setup.find_tools(text) == tools_every_line(text) == ["fio", "lkp"]
 
 
 @pytest.mark.parametrize("line,cue", [
@@ -436,7 +420,7 @@ def test_stack_groups_found_skip_no_stack_fact():
               "nvmet", "iSCSI", "virtio_blk", "virtio-blk", "\u017foftware RAID", " ", " ", "x", "\n"]
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 60))) for _ in range(2000)]
     for text in texts:
-        assert setup.find_setup(text) == _setup_every_line(text), text
+        assert setup.find_setup(text) == setup_every_line(text), text
     assert set(setup._STACK_WORDS) == set(setup._STACK_RE.groupindex)
     assert dict(setup._SETUP_RULES)[setup._stack_facts] == tuple(
         w for words in setup._STACK_WORDS.values() for w in words)

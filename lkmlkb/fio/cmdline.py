@@ -248,6 +248,12 @@ def words(text: str) -> list[str]:
     """
     if "'" not in text and '"' not in text and "\\" not in text:
         return SHLEX_WORD_RE.findall(text)
+    return shell_words(text)
+
+
+def shell_words(text: str) -> list[str]:
+    """shlex's POSIX words (whitespace_split, no comments); whitespace split where its quotes
+    do not balance."""
     try:
         lex = shlex.shlex(text, posix=True, punctuation_chars=False)
         lex.whitespace_split = True

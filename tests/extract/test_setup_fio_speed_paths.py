@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import random
 import re
-import shlex
 from pathlib import Path
 
+from extract_oracles import setup_every_line, tools_every_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,20 +60,10 @@ def test_fio_command_cue_skips_no_command(monkeypatch):
     assert got == [_jobs(cmdline.find_cmdlines(t)) for t in texts]
 
 
-def _shlex_words(text: str) -> list[str]:
-    try:
-        lex = shlex.shlex(text, posix=True, punctuation_chars=False)
-        lex.whitespace_split = True
-        lex.commenters = ""
-        return list(lex)
-    except ValueError:
-        return text.split()
-
-
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab =-$/.#;|&\t\r\n\x0b\x0c\u00a0\u2028\0\u00e9'\"\\")), max_size=40))
 def test_words_are_shlex_words(text):
-    assert cmdline.words(text) == _shlex_words(text)
+    assert cmdline.words(text) == cmdline.shell_words(text)
 
 
 def _logical_lines_plain(lines):
@@ -236,22 +226,6 @@ SETUP_PIECES = ["deadline", "mq-deadline", "none", "bfq", "ext4", "xfs", "fs", "
                 "\u017f", "\u212a", "\u0130", "\u03a3", " ", " ", "\t", "\n", "\n", "x", "_", "-", "=", ":", "/", "1"]
 
 
-def _setup_every_line(text: str) -> list:
-    """find_setup as plain as it gets: every rule on every non-blank line."""
-    out: dict = {}
-    for i, line in enumerate(text.split("\n")):
-        line = line[:setup.MAX_LINE]
-        if line.strip():
-            for rule, _ in setup._SETUP_RULES:
-                rule(out, i, line)
-    return list(out.values())
-
-
-def _tools_every_line(text: str) -> list[str]:
-    lines = [line[:setup.MAX_LINE] for line in text.split("\n")]
-    return sorted(name for name, rx in setup._TOOL_RES if any(rx.search(line) for line in lines))
-
-
 def test_one_pass_word_lines_are_each_words_lines():
     words = sorted({w for _, ws in setup._SETUP_RULES if isinstance(ws, tuple) for w in ws})
     pieces = words + [w[:-1] for w in words] + [w[1:] for w in words] + ["\n", " ", "x", "\u0130", "\u03a3"]
@@ -267,8 +241,8 @@ def test_find_setup_and_tools_are_the_every_line_loops():
     texts = _real_texts() + _random_texts(10, 3000, SETUP_PIECES, 40)
     assert sum(1 for t in texts if setup.find_setup(t)) > 100
     for text in texts:
-        assert setup.find_setup(text) == _setup_every_line(text), text[:200]
-        assert setup.find_tools(text) == _tools_every_line(text), text[:200]
+        assert setup.find_setup(text) == setup_every_line(text), text[:200]
+        assert setup.find_tools(text) == tools_every_line(text), text[:200]
 
 
 def test_cpu_words_pass_over_robot_addresses():
