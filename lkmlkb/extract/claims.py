@@ -119,8 +119,9 @@ _WENT = _WENT_DOWN | _WENT_UP
 _NEEDS_METRIC = frozenset(("increased", "increases", "decreases", "reduce", "reduces", "reduced", "reducing"))
 #: "drops from 97% to 14%", "decreased from 8% to 0.8%": levels of a share after a direction word
 _LEVELS_AFTER = re.compile(
-    r"[ \t]{1,3}from[ \t]{1,3}~?\d{1,6}(?:\.\d{1,6})?[ \t]?%[ \t]{1,3}(?:to|->)[ \t]{1,3}~?\d{1,6}(?:\.\d{1,6})?[ \t]?%",
-    re.IGNORECASE)
+    r"""[ \t]{1,3}from[ \t]{1,3}~?(?P<a>\d{1,6}(?:\.\d{1,6})?)[ \t]?%
+        [ \t]{1,3}(?:to|->)[ \t]{1,3}~?(?P<b>\d{1,6}(?:\.\d{1,6})?)[ \t]?%""",
+    re.IGNORECASE | re.VERBOSE)
 #: "drops from 1630K to 1050K IOPS", "from 15.1 to 3.2 ms", "from 640 MB/s to 153 MB/s": the two
 #: values a direction word names (a unit written once, at the end, is the first value's too)
 _VALUES_AFTER = re.compile(
@@ -136,8 +137,12 @@ def _from_to_change(text: str, at: int, hi: int, down: bool) -> float | None:
     m = _VALUES_AFTER.match(text, at, hi)
     if not m or (m["ua"] and m["ua"] != m["ub"]):
         return None
-    a, b = float(m["a"]), float(m["b"])
-    if a <= 0 or (b < a) != down or a == b:
+    return _relative_change(float(m["a"]), float(m["b"]), down)
+
+
+def _relative_change(a: float, b: float, down: bool) -> float | None:
+    """From ``a`` to ``b``, in percent of ``a``; None unless it went the way ``down`` says."""
+    if a <= 0 or a == b or (b < a) != down:
         return None
     return round(abs(a - b) / a * 100.0, 2)
 
@@ -301,17 +306,19 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if (kind is None or c.label.endswith("_WEAK")) and pct is None:
             continue  # a bare "difference" / "better" says nothing
         metric = _metric_of(text, s0, s1, c)
-        if word in _WENT and _LEVELS_AFTER.match(text, c.end, s1):
+        levels = _LEVELS_AFTER.match(text, c.end, s1) if word in _WENT else None
+        if levels:
             # "Network utilisation drops from 97% to 14%": two levels of a share, not a 14% change;
             # what moved is what is named just before the word, and a share of nothing named
-            # (utilisation, a profile's "prep side") is neither good nor bad
+            # (utilisation, a profile's "prep side") is neither good nor bad; of a named one the
+            # change is the levels' ("sys time drops from 37% to 14%": 62.16% less)
             lo = text.rfind("\n", 0, c.start) + 1
             if not text[lo:c.start].strip():  # the word starts its line: the subject ended the one above
                 lo = text.rfind("\n", 0, max(0, lo - 1)) + 1
             metric = _metric_near(text, max(s0, lo, c.start - LEVELS_SUBJECT_REACH), c.start, c.start)
             if metric is None:
                 continue
-            pct = None
+            pct = _relative_change(float(levels["a"]), float(levels["b"]), word in _WENT_DOWN)
         elif word in _WENT:
             pct = _from_to_change(text, c.end, s1, word in _WENT_DOWN) or pct
         if word in _NEEDS_METRIC and metric is None:
