@@ -282,13 +282,13 @@ def headline(results: list[Result]) -> tuple[Result, Result] | None:
 
 def lower_is_better(r: Result) -> bool:
     """Whether less of this result is better: a latency or its percentiles ("clat_p99"), CPU use
-    ("cpu_sys"), any time measured ("elapsed" 0m0.835s -> 15m36.508s on a slower mount is a
-    regression), an LKP time or overhead ("fsmark.app_overhead", "swapin.free_time")."""
-    from .extract.claims import LESS_IS_BETTER_LKP
+    ("cpu_sys"), any result measured in a time unit ("elapsed" 0m0.835s -> 15m36.508s on a slower
+    mount is a regression), an LKP time or overhead ("fsmark.app_overhead", "swapin.free_time")."""
+    from .extract.claims import lkp_lower_is_better
 
     m = r.metric
     if "." in m:
-        return bool(LESS_IS_BETTER_LKP.search(m))
+        return lkp_lower_is_better(m)
     return m in LOWER_IS_BETTER or m.split("_", 1)[0] in LOWER_IS_BETTER or r.normalized_unit == "us"
 
 

@@ -60,6 +60,10 @@ def _result(metric, value, unit=None, normalized_unit=None):
     ("elapsed", "us", True), ("fsmark.app_overhead", None, True), ("fio.write_clat_mean_us", None, True),
     ("bw", "B/s", False), ("iops", "IOPS", False), ("bw_mean", "B/s", False), ("fio.write_iops", None, False),
     ("stress-ng.timerfd.ops_per_sec", None, False), ("aim7.jobs-per-min", None, False),
+    # LKP's "time." group is /usr/bin/time's: its elapsed time, not every counter it prints
+    ("fio.time.elapsed_time", None, True), ("swapin.free_time", None, True),
+    ("fio.time.file_system_outputs", None, False), ("fio.time.percent_of_cpu_this_job_got", None, False),
+    ("fio.latency_2ms%", None, False),
 ])
 def test_which_metrics_are_better_lower(metric, unit, lower):
     assert lower_is_better(_result(metric, 1.0, normalized_unit=unit)) is lower

@@ -109,6 +109,14 @@ _LESS_IS_BETTER = frozenset(("lat", "cpu", "time"))
 #: ... and in an LKP metric's name, as a whole part of it ("fio.write_clat_mean_us",
 #: "fio.time.elapsed_time"; not "stress-ng.timerfd.ops_per_sec")
 LESS_IS_BETTER_LKP = re.compile(r"(?:^|[._-])(?:c?lat(?:ency)?|time|overhead|elapsed|duration)(?:[._-]|$)")
+
+
+def lkp_lower_is_better(name: str) -> bool:
+    """Whether less of an LKP metric is better, read from its last part ("fio.time.elapsed_time",
+    "fsmark.app_overhead"; not the rest of the "time." group, "fio.time.file_system_outputs",
+    nor a latency bucket's share, "fio.latency_2ms%")."""
+    last = name.rsplit(".", 1)[-1]
+    return not last.endswith("%") and bool(LESS_IS_BETTER_LKP.search(last))
 #: cue words that say which way the quantity went, not whether that is good ("dropped", "higher")
 _WENT_DOWN = frozenset(("drop", "drops", "dropped", "decrease", "decreased", "decreases", "reduction", "lower",
                         "reduce", "reduces", "reduced", "reducing"))
@@ -123,19 +131,27 @@ _LEVELS_AFTER = re.compile(
         [ \t]{1,3}(?:to|->)[ \t]{1,3}~?(?P<b>\d{1,6}(?:\.\d{1,6})?)[ \t]?%""",
     re.IGNORECASE | re.VERBOSE)
 #: "drops from 1630K to 1050K IOPS", "from 15.1 to 3.2 ms", "from 640 MB/s to 153 MB/s": the two
-#: values a direction word names (a unit written once, at the end, is the first value's too)
+#: values a direction word names, the second with a unit of a rate, a count or a time (a unit
+#: written once, at the end, is the first value's too; "from 16 to 8 cores" names no measure, and
+#: of a size, "extra-writes reduction from 66GB to 9GB", less is as often good as bad)
+_MEASURE_UNIT = r"""(?:[KMGT]i?B/s|[kmgt]i?b/s|[KMGkmg]B/sec|[KMG]?IOPS|[km]?iops|[KMGkmg](?![\w/])
+                    |[mun\u00b5]s(?:ec)?|s(?:ec)?)"""
 _VALUES_AFTER = re.compile(
-    r"""[ \t]{1,3}from[ \t]{1,3}~?(?P<a>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ua>[A-Za-z/]{0,8})
-        [ \t]{1,3}(?:to|->)[ \t]{1,3}~?(?P<b>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ub>[A-Za-z/]{0,8})(?![\d.,%])""",
+    r"""[ \t]{1,3}(?i:from)[ \t]{1,3}~?(?P<a>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ua>%s)?
+        [ \t]{1,3}(?i:to|->)[ \t]{1,3}~?(?P<b>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ub>%s)(?![\w/%%])""" % (_MEASURE_UNIT, _MEASURE_UNIT),
     re.VERBOSE)
+#: a percentage the sentence states right after the two values ("from 640 to 153 MB/s, or 76%"):
+#: that one is the size
+STATED_AFTER_VALUES = 25
 
 
 def _from_to_change(text: str, at: int, hi: int, down: bool) -> float | None:
     """The change, in percent of the first value, of "from A to B" right after a direction word
     (a nearer percentage elsewhere in the sentence is not its size: "(~32% -> ~87%) ... performance
-    drops from 1630K to 1050K IOPS" is a 35.58% drop); None unless the values say the word's way."""
+    drops from 1630K to 1050K IOPS" is a 35.58% drop); None unless the values say the word's way,
+    or when the sentence states a percentage right after them."""
     m = _VALUES_AFTER.match(text, at, hi)
-    if not m or (m["ua"] and m["ua"] != m["ub"]):
+    if not m or (m["ua"] and m["ua"] != m["ub"]) or _PCT_RE.search(text, m.end(), min(hi, m.end() + STATED_AFTER_VALUES)):
         return None
     return _relative_change(float(m["a"]), float(m["b"]), down)
 
@@ -324,7 +340,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if word in _NEEDS_METRIC and metric is None:
             continue  # "reduces lock contention by 70%": less of what? a bad thing, as often as not
         if metric and kind in ("regression", "improvement") and word in _WENT \
-                and (metric in _LESS_IS_BETTER or ("." in metric and LESS_IS_BETTER_LKP.search(metric))):
+                and (metric in _LESS_IS_BETTER or ("." in metric and lkp_lower_is_better(metric))):
             # "latency dropped by 30%", "sys time is 40% higher": the good direction is down
             kind = "improvement" if word in _WENT_DOWN else "regression"
         out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=" ".join(c.text.split()),

@@ -258,9 +258,25 @@ def test_two_levels_after_a_direction_word_are_no_change_of_the_second_level(tex
     # Paolo Valente (linux-block, <20190624194042.38747-7-paolo.valente@linaro.org>): a unit written once
     ("SSD, the maximum latency reported by fio drops from 15.1 to 3.2 ms for\n", [("improvement", 78.81, "lat")]),
     (" - Throughput drops from 640 MB/s to 153 MB/s\n", [("regression", 76.09, "bw")]),
+    # a unit ending the sentence, or a capital From/To
+    ("With 10% of the cache, throughput drops from 640 MB/s to 153 MB/s.\n", [("regression", 76.09, "bw")]),
+    ("Throughput Drops From 640 MB/s To 153 MB/s, sadly.\n", [("regression", 76.09, "bw")]),
     # values that contradict the word, or units that differ, give no figure of their own
     ("Throughput drops from 153 MB/s to 640 MB/s, about 5%.\n", [("regression", 5.0, "bw")]),
     ("Throughput drops from 1 GB/s to 640 MB/s\n", [("regression", None, "bw")]),
+    # counts of something that is no measure, and a percentage stated right after the values
+    # (the review's cases: each gave 50, 75 or 300 %)
+    ("Write bandwidth decreased from 16 to 8 cores by 12% here.\n", [("regression", 12.0, "bw")]),
+    ("IOPS drops from 4 to 1 queues in this setup, a 10% regression.\n", [("regression", 10.0, "iops")]),
+    ("With the patch, throughput increased from 1 to 4 jobs by 20%.\n", [("improvement", 20.0, "bw")]),
+    ("Throughput drops from 640 MB/s to 153 MB/s, or 76%.\n", [("regression", 76.0, "bw")]),
 ])
 def test_the_values_a_direction_word_goes_from_and_to_give_its_size(text, expected):
     assert _kinds(text) == expected
+
+
+def test_a_size_going_from_one_value_to_another_gives_no_figure():
+    # Kanchan Joshi (linux-block, <c9b1325e-e986-4b85-ae6b-32686cd66888@samsung.com>): fewer extra
+    # writes is good, less data as often bad: the values of a size size nothing
+    text = "For direct IO: IOPS increase from 144K to 172K, and extra-writes\nreduction from 66GB to 9GB.\n"
+    assert all(c.stated_pct is None for c in find_claims(text))
