@@ -26,6 +26,7 @@ import re
 from functools import lru_cache
 
 from lkmlkb.extract import CASE_TWINS as _CASE_TWINS
+from lkmlkb.extract.lines import lines_holding
 
 log = logging.getLogger(__name__)
 
@@ -188,29 +189,6 @@ def _accept(line: str, m: re.Match) -> bool:
 _VERSION_CUE_RE = re.compile(r"(?<!\d)\d\.\d|next-", re.IGNORECASE)
 
 
-def _cue_lines(text: str):
-    """The (offset, line cut to MAX_LINE) of each line holding ``_VERSION_CUE_RE``, in order.
-
-    The cue never spans a line break, so the lines holding it are found by
-    searching the whole text (most lines hold none: the 14,000 blank lines of
-    a focused dmesg view are not split off one by one); each such line is
-    still tested as cut to MAX_LINE.
-    """
-    pos = 0
-    while True:
-        m = _VERSION_CUE_RE.search(text, pos)
-        if m is None:
-            return
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.start())
-        line = text[start:len(text) if end == -1 else end][:MAX_LINE]
-        if _VERSION_CUE_RE.search(line):
-            yield start, line
-        if end == -1:
-            return
-        pos = end + 1
-
-
 def _raw_end(m: re.Match) -> int:
     """End of the match without trailing dots of a local version ("-362.el9.")."""
     end = m.end()
@@ -231,7 +209,9 @@ def find_versions(text: str) -> list[tuple[int, int, str, str]]:
     if not isinstance(text, str) or not text:
         return []
     out: list[tuple[int, int, str, str]] = []
-    for offset, line in _cue_lines(text):
+    # the lines holding the cue, found in the whole text (most lines hold none: the 14,000 blank
+    # lines of a focused dmesg view are not split off one by one), each tested as cut to MAX_LINE
+    for offset, line in lines_holding(text, _VERSION_CUE_RE, MAX_LINE):
         for m in _VERSION_RE.finditer(line):
             try:
                 if not _accept(line, m):

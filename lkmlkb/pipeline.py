@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .extract import CASE_TWINS
+from .extract.lines import word_lines
 from .model import Findings, Message, Segment
 from .threads import attribute_quotes, segment_body
 
@@ -374,21 +375,7 @@ def _prefilter_lines(text: str, lines: list[str]) -> list[int]:
     lines as testing each one, without a Python loop over the 15,000 lines
     of a pasted kernel log.
     """
-    low = text.lower()
-    hits: set[int] = set()
-    for word in PREFILTER_WORDS:
-        pos = low.find(word)
-        while pos != -1:
-            hits.add(pos)
-            end = low.find("\n", pos)
-            pos = low.find(word, end) if end != -1 else -1  # one hit per line is enough
-    candidates: list[int] = []
-    line, last = 0, 0
-    for pos in sorted(hits):
-        line += low.count("\n", last, pos)
-        last = pos
-        if not candidates or candidates[-1] != line:
-            candidates.append(line)
+    candidates = word_lines(text.lower(), PREFILTER_WORDS)  # lower() keeps every line break
     return [i for i in candidates if i < len(lines) and lines[i] and prefilter(lines[i])]
 
 

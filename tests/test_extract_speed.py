@@ -472,19 +472,24 @@ def test_version_cue_skips_no_version(monkeypatch):
     assert got == [kernels.find_versions(t) for t in texts]
 
 
-def test_cue_lines_are_the_lines_holding_the_cue():
-    # the lines find_versions reads are found by one search over the text, each tested as cut to MAX_LINE
+def test_lines_holding_are_the_lines_whose_cut_holds_the_pattern():
+    # the lines find_versions and find_sha_hits read are found by one search over the text, each
+    # tested as cut to MAX_LINE: a match past the cut does not count, the next line's still does
     import random
 
     from lkmlkb import kernels
+    from lkmlkb.extract import commits
+    from lkmlkb.extract.lines import lines_holding
 
     rng = random.Random(13)
-    texts = _real_texts() + ["", "\n", "6.8", "x\n6.8\n", "a" * 3998 + "6.8\n", "a" * 3999 + "6.8\n" + "n" * 3996 + "next-1"]
-    texts += ["\n".join(_random_lines(rng, ["6.8", "\n", "", "x", "next-", "NEXT-", "1", ".", "a" * 1000], 20))
+    texts = _real_texts() + ["", "\n", "6.8", "x\n6.8\n", "a" * 3998 + "6.8\n", "a" * 3999 + "6.8\n" + "n" * 3996 + "next-1",
+                             "x" * 3997 + "abcdef0\nabcdef0", "16.8\n6.8"]
+    texts += ["\n".join(_random_lines(rng, ["6.8", "\n", "", "x", "next-", "NEXT-", "1", ".", "a" * 1000, "deadbee"], 20))
               for _ in range(300)]
-    for text in texts:
-        want = [(o, ln) for o, ln in _every_line(text, kernels.MAX_LINE) if kernels._VERSION_CUE_RE.search(ln)]
-        assert list(kernels._cue_lines(text)) == want, text[:100]
+    for rx, max_line in ((kernels._VERSION_CUE_RE, kernels.MAX_LINE), (commits._HEX_RUN_RE, commits.MAX_LINE)):
+        for text in texts:
+            want = [(o, ln) for o, ln in _every_line(text, max_line) if rx.search(ln)]
+            assert list(lines_holding(text, rx, max_line)) == want, text[:100]
 
 
 def test_normal_output_literals_are_in_every_match():

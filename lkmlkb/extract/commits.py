@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 
 from lkmlkb.extract import nlp
+from lkmlkb.extract.lines import lines_holding
 from lkmlkb.model import CommitCitation, Evidence
 
 log = logging.getLogger(__name__)
@@ -243,10 +244,8 @@ def find_sha_hits(text: str) -> list[_Hit]:
     """Every SHA-shaped token in ``text`` that can be a commit id, with its span."""
     hits: list[_Hit] = []
     excluded = None  # URLs, <ids> and addresses: looked for once a line holds a SHA-shaped word
-    for pos, line in _hex_run_lines(text):
-        cut = line[:MAX_LINE]
-        if not _HEX_RUN_RE.search(cut):  # the run found lies past MAX_LINE
-            continue
+    # every SHA is a run of 7 hex digits: the lines holding one, as cut, found in the whole text
+    for pos, cut in lines_holding(text, _HEX_RUN_RE, MAX_LINE):
         # the SHA-shaped words first: most lines have none, and then what kind of line it is
         # does not matter (the line tests are the costlier regexes)
         shas = [m for m in _SHA_RE.finditer(cut) if _looks_like_sha(m.group("sha"))]
@@ -258,25 +257,6 @@ def find_sha_hits(text: str) -> list[_Hit]:
                 if not excluded.holds(a, b):
                     hits.append(_Hit(m.group("sha").lower(), a, b))
     return hits
-
-
-def _hex_run_lines(text: str):
-    """(offset, line) of each line of ``text`` holding a run of 7 hex digits (every SHA is one),
-    in order: the runs are searched in the whole text, not line by line (a run never spans a
-    line break; most lines of a focused view hold none, or are empty)."""
-    pos = 0
-    search, rfind, find = _HEX_RUN_RE.search, text.rfind, text.find
-    while True:
-        m = search(text, pos)
-        if m is None:
-            return
-        start = rfind("\n", 0, m.start()) + 1
-        end = find("\n", m.end())
-        if end == -1:
-            yield start, text[start:]
-            return
-        yield start, text[start:end]
-        pos = end + 1
 
 
 def _clean_subject(s: str) -> str:

@@ -18,6 +18,7 @@ import logging
 import re
 from dataclasses import dataclass
 
+from lkmlkb.extract.lines import word_lines
 from lkmlkb.model import Evidence, Result
 from lkmlkb.units import normalize, parse_count
 
@@ -139,56 +140,6 @@ def joined_text(lines: list[Line]) -> str:
         if isinstance(lines, Lines):
             lines.joined = got
     return got
-
-
-def word_lines(text: str, words: tuple[str, ...]) -> list[int]:
-    """Numbers of the lines of ``text`` (split on newlines) holding one of ``words``, ascending.
-
-    A few fast searches of the whole text find the lines a finder's patterns can match (each of
-    its patterns spells one of ``words``), where a loop over the lines costs a Python step and a
-    pattern per line.  No word may hold a newline.
-    """
-    ends: set[int] = set()  # where each line holding a word ends
-    find = text.find
-    for w in words:
-        at = find(w)
-        while at >= 0:
-            nl = find("\n", at)
-            if nl < 0:
-                ends.add(len(text))
-                break
-            ends.add(nl)
-            at = find(w, nl + 1)  # the rest of this line is known to hold it
-    out: list[int] = []
-    count = text.count
-    line = counted = 0  # ``line`` is the number of the line holding offset ``counted``
-    for end in sorted(ends):
-        line += count("\n", counted, end)
-        counted = end
-        out.append(line)
-    return out
-
-
-def match_lines(text: str, rx: re.Pattern) -> list[int]:
-    """Numbers of the lines of ``text`` (split on newlines) holding a match of ``rx``, ascending.
-
-    ``rx`` must never match a newline: then no match spans two lines, and resuming the search
-    at the next line after a hit finds every line holding one.
-    """
-    out: list[int] = []
-    search, count, find = rx.search, text.count, text.find
-    line = counted = 0  # ``line`` is the number of the line holding offset ``counted``
-    m = search(text)
-    while m is not None:
-        at = m.start()
-        line += count("\n", counted, at)
-        counted = at
-        out.append(line)
-        nl = find("\n", at)
-        if nl < 0:
-            break
-        m = search(text, nl + 1)
-    return out
 
 
 def cue_lines(lines: list[Line], words: tuple[str, ...]) -> list[int]:

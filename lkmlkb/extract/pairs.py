@@ -15,7 +15,7 @@ import re
 
 from ..model import Evidence, Result
 from ..units import normalize
-from .fio_output import match_lines, word_lines
+from .lines import match_lines, word_lines
 
 log = logging.getLogger(__name__)
 

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterator
 
 from lkmlkb.extract import CASE_TWINS as _CASE_TWINS
+from lkmlkb.extract.lines import match_starts, word_lines
 from lkmlkb.model import Evidence, SetupFact
 
 log = logging.getLogger(__name__)
@@ -233,12 +234,12 @@ class _WordLines:
         a part of the text each alternative of the pattern needs (no case twin
         can stand in for a letter there).
         """
-        return set(self._hits(cue, self.text))
+        return {line for line, _ in match_starts(self.text, cue)}
 
     def cased_starts(self, cue: re.Pattern) -> dict[int, int]:
         """``cased(cue)`` with, for each line, where in it the cue first matches."""
         text = self.text
-        return {i: at - text.rfind("\n", 0, at) - 1 for i, at in self._hit_starts(cue, text)}
+        return {i: at - text.rfind("\n", 0, at) - 1 for i, at in match_starts(text, cue)}
 
     def word_lines(self, words: _WordSet) -> dict[str, set[int]]:
         """Numbers of the lines holding each word of ``words`` (lowercased; words absent are left out),
@@ -285,55 +286,10 @@ class _WordLines:
         yield from sorted(self._word_lines(words))
 
     def _word_lines(self, words: tuple[str, ...]) -> set[int]:
-        """Numbers of the lines whose lowercased text holds one of ``words`` (no word spells a line break).
-
-        Each word is sought with ``str.find``, and past a hit from the next line
-        on: a word the text does not hold costs one fast scan, where an
-        alternation of every word was tried at each place of the text (the 32
-        tunable names: 2 ms in 60 KB).
-        """
-        low = self.low
-        found: set[int] = set()
-        for w in words:
-            at = low.find(w)
-            line = seen = 0
-            while at != -1:
-                line += low.count("\n", seen, at)
-                seen = at
-                found.add(line)
-                eol = low.find("\n", at)
-                if eol == -1:
-                    break
-                at = low.find(w, eol + 1)
-        return found
-
-    @staticmethod
-    def _hits(rx: re.Pattern, text: str) -> Iterator[int]:
-        """Numbers of the lines where ``rx`` matches, each once, in order.
-
-        ``rx`` never matches a line break nor looks behind (literal words, the
-        device cue), so a line holds a match where a search from its start
-        finds one before its end: after a hit the search goes on from the next
-        line, and a line naming its word forty times costs one search.
-        """
-        for line, _ in _WordLines._hit_starts(rx, text):
-            yield line
-
-    @staticmethod
-    def _hit_starts(rx: re.Pattern, text: str) -> Iterator[tuple[int, int]]:
-        """``_hits`` with where in the text each line's first match starts."""
-        line = seen = pos = 0
-        while True:
-            m = rx.search(text, pos)
-            if m is None:
-                return
-            start = m.start()
-            line += text.count("\n", seen, start)  # the hits come in text order
-            seen = start
-            yield line, start
-            pos = text.find("\n", start) + 1
-            if not pos:
-                return
+        """Numbers of the lines whose lowercased text holds one of ``words`` (``lines.word_lines``:
+        a word the text does not hold costs one fast scan, where an alternation of every word was
+        tried at each place of the text: the 32 tunable names, 2 ms in 60 KB)."""
+        return set(word_lines(self.low, words))
 
 
 def main_benchmark(text: str) -> str | None:

@@ -22,15 +22,8 @@ from __future__ import annotations
 import logging
 import re
 
-from lkmlkb.extract.fio_output import (
-    Line,
-    cue_lines,
-    evidence,
-    filled_lines,
-    joined_text,
-    prepare_lines,
-    word_lines,
-)
+from lkmlkb.extract.fio_output import Line, cue_lines, evidence, filled_lines, joined_text, prepare_lines
+from lkmlkb.extract.lines import word_lines
 from lkmlkb.kernels import find_versions, opens_with_version, qualifier
 from lkmlkb.model import Result
 from lkmlkb.units import normalize, parse_count, parse_quantity, to_float
@@ -90,7 +83,7 @@ def _text_tool(lines: list[Line]) -> str | None:
     from lkmlkb.extract.setup import main_benchmark
 
     if _TEXT_TOOL[0] is not lines:
-        _TEXT_TOOL[0], _TEXT_TOOL[1] = lines, main_benchmark("\n".join(ln.text for ln in lines))
+        _TEXT_TOOL[0], _TEXT_TOOL[1] = lines, main_benchmark(joined_text(lines))
     return _TEXT_TOOL[1]
 
 

@@ -13,7 +13,7 @@ import logging
 import re
 
 from ..model import Evidence, Result
-from .fio_output import word_lines
+from .lines import word_lines
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lkmlkb.extract import fio_output, pairs, tables, timing
-from lkmlkb.extract.fio_output import match_lines, prepare_lines, word_lines
+from lkmlkb.extract.fio_output import prepare_lines
+from lkmlkb.extract.lines import match_lines, word_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = sorted(p for d in (ROOT / "corpus", ROOT / "tests" / "fuzz" / "corpus") for p in d.iterdir() if p.is_file())

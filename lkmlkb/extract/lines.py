@@ -1,0 +1,86 @@
+"""The lines of a text that can hold something, found by searching the whole text.
+
+Every extractor reads lines, and most lines of a message (and nearly all of a
+focused kernel log, whose far lines are blank) hold nothing it looks for.  A
+word or pattern that never spans a line break is searched in the whole text
+instead, with ``str.find`` or one ``re`` search, and only the lines holding it
+are read: the same lines as testing each one, without a Python step per line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+
+def word_lines(text: str, words: tuple[str, ...]) -> list[int]:
+    """Numbers of the lines of ``text`` (split on newlines) holding one of ``words``, ascending.
+
+    Each word is sought with ``str.find``, and past a hit from the next line on.  No word may
+    hold a newline.
+    """
+    ends: set[int] = set()  # where each line holding a word ends
+    find = text.find
+    for w in words:
+        at = find(w)
+        while at >= 0:
+            nl = find("\n", at)
+            if nl < 0:
+                ends.add(len(text))
+                break
+            ends.add(nl)
+            at = find(w, nl + 1)  # the rest of this line is known to hold it
+    out: list[int] = []
+    count = text.count
+    line = counted = 0  # ``line`` is the number of the line holding offset ``counted``
+    for end in sorted(ends):
+        line += count("\n", counted, end)
+        counted = end
+        out.append(line)
+    return out
+
+
+def match_starts(text: str, rx: re.Pattern) -> Iterator[tuple[int, int]]:
+    """(number, offset of its first match) of each line of ``text`` where ``rx`` matches, in order.
+
+    ``rx`` must never match a newline: then no match spans two lines, and resuming the search
+    at the next line after a hit finds every line holding one (a line naming its word forty
+    times costs one search).
+    """
+    search, count, find = rx.search, text.count, text.find
+    line = counted = 0  # ``line`` is the number of the line holding offset ``counted``
+    m = search(text)
+    while m is not None:
+        at = m.start()
+        line += count("\n", counted, at)
+        counted = at
+        yield line, at
+        nl = find("\n", at)
+        if nl < 0:
+            return
+        m = search(text, nl + 1)
+
+
+def match_lines(text: str, rx: re.Pattern) -> list[int]:
+    """Numbers of the lines of ``text`` where ``rx`` (never matching a newline) matches, ascending."""
+    return [line for line, _ in match_starts(text, rx)]
+
+
+def lines_holding(text: str, rx: re.Pattern, max_line: int) -> Iterator[tuple[int, str]]:
+    """(offset, line cut to ``max_line``) of each line of ``text`` where ``rx`` (never matching
+    a newline) matches within the cut, in order: what a loop testing ``rx`` on every line as
+    cut gives, without the loop."""
+    search, rfind, find = rx.search, text.rfind, text.find
+    pos = 0
+    while True:
+        m = search(text, pos)
+        if m is None:
+            return
+        start = rfind("\n", 0, m.start()) + 1
+        end = find("\n", m.start())
+        line = text[start:len(text) if end == -1 else end][:max_line]
+        if search(line):
+            yield start, line
+        if end == -1:
+            return
+        pos = end + 1
