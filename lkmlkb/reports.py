@@ -16,12 +16,12 @@ import logging
 import re
 
 from .model import Claim, CommitCitation, Findings, KernelMention, Message, Report, Result
+from .units import lower_is_better
 
 log = logging.getLogger(__name__)
 
 ROLE_RANK = {"culprit": 0, "fix": 1, "revert": 2, "tested": 3, "base": 4, "mentioned": 5}
 HIGHER_IS_BETTER = {"bw", "iops", "throughput", "ops", "score"}
-LOWER_IS_BETTER = {"lat", "clat", "slat", "latency", "util", "cpu", "runtime", "time"}
 HEADLINE_METRICS = ("bw", "throughput", "iops", "util", "lat", "clat")
 #: stated and computed magnitudes that differ by more than this many points disagree
 DISAGREE_POINTS = 5.0
@@ -280,18 +280,6 @@ def headline(results: list[Result]) -> tuple[Result, Result] | None:
     return None
 
 
-def lower_is_better(r: Result) -> bool:
-    """Whether less of this result is better: a latency or its percentiles ("clat_p99"), CPU use
-    ("cpu_sys"), any result measured in a time unit ("elapsed" 0m0.835s -> 15m36.508s on a slower
-    mount is a regression), an LKP time or overhead ("fsmark.app_overhead", "swapin.free_time")."""
-    from .extract.claims import lkp_lower_is_better
-
-    m = r.metric
-    if "." in m:
-        return lkp_lower_is_better(m)
-    return m in LOWER_IS_BETTER or m.split("_", 1)[0] in LOWER_IS_BETTER or r.normalized_unit == "us"
-
-
 def computed_change(base: Result, bad: Result) -> float | None:
     """The size of the change, in percent of the state it was measured from.
 
@@ -306,7 +294,7 @@ def computed_change(base: Result, bad: Result) -> float | None:
     ref = x if revert_of_bad else b
     if not ref:
         return None
-    lower_better = lower_is_better(base)
+    lower_better = lower_is_better(base.metric, base.normalized_unit)
     delta = (x - b) if lower_better else (b - x)
     return round(delta / ref * 100.0, 2)
 

@@ -149,3 +149,24 @@ def to_float(text: str) -> float | None:
     if math.isnan(v) or math.isinf(v):
         return None
     return v
+
+
+# which way is better
+
+#: metrics of which less is better: a latency, CPU use, a time, a device's utilisation
+LOWER_IS_BETTER = frozenset(("lat", "clat", "slat", "latency", "util", "cpu", "runtime", "time"))
+#: ... and in an LKP metric's last part, as a whole part of it ("fio.write_clat_mean_us",
+#: "fio.time.elapsed_time", "fsmark.app_overhead"; not "stress-ng.timerfd.ops_per_sec")
+_LOWER_IS_BETTER_PART = re.compile(r"(?:^|[._-])(?:c?lat(?:ency)?|time|overhead|elapsed|duration)(?:[._-]|$)")
+
+
+def lower_is_better(metric: str, normalized_unit: str | None = None) -> bool:
+    """Whether less of ``metric`` is better: a latency or its percentiles ("clat_p99"), CPU use
+    ("cpu_sys"), anything measured in a time unit (``normalized_unit`` "us": a mount's
+    "elapsed" 0m0.835s -> 15m36.508s is a regression); an LKP metric by its last part
+    (not the rest of /usr/bin/time's "time." group, "fio.time.file_system_outputs", nor a
+    latency bucket's share, "fio.latency_2ms%")."""
+    if "." in metric:
+        last = metric.rsplit(".", 1)[-1]
+        return not last.endswith("%") and bool(_LOWER_IS_BETTER_PART.search(last))
+    return metric in LOWER_IS_BETTER or metric.split("_", 1)[0] in LOWER_IS_BETTER or normalized_unit == "us"

@@ -33,6 +33,7 @@ import re
 
 from lkmlkb.extract import nlp
 from lkmlkb.model import Claim, Evidence
+from lkmlkb.units import lower_is_better
 
 log = logging.getLogger(__name__)
 
@@ -104,19 +105,6 @@ _OBJECT_AFTER_DROP = re.compile(
     re.IGNORECASE,
 )
 _FALL_MEASURED = re.compile(r"\bby[ \t]{1,3}[~-]?\d|\bmuch\b", re.IGNORECASE)
-#: metrics of which less is better: a drop of one is an improvement, a rise a regression
-_LESS_IS_BETTER = frozenset(("lat", "cpu", "time"))
-#: ... and in an LKP metric's name, as a whole part of it ("fio.write_clat_mean_us",
-#: "fio.time.elapsed_time"; not "stress-ng.timerfd.ops_per_sec")
-LESS_IS_BETTER_LKP = re.compile(r"(?:^|[._-])(?:c?lat(?:ency)?|time|overhead|elapsed|duration)(?:[._-]|$)")
-
-
-def lkp_lower_is_better(name: str) -> bool:
-    """Whether less of an LKP metric is better, read from its last part ("fio.time.elapsed_time",
-    "fsmark.app_overhead"; not the rest of the "time." group, "fio.time.file_system_outputs",
-    nor a latency bucket's share, "fio.latency_2ms%")."""
-    last = name.rsplit(".", 1)[-1]
-    return not last.endswith("%") and bool(LESS_IS_BETTER_LKP.search(last))
 #: cue words that say which way the quantity went, not whether that is good ("dropped", "higher")
 _WENT_DOWN = frozenset(("drop", "drops", "dropped", "decrease", "decreased", "decreases", "reduction", "lower",
                         "reduce", "reduces", "reduced", "reducing"))
@@ -321,7 +309,6 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         pct = _nearest_pct(text, s0, s1, c.start, reach) if kind in ("regression", "improvement", None) else None
         if (kind is None or c.label.endswith("_WEAK")) and pct is None:
             continue  # a bare "difference" / "better" says nothing
-        metric = _metric_of(text, s0, s1, c)
         levels = _LEVELS_AFTER.match(text, c.end, s1) if word in _WENT else None
         if levels:
             # "Network utilisation drops from 97% to 14%": two levels of a share, not a 14% change;
@@ -335,12 +322,14 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             if metric is None:
                 continue
             pct = _relative_change(float(levels["a"]), float(levels["b"]), word in _WENT_DOWN)
-        elif word in _WENT:
-            pct = _from_to_change(text, c.end, s1, word in _WENT_DOWN) or pct
+        else:
+            metric = _metric_of(text, s0, s1, c)
+            if word in _WENT:
+                pct = _from_to_change(text, c.end, s1, word in _WENT_DOWN) or pct
         if word in _NEEDS_METRIC and metric is None:
             continue  # "reduces lock contention by 70%": less of what? a bad thing, as often as not
         if metric and kind in ("regression", "improvement") and word in _WENT \
-                and (metric in _LESS_IS_BETTER or ("." in metric and lkp_lower_is_better(metric))):
+                and lower_is_better(metric):
             # "latency dropped by 30%", "sys time is 40% higher": the good direction is down
             kind = "improvement" if word in _WENT_DOWN else "regression"
         out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=" ".join(c.text.split()),
