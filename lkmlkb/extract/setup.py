@@ -203,8 +203,8 @@ class _WordSet:
 class _WordLines:
     """Which lines of a text can hold a word: the cheap test run before a line's regular expressions.
 
-    Built once per text.  ``lines(words)`` gives the numbers of the lines whose
-    lowercased text holds one of ``words``; every pattern here spells one of
+    Built once per text.  ``lines_of(word_lines(...), words)`` gives the numbers of the lines
+    whose lowercased text holds one of ``words``; every pattern here spells one of
     its words in each alternative, so any other line cannot match it and its
     regular expressions need not run.  A line holding one of the four
     characters that case-insensitive matching takes for an ASCII letter
@@ -223,21 +223,13 @@ class _WordLines:
         """Whether the text can hold one of ``words`` at all."""
         return bool(self._other) or any(w in self.low for w in words)
 
-    def lines(self, words: tuple[str, ...]) -> set[int]:
-        """Numbers of the lines that hold one of ``words`` (lowercased), plus the lines with a case twin."""
-        return self._other | self._word_lines(words)
-
-    def cased(self, cue: re.Pattern) -> set[int]:
-        """Numbers of the lines where ``cue`` matches the text as written.
+    def cased_starts(self, cue: re.Pattern) -> dict[int, int]:
+        """The lines where ``cue`` matches the text as written, with where in each it first matches.
 
         For a rule whose pattern is case-sensitive: ``cue`` spells, case and all,
         a part of the text each alternative of the pattern needs (no case twin
         can stand in for a letter there).
         """
-        return {line for line, _ in match_starts(self.text, cue)}
-
-    def cased_starts(self, cue: re.Pattern) -> dict[int, int]:
-        """``cased(cue)`` with, for each line, where in it the cue first matches."""
         text = self.text
         return {i: at - text.rfind("\n", 0, at) - 1 for i, at in match_starts(text, cue)}
 
@@ -272,7 +264,8 @@ class _WordLines:
             pos = at + 1
 
     def lines_of(self, found: dict[str, set[int]], words: tuple[str, ...]) -> set[int]:
-        """``lines(words)`` from the lines of each word (``word_lines``, over a set holding ``words``)."""
+        """Numbers of the lines holding one of ``words`` (lowercased), plus the lines with a case twin,
+        from the lines of each word (``word_lines``, over a set holding ``words``)."""
         out = set(self._other)
         for w in words:
             at = found.get(w)
@@ -281,7 +274,8 @@ class _WordLines:
         return out
 
     def iter_lines(self, words: tuple[str, ...]) -> Iterator[int]:
-        """The lines of ``lines(words)``, those with a case twin first, then the others in order."""
+        """The lines holding one of ``words`` (lowercased), those with a case twin first, then the
+        others in order."""
         yield from sorted(self._other)
         yield from sorted(self._word_lines(words))
 
