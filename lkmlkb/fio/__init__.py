@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 
+from lkmlkb.extract.lines import word_lines
 from lkmlkb.model import FioJob
 
 log = logging.getLogger(__name__)
@@ -75,26 +76,18 @@ def fio_version(text: str) -> str | None:
         return None
     head = text[:5_000_000]
     low = head.lower()
-    at = low.find("fio")
-    if at == -1:
+    if "fio" not in low:
         return None
     if "fio-" not in low and "fio version" not in low and (head.isascii() or not any(c in head for c in _TWINS)):
         return None  # a match, lowercased, spells one of them unless a case twin stands in for a letter
     # only the lines whose lowercased text holds "fio" are searched, in order: found by str.find in the
     # text lowercased at once (the same characters, line by line: a line break is no cased letter)
     lines = head.split("\n")
-    line = seen = 0
-    while at != -1:
-        line += low.count("\n", seen, at)
-        seen = at
-        if len(lines[line]) <= 4000:
-            m = FIO_VERSION_RE.search(lines[line])
+    for i in word_lines(low, ("fio",)):
+        if len(lines[i]) <= 4000:
+            m = FIO_VERSION_RE.search(lines[i])
             if m:
                 return "fio-" + (m.group("v") or m.group("v2"))
-        eol = low.find("\n", at)
-        if eol == -1:
-            break
-        at = low.find("fio", eol + 1)
     return None
 
 

@@ -514,7 +514,7 @@ def find_cmdlines(text: str) -> list[FioJob]:
     """Every fio job given on a command line in ``text``, with shell scripts resolved."""
     if not isinstance(text, str) or "fio" not in text:
         return []
-    if not FIO_CMD_CUE_RE.search(text.replace("\0", "") if "\0" in text else text):
+    if not FIO_CMD_CUE_RE.search(text.replace("\0", "")):
         return []  # no fio command: the script around it emits nothing (split_lines drops NULs)
     lines = split_lines(text)
     cmds = split_commands(logical_lines(lines))

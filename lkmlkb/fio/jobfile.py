@@ -230,7 +230,7 @@ def find_jobfiles(text: str) -> list[FioJob]:
     """Every fio job file in ``text`` (quote markers removed by the caller; leftover ``> `` tolerated)."""
     if not isinstance(text, str) or "[" not in text:
         return []
-    if not SECTION_END_CUE_RE.search(text.replace("\0", "") if "\0" in text else text):
+    if not SECTION_END_CUE_RE.search(text.replace("\0", "")):
         return []  # no line is a section header (split_lines drops NULs): no block
     lines = split_lines(text)
     jobs: list[FioJob] = []
