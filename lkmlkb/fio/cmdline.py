@@ -120,12 +120,7 @@ def logical_lines(lines: list[str]) -> list[Command]:
     for i, raw in enumerate(lines):
         if not raw and pending is None:
             continue  # an empty line between commands (a dmesg paste is mostly these)
-        if len(raw) > MAX_LINE:
-            line = ""
-        elif ">" in raw and raw.lstrip(" \t").startswith(">"):  # clean_line, inline: most lines are plain
-            line = clean_line(raw).rstrip()
-        else:
-            line = raw.rstrip()
+        line = "" if len(raw) > MAX_LINE else clean_line(raw).rstrip()
         if pending is not None:
             if pending.text.endswith("\\") or (pending_is_fio and _wrapped_fio_option(line)):
                 body = pending.text[:-1] if pending.text.endswith("\\") else pending.text

@@ -66,43 +66,6 @@ def test_words_are_shlex_words(text):
     assert cmdline.words(text) == cmdline.shell_words(text)
 
 
-def _logical_lines_plain(lines):
-    """logical_lines as it was: clean_line on every line."""
-    from lkmlkb.fio.common import MAX_LINE, clean_line
-
-    out, pending, pending_is_fio = [], None, False
-    for i, raw in enumerate(lines):
-        if not raw and pending is None:
-            continue
-        line = clean_line(raw).rstrip()
-        if len(raw) > MAX_LINE:
-            line = ""
-        if pending is not None:
-            if pending.text.endswith("\\") or (pending_is_fio and cmdline._wrapped_fio_option(line)):
-                body = pending.text[:-1] if pending.text.endswith("\\") else pending.text
-                pending = cmdline.Command(body.rstrip() + " " + line.strip(), pending.start, i)
-                continue
-            out.append(pending)
-            pending = None
-        if not line.strip():
-            continue
-        pending = cmdline.Command(line.strip(), i, i)
-        pending_is_fio = "fio" in line and bool(cmdline.FIO_CMD_RE.search(line))
-    if pending is not None:
-        out.append(pending)
-    for cmd in out:
-        if cmd.text.endswith("\\"):
-            cmd.text = cmd.text[:-1].rstrip()
-    return out
-
-
-def test_logical_lines_clean_only_quoted_lines():
-    pieces = SHELL_PIECES + ["\u00a0", "\u2028", "\x0b", " > ", "\t>", "x" * 4001]
-    for text in _real_texts() + _random_texts(12, 2000, pieces):
-        lines = split_lines(text)
-        assert cmdline.logical_lines(lines) == _logical_lines_plain(lines), text[:200]
-
-
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("fuctionr() {}=abx_1 \t\"'$-")), max_size=30))
 def test_run_block_tests_are_what_the_patterns_spell(text):
