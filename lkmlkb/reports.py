@@ -342,6 +342,42 @@ DIFF_IN_BODY = re.compile(
 
 
 PERF_WORD = re.compile(r"perf|regress|iops|throughput|bandwidth|latenc|slow|fast|speed|\d%|\bbw\b|\bMB/s", re.I)
+#: a regression in words ("regression", "slowdown", "degraded", "drop")
+SLOWDOWN = re.compile(r"regress|slow|degrad|\bdrops?\b", re.I)
+#: a measure of speed named in words (not "regression" itself: a crash is a regression too)
+PERF_NAMED = re.compile(r"\bperf(?:ormance)?\b|\biops\b|throughput|bandwidth|latenc|\bslow|\bspeed", re.I)
+
+
+#: how many lines apart a slowdown and the commit it is traced to may be said
+TRACED_WITHIN_LINES = 3
+
+
+#: a commit cited with its title: what the title says is the commit's, not the writer's
+COMMIT_TITLE = re.compile(r"\b[0-9a-f]{7,40}\s{0,2}\(\"")
+
+
+def traced_slowdown(root: Message | None, claims: list[Claim], commits: list[CommitCitation]) -> bool:
+    """Someone traced a performance regression to a commit: a regression claim naming a
+    measure of speed ("performance regression", "the slowdown") within a few lines of a
+    culprit a bisection or prose named (not a Fixes: tag), in the same message and not
+    quoted, or the thread's subject saying so of a culprit its first message names."""
+    culprits = [c.evidence for c in commits
+                if c.role == "culprit" and c.form != "fixes" and c.evidence and not c.evidence.quoted]
+    if not culprits:
+        return False
+    subject = root.subject if root is not None else ""
+    if subject and PERF_NAMED.search(subject) and SLOWDOWN.search(subject) \
+            and any(e.message_id == root.message_id for e in culprits):
+        return True
+    for c in claims:
+        e = c.evidence
+        if c.kind != "regression" or e is None or e.quoted or not PERF_NAMED.search(e.text) \
+                or COMMIT_TITLE.search(e.text):  # 8e8320c9315c ("blk-mq: fix performance regression ...")
+            continue
+        if any(u.message_id == e.message_id and abs(u.line_start - e.line_start) <= TRACED_WITHIN_LINES
+               for u in culprits):
+            return True
+    return False
 
 
 def is_patch_thread(root: Message | None) -> bool:
@@ -435,6 +471,10 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     if not is_regression and has_numbers and bisected and not is_improvement:
         # a bisection with numbers is a regression report even without the word; a Fixes: tag
         # beside the test a patch shows ("bugfix for blk-throttle" and its dd run) is not
+        is_regression = True
+    if not is_regression and not has_numbers and not is_improvement and traced_slowdown(root, claims, commits):
+        # a performance regression traced to a commit is reported even before it is measured in
+        # mail ("we found a performance regression after commit 39823b47bbd4 with following test")
         is_regression = True
     if is_regression and is_patch_thread(root) and not has_culprit \
             and not any(c.kind == "regression" for c in said_in_subject):

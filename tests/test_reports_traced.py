@@ -1,0 +1,121 @@
+"""A performance regression traced to a commit is a regression report before anyone measures it in mail.
+
+Fixture texts, trimmed, from linux-block (lore.kernel.org/linux-block):
+- Yu Kuai, "[PATCH 5/7] mq-deadline: covert to use request_queue->async_depth", 2025-09-30,
+  <20250930071111.1218494-6-yukuai1@huaweicloud.com>
+- Leah Rumancik, "read regression for dm-snapshot with loopback", 2024-10-03,
+  <CACzhbgTFesCa-tpyCqunUoTw-1P2EJ83zDzrcB4fbMi6nNNwng@mail.gmail.com>
+- Samuel Holland, "Re: [PATCH 07/17] nbd: call blk_mark_disk_dead in nbd_clear_sock_ioctl",
+  2023-09-20, <79af9398-167f-440e-a493-390dc4ccbd85@sifive.com>, and David Sterba,
+  "Re: [PATCH 12/17] btrfs: use the super_block as holder when mounting file systems", 2023-08-11,
+  <20230811131131.GN2420@suse.cz> (the two put in one thread: a bisected breakage, and
+  "performance regressions" said elsewhere of something else)
+- Sasha Levin's stable bot, "Re: [PATCH RESEND] blk-mq: order adding requests to hctx->dispatch
+  and checking SCHED_RESTART", 2020-08-26, <20200826135354.3A3B022B43@mail.kernel.org>
+"""
+
+from __future__ import annotations
+
+from lkmlkb.model import Message
+from lkmlkb.pipeline import extract_messages
+from lkmlkb.reports import build_report
+
+ASYNC_DEPTH = """\
+In downstream kernel, we test with mq-deadline with many fio workloads, and
+we found a performance regression after commit 39823b47bbd4
+("block/mq-deadline: Fix the tag reservation code") with following test:
+
+[global]
+rw=randread
+direct=1
+ioengine=libaio
+iodepth=1024
+numjobs=24
+bs=1024k
+
+[job1]
+filename=/dev/sda
+
+Root cause is that mq-deadline now support configuring async_depth,
+although the default value is nr_request, however the minimal value is
+1, hence min_shallow_depth is set to 1, causing wake_batch to be 1.
+
+Fixes: 39823b47bbd4 ("block/mq-deadline: Fix the tag reservation code")
+Signed-off-by: Yu Kuai <yukuai3@huawei.com>
+"""
+
+DM_SNAPSHOT = """\
+Hello,
+
+I have been investigating a read performance regression of dm-snapshot
+on top of loopback. I bisected the issue to dc5fc361d89 ("block:
+attempt direct issue of plug list"). I blktraced before and after this
+commit and the main difference I saw was that before this commit, when
+the performance was good, there were a lot of IO unplugs on the loop
+dev. After this commit, I saw 0 IO unplugs.
+"""
+
+NBD_DEAD = """\
+This change breaks nbd-client, which calls the NBD_CLEAR_SOCK ioctl during
+device setup and socket reconnection. After merging this series (bisected to
+511fb5bafed1), all NBD devices are immediately dead on arrival:
+
+[   14.630490]  nbd0: unable to read partition table
+"""
+
+BTRFS_LATER = """\
+I'll take a look but there are some performance regressions to deal with
+and pre-merge window freeze so it won't be soon.
+"""
+
+STABLE_BOT = """\
+[This is an automated email]
+
+v4.9.232: Failed to apply! Possible dependencies:
+    8e8320c9315c ("blk-mq: fix performance regression with shared tags")
+    97889f9ac24f ("blk-mq: remove synchronize_rcu() from blk_mq_del_queue_tag_set()")
+    bd166ef183c2 ("blk-mq-sched: add framework for MQ capable IO schedulers")
+    cf43e6be865a ("block: add scalable completion tracking of requests")
+"""
+
+
+def _report(*messages: Message):
+    ((tid, (msgs, findings)),) = extract_messages(list(messages)).items()
+    return build_report(tid, msgs, findings)
+
+
+def test_a_performance_regression_bisected_to_a_commit_is_reported_without_a_figure():
+    r = _report(Message("20250930071111.1218494-6-yukuai1@huaweicloud.com",
+                        subject="[PATCH 5/7] mq-deadline: covert to use request_queue->async_depth",
+                        body=ASYNC_DEPTH, date_utc="2025-09-30T07:11:09+00:00"))
+    assert r.kind == "regression" and r.is_regression_report
+    assert r.regression_pct is None  # nothing measured: no size is made up
+    assert any(c.sha.startswith("39823b47bbd4") and c.role == "culprit" for c in r.commits)
+    assert r.fio_jobs  # and the test that shows it comes with it
+
+
+def test_a_read_slowdown_bisected_in_the_first_message_is_a_regression_report():
+    r = _report(Message("CACzhbgTFesCa-tpyCqunUoTw-1P2EJ83zDzrcB4fbMi6nNNwng@mail.gmail.com",
+                        subject="read regression for dm-snapshot with loopback",
+                        body=DM_SNAPSHOT, date_utc="2024-10-03T21:13:52+00:00"))
+    assert r.kind == "regression" and r.status == "bisected"
+
+
+def test_a_bisected_breakage_is_no_performance_regression_because_someone_says_performance_elsewhere():
+    root = Message("79af9398-167f-440e-a493-390dc4ccbd85@sifive.com",
+                   subject="Re: [PATCH 07/17] nbd: call blk_mark_disk_dead in nbd_clear_sock_ioctl",
+                   body=NBD_DEAD, date_utc="2023-09-20T20:41:11+00:00")
+    reply = Message("20230811131131.GN2420@suse.cz", subject="Re: [PATCH 07/17] nbd: call blk_mark_disk_dead",
+                    body=BTRFS_LATER, date_utc="2023-09-21T13:11:31+00:00",
+                    in_reply_to=root.message_id, references=[root.message_id])
+    r = _report(root, reply)
+    assert any(c.role == "culprit" for c in r.commits)  # the bisection is read ...
+    assert r.kind is None and not r.is_regression_report  # ... but it broke a device, it did not slow one
+
+
+def test_a_commit_title_that_says_performance_regression_is_not_the_writer_saying_it():
+    r = _report(Message("20200826135354.3A3B022B43@mail.kernel.org",
+                        subject="Re: [PATCH RESEND] blk-mq: order adding requests to hctx->dispatch and checking "
+                                "SCHED_RESTART", body=STABLE_BOT, date_utc="2020-08-26T13:53:53+00:00"))
+    assert any(c.role == "culprit" for c in r.commits)  # the list's SHAs are read as culprits ("regression with")
+    assert not r.is_regression_report
