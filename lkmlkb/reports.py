@@ -352,10 +352,6 @@ PERF_NAMED = re.compile(r"\bperf(?:ormance)?\b|\biops\b|throughput|bandwidth|lat
 TRACED_WITHIN_LINES = 3
 
 
-#: a commit cited with its title: what the title says is the commit's, not the writer's
-COMMIT_TITLE = re.compile(r"\b[0-9a-f]{7,40}\s{0,2}\(\"")
-
-
 def traced_slowdown(root: Message | None, claims: list[Claim], commits: list[CommitCitation]) -> bool:
     """Someone traced a performance regression to a commit: a regression claim naming a
     measure of speed ("performance regression", "the slowdown") within a few lines of a
@@ -371,8 +367,7 @@ def traced_slowdown(root: Message | None, claims: list[Claim], commits: list[Com
         return True
     for c in claims:
         e = c.evidence
-        if c.kind != "regression" or e is None or e.quoted or not PERF_NAMED.search(e.text) \
-                or COMMIT_TITLE.search(e.text):  # 8e8320c9315c ("blk-mq: fix performance regression ...")
+        if c.kind != "regression" or e is None or e.quoted or not PERF_NAMED.search(e.text):
             continue
         if any(u.message_id == e.message_id and abs(u.line_start - e.line_start) <= TRACED_WITHIN_LINES
                for u in culprits):

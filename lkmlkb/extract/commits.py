@@ -396,10 +396,18 @@ def _negated(doc, cue_start_char: int) -> bool:
                for t in nlp.tokens_before(doc, cue_start_char, 3))
 
 
-def _live_cues(doc) -> tuple[list, list[int]]:
-    """The cues of ``doc`` not negated ("not caused by"), and their starts: they are in
-    text order, so a SHA's cues are found by bisection."""
-    cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start)]
+def _live_cues(doc, titles: list[tuple[int, int]] = ()) -> tuple[list, list[int]]:
+    """The cues of ``doc`` not negated ("not caused by") and not inside a cited commit's title
+    (``titles``: sorted spans; a title's "fix performance regression with" is the commit's
+    words, not a cue for the SHAs listed after it), and their starts: they are in text
+    order, so a SHA's cues are found by bisection."""
+    title_starts = [a for a, _ in titles]
+
+    def in_title(pos: int) -> bool:
+        k = bisect.bisect_right(title_starts, pos) - 1
+        return k >= 0 and pos < titles[k][1]
+
+    cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start) and not (titles and in_title(c.start))]
     return cues, [c.start for c in cues]
 
 
@@ -416,7 +424,8 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         return
     near = [h.start for h in undecided]
     doc = nlp.parse(text, "commits", near=near)  # the paragraphs of the SHAs to decide
-    cues, cue_starts = _live_cues(doc)
+    titles = sorted((h.end, h.extra["subj_end"]) for h in hits if "subj_end" in h.extra)
+    cues, cue_starts = _live_cues(doc, titles)
     runs: dict[int, list] = {}  # per sentence start: what _nearest_before has seen
     lead_ins = False
     prev_end_in_sent: dict[tuple[int, int], int] = {}
@@ -442,7 +451,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         if not chosen and not lead_ins and _after_lead_in(doc_text, s0):
             # a lead-in may end a paragraph before ("bisected to:\n\ncommit X"): read those too
             doc = nlp.parse(text, "commits", near=near, lookback=LEAD_IN_CHARS)
-            cues, cue_starts = _live_cues(doc)
+            cues, cue_starts = _live_cues(doc, titles)
             runs.clear()
             lead_ins = True
         if not chosen:

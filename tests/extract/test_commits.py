@@ -303,3 +303,23 @@ def test_sha_hits_found_through_the_whole_text_are_those_of_every_line():
     texts += ["".join(rng.choice(words) for _ in range(rng.randrange(40))) for _ in range(2000)]
     for t in texts:
         assert [(h.sha, h.start, h.end) for h in cm.find_sha_hits(t)] == _sha_hits_line_by_line(t)
+
+
+# Juhyung Park, "Possible io_uring regression with QEMU on Ubuntu's kernel" (io-uring, 2021-06-30,
+# <CAD14+f2Nmu_XNjE8SM+jzfaNZfzyFowN3Cf8Lgw36FT+gqqPAg@mail.gmail.com>), trimmed
+GIT_LOG_LIST = """\
+I guess one of these commits following the backported commit from
+v5.12 fixes the issue, but that's just a guess. It might be another
+earlier commit:
+c7d95613c7d6 io_uring: fix early sqd_list removal sqpoll hangs
+07204f21577a io_uring: fix EIOCBQUEUED iter revert
+696ee88a7c50 io_uring/io-wq: protect against sprintf overflow
+"""
+
+
+def test_a_commit_titles_words_are_no_cue_for_the_shas_after_it():
+    # "revert" closing 07204f21577a's title made 696ee88a7c50 a culprit ("CULPRIT_IF_HELPS" read
+    # "fixes the issue" in the sentence); a title says what its own commit does, nothing more
+    roles = _roles(GIT_LOG_LIST)
+    assert set(roles) == {"c7d95613c7d6", "07204f21577a", "696ee88a7c50"}
+    assert roles["696ee88a7c50"] == "mentioned"
