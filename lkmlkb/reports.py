@@ -132,6 +132,22 @@ def decide_kernels(kernels: list[KernelMention], claims: list[Claim]) -> tuple[s
     return good, bad
 
 
+def other_of_two(kernels: list[KernelMention], good: str | None, bad: str | None) -> tuple[str | None, str | None]:
+    """In a regression report that names two kernels, one said to be good (or bad), the
+    other is the bad (or good) one: "15 minutes on 6.9.11-200.fc40.x86_64 as compared to
+    around 1 second on 6.8.10-300.fc40.x86_64"."""
+    if (good is None) == (bad is None):
+        return good, bad
+    versions = list(dict.fromkeys(k.version for k in kernels))
+    if len(versions) != 2 or any(k.role not in (None, "good", "bad") for k in kernels):
+        return good, bad
+    known = good if good is not None else bad
+    other = [v for v in versions if v != known and v != _kernel_base(known)]
+    if len(other) != 1 or any(k.role for k in kernels if k.version == other[0]):
+        return good, bad
+    return (good, other[0]) if good is not None else (other[0], bad)
+
+
 def _result_key(r: Result) -> tuple[str, str]:
     version = _kernel_base(r.kernel)
     q = _qual(r.kernel) or _qual(f"{version}{r.config or ''}" if r.config and r.config.startswith("+") else None)
@@ -475,6 +491,8 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
             and not any(c.kind == "regression" for c in said_in_subject):
         # patch mail measuring its own change (gains, "no regression") is no report of a regression
         is_regression = False
+    if is_regression and not is_patch_thread(root):  # a series names the tree it is based on
+        good, bad = other_of_two(kernels, good, bad)
     pct = stated if stated is not None else computed
     dates = [m.date_utc for m in messages if m.date_utc]
     people = list(dict.fromkeys(m.from_name or m.from_addr for m in messages if (m.from_name or m.from_addr)))

@@ -1,7 +1,9 @@
 """Which way a computed change counts: less of a time, a latency or an overhead is better.
 
-Fixture text: Anders Blomdell, "XFS mount timeout in linux-6.9.11" (linux-xfs, 2024-08-09,
-<71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com>), trimmed.
+Fixture texts, trimmed: Anders Blomdell, "XFS mount timeout in linux-6.9.11" (linux-xfs, 2024-08-09,
+<71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com>); Qi Zheng, "[PATCH 0/8] make unregistration of
+super_block shrinker more faster" (linux-xfs, 2023-05-31, <20230531095742.2480623-1-qi.zheng@linux.dev>)
+and Dave Chinner's reply <ZHkkWjt0R1ptV7RZ@dread.disaster.area> (2023-06-01).
 """
 
 from __future__ import annotations
@@ -71,3 +73,43 @@ def test_which_metrics_are_better_lower(metric, unit, lower):
     # and the computed change of a doubling has the matching sign (positive: a regression)
     change = computed_change(_result(metric, 10.0, normalized_unit=unit), _result(metric, 20.0, normalized_unit=unit))
     assert change == (100.0 if lower else -100.0)
+
+
+def test_the_other_of_two_kernels_in_a_regression_report_is_the_bad_one():
+    # "15 minutes on 6.9.11-200.fc40.x86_64 as compared to around 1 second on 6.8.10-300.fc40.x86_64":
+    # the second is said to be good; the message alone named no bad kernel
+    msg = Message("71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com", subject="XFS mount timeout in linux-6.9.11",
+                  body=MOUNT_TIMEOUT, date_utc="2024-08-09T17:08:41+00:00")
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert (r.good_kernel, r.bad_kernel) == ("6.8.10-300.fc40.x86_64", "6.9.11-200.fc40.x86_64")
+
+
+SHRINKER_SERIES = """\
+The kernel test robot noticed a -88.8% regression of stress-ng.ramfs.ops_per_sec
+on commit f95bdb700bc6 ("mm: vmscan: make global slab shrink lockless").
+
+This series is based on next-20230525. Any comments and suggestions are welcome.
+"""
+SHRINKER_REPLY = """\
+I;ve just read through that thread, and I've looked at the original
+patch that caused the regression.
+
+Given this appears to be a change introduced in 6.4-rc1, I think the
+right thing to do is to revert the change rather than make things
+worse by trying to shove some "quick fix" into the kernel to address
+it.
+"""
+
+
+def test_the_tree_a_series_is_based_on_is_not_the_good_kernel():
+    root = Message("20230531095742.2480623-1-qi.zheng@linux.dev",
+                   subject="[PATCH 0/8] make unregistration of super_block shrinker more faster",
+                   body=SHRINKER_SERIES, date_utc="2023-05-31T09:57:34+00:00")
+    reply = Message("ZHkkWjt0R1ptV7RZ@dread.disaster.area",
+                    subject="Re: [PATCH 6/8] xfs: introduce xfs_fs_destroy_super()", body=SHRINKER_REPLY,
+                    date_utc="2023-06-01T23:06:02+00:00", in_reply_to=root.message_id, references=[root.message_id])
+    ((tid, (msgs, findings)),) = extract_messages([root, reply]).items()
+    r = build_report(tid, msgs, findings)
+    assert r.kind == "regression" and r.bad_kernel == "6.4-rc1"
+    assert r.good_kernel is None  # next-20230525 holds the regression the series fixes
