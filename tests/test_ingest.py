@@ -122,6 +122,24 @@ def test_each_delivery_is_keyed_by_the_hash_of_its_stored_bytes(serial, parallel
         assert all(h == hashlib.sha256(raw).hexdigest() == first for h, raw, first in rows)
 
 
+def test_workers_send_no_raw_bytes_back_and_the_ingest_puts_them_back():
+    """What a worker returns for a batch holds no raw message (the ingest sent them and keeps
+    them); put back, every message holds exactly the bytes it was parsed from."""
+    import pickle
+    from itertools import islice
+
+    from lkmlkb import ingest as ing
+    from lkmlkb.sources import iter_source
+
+    batch = list(islice(iter_source(str(ARCHIVE)), 200))
+    back = ing._without_raw(ing._prepare_and_screen, batch)
+    assert all(p.message.raw is None for p in back if isinstance(p, ing.Prepared))
+    shipped = pickle.loads(pickle.dumps(back))  # as the pool carries it
+    kept = ing._raw_put_back(batch, shipped)
+    assert [p.message.raw for p in kept] == [item.raw for item in batch]
+    assert all(p.content_hash == hashlib.sha256(p.message.raw).hexdigest() for p in kept)
+
+
 def _integrity(db: Path) -> str:
     con = sqlite3.connect(db)
     try:
