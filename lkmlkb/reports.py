@@ -132,20 +132,32 @@ def decide_kernels(kernels: list[KernelMention], claims: list[Claim]) -> tuple[s
     return good, bad
 
 
-def other_of_two(kernels: list[KernelMention], good: str | None, bad: str | None) -> tuple[str | None, str | None]:
-    """In a regression report that names two kernels, one said to be good (or bad), the
-    other is the bad (or good) one: "15 minutes on 6.9.11-200.fc40.x86_64 as compared to
-    around 1 second on 6.8.10-300.fc40.x86_64"."""
-    if (good is None) == (bad is None):
-        return good, bad
+def other_of_two(kernels: list[KernelMention]) -> None:
+    """Of two kernels a regression thread names, one said to be good (or bad), the other is the
+    bad (or good) one when it is the later (earlier) release: "15 minutes on
+    6.9.11-200.fc40.x86_64 as compared to around 1 second on 6.8.10-300.fc40.x86_64".  Fills
+    the roles the text left open (so the results measured on it are labelled); a good kernel
+    with a revert or a patch on top is another kernel than its release, and is left alone."""
+    from .kernels import sort_key
+
     versions = list(dict.fromkeys(k.version for k in kernels))
-    if len(versions) != 2 or any(k.role not in (None, "good", "bad") for k in kernels):
-        return good, bad
-    known = good if good is not None else bad
-    other = [v for v in versions if v != known and v != _kernel_base(known)]
-    if len(other) != 1 or any(k.role for k in kernels if k.version == other[0]):
-        return good, bad
-    return (good, other[0]) if good is not None else (other[0], bad)
+    roles = {k.role for k in kernels if k.role}
+    if len(versions) != 2 or len(roles) != 1 or not roles <= {"good", "bad"}:
+        return
+    role = roles.pop()
+    known = {k.version for k in kernels if k.role}
+    if len(known) != 1 or any(_qual(k.raw) for k in kernels):
+        return
+    (said,) = known
+    (other,) = [v for v in versions if v != said]
+    if sort_key(other) == sort_key(said):
+        return  # one release written two ways: "6.11-rc1", "6.11.0-rc1"
+    later = sort_key(other) > sort_key(said)
+    if later != (role == "good"):
+        return  # "a regression on 6.9 ... still there on 6.10-rc1": the later one is not the good one
+    for k in kernels:
+        if k.version == other:
+            k.role = "bad" if role == "good" else "good"
 
 
 def _result_key(r: Result) -> tuple[str, str]:
@@ -361,18 +373,22 @@ PERF_WORD = re.compile(r"perf|regress|iops|throughput|bandwidth|latenc|slow|fast
 #: a regression in words ("regression", "slowdown", "degraded", "drop")
 SLOWDOWN = re.compile(r"regress|slow|degrad|\bdrops?\b", re.I)
 #: a measure of speed named in words (not "regression" itself: a crash is a regression too)
-PERF_NAMED = re.compile(r"\bperf(?:ormance)?\b|\biops\b|throughput|bandwidth|latenc|\bslow|\bspeed", re.I)
+PERF_NAMED = re.compile(r"\bperformance\b|\biops\b|throughput|bandwidth|latenc"
+                        r"|\bslow(?:s|ed|ing|er|est|ly|ness|downs?)?\b|(?<!-)\bspeed(?:s|ed)?\b", re.I)
 
 
 #: how many lines apart a slowdown and the commit it is traced to may be said
 TRACED_WITHIN_LINES = 3
 
 
-def traced_slowdown(root: Message | None, claims: list[Claim], commits: list[CommitCitation]) -> bool:
+def traced_slowdown(root: Message | None, claims: list[Claim], commits: list[CommitCitation],
+                    messages: list[Message] = ()) -> bool:
     """Someone traced a performance regression to a commit: a regression claim naming a
-    measure of speed ("performance regression", "the slowdown") within a few lines of a
-    culprit a bisection or prose named (not a Fixes: tag), in the same message and not
-    quoted, or the thread's subject saying so of a culprit its first message names."""
+    measure of speed ("performance regression", "the slowdown"; on its line or at the end of
+    the line before: "a performance\nregression") within a few lines of a culprit
+    a bisection or prose named (not a Fixes: tag), in the same message and not quoted, or
+    the thread's subject saying so of a culprit its first message names.  ``commits``:
+    every message's own citations (merged ones keep one message's evidence)."""
     culprits = [c.evidence for c in commits
                 if c.role == "culprit" and c.form != "fixes" and c.evidence and not c.evidence.quoted]
     if not culprits:
@@ -381,14 +397,30 @@ def traced_slowdown(root: Message | None, claims: list[Claim], commits: list[Com
     if subject and PERF_NAMED.search(subject) and SLOWDOWN.search(subject) \
             and any(e.message_id == root.message_id for e in culprits):
         return True
+    bodies = {m.message_id: m.body for m in messages}
     for c in claims:
         e = c.evidence
-        if c.kind != "regression" or e is None or e.quoted or not PERF_NAMED.search(e.text):
+        if c.kind != "regression" or e is None or e.quoted:
             continue
-        if any(u.message_id == e.message_id and abs(u.line_start - e.line_start) <= TRACED_WITHIN_LINES
-               for u in culprits):
+        if not any(u.message_id == e.message_id and abs(u.line_start - e.line_start) <= TRACED_WITHIN_LINES
+                   for u in culprits):
+            continue
+        if PERF_NAMED.search(e.text) or PERF_NAMED.search(_line_end_before(bodies, e)):
             return True
     return False
+
+
+#: how much of the line before a claim's line may hold the words its cue ends ("a performance\nregression")
+WRAPPED_WORDS_CHARS = 40
+
+
+def _line_end_before(bodies: dict[str, str], e) -> str:
+    """The end of the body line before evidence ``e``'s first line ("" if none)."""
+    body = bodies.get(e.message_id)
+    if not body or e.line_start <= 0:
+        return ""
+    lines = body.split("\n", e.line_start)
+    return lines[e.line_start - 1][-WRAPPED_WORDS_CHARS:] if len(lines) > e.line_start else ""
 
 
 def is_patch_thread(root: Message | None) -> bool:
@@ -446,6 +478,8 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     commits = merge_commits(findings)
     kernels = merge_kernels(findings)
     subject_kernel_roles(root, kernels)
+    if any(c.kind == "regression" for c in claims) and not is_patch_thread(root):
+        other_of_two(kernels)  # a series names the tree it is based on: not a kernel compared
     results = _dedupe_results(findings)
     jobs = _dedupe_jobs(findings)
     good, bad = decide_kernels(kernels, claims)
@@ -483,7 +517,8 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         # a bisection with numbers is a regression report even without the word; a Fixes: tag
         # beside the test a patch shows ("bugfix for blk-throttle" and its dd run) is not
         is_regression = True
-    if not is_regression and not has_numbers and not is_improvement and traced_slowdown(root, claims, commits):
+    if not is_regression and not has_numbers and not is_improvement and traced_slowdown(
+            root, claims, [c for f in findings for c in f.commits], messages):
         # a performance regression traced to a commit is reported even before it is measured in
         # mail ("we found a performance regression after commit 39823b47bbd4 with following test")
         is_regression = True
@@ -491,8 +526,6 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
             and not any(c.kind == "regression" for c in said_in_subject):
         # patch mail measuring its own change (gains, "no regression") is no report of a regression
         is_regression = False
-    if is_regression and not is_patch_thread(root):  # a series names the tree it is based on
-        good, bad = other_of_two(kernels, good, bad)
     pct = stated if stated is not None else computed
     dates = [m.date_utc for m in messages if m.date_utc]
     people = list(dict.fromkeys(m.from_name or m.from_addr for m in messages if (m.from_name or m.from_addr)))

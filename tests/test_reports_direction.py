@@ -3,7 +3,9 @@
 Fixture texts, trimmed: Anders Blomdell, "XFS mount timeout in linux-6.9.11" (linux-xfs, 2024-08-09,
 <71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com>); Qi Zheng, "[PATCH 0/8] make unregistration of
 super_block shrinker more faster" (linux-xfs, 2023-05-31, <20230531095742.2480623-1-qi.zheng@linux.dev>)
-and Dave Chinner's reply <ZHkkWjt0R1ptV7RZ@dread.disaster.area> (2023-06-01).
+and Dave Chinner's reply <ZHkkWjt0R1ptV7RZ@dread.disaster.area> (2023-06-01); Luca Coelho,
+"Regression in 6.11-rc1 in scsi/sd?" (linux-block, 2024-07-31,
+<b123b699569f3a85bcfa521b2511e9e2698f31b7.camel@intel.com>).
 """
 
 from __future__ import annotations
@@ -83,6 +85,10 @@ def test_the_other_of_two_kernels_in_a_regression_report_is_the_bad_one():
     ((tid, (msgs, findings)),) = extract_messages([msg]).items()
     r = build_report(tid, msgs, findings)
     assert (r.good_kernel, r.bad_kernel) == ("6.8.10-300.fc40.x86_64", "6.9.11-200.fc40.x86_64")
+    # and what was measured on each is labelled by it: the report is sized by its own numbers
+    assert {x.kernel: x.label for x in r.results} == {"6.8.10-300.fc40.x86_64": "baseline",
+                                                      "6.9.11-200.fc40.x86_64": "regressed"}
+    assert r.computed_pct == pytest.approx(112056.65, abs=0.01)
 
 
 SHRINKER_SERIES = """\
@@ -113,3 +119,32 @@ def test_the_tree_a_series_is_based_on_is_not_the_good_kernel():
     r = build_report(tid, msgs, findings)
     assert r.kind == "regression" and r.bad_kernel == "6.4-rc1"
     assert r.good_kernel is None  # next-20230525 holds the regression the series fixes
+
+
+LOCKDEP_SPLATS = """\
+We're getting some lockdep splats with 6.11-rc1 in some of our older CI
+machines:
+
+<4>[   25.358383] WARNING: possible circular locking dependency detected
+<4>[   25.359636] 6.11.0-rc1-CI_DRM_15151-gb6f9528c7fff+ #1 Not tainted
+"""
+
+
+def test_one_release_written_two_ways_is_not_two_kernels():
+    # the subject makes 6.11-rc1 the bad kernel; the splat's "6.11.0-rc1" is the same release
+    msg = Message("b123b699569f3a85bcfa521b2511e9e2698f31b7.camel@intel.com",
+                  subject="Regression in 6.11-rc1 in scsi/sd?", body=LOCKDEP_SPLATS,
+                  date_utc="2024-07-31T13:22:40+00:00")
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert r.bad_kernel == "6.11-rc1" and r.good_kernel is None
+
+
+def test_a_later_kernel_that_still_regresses_is_not_made_the_good_one():
+    # constructed: the regression is said of 6.9; 6.10-rc1 is later, so it is no baseline
+    msg = Message("still-there@example.org", subject="randread regression on 6.9",
+                  body="We see a 30% randread IOPS regression on 6.9 with fio.\nIt is still there on 6.10-rc1.\n",
+                  date_utc="2024-06-01T00:00:00+00:00")
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert r.bad_kernel == "6.9" and r.good_kernel is None

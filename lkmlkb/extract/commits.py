@@ -265,13 +265,17 @@ def _clean_subject(s: str) -> str:
     return re.sub(r"[ \t]{2,}", " ", s).strip()
 
 
+#: what may stand before a SHA that opens a list line: blanks, bullets, quote marks
+_LIST_MARKS = " \t-*+>\u2022"
+
+
 def _attach_subject(text: str, hit: _Hit) -> None:
     """Fill ``hit.subject`` from ("..."), [sha] subj, or a bare "subsys: words" after it."""
     tail = text[hit.end:hit.end + 700]
     m = _QUOTED_SUBJ_RE.match(tail)
     if m:
         hit.subject = _clean_subject(m.group("subj"))
-        hit.extra["subj_end"] = hit.end + m.end()
+        hit.extra["subj_end"] = hit.extra["title_end"] = hit.end + m.end()
         return
     m = _BRACKET_SUBJ_RE.match(tail)
     if m and text[hit.start - 1:hit.start] == "[":
@@ -284,6 +288,11 @@ def _attach_subject(text: str, hit: _Hit) -> None:
         subj = re.split(r"(?<=[a-z0-9)])\.(?:\s|$)", subj, maxsplit=1)[0]
         hit.subject = subj.rstrip(" .,;")
         hit.extra["subj_end"] = hit.end + m.start("subj") + len(subj)
+        if not text[text.rfind("\n", 0, hit.start) + 1:hit.start].strip(_LIST_MARKS):
+            # a list of "sha subject" lines (git log --oneline): the rest of the line is the title;
+            # in a sentence ("the culprit is 0123456789ab block: rework plugging and it is fixed by
+            # ...") where the subject ends is a guess, and the writer's words may follow
+            hit.extra["title_end"] = hit.extra["subj_end"]
 
 
 def _mark_ranges(text: str, hits: list[_Hit]) -> None:
@@ -424,7 +433,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         return
     near = [h.start for h in undecided]
     doc = nlp.parse(text, "commits", near=near)  # the paragraphs of the SHAs to decide
-    titles = sorted((h.end, h.extra["subj_end"]) for h in hits if "subj_end" in h.extra)
+    titles = sorted((h.end, h.extra["title_end"]) for h in hits if "title_end" in h.extra)
     cues, cue_starts = _live_cues(doc, titles)
     runs: dict[int, list] = {}  # per sentence start: what _nearest_before has seen
     lead_ins = False
