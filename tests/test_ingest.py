@@ -140,6 +140,21 @@ def test_workers_send_no_raw_bytes_back_and_the_ingest_puts_them_back():
     assert all(p.content_hash == hashlib.sha256(p.message.raw).hexdigest() for p in kept)
 
 
+def test_the_parallel_ingest_takes_raw_bytes_back_from_no_worker(tmp_path, monkeypatch):
+    from lkmlkb import ingest as ing
+
+    stripped = []
+    real = ing._raw_put_back
+
+    def put_back(batch, prepared):
+        stripped.extend(p.message.raw is None for p in prepared if isinstance(p, ing.Prepared))
+        return real(batch, prepared)
+
+    monkeypatch.setattr(ing, "_raw_put_back", put_back)
+    s = ingest([str(ARCHIVE)], str(tmp_path / "kb.db"), workers=2, extract=False, batch_size=500)
+    assert s.read == len(stripped) == 3995 and all(stripped)  # every message read, none of its bytes sent back
+
+
 def _integrity(db: Path) -> str:
     con = sqlite3.connect(db)
     try:
