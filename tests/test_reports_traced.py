@@ -204,3 +204,14 @@ def test_a_fixes_tag_beside_a_patchs_words_about_a_slowdown_is_no_bisection():
     r = build_report(tid, msgs, findings)
     assert [c.form for c in r.commits if c.role == "culprit"] == ["fixes"]
     assert not r.is_regression_report
+
+
+def test_a_regression_asked_about_is_not_one_found():
+    # constructed (the review's case; none of the 15 real traced threads asks): the commit
+    # extractor reads "caused" as a culprit's cue, the claims extractor the word "regression"
+    body = 'We checked whether commit 0123456789ab ("blk-mq: rework dispatch") caused a performance regression and found none.\n'
+    msg = Message("asked@example.org", subject="blk-mq dispatch rework test results", body=body,
+                  date_utc="2024-01-01T00:00:00+00:00")
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    assert any(c.role == "culprit" for c in findings[0].commits) and findings[0].claims
+    assert build_report(tid, msgs, findings).kind is None
