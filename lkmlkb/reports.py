@@ -21,7 +21,6 @@ from .units import lower_is_better
 log = logging.getLogger(__name__)
 
 ROLE_RANK = {"culprit": 0, "fix": 1, "revert": 2, "tested": 3, "base": 4, "mentioned": 5}
-HIGHER_IS_BETTER = {"bw", "iops", "throughput", "ops", "score"}
 HEADLINE_METRICS = ("bw", "throughput", "iops", "util", "lat", "clat")
 #: stated and computed magnitudes that differ by more than this many points disagree
 DISAGREE_POINTS = 5.0
@@ -422,11 +421,9 @@ WRAPPED_WORDS_CHARS = 40
 
 def _line_end_before(bodies: dict[str, str], e) -> str:
     """The end of the body line before evidence ``e``'s first line ("" if none)."""
-    body = bodies.get(e.message_id)
-    if not body or e.line_start <= 0:
-        return ""
-    lines = body.split("\n", e.line_start)
-    return lines[e.line_start - 1][-WRAPPED_WORDS_CHARS:] if len(lines) > e.line_start else ""
+    from .extract.nlp import line_text
+
+    return line_text(bodies.get(e.message_id, ""), e.line_start - 1)[-WRAPPED_WORDS_CHARS:]
 
 
 def is_patch_thread(root: Message | None) -> bool:
