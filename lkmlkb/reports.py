@@ -404,15 +404,9 @@ def traced_slowdown(root: Message | None, claims: list[Claim], commits: list[Com
         if not any(u.message_id == e.message_id and abs(u.line_start - e.line_start) <= TRACED_WITHIN_LINES
                    for u in culprits):
             continue
-        if CONDITIONAL.search(e.text):
-            continue  # "we checked whether commit X caused a performance regression and found none"
         if PERF_NAMED.search(e.text) or PERF_NAMED.search(_line_end_before(bodies, e)):
             return True
     return False
-
-
-#: a regression asked about or supposed, not found: "whether ... regression", "if ... slowdown"
-CONDITIONAL = re.compile(r"\b(?:whether|if)\b.{0,80}\b(?:regress|slow)", re.I)
 
 
 #: how much of the line before a claim's line may hold the words its cue ends ("a performance\nregression")

@@ -104,6 +104,27 @@ _OBJECT_AFTER_DROP = re.compile(
     r"[ \t]{1,3}(?:us|me|him|her|them|it|this|that|these|those|the|your|my|our|their|his|its|support)\b",
     re.IGNORECASE,
 )
+#: a regression asked about or supposed, not one found: "if"/"whether" opening the clause that
+#: holds the cue, and no figure ("Testing on older kernels to see if it's a regression", "We
+#: checked whether commit X caused a performance regression and found none", "If there's a big
+#: drop in ..."); a finding under a condition stays ("if it is created through sysfs, however,
+#: there is a regression in corner cases", "if you run it with iodepth=32 there is a 20% regression")
+_ASKED_BEFORE = re.compile(r"\b(?:if|whether)\b", re.IGNORECASE)
+#: what ends the clause an "if" opens: punctuation (not ":", a commit title's), "then", a new list
+#: item or labelled line ("- Fix for a regression ...", "Result: also meet performance degradation")
+_CLAUSE_BREAK = re.compile(r"[,;!?]|\.\s|\bthen\b|\n[ \t]*(?:[-*+\u2022][ \t]|\w[\w ]{0,20}:)", re.IGNORECASE)
+#: how far before its cue the "if" of an asking clause may stand
+ASKED_REACH = 100
+
+
+def _asked(text: str, lo: int, at: int) -> bool:
+    """Whether the clause ending at ``at`` (its cue) opens with "if"/"whether" after ``lo``."""
+    opened = -1
+    for m in _ASKED_BEFORE.finditer(text, lo, at):
+        opened = m.end()
+    return opened >= 0 and not _CLAUSE_BREAK.search(text, opened, at)
+
+
 _FALL_MEASURED = re.compile(r"\bby[ \t]{1,3}[~-]?\d|\bmuch\b", re.IGNORECASE)
 #: cue words that say which way the quantity went, not whether that is good ("dropped", "higher")
 _WENT_DOWN = frozenset(("drop", "drops", "dropped", "decrease", "decreased", "decreases", "reduction", "lower",
@@ -332,6 +353,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
                 and lower_is_better(metric):
             # "latency dropped by 30%", "sys time is 40% higher": the good direction is down
             kind = "improvement" if word in _WENT_DOWN else "regression"
+        if kind == "regression" and pct is None and _asked(text, max(s0, c.start - ASKED_REACH), c.start):
+            continue  # asked or supposed, not found: "to see if it's a regression", "whether X caused a regression"
         out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=" ".join(c.text.split()),
                          evidence=Evidence(line_start=line, line_end=line, text=line_text[:500] or c.text)))
     return out

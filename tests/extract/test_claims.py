@@ -280,3 +280,33 @@ def test_a_size_going_from_one_value_to_another_gives_no_figure():
     # writes is good, less data as often bad: the values of a size size nothing
     text = "For direct IO: IOPS increase from 144K to 172K, and extra-writes\nreduction from 66GB to 9GB.\n"
     assert all(c.stated_pct is None for c in find_claims(text))
+
+
+@pytest.mark.parametrize("text,expected", [
+    # Murphy Zhou, linux-xfs, <20190724094317.4yjm4smk2z47cwmv@XZHOUW.usersys.redhat.com>
+    ("Testing on older kernels are going on to see if it's a regression.", []),
+    # a question or a supposition opening the clause (the review's case: the colon of a title is no break)
+    ('We checked whether commit 0123456789ab ("blk-mq: rework dispatch") caused a performance regression '
+     "and found none.", []),
+    ("If there's a big drop in throughput we will know.", []),
+    # a finding under a condition stays
+    ("If it is created through sysfs, however, there is a regression in corner cases.", [("regression", None, None)]),
+    # a new list item or labelled line is a new clause
+    ("Changes since v1 if you want them\n- Fix for a regression in when user memory is accounted freed",
+     [("regression", None, None)]),
+    ("Tested it twice to see if it helps\n   Result: also meet performance degradation", [("regression", None, None)]),
+    # a figure said under a condition is still found
+    ("If you run fio with iodepth=32, there is a 20% regression.", [("regression", 20.0, None)]),
+    # an "if" of the sentence before is not this one's
+    ("I hope I'm not wrong! The problem thus still qualifies as a kernel regression.", [("regression", None, None)]),
+])
+def test_a_regression_asked_about_or_supposed_is_no_claim(text, expected):
+    assert _kinds(text) == expected
+
+
+def test_only_the_clause_an_if_opens_is_supposed():
+    # Jens Axboe, linux-block, <6867cf11-d7f8-cadf-b9ec-85549bb86af3@kernel.dk>: the first use is
+    # supposed; the second, past the comma, is read (a clause rule, not a sentence rule)
+    text = ("If it's a regression, it should have a Fixes: line telling us which\n"
+            "commit originally introduced the regression. This is important for\nfolks doing backports.")
+    assert [(c.kind, c.evidence.line_start) for c in find_claims(text)] == [("regression", 1)]
