@@ -75,6 +75,10 @@ _NAMES_TESTING = re.compile(
       | [ \t]{0,3}:[ \t]{0,3}(?:no|yes)[ \t]{0,20}(?:\n|$)""",  # a field: the answer ends its line
     re.IGNORECASE | re.VERBOSE)
 #: metric words near a cue, to the metric name stored
+#: a build checker's diagnostic: a source file and its line ("fs/io_uring.c:5642:71: sparse: sparse:
+#: restricted __poll_t degrades to integer"), or the kernel test robot's tree of warning ids
+#: ("|   |-- drivers-vfio-pci-vfio_pci_config.c:sparse:sparse:restricted-pci_power_t-degrades-to-integer")
+_DIAGNOSTIC_LINE = re.compile(r"^[\s|>`+-]{0,40}\w[\w./+-]{0,200}\.[A-Za-z]{1,3}:(?:\d+(?::\d+)?:[ \t]|[a-z]{1,20}:)")
 _METRIC_RE = re.compile(
     r"""
     (?=[^\W\d_])      # every alternative starts with a letter: lets the engine skip other places fast
@@ -123,6 +127,23 @@ def _asked(text: str, lo: int, at: int) -> bool:
     for m in _ASKED_BEFORE.finditer(text, lo, at):
         opened = m.end()
     return opened >= 0 and not _CLAUSE_BREAK.search(text, opened, at)
+
+
+#: a commit's title on a line of its own, perhaps after its SHA ("blk-mq: Drop 'reserved' arg of
+#: busy_tag_iter_fn", "151f0ec9ddb5 (HEAD) scsi: scsi_debug: Drop sdebug_dev_info.num_in_q"): the
+#: capitalized word after the subsystem's prefix is the patch's verb, not a finding
+_TITLE_VERB = re.compile(
+    r"(?m)^[ \t|>*-]{0,40}(?:[0-9a-f]{7,40}[ \t]{1,3}(?:\([^)\n]{0,80}\)[ \t]{1,3})?)?"
+    r"[a-z][\w.-]{0,40}(?:/[\w.-]{1,40}){0,4}(?:(?::[ \t]?|/)[\w.-]{1,40}){0,3}:[ \t]")
+
+
+def _opens_commit_title(text: str, at: int) -> bool:
+    """Whether the cue at ``at`` is the first word of a commit title on its line."""
+    if not (text[at:at + 1].isupper() and text[at + 1:at + 2].islower()):
+        return False
+    lo = text.rfind("\n", 0, at) + 1
+    m = _TITLE_VERB.match(text, lo, at)
+    return m is not None and m.end() == at
 
 
 _FALL_MEASURED = re.compile(r"\bby[ \t]{1,3}[~-]?\d|\bmuch\b", re.IGNORECASE)
@@ -243,10 +264,14 @@ def _metric_value(m: re.Match) -> str | None:
     if kind != "lkp":
         return kind
     value = m.group(0).lower()
-    return value if _LKP_METRIC_WORD.search(value) else None  # else "e.g", file names
+    if _FILE_NAME.search(value):
+        return None  # "io_uring.c", "test_stress_05.sh", "show_bug.cgi": a file, not a metric
+    return value if _LKP_METRIC_WORD.search(value) else None  # else "e.g", "i.e"
 
 
 _LKP_METRIC_WORD = re.compile(r"[a-z]_|_[a-z]|iops|bw|lat|throughput|per_sec")
+#: what ends a file's name, not an LKP metric's ("fio.write_iops", "fsmark.app_overhead" end in words)
+_FILE_NAME = re.compile(r"\.(?:[chsoS]|txt|sh|cgi|py|pl|rs|log|patch|diff|json|ya?ml|html?|rst|md|ko|cfg|conf|ini)$")
 
 
 def _metric_near(text: str, lo: int, hi: int, at: int) -> str | None:
@@ -307,13 +332,14 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         word = c.text.lower()
         line = nlp.line_of(text, c.start)
         line_text = nlp.line_text(text, line)
-        if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(line_text):
-            continue  # a field of a tool's output ("drop: 0/0") or a line of code ("uint32_t dropped;")
+        if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(line_text) \
+                or _DIAGNOSTIC_LINE.match(line_text):
+            continue  # a tool's field ("drop: 0/0"), code ("uint32_t dropped;"), a checker's warning
         if word in _REGRESSION_NOUNS and _NAMES_TESTING.match(text, c.end) \
                 and not _PCT_JUST_BEFORE.search(text, max(0, c.start - 12), c.start):
             continue  # "a regression test suite": the name of the testing
         if word in _DROP_WORDS and _OBJECT_AFTER_DROP.match(text, c.end) \
-                and not _METRIC_RE.search(text, c.end, c.end + DROP_OBJECT_REACH) \
+                and not any(map(_metric_value, _METRIC_RE.finditer(text, c.end, c.end + DROP_OBJECT_REACH))) \
                 and not _FALL_MEASURED.search(text, c.end, c.end + DROP_OBJECT_REACH):
             continue  # "drop us a note": the verb, not a fall
         # look only near the cue: a sentence in mail can run for pages (fio output has no full stops)
@@ -355,6 +381,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             kind = "improvement" if word in _WENT_DOWN else "regression"
         if kind == "regression" and pct is None and _asked(text, max(s0, c.start - ASKED_REACH), c.start):
             continue  # asked or supposed, not found: "to see if it's a regression", "whether X caused a regression"
+        if pct is None and _opens_commit_title(text, c.start):
+            continue  # "block: Drop spurious might_sleep() from blk_put_queue()": the patch's verb
         out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=" ".join(c.text.split()),
                          evidence=Evidence(line_start=line, line_end=line, text=line_text[:500] or c.text)))
     return out

@@ -310,3 +310,48 @@ def test_only_the_clause_an_if_opens_is_supposed():
     text = ("If it's a regression, it should have a Fixes: line telling us which\n"
             "commit originally introduced the regression. This is important for\nfolks doing backports.")
     assert [(c.kind, c.evidence.line_start) for c in find_claims(text)] == [("regression", 1)]
+
+
+@pytest.mark.parametrize("text", [
+    # kernel test robot, <202202281457.NLF9dxdF-lkp@intel.com> (io-uring): a sparse warning
+    "   fs/io_uring.c:5642:71: sparse: sparse: restricted __poll_t degrades to integer\n",
+    # kernel test robot, <62ab89f2.Pko7sI08RAKdF8R6%lkp@intel.com> (linux-xfs): its tree of warning ids
+    "|-- i386-randconfig-s001\n"
+    "|   |-- drivers-vfio-pci-vfio_pci_config.c:sparse:sparse:restricted-pci_power_t-degrades-to-integer\n",
+    ">> block/blk-mq.h:169:32: sparse: sparse: restricted req_flags_t degrades to integer\n",
+])
+def test_a_build_checkers_warning_is_no_claim(text):
+    assert find_claims(text) == []
+
+
+def test_a_claim_on_a_line_that_names_a_file_first_stays():
+    (c,) = find_claims("fs/io_uring.c: the change gives a 5% regression in IOPS\n")
+    assert (c.kind, c.metric, c.stated_pct) == ("regression", "iops", 5.0)
+
+
+@pytest.mark.parametrize("text,expected", [
+    # <aTtHJm_qcQIYkXcy@fedora> (linux-block): a script, not a metric; "drop it" is the verb
+    ("Yeah, it is fine to drop it in test_stress_05.sh.\n", []),
+    # regzbot commands, <562a2442-d098-4972-baa1-5a843e06b180@gmail.com> (linux-block)
+    ("#regzbot introduced: 3ea3354cb9f03e https://bugzilla.kernel.org/show_bug.cgi?id=218184\n"
+     "#regzbot title: badblocks_check regression (md error handling) on bcachefs volume\n",
+     [("regression", None)]),
+    ("fio.write_iops dropped by 12% in fs/io_uring.c\n", [("regression", "fio.write_iops")]),
+])
+def test_a_file_name_is_no_metric(text, expected):
+    assert [(c.kind, c.metric) for c in find_claims(text)] == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    # a pull request's shortlog, <linux-block>: "blk-mq: Drop ..." is what the patch does
+    ("      blk-mq: Drop 'reserved' arg of busy_tag_iter_fn\n      blk-mq: Drop local variable for reserved tag\n",
+     []),
+    ("151f0ec9ddb5 (HEAD) scsi: scsi_debug: Drop sdebug_dev_info.num_in_q\n", []),
+    ("  io_uring/msg_ring: Drop custom destructor\n", []),
+    # a figure makes it a finding, whatever the line looks like
+    ("      blk-mq: Drop of 20% in IOPS with the new tag code\n", [("regression", 20.0)]),
+    # a capitalized cue after a label is still read
+    ("Result: Drop in IOPS after the merge, see below\n", [("regression", None)]),
+])
+def test_the_verb_of_a_commit_title_is_no_claim(text, expected):
+    assert [(c.kind, c.stated_pct) for c in find_claims(text)] == expected
