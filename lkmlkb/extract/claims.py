@@ -155,6 +155,17 @@ _WENT = _WENT_DOWN | _WENT_UP
 #: words that say only which way something went, of which mail says it of anything ("memory
 #: usage increased", "reduces lock contention"): a claim needs a metric named
 _NEEDS_METRIC = frozenset(("increased", "increases", "decreases", "reduce", "reduces", "reduced", "reducing"))
+#: a word of speed near a direction word with neither a metric nor a figure ("the performance drops
+#: if ...", "a sizeable drop in perf", "such performance drop can be very obvious"): without one,
+#: mail says "drop" of patches, locks, tags and counters ("- Dropped patch 2/11", "until all refs
+#: are dropped", "the minimum log size will decrease")
+_SPEED_WORD = re.compile(r"\b(?:perf(?:ormance)?|speed|slow\w{0,6}|fast\w{0,6}|tput|scores?|numbers)\b", re.IGNORECASE)
+#: how far from the direction word the word of speed may stand, within its sentence
+SPEED_WORD_REACH = 40
+#: a drop given a size ("it's 3500 and 3000, a slight drop", "Same drop is observed on virtio-blk"):
+#: a fall of what was measured, not of a patch or a lock
+_SIZED_BEFORE = re.compile(r"\b(?:slight|small|little|big|huge|large|significant|sizeable|noticeable|massive"
+                           r"|visible|measurable|major|minor|severe|same)[ \t]{1,3}$", re.IGNORECASE)
 #: "drops from 97% to 14%", "decreased from 8% to 0.8%": levels of a share after a direction word
 _LEVELS_AFTER = re.compile(
     r"""[ \t]{1,3}from[ \t]{1,3}~?(?P<a>\d{1,6}(?:\.\d{1,6})?)[ \t]?%
@@ -375,6 +386,10 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
                 pct = _from_to_change(text, c.end, s1, word in _WENT_DOWN) or pct
         if word in _NEEDS_METRIC and metric is None:
             continue  # "reduces lock contention by 70%": less of what? a bad thing, as often as not
+        if metric is None and pct is None and (word in _WENT or word in _DROP_WORDS) \
+                and not _SPEED_WORD.search(text, max(s0, c.start - SPEED_WORD_REACH), min(s1, c.end + SPEED_WORD_REACH)) \
+                and not (word in _DROP_WORDS and _SIZED_BEFORE.search(text, max(s0, c.start - 20), c.start)):
+            continue  # "- Drop already merged patch", "the memory pressure has decreased": not of speed
         if metric and kind in ("regression", "improvement") and word in _WENT \
                 and lower_is_better(metric):
             # "latency dropped by 30%", "sys time is 40% higher": the good direction is down

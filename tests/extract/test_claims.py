@@ -355,3 +355,28 @@ def test_a_file_name_is_no_metric(text, expected):
 ])
 def test_the_verb_of_a_commit_title_is_no_claim(text, expected):
     assert [(c.kind, c.stated_pct) for c in find_claims(text)] == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    # <20250708220710.3897958-1-bvanassche@acm.org> (linux-block): a cover letter's changelog
+    (' - Dropped patch 2/11 "block: Support allocating from a specific software queue"\n', []),
+    # <1614957294-188540-3-git-send-email-john.garry@huawei.com> (linux-block)
+    ("IO scheduler until all refs are dropped. This ensures no stale references\n", []),
+    # <YtiSKY1OcPAg+p52@magnolia> (linux-xfs)
+    ("problem -- if we enable it now, the minimum log size will decrease.  If\n", []),
+    # a word of speed near it: <20200127143608.GX3466@techsingularity.net> (linux-xfs)
+    ("that the dbench performance dropped quite a lot and CPU migrations were\n", [("regression", None)]),
+    # <53e29125-025c-2fc1-f9b3-fccdea3060e6@oracle.com> (io-uring)
+    ("I'm seeing a sizeable drop in perf with polled fio tests for block sizes > 128k:\n", [("regression", None)]),
+    # <20240901-b4-fuse-uring-rfcv3-without-mmap-v3-0-9207f7391444@ddn.com> (io-uring)
+    ("  removing it means a significant performance drop)\n", [("regression", None)]),
+    # a drop given a size: <20191120220313.GC18056@pauld.bos.csb>, <YG2F9ed33XbY6vZe@T590> (linux-block)
+    ("With the lb patches it's 3500 and 3000, a slight drop.\n", [("regression", None)]),
+    ("Same drop is observed on virtio-blk too.\n", [("regression", None)]),
+    ("a big reduction in memory use\n", []),
+    # a metric or a figure is enough
+    ("the IOPS dropped after the merge\n", [("regression", "iops")]),
+    ("it dropped by 12% with the patch applied\n", [("regression", None)]),
+])
+def test_a_direction_word_claims_only_of_speed(text, expected):
+    assert [(c.kind, c.metric) for c in find_claims(text)] == expected
