@@ -87,10 +87,10 @@ _METRIC_RE = re.compile(
     | (?P<bw>\bbandwidth\b|\bbw\b|\bthroughput\b|\bMB/s\b|\bMiB/s\b)
     | (?P<lat>\blatenc(?:y|ies)\b|\bclat\b|\blat\b)
     | (?P<cpu>\bCPU\s(?:util\w{0,8}|usage|time|consumption)\b|\bsys\stime\b)
-    | (?P<time>\b(?:elapsed|wall|completion|response|wait(?:ing)?|boot)[\s\-]?time\b|\btime\s(?:spent|taken)\b
+    | (?P<time>\b(?:elapsed|wall|completion|response|wait(?:ing)?|boot|read|write|copy|mount|execution|total)[\s\-]?time\b|\btime\s(?:spent|taken)\b
       |\btime\sto\s(?:process|complete|finish|boot|mount|run|build|compile|sync|fsync|flush|create|delete
                       |unlink|copy|start|open|allocate|recover)\b
-      |\boverhead\b)      # not "runtime": fio's --runtime is the test's length, not what it measured
+      |\boverhead\b|\brun[\s\-]?time\b(?![ \t]{0,2}[=:]))  # not fio's "runtime=60": the test's length
     | (?P<randread>\brandom[\s\-]reads?\b|\brandread\b)
     | (?P<randwrite>\brandom[\s\-]writes?\b|\brandwrite\b)
     | (?P<read>\bsequential[\s\-]reads?\b|\bseq[\s\-]?reads?\b|\breads?\b)
@@ -150,11 +150,13 @@ _FALL_MEASURED = re.compile(r"\bby[ \t]{1,3}[~-]?\d|\bmuch\b", re.IGNORECASE)
 #: cue words that say which way the quantity went, not whether that is good ("dropped", "higher")
 _WENT_DOWN = frozenset(("drop", "drops", "dropped", "decrease", "decreased", "decreases", "reduction", "lower",
                         "reduce", "reduces", "reduced", "reducing"))
-_WENT_UP = frozenset(("increase", "increased", "increases", "higher"))
+_SHARPLY_UP = frozenset(("skyrocket", "skyrockets", "skyrocketed", "skyrocketing", "soars", "soared", "balloons",
+                         "ballooned"))
+_WENT_UP = frozenset(("increase", "increased", "increases", "higher")) | _SHARPLY_UP
 _WENT = _WENT_DOWN | _WENT_UP
 #: words that say only which way something went, of which mail says it of anything ("memory
 #: usage increased", "reduces lock contention"): a claim needs a metric named
-_NEEDS_METRIC = frozenset(("increased", "increases", "decreases", "reduce", "reduces", "reduced", "reducing"))
+_NEEDS_METRIC = frozenset(("increased", "increases", "decreases", "reduce", "reduces", "reduced", "reducing")) | _SHARPLY_UP
 #: a word of speed near a direction word with neither a metric nor a figure ("the performance drops
 #: if ...", "a sizeable drop in perf", "such performance drop can be very obvious"): without one,
 #: mail says "drop" of patches, locks, tags and counters ("- Dropped patch 2/11", "until all refs
@@ -176,10 +178,10 @@ _LEVELS_AFTER = re.compile(
 #: written once, at the end, is the first value's too; "from 16 to 8 cores" names no measure, and
 #: of a size, "extra-writes reduction from 66GB to 9GB", less is as often good as bad)
 _MEASURE_UNIT = r"""(?:[KMGT]i?B/s|[kmgt]i?b/s|[KMGkmg]B/sec|[KMG]?IOPS|[km]?iops|[KMGkmg](?![\w/])
-                    |[mun\u00b5]s(?:ec)?|s(?:ec)?)"""
+                    |[mun\u00b5]s(?:ec)?|s(?:ec)?|seconds?|minutes?|mins?|hours?|hrs?|h)"""
 _VALUES_AFTER = re.compile(
-    r"""[ \t]{1,3}(?i:from)[ \t]{1,3}~?(?P<a>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ua>%s)?
-        [ \t]{1,3}(?i:to|->)[ \t]{1,3}~?(?P<b>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ub>%s)(?![\w/%%])""" % (_MEASURE_UNIT, _MEASURE_UNIT),
+    r"""[ \t\n]{1,3}(?i:from)[ \t\n]{1,3}~?(?P<a>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ua>%s)?
+        [ \t\n]{1,3}(?i:to|->)[ \t\n]{1,3}~?(?P<b>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ub>%s)(?![\w/%%])""" % (_MEASURE_UNIT, _MEASURE_UNIT),
     re.VERBOSE)
 #: a percentage the sentence states right after the two values ("from 640 to 153 MB/s, or 76%"):
 #: that one is the size
@@ -222,7 +224,9 @@ _KIND = {"REGRESSION": "regression", "IMPROVEMENT": "improvement",
 CLAIM_LABELS = frozenset(label for label in _KIND if not label.endswith("_WEAK"))
 WEAK_CLAIM_LABELS = frozenset(_KIND) - CLAIM_LABELS | {"CHANGE"}
 #: what a paragraph needs for _PCT_RE to find a percentage in it
-_PCT_HINT_RE = re.compile(r"%|percent", re.I)
+#: what a paragraph with only weak cues must hold to be read: a percentage, or the values a change
+#: went from and to ("increased from 2min to 40min")
+_PCT_HINT_RE = re.compile(r"%|percent|\bfrom[ \t\n]{1,3}~?\d", re.I)
 #: how far from a cue a claim looks (its sentence is cut to this on either side)
 SENTENCE_REACH = 200
 #: a metric word counts for a claim this near its cue
@@ -272,6 +276,9 @@ def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> float
 def _metric_value(m: re.Match) -> str | None:
     """The metric name stored for a match of _METRIC_RE (None: an LKP-looking word that names none)."""
     kind = m.lastgroup
+    if kind == "time" and m.group(0)[:3].lower() == "run" \
+            and _LENGTH_BEFORE.search(m.string, max(0, m.start() - 16), m.start()):
+        return None  # "for a 60s runtime", "a 5 minute run time": the test's length, not a measure
     if kind != "lkp":
         return kind
     value = m.group(0).lower()
@@ -280,6 +287,8 @@ def _metric_value(m: re.Match) -> str | None:
     return value if _LKP_METRIC_WORD.search(value) else None  # else "e.g", "i.e"
 
 
+#: a length given just before "runtime" ("60s ", "5 minute ")
+_LENGTH_BEFORE = re.compile(r"\d[ \t]?(?:s|secs?|seconds?|m|mins?|minutes?|h|hours?)?[ \t-]{1,2}$", re.IGNORECASE)
 _LKP_METRIC_WORD = re.compile(r"[a-z]_|_[a-z]|iops|bw|lat|throughput|per_sec")
 #: what ends a file's name, not an LKP metric's ("fio.write_iops", "fsmark.app_overhead" end in words)
 _FILE_NAME = re.compile(r"\.(?:[chsoS]|txt|sh|cgi|py|pl|rs|log|patch|diff|json|ya?ml|html?|rst|md|ko|cfg|conf|ini)$")
@@ -365,6 +374,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
                 continue  # "I don't see the improvement": no claim
         reach = 30 if c.label.endswith("_WEAK") else 80
         pct = _nearest_pct(text, s0, s1, c.start, reach) if kind in ("regression", "improvement", None) else None
+        if pct is None and word in _WENT and kind in ("regression", "improvement", None):
+            pct = _from_to_change(text, c.end, s1, word in _WENT_DOWN)  # "increased from 2min to 40min"
         if (kind is None or c.label.endswith("_WEAK")) and pct is None:
             continue  # a bare "difference" / "better" says nothing
         levels = _LEVELS_AFTER.match(text, c.end, s1) if word in _WENT else None

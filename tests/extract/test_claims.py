@@ -277,9 +277,10 @@ def test_the_values_a_direction_word_goes_from_and_to_give_its_size(text, expect
 
 def test_a_size_going_from_one_value_to_another_gives_no_figure():
     # Kanchan Joshi (linux-block, <c9b1325e-e986-4b85-ae6b-32686cd66888@samsung.com>): fewer extra
-    # writes is good, less data as often bad: the values of a size size nothing
+    # writes is good, less data as often bad: the values of a size size nothing; those of IOPS do
     text = "For direct IO: IOPS increase from 144K to 172K, and extra-writes\nreduction from 66GB to 9GB.\n"
-    assert all(c.stated_pct is None for c in find_claims(text))
+    assert [(c.kind, c.metric, c.stated_pct) for c in find_claims(text)] == [
+        ("improvement", "iops", 19.44), ("regression", "write", None)]
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -380,3 +381,48 @@ def test_the_verb_of_a_commit_title_is_no_claim(text, expected):
 ])
 def test_a_direction_word_claims_only_of_speed(text, expected):
     assert [(c.kind, c.metric) for c in find_claims(text)] == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    # <CACzhbgTFesCa-tpyCqunUoTw-1P2EJ83zDzrcB4fbMi6nNNwng@mail.gmail.com> (linux-block, "read
+    # regression for dm-snapshot with loopback"): a time in minutes, the values on the next line
+    ("I have been investigating a read performance regression of dm-snapshot\n"
+     "on top of loopback in which the read time for a dd command increased\n"
+     "from 2min to 40min. I bisected the issue to dc5fc361d89 (\"block:\n",
+     [("regression", "read", None), ("regression", "time", 1900.0)]),
+    ("mount time increased from 2 minutes to 3 minutes\n", [("regression", "time", 50.0)]),
+    ("the read throughput increased from 2 GB/s to 3 GB/s\n", [("improvement", "bw", 50.0)]),
+    # values of no measure, or of something that is no metric, size nothing
+    ("the number of cores increased from 16 to 32\n", []),
+    ("memory use increased from 2 GB to 3 GB\n", []),
+])
+def test_a_weak_direction_word_is_sized_by_the_values_it_goes_from_and_to(text, expected):
+    assert [(c.kind, c.metric, c.stated_pct) for c in find_claims(text)] == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    # Anders Blomdell, "XFS mount timeout in linux-6.9.11" (linux-xfs,
+    # <71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com>): a time that skyrockets is a regression
+    ("the time to mount the filesystem skyrockets to around 15 minutes\n", [("regression", "time")]),
+    ("the IOPS skyrocketed with the patch\n", [("improvement", "iops")]),
+    ("memory use ballooned\n", []),  # of what is no metric, no claim
+])
+def test_a_sharp_rise_is_good_or_bad_by_its_metric(text, expected):
+    assert [(c.kind, c.metric) for c in find_claims(text)] == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    # Dave Chinner, <20211012212339.GQ2361455@dread.disaster.area> (linux-xfs): a runtime that drops
+    # is a gain, and "IPC goes up" negates nothing
+    ("Runtime of the fsync-less, 5,000 iteration version drops from 1.29s\n"
+     "to 0.89s, IPC goes up, branches and branch-misses go down, context\n", [("improvement", "time", 31.01)]),
+    ("a 30% reduction in runtime because the transaction rate is now\n", [("improvement", "time", 30.0)]),
+    # fio's option is the test's length, not what it measured
+    ("fio --runtime=60 shows a 10% drop\n", [("regression", None, 10.0)]),
+    ("The 10% regression goes away with the revert.\n", [("no-regression", None, None)]),
+    # <12d1420a4a3fe6be0918a8a13a1960db47032330.1609848797.git.riteshh@linux.ibm.com> (linux-xfs)
+    ("There were some regressions which went unnoticed due to this in ext4\n", [("regression", None, None)]),
+    ("Does the regression go away if the chunk size matches the IO size,\n", [("regression", None, None)]),
+])
+def test_a_runtime_is_a_time_and_only_going_away_negates(text, expected):
+    assert [(c.kind, c.metric, c.stated_pct) for c in find_claims(text)] == expected
