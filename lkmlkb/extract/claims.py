@@ -74,11 +74,11 @@ _NAMES_TESTING = re.compile(
     r"""(?:[ \t]{1,2}|-)(?:test(?:s|ing|ed)?|suites?|runs?|tracking|tracker|bots?|(?:mailing[ \t]{1,2})?list)\b
       | [ \t]{0,3}:[ \t]{0,3}(?:no|yes)[ \t]{0,20}(?:\n|$)""",  # a field: the answer ends its line
     re.IGNORECASE | re.VERBOSE)
-#: metric words near a cue, to the metric name stored
 #: a build checker's diagnostic: a source file and its line ("fs/io_uring.c:5642:71: sparse: sparse:
 #: restricted __poll_t degrades to integer"), or the kernel test robot's tree of warning ids
 #: ("|   |-- drivers-vfio-pci-vfio_pci_config.c:sparse:sparse:restricted-pci_power_t-degrades-to-integer")
 _DIAGNOSTIC_LINE = re.compile(r"^[\s|>`+-]{0,40}\w[\w./+-]{0,200}\.[A-Za-z]{1,3}:(?:\d+(?::\d+)?:[ \t]|[a-z]{1,20}:)")
+#: metric words near a cue, to the metric name stored
 _METRIC_RE = re.compile(
     r"""
     (?=[^\W\d_])      # every alternative starts with a letter: lets the engine skip other places fast
@@ -223,7 +223,6 @@ _KIND = {"REGRESSION": "regression", "IMPROVEMENT": "improvement",
 #: Derived from _KIND: a claim label added there also picks the paragraphs find_claims reads
 CLAIM_LABELS = frozenset(label for label in _KIND if not label.endswith("_WEAK"))
 WEAK_CLAIM_LABELS = frozenset(_KIND) - CLAIM_LABELS | {"CHANGE"}
-#: what a paragraph needs for _PCT_RE to find a percentage in it
 #: what a paragraph with only weak cues must hold to be read: a percentage, or the values a change
 #: went from and to ("increased from 2min to 40min")
 _PCT_HINT_RE = re.compile(r"%|percent|\bfrom[ \t\n]{1,3}~?\d", re.I)
