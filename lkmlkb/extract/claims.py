@@ -183,6 +183,41 @@ _VALUES_AFTER = re.compile(
     r"""[ \t\n]{1,3}(?i:from)[ \t\n]{1,3}~?(?P<a>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ua>%s)?
         [ \t\n]{1,3}(?i:to|->)[ \t\n]{1,3}~?(?P<b>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ub>%s)(?![\w/%%])""" % (_MEASURE_UNIT, _MEASURE_UNIT),
     re.VERBOSE)
+#: a change stated as a factor just before its cue ("a 7x slowdown", "10x slower", "2.0x more IOPS",
+#: "twice slower", "2-4x slower"): only an article or "as" between
+_FACTOR_BEFORE = re.compile(
+    r"(?:(?<![\w.])(?P<f>\d{1,4}(?:\.\d{1,3})?)(?:[ \t]?[-~][ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?[ \t]?(?:[xX\u00d7]|times)"
+    r"|\b(?P<twice>twice))[ \t]{1,3}(?:(?:a|an|as)[ \t]{1,3})?$")
+#: ... or just after it ("improved by 4X-5X", "dropped by half", "slower by a factor of 3")
+_FACTOR_AFTER = re.compile(
+    r"[ \t]{1,3}by[ \t]{1,3}(?:(?P<half>half)\b"
+    r"|a[ \t]{1,3}factor[ \t]{1,3}of[ \t]{1,3}(?P<of>\d{1,4}(?:\.\d{1,3})?)\b(?![.%])"
+    r"|(?P<f>\d{1,4}(?:\.\d{1,3})?)[ \t]?(?:[xX\u00d7]|times)?(?:[ \t]?-[ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?"
+    r"[ \t]?(?:[xX\u00d7]|times)\b)")
+#: how far before its cue a factor may start ("nearly a 7x ")
+FACTOR_BEFORE_REACH = 24
+
+
+def _factor_of(text: str, start: int, end: int, lo: int) -> float | None:
+    """The factor a change is stated by, right before or after its cue (the upper end of a
+    range; "by half" is 2), or None."""
+    m = _FACTOR_BEFORE.search(text, max(lo, start - FACTOR_BEFORE_REACH), start) or _FACTOR_AFTER.match(text, end)
+    if m is None:
+        return None
+    g = m.groupdict()
+    if g.get("twice") or g.get("half"):
+        return 2.0
+    f = float(g.get("f2") or g.get("f") or g.get("of"))
+    return f if 1.0 < f <= 10_000 else None
+
+
+def _factor_pct(factor: float, kind: str, metric: str | None) -> float:
+    """A factor as the percentage a change's size is given in: the measure went down by it (a
+    slowdown of a throughput, a gain in a latency) -> the share lost, else the share gained."""
+    down = (kind == "regression") != bool(metric and lower_is_better(metric))
+    return round((1 - 1 / factor) * 100 if down else (factor - 1) * 100, 2)
+
+
 #: a percentage the sentence states right after the two values ("from 640 to 153 MB/s, or 76%"):
 #: that one is the size
 STATED_AFTER_VALUES = 25
@@ -225,7 +260,7 @@ CLAIM_LABELS = frozenset(label for label in _KIND if not label.endswith("_WEAK")
 WEAK_CLAIM_LABELS = frozenset(_KIND) - CLAIM_LABELS | {"CHANGE"}
 #: what a paragraph with only weak cues must hold to be read: a percentage, or the values a change
 #: went from and to ("increased from 2min to 40min")
-_PCT_HINT_RE = re.compile(r"%|percent|\bfrom[ \t\n]{1,3}~?\d", re.I)
+_PCT_HINT_RE = re.compile(r"%|percent|\bfrom[ \t\n]{1,3}~?\d|\d[ \t]?(?:x|\u00d7|times)\b|\btwice\b|\bby[ \t]half\b|\bfactor[ \t]of\b", re.I)
 #: how far from a cue a claim looks (its sentence is cut to this on either side)
 SENTENCE_REACH = 200
 #: a metric word counts for a claim this near its cue
@@ -375,7 +410,9 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         pct = _nearest_pct(text, s0, s1, c.start, reach) if kind in ("regression", "improvement", None) else None
         if pct is None and word in _WENT and kind in ("regression", "improvement", None):
             pct = _from_to_change(text, c.end, s1, word in _WENT_DOWN)  # "increased from 2min to 40min"
-        if (kind is None or c.label.endswith("_WEAK")) and pct is None:
+        factor = _factor_of(text, c.start, c.end, s0) if pct is None and kind in ("regression", "improvement") \
+            else None
+        if (kind is None or c.label.endswith("_WEAK")) and pct is None and factor is None:
             continue  # a bare "difference" / "better" says nothing
         levels = _LEVELS_AFTER.match(text, c.end, s1) if word in _WENT else None
         if levels:
@@ -404,6 +441,12 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
                 and lower_is_better(metric):
             # "latency dropped by 30%", "sys time is 40% higher": the good direction is down
             kind = "improvement" if word in _WENT_DOWN else "regression"
+        if pct is None and factor is not None:
+            if word in _WENT and metric is None:
+                if c.label.endswith("_WEAK"):
+                    continue  # "IO pressure is 10x higher": higher of what, and is that bad?
+            else:
+                pct = _factor_pct(factor, kind, metric)  # "a 7x slowdown": 85.71% of the speed lost
         if kind == "regression" and pct is None and _asked(text, max(s0, c.start - ASKED_REACH), c.start):
             continue  # asked or supposed, not found: "to see if it's a regression", "whether X caused a regression"
         if pct is None and _opens_commit_title(text, c.start):

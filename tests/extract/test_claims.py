@@ -426,3 +426,26 @@ def test_a_sharp_rise_is_good_or_bad_by_its_metric(text, expected):
 ])
 def test_a_runtime_is_a_time_and_only_going_away_negates(text, expected):
     assert [(c.kind, c.metric, c.stated_pct) for c in find_claims(text)] == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    # "Re: Sequential read from NVMe/XFS twice slower on Fedora 42 than on Rocky 9.5" (linux-block)
+    ("Sequential read from NVMe/XFS twice slower on Fedora 42\n", [("regression", "read", 50.0)]),
+    # Jens Axboe's and others' replies (linux-block): the share of the speed lost, of a throughput
+    ("performance differences. Nearly a 7x slowdown in some cases.\n", [("regression", None, 85.71)]),
+    ("test I noticed that I/O is about 10x slower for queue depth 1 and the\n", [("regression", None, 90.0)]),
+    # Bart Van Assche's zoned write series (linux-block): the share gained
+    ("- With the mq-deadline scheduler: 2.0x more IOPS for small writes.\n", [("improvement", "iops", 100.0)]),
+    ("\tiops is improved by 4X-5X in `fio/t/io_uring -p0 /dev/ublkbN` between:\n",
+     [("improvement", "iops", 400.0)]),
+    # linux-xfs: a throughput halved; a latency tripled is a regression of 200%
+    ("throughput has dropped by half...\n", [("regression", "bw", 50.0)]),
+    ("latency is 3x higher with the patch\n", [("regression", "lat", 200.0)]),
+    ("it is slower by a factor of 3 on ext4\n", [("regression", None, 66.67)]),
+    # a count of devices is no factor, nor a rise of what is no metric
+    ("with 4x NVMe drives it is slower\n", []),
+    ("IO pressure is 10x higher than with mq-deadline\n", []),
+    ("IOPS dropped by 20 with the patch\n", [("regression", "iops", None)]),
+])
+def test_a_change_stated_as_a_factor_is_sized(text, expected):
+    assert [(c.kind, c.metric, c.stated_pct) for c in find_claims(text)] == expected
