@@ -224,6 +224,41 @@ def label_pairs(results: list[Result], kernels: list[KernelMention]) -> None:
         r.kernel = good if side == "before" else bad
 
 
+#: a result's heading naming the culprit's absence or presence ("Without this patch:", "With:", "Just
+#: adding this patch on the previous:"; "with the commit reverted" is its absence)
+_WITHOUT_CULPRIT = re.compile(r"(?:without|before)\b|with\b.{0,40}\brevert", re.IGNORECASE)
+_WITH_CULPRIT = re.compile(r"(?:with|after|(?:just\s{1,3})?(?:adding|applying))\b", re.IGNORECASE)
+
+
+def label_with_without(results: list[Result], commits: list[CommitCitation], root: Message | None) -> None:
+    """In a regression report whose culprit a bisection or the reporter names (not a patch
+    thread's Fixes: tag), numbers headed "without" and "with" (the patch, the commit) are the
+    baseline and the regressed state: the iSCSI rescan report's "Without this patch: 0:02.04",
+    "Just adding this patch on the previous: 0:13.45".  Only where no result is labelled yet,
+    no fix is cited, the subject is no patch's (there "this patch" is the mail's own) and both
+    sides are measured, and only if the side with the culprit measured worse."""
+    if any(r.label for r in results) or (root is not None and PATCH_SUBJECT.match(root.subject or "")) \
+            or not any(c.role == "culprit" and c.form != "fixes" for c in commits) \
+            or any(c.role == "fix" for c in commits):
+        return
+    sides = {}
+    for r in results:
+        heading = (r.config or "").strip()
+        if _WITHOUT_CULPRIT.match(heading):
+            sides[id(r)] = "baseline"
+        elif _WITH_CULPRIT.match(heading):
+            sides[id(r)] = "regressed"
+    if set(sides.values()) != {"baseline", "regressed"}:
+        return
+    for r in results:
+        r.label = sides.get(id(r), r.label)
+    pair = headline(results)
+    change = computed_change(*pair) if pair else None
+    if change is None or change <= 0:  # "with" was the better side: a fix tried, not the culprit
+        for r in results:
+            r.label = None
+
+
 def label_results(results: list[Result], kernels: list[KernelMention], commits: list[CommitCitation]) -> None:
     """baseline / regressed / fixed, from the kernels' roles and qualifiers."""
     label_pairs(results, kernels)
@@ -482,6 +517,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     good, bad = decide_kernels(kernels, claims)
     attribute_commit_results(results, commits)
     label_results(results, kernels, commits)
+    label_with_without(results, commits, root)
     unlabel_unaffected(results, claims)
     tools = list(dict.fromkeys(t for f in findings for t in f.tools))
     setup = []
