@@ -188,11 +188,12 @@ _VALUES_AFTER = re.compile(
 _FACTOR_BEFORE = re.compile(
     r"(?:(?<![\w.])(?P<f>\d{1,4}(?:\.\d{1,3})?)(?:[ \t]?[-~][ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?[ \t]?(?:[xX\u00d7]|times)"
     r"|\b(?P<twice>twice))[ \t]{1,3}(?:(?:a|an|as)[ \t]{1,3})?$")
-#: ... or just after it ("improved by 4X-5X", "dropped by half", "slower by a factor of 3")
+#: ... or just after it ("improved by 4X-5X", "dropped by half", "slower by a factor of 3", "slowed
+#: down 9x")
 _FACTOR_AFTER = re.compile(
-    r"[ \t]{1,3}by[ \t]{1,3}(?:(?P<half>half)\b"
-    r"|a[ \t]{1,3}factor[ \t]{1,3}of[ \t]{1,3}(?P<of>\d{1,4}(?:\.\d{1,3})?)\b(?![.%])"
-    r"|(?P<f>\d{1,4}(?:\.\d{1,3})?)[ \t]?(?:[xX\u00d7]|times)?(?:[ \t]?-[ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?"
+    r"[ \t]{1,3}(?:(?:down|up)[ \t]{1,3})?(?:by[ \t]{1,3}(?:(?P<half>half)\b"
+    r"|a[ \t]{1,3}factor[ \t]{1,3}of[ \t]{1,3}(?P<of>\d{1,4}(?:\.\d{1,3})?)\b(?![.%]))"
+    r"|(?:by[ \t]{1,3})?(?P<f>\d{1,4}(?:\.\d{1,3})?)[ \t]?(?:[xX\u00d7]|times)?(?:[ \t]?-[ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?"
     r"[ \t]?(?:[xX\u00d7]|times)\b)")
 #: how far before its cue a factor may start ("nearly a 7x ")
 FACTOR_BEFORE_REACH = 24

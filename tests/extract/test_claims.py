@@ -442,6 +442,11 @@ def test_a_runtime_is_a_time_and_only_going_away_negates(text, expected):
     ("throughput has dropped by half...\n", [("regression", "bw", 50.0)]),
     ("latency is 3x higher with the patch\n", [("regression", "lat", 200.0)]),
     ("it is slower by a factor of 3 on ext4\n", [("regression", None, 66.67)]),
+    # Petr Vorel, "[RFC] Slow down of LTP tests aiodio_sparse.c and dio_sparse.c in kernel 6.6"
+    # (linux-block, <20240719174325.GA775414@pevik>)
+    ("same system slowed down 9x (6.5: ~1 min 6.6: ~9 min). Ext4 is not affected.\n",
+     [("regression", None, 88.89)]),
+    ("the boot slowed down a lot\n", []),  # weak: no size, no claim
     # a count of devices is no factor, nor a rise of what is no metric
     ("with 4x NVMe drives it is slower\n", []),
     ("IO pressure is 10x higher than with mq-deadline\n", []),
