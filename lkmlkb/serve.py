@@ -76,7 +76,20 @@ def make_datasette(db_path: str | Path, settings: dict | None = None):
     path = check_database(db_path)
     if not pm.is_registered(datasette_plugin):
         pm.register(datasette_plugin, name="lkmlkb")  # e.g. running from a checkout without the entry point
+    _quiet_client_errors()
     return Datasette([str(path)], metadata=load_metadata(path.stem), settings={**SETTINGS, **(settings or {})})
+
+
+def _quiet_client_errors() -> None:
+    """Datasette 0.65's default exception handler prints every exception it answers, each 404
+    included, as a traceback with its local variables (~170 lines) whenever ``rich`` can be
+    imported, and every handler's result is awaited, so a plugin's own handler cannot stop it.
+    Without ``rich`` it prints a traceback for server errors only: that is what a served
+    knowledge base wants from its console."""
+    import datasette.handle_exception as default_handler
+
+    if getattr(default_handler, "rich", None) is not None:
+        default_handler.rich = None
 
 
 def url_for(host: str, port: int) -> str:

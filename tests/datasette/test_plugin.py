@@ -421,3 +421,15 @@ def test_unknown_urls_are_404_not_500(get, path):
     r = get(path)
     assert r.status_code == 404
     assert "Traceback" not in r.text
+
+
+def test_a_page_that_is_not_there_is_a_404_without_a_traceback_on_the_servers_console(get, kb, capfd):
+    # Datasette's own handler prints every exception, 404s included, as a traceback with its
+    # local variables (about 170 lines each) when rich is installed, as it is here
+    capfd.readouterr()
+    page = get("/no-such-database")
+    table = get(f"/{kb[1]}/no_such_table.json")
+    assert page.status_code == 404 and "not found" in page.text.lower()
+    assert table.status_code == 404 and table.json()["ok"] is False and table.json()["status"] == 404
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err and "locals" not in out + err
