@@ -32,6 +32,7 @@ import logging
 import re
 
 from lkmlkb.extract import nlp
+from lkmlkb.extract.commits import TITLE_PREFIX_AFTER_FIRST
 from lkmlkb.model import Claim, Evidence
 from lkmlkb.units import lower_is_better
 
@@ -134,7 +135,7 @@ def _asked(text: str, lo: int, at: int) -> bool:
 #: capitalized word after the subsystem's prefix is the patch's verb, not a finding
 _TITLE_VERB = re.compile(
     r"(?m)^[ \t|>*-]{0,40}(?:[0-9a-f]{7,40}[ \t]{1,3}(?:\([^)\n]{0,80}\)[ \t]{1,3})?)?"
-    r"[a-z][\w.-]{0,40}(?:/[\w.-]{1,40}){0,4}(?:(?::[ \t]?|/)[\w.-]{1,40}){0,3}:[ \t]")
+    r"[a-z]" + TITLE_PREFIX_AFTER_FIRST)  # lower case first: "Result: Drop in IOPS" is a label
 
 
 def _opens_commit_title(text: str, at: int) -> bool:

@@ -82,12 +82,15 @@ _QUOTED_SUBJ_RE = re.compile(
     re.VERBOSE,
 )
 #: subject without quotes: "5b18b5a73760 block: delete part_round_stats and switch to ..."
+#: the subsystem prefix a commit title opens with after its first letter ("blk-mq: ",
+#: "io_uring/msg_ring: ", "scsi: scsi_debug: "); claims read the word after it as the patch's verb
+TITLE_PREFIX_AFTER_FIRST = r"[\w.\-]{0,30}(?:/[\w.\-]{1,30}){0,3}(?:\ ?:\ ?[\w.\-/]{1,30}){0,2}:\ "
 _BARE_SUBJ_RE = re.compile(
     r"""
     [ \t]{1,3}
     (?P<subj>
         (?:Revert\ |Merge\ )?
-        [A-Za-z][\w.\-]{0,30}(?:/[\w.\-]{1,30}){0,3}(?:\ ?:\ ?[\w.\-/]{1,30}){0,2}:\ [^\n]{3,200}
+        [A-Za-z]""" + TITLE_PREFIX_AFTER_FIRST + r"""[^\n]{3,200}
     )
     """,
     re.VERBOSE,
