@@ -410,8 +410,10 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
                 continue  # "I don't see the improvement": no claim
         reach = 30 if c.label.endswith("_WEAK") else 80
         pct = _nearest_pct(text, s0, s1, c.start, reach) if kind in ("regression", "improvement", None) else None
-        if pct is None and word in _WENT and kind in ("regression", "improvement", None):
-            pct = _from_to_change(text, c.end, s1, word in _WENT_DOWN)  # "increased from 2min to 40min"
+        # the values a direction word goes from and to: its size, before any percentage near it
+        went = _from_to_change(text, c.end, s1, word in _WENT_DOWN) if word in _WENT else None
+        if pct is None and kind in ("regression", "improvement", None):
+            pct = went  # "increased from 2min to 40min": a weak word sized so is a claim
         factor = _factor_of(text, c.start, c.end, s0) if pct is None and kind in ("regression", "improvement") \
             else None
         if (kind is None or c.label.endswith("_WEAK")) and pct is None and factor is None:
@@ -431,8 +433,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             pct = _relative_change(float(levels["a"]), float(levels["b"]), word in _WENT_DOWN)
         else:
             metric = _metric_of(text, s0, s1, c)
-            if word in _WENT:
-                pct = _from_to_change(text, c.end, s1, word in _WENT_DOWN) or pct
+            pct = went or pct
         if word in _NEEDS_METRIC and metric is None:
             continue  # "reduces lock contention by 70%": less of what? a bad thing, as often as not
         if metric is None and pct is None and (word in _WENT or word in _DROP_WORDS) \
