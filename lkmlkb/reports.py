@@ -510,7 +510,8 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     commits = merge_commits(findings)
     kernels = merge_kernels(findings)
     subject_kernel_roles(root, kernels)
-    if any(c.kind == "regression" for c in claims) and not is_patch_thread(root):
+    patch_thread = is_patch_thread(root)
+    if any(c.kind == "regression" for c in claims) and not patch_thread:
         other_of_two(kernels)  # a series names the tree it is based on: not a kernel compared
     results = _dedupe_results(findings)
     jobs = _dedupe_jobs(findings)
@@ -555,7 +556,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         # a performance regression traced to a commit is reported even before it is measured in
         # mail ("we found a performance regression after commit 39823b47bbd4 with following test")
         is_regression = True
-    if is_regression and is_patch_thread(root) and not has_culprit \
+    if is_regression and patch_thread and not has_culprit \
             and not any(c.kind == "regression" for c in said_in_subject):
         # patch mail measuring its own change (gains, "no regression") is no report of a regression
         is_regression = False
