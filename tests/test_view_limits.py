@@ -58,3 +58,65 @@ def test_prefilter_lines_are_the_lines_prefilter_passes_on_random_text():
         lines = ["".join(rng.choice(pieces) for _ in range(rng.randrange(8))) for _ in range(rng.randrange(1, 12))]
         text = "\n".join(lines)
         assert _prefilter_lines(text, lines) == [i for i, ln in enumerate(lines) if prefilter(ln)], lines
+
+
+# a fio output line of seed 000 (corpus/000_a3585e8f2465c212.txt), quote marker removed
+IOPS_LINE = "    write: IOPS=1884, BW=236MiB/s (247MB/s)(138GiB/600319msec); 0 zone resets"
+
+
+def _numbered_report(n: int) -> str:
+    """``n`` fio output lines, each with its own IOPS figure (1000 + its number)."""
+    return "\n".join(IOPS_LINE.replace("1884", str(1000 + i)) for i in range(n))
+
+
+def test_a_view_is_read_up_to_its_500th_line_that_can_hold_a_report():
+    from lkmlkb.pipeline import FOCUS_MAX_LINES, FOCUS_RADIUS, View, focus_view
+
+    assert FOCUS_MAX_LINES == 500
+    text = _numbered_report(FOCUS_MAX_LINES + 100) + "\nthe end"
+    assert len(text) < 64_000  # cut although short: the limit counts lines, not characters
+    view = focus_view(View(text, {}))
+    assert view.report_lines == FOCUS_MAX_LINES + 100
+    lines = view.text.split("\n")
+    assert len(lines) == FOCUS_MAX_LINES + 101
+    last_read = FOCUS_MAX_LINES - 1 + FOCUS_RADIUS
+    assert lines[:last_read + 1] == text.split("\n")[:last_read + 1]
+    assert lines[last_read + 1:] == [""] * (len(lines) - last_read - 1)
+
+
+def test_a_view_with_500_such_lines_is_read_whole():
+    from lkmlkb.pipeline import FOCUS_MAX_LINES, View, focus_view
+
+    view = View(_numbered_report(FOCUS_MAX_LINES) + "\nthe end", {})
+    assert focus_view(view) is view
+
+
+def test_a_cut_message_keeps_what_it_read_and_is_recorded_as_cut():
+    from lkmlkb.pipeline import FOCUS_MAX_LINES, FOCUS_RADIUS
+
+    body = "fio regression on v6.8\n" + _numbered_report(3 * FOCUS_MAX_LINES)
+    f, passed = extract_message(Message("cut@example.invalid", subject="fio", body=body), segment_body(body))
+    assert passed
+    iops = {r.evidence.line_start: r.value for r in f.results if r.metric == "iops"}
+    # line k + 1 of the body holds IOPS=1000+k; the 500th report line and its neighbours are read
+    assert iops[1] == 1000 and iops[FOCUS_MAX_LINES] == 1000 + FOCUS_MAX_LINES - 1
+    assert max(iops) == FOCUS_MAX_LINES + FOCUS_RADIUS - 1
+    assert f.errors == {"focus": "cut: 1,501 lines can hold a report, over the limit of 500; read up to the 500th"}
+
+
+def test_a_long_view_is_cut_at_its_500th_report_line_too():
+    """A 100 KB log with report lines every 100 lines: the first 500 are read with their
+    neighbourhoods, the ones after are blank as is the log far from any."""
+    from lkmlkb.pipeline import FOCUS_MAX_LINES, FOCUS_RADIUS, View, focus_view
+
+    log_line = "[ 1095.583057] nvme nvme0: invalid id 49408 completed on queue 4"
+    lines = [log_line] * 60_000
+    for i in range(0, 60_000, 100):
+        lines[i] = IOPS_LINE
+    view = focus_view(View("\n".join(lines), {}))
+    assert view.report_lines == 600
+    out = view.text.split("\n")
+    last = (FOCUS_MAX_LINES - 1) * 100
+    assert out[last] == IOPS_LINE and out[last + FOCUS_RADIUS] == log_line
+    assert out[last + FOCUS_RADIUS + 1] == "" and out[last + 100] == "" and out[-100] == ""
+    assert out[50] == "" and out[40] == log_line
