@@ -140,7 +140,7 @@ class CommitCitation:
     role: str = "mentioned"
     #: the words that decided the role ("bisection points to", "Fixes:")
     cue: str = ""
-    #: trailer kind or citation form: prose | fixes | range | regzbot | lkp | revert-subject
+    #: trailer kind or citation form: prose | fixes | range | regzbot | lkp | revert-subject | bisect-step | blame
     form: str = "prose"
     #: for ranges: the other end
     range_end: str | None = None

@@ -127,6 +127,14 @@ _GITLOG_RE = re.compile(
         [ \t>]{0,20}(?P<subj>[^\n]{1,300})""",
     re.VERBOSE | re.MULTILINE,
 )
+#: a `git blame` line as the kernel test robot quotes source around a warning: SHA, the file's
+#: path (when the lines come from more than one), author, date and line number before the code
+#: ("71e330b593905e Dave Chinner      2010-05-21   949  \t * next (e.g. due to log forces)"); the
+#: SHA is who last touched the line, and no word of the code after it is a cue
+_BLAME_LINE_RE = re.compile(
+    r"^[ \t>]{0,20}(?P<sha>[0-9a-f]{8,40})[ \t][^\n]{1,200}?[ \t]\d{4}-\d\d-\d\d[ \t]{1,8}\d{1,7}(?:[ \t]|$)",
+    re.MULTILINE,
+)
 _BISECT_STEP_RE = re.compile(r"git\s+bisect\s+(?:good|bad|skip|start)|^[ \t>]{0,20}#\s(?:good|bad|skip):", re.MULTILINE)
 _LORE_MSGID_RE = re.compile(
     r"""
@@ -373,12 +381,19 @@ def _apply_lkp(text: str, hits: list[_Hit]) -> None:
 
 
 def _apply_git_output(text: str, hits: list[_Hit]) -> None:
-    """git bisect logs and git log headers: "X is the first bad commit", "# first bad commit: [X]",
-    "git bisect good X" (a step: mentioned), "commit X\\nAuthor:" (subject from the body)."""
+    """git bisect logs, git log headers and git blame lines: "X is the first bad commit", "# first
+    bad commit: [X]", "git bisect good X" (a step: mentioned), "commit X\\nAuthor:" (subject from
+    the body), "X Dave Chinner 2010-05-21  949  <code>" (blame: mentioned)."""
     for m in _GITLOG_RE.finditer(text):
         for h in hits:
             if h.start == m.start("sha") and not h.subject:
                 h.subject = m.group("subj").strip()
+    for h in hits:  # a blame line starts with its SHA: only the lines of the hits are tried
+        if not h.extra.get("decided"):
+            m = _BLAME_LINE_RE.match(text, text.rfind("\n", 0, h.start) + 1)
+            if m and m.start("sha") == h.start:
+                h.form, h.cue = "blame", ""
+                h.extra["decided"] = True
     for m in _BISECT_STEP_RE.finditer(text):
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end < 0 else line_end

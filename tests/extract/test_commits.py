@@ -323,3 +323,36 @@ def test_a_commit_titles_words_are_no_cue_for_the_shas_after_it():
     roles = _roles(GIT_LOG_LIST)
     assert set(roles) == {"c7d95613c7d6", "07204f21577a", "696ee88a7c50"}
     assert roles["696ee88a7c50"] == "mentioned"
+
+
+# The kernel test robot's build reports quote the source around a warning as `git blame` lines:
+# the SHA heading each line is who last touched it, and the code comment after it is no cue
+# ("due to" made 71e330b593905e a culprit, "can be applied" 3993baeb3c52f4 a tested commit,
+# "parent" 233f4e12bbb2c5 a base).  Lines of three of its reports to linux-xfs: Message-IDs
+# 202106031844.nHvax4Cf-lkp@intel.com (2021-06-03), 202112031316.y6txW39w-lkp@intel.com
+# (2021-12-03) and Zw+ANpfFdGD5fqtv@rli9-mobl (with the file's path).
+BLAME_LISTING = """vim +836 fs/xfs/xfs_log_cil.c
+
+08a813aea7434e Dave Chinner      2021-06-03   806
+71e330b593905e Dave Chinner      2010-05-21   948  	 * For example, if we get an EFI in one checkpoint and the EFD in the
+71e330b593905e Dave Chinner      2010-05-21   949  	 * next (e.g. due to log forces), we do not want the checkpoint with
+
+3993baeb3c52f4 Darrick J. Wong 2016-10-03  112   * Since the remapping operation can be applied to an arbitrary file
+3993baeb3c52f4 Darrick J. Wong 2016-10-03  113   * range, we record the need for the remap step as a flag in the ioend
+
+670105de15cd98 fs/xfs/xfs_ondisk.h        Brian Foster      2019-02-08  162
+233f4e12bbb2c5 fs/xfs/libxfs/xfs_ondisk.h Darrick J. Wong   2024-04-22  163  	/* parent pointer ioctls */
+"""
+
+
+def test_git_blame_lines_cite_their_commits_without_a_role():
+    commits = {c.sha: c for c in find_commits(BLAME_LISTING)}
+    assert set(commits) == {"08a813aea7434e", "71e330b593905e", "3993baeb3c52f4", "670105de15cd98",
+                            "233f4e12bbb2c5"}
+    assert {(c.role, c.form, c.cue) for c in commits.values()} == {("mentioned", "blame", "")}
+
+
+def test_a_blame_line_is_no_blame_line_without_its_line_number():
+    # "<sha> <name> <date>" alone is a log line, whose words can give the SHA its role
+    roles = _roles("71e330b593905e Dave Chinner 2010-05-21 introduced the regression, bisected.\n")
+    assert roles == {"71e330b593905e": "culprit"}
