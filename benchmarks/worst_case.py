@@ -19,7 +19,10 @@ of load elsewhere on the machine does not make a message the worst). Each
 message is read on its own, quotes included: the ingest blanks quotes whose
 origin it found, so these times are upper bounds of what the ingest spends.
 
-It prints the worst CPU and wall time per message, and which input, per group.
+It prints the worst CPU and wall time per message, and which input, per group,
+with a speed probe taken beside it (``probe_ms``: the CPU ms of segmenting and
+extracting the first message of each of the corpus's five seed threads, best
+of five; this machine's speed moves by a quarter within minutes).
 The target in issue 8 is 100 ms of CPU per message (the machine is shared:
 inputs are ranked and counted by CPU time, ``time.thread_time``).
 """
@@ -97,6 +100,28 @@ def largest_archive_messages(path: Path, n: int) -> list[tuple[str, Message]]:
     return out
 
 
+#: probe passes: the best is kept (see :func:`probe`)
+PROBE_PASSES = 5
+
+
+def reference_messages() -> list[Message]:
+    """The first message of each seed thread of the corpus: what :func:`probe` times."""
+    out = []
+    for path in sorted((ROOT / "corpus").glob("00[0-9]_*.txt")):
+        first = next((m for m in iter_source(str(path)) if isinstance(m, Message)), None)
+        if first is not None:
+            out.append(first)
+    return out
+
+
+def probe(reference: list[Message]) -> float:
+    """How fast this machine is right now: the CPU ms of segmenting and extracting the
+    reference messages, best of PROBE_PASSES.  Its speed moves by a quarter within minutes;
+    a worst case is read against the probe taken beside it."""
+    best = min(sum(time_one(m)[1] for m in reference) for _ in range(PROBE_PASSES))
+    return round(best * 1000, 2)
+
+
 def time_one(msg: Message) -> tuple[float, float, bool, list[str]]:
     """Wall and CPU seconds of segmenting + extracting one message, prefilter result, errors."""
     w0, c0 = time.perf_counter(), time.thread_time()
@@ -111,8 +136,9 @@ def best_of_three(msg: Message) -> tuple[float, float, bool, list[str]]:
     return min((time_one(msg) for _ in range(3)), key=lambda r: r[1])
 
 
-def scan(source: str) -> dict:
-    """Every message of ``source`` timed once; the slowest SCAN_RETIME again (best of three)."""
+def scan(source: str, reference: list[Message] | None = None) -> dict:
+    """Every message of ``source`` timed once; the slowest SCAN_RETIME again (best of three),
+    right after a :func:`probe` of ``reference``."""
     slowest: list[tuple[float, int, str, Message]] = []  # a heap of the slowest so far, by CPU
     count = rejected = passed = over = 0
     cpu_total = 0.0
@@ -138,6 +164,7 @@ def scan(source: str) -> dict:
         elif cpu > slowest[0][0]:
             heapq.heapreplace(slowest, entry)
     rows = []
+    probe_ms = probe(reference) if reference else None
     for first_cpu, _, label, msg in slowest:
         wall, cpu, did_pass, errors = best_of_three(msg)
         rows.append({"input": label, "wall_s": round(wall, 4), "cpu_s": round(cpu, 4),
@@ -146,14 +173,16 @@ def scan(source: str) -> dict:
     rows.sort(key=lambda r: -r["cpu_s"])
     return {"inputs": count, "rejected": rejected, "passed_prefilter": passed, "cpu_s_total": round(cpu_total, 1),
             "over_target_first_pass": over, "over_target": sum(r["cpu_s"] > TARGET_S for r in rows),
-            "worst": rows[:5]}
+            "worst": rows[:5], "probe_ms": probe_ms}
 
 
-def run(groups: dict[str, list[tuple[str, Message]]]) -> dict:
+def run(groups: dict[str, list[tuple[str, Message]]], reference: list[Message] | None = None) -> dict:
     """Per group: inputs, how many passed the prefilter, worst wall/CPU and which input.
-    Each input is timed three times and its best CPU kept, as the slowest of a scan are."""
+    Each input is timed three times and its best CPU kept, as the slowest of a scan are;
+    a :func:`probe` of ``reference`` is taken before each group."""
     summary = {}
     for group, items in groups.items():
+        probe_ms = probe(reference) if reference else None
         rows = []
         for label, msg in items:
             wall, cpu, passed, errors = best_of_three(msg)
@@ -165,6 +194,7 @@ def run(groups: dict[str, list[tuple[str, Message]]]) -> dict:
             "passed_prefilter": sum(r["passed_prefilter"] for r in rows),
             "over_target": sum(r["cpu_s"] > TARGET_S for r in rows),
             "worst": rows[:5],
+            "probe_ms": probe_ms,
         }
     return summary
 
@@ -189,15 +219,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.archive.exists():
         groups[f"{args.largest} largest of {args.archive.name}"] = largest_archive_messages(args.archive,
                                                                                            args.largest)
-    summary = run(groups)
+    reference = reference_messages()
+    summary = run(groups, reference)
     for source in args.scan:
-        summary[f"every message of {source}"] = scan(source)
+        summary[f"every message of {source}"] = scan(source, reference)
     for group, s in summary.items():
         w = s["worst"][0] if s["worst"] else None
         sys.stdout.write(f"{group}: {s['inputs']} inputs, {s['passed_prefilter']} past the prefilter, "
                          f"{s['over_target']} over {TARGET_S * 1000:.0f} ms CPU")
         if "over_target_first_pass" in s:
             sys.stdout.write(f" ({s['over_target_first_pass']} in the first pass, {s['cpu_s_total']} CPU-s)")
+        if s.get("probe_ms") is not None:
+            sys.stdout.write(f"; probe {s['probe_ms']:.1f} ms")
         if w:
             sys.stdout.write(f"; worst {w['cpu_s'] * 1000:.0f} ms CPU / {w['wall_s'] * 1000:.0f} ms wall "
                              f"on {w['input']} ({w['body_chars']} chars, errors: {w['errors'] or 'none'})")

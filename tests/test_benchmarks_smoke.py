@@ -133,3 +133,6 @@ def test_worst_case_times_every_group_and_scans_a_source(tmp_path):
     assert scan["inputs"] >= 30 and scan["passed_prefilter"] >= 20 and scan["rejected"] == 0
     assert len(scan["worst"]) == 5 and all(w["cpu_s"] > 0 and w["first_cpu_s"] > 0 for w in scan["worst"])
     assert groups["adversarial"]["inputs"] == len(worst.adversarial())
+    # every group is read beside a speed probe: the five seeds' first messages, a few ms of CPU
+    assert len(worst.reference_messages()) == 5
+    assert all(0 < s["probe_ms"] < 5_000 for s in summary.values())
