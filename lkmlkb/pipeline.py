@@ -259,6 +259,10 @@ def extract_view(message_id: str, view: View) -> Findings:
     warm_up()
     _bound_vocabulary()
     f = Findings(message_id)
+    if view.report_lines:  # recorded first: a message also stopped past its budget was cut too
+        f.errors["focus"] = (f"cut: {view.report_lines:,} lines can hold a report, over the limit of "
+                             f"{FOCUS_MAX_LINES:,}; read up to the {FOCUS_MAX_LINES:,}th and the "
+                             f"{FOCUS_RADIUS} lines after it")
     t0 = time.thread_time()
     extractors = _extractors()
     names = [name for name, _ in extractors]
@@ -298,9 +302,6 @@ def extract_view(message_id: str, view: View) -> Findings:
         for name in [*names[names.index(running) + 1:], "tools"] if running in names else ():
             f.errors[name] = skipped
         return f
-    if view.report_lines:
-        f.errors["focus"] = (f"cut: {view.report_lines:,} lines can hold a report, over the limit of "
-                             f"{FOCUS_MAX_LINES:,}; read up to the {FOCUS_MAX_LINES:,}th")
     spent = time.thread_time() - t0
     if spent > BUDGET_SECONDS and not any(r.startswith("skipped: ") for r in f.errors.values()):
         # the last extractor ran past the budget: nothing was skipped, but the message is recorded
@@ -376,12 +377,13 @@ def focus_view(view: View) -> View:
         return view
     lines = text.split("\n")
     passing = _prefilter_lines(text, lines)
-    cut = len(passing) > FOCUS_MAX_LINES
+    # cut only if a line that can hold a report lies past the last one read and its neighbourhood
+    cut = len(passing) > FOCUS_MAX_LINES and passing[-1] > passing[FOCUS_MAX_LINES - 1] + FOCUS_RADIUS
     if not long and not cut:
         return view
     keep = bytearray(len(lines))
     if long:
-        for i in passing[:FOCUS_MAX_LINES]:
+        for i in passing[:FOCUS_MAX_LINES] if cut else passing:
             lo, hi = max(0, i - FOCUS_RADIUS), min(len(lines), i + FOCUS_RADIUS + 1)
             keep[lo:hi] = b"\x01" * (hi - lo)
     else:  # a short view stays whole up to the neighbourhood of its last line read

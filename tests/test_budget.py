@@ -217,6 +217,15 @@ def test_an_extractor_that_never_returns_is_stopped_past_the_budget(monkeypatch)
     assert not g.errors and g.kernels and g.results
 
 
+def test_a_cut_message_stopped_past_its_budget_is_recorded_as_both(monkeypatch):
+    monkeypatch.setattr(pipeline, "BUDGET_SECONDS", 0.1)
+    monkeypatch.setattr(pipeline, "HARD_STOP_AFTER", 0.2)
+    _never_ending(monkeypatch, "claims")
+    text = "fio write regression: WRITE: bw=236MiB/s (247MB/s) on v6.8-rc7\n"
+    f = pipeline.extract_view("m@x", pipeline.View(text, {}, report_lines=600))
+    assert f.errors["claims"].startswith("stopped: ") and f.errors["focus"].startswith("cut: 600 lines")
+
+
 def test_a_message_that_hangs_an_extractor_is_recorded_and_the_ingest_goes_on(tmp_path, monkeypatch):
     """The same with the ingest's worker processes: the stop reaches an extractor in a worker."""
     monkeypatch.setattr(pipeline, "BUDGET_SECONDS", SMALL_BUDGET)

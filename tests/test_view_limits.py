@@ -98,15 +98,25 @@ def test_a_cut_message_keeps_what_it_read_and_is_recorded_as_cut():
     f, passed = extract_message(Message("cut@example.invalid", subject="fio", body=body), segment_body(body))
     assert passed
     iops = {r.evidence.line_start: r.value for r in f.results if r.metric == "iops"}
-    # line k + 1 of the body holds IOPS=1000+k; the 500th report line and its neighbours are read
-    assert iops[1] == 1000 and iops[FOCUS_MAX_LINES] == 1000 + FOCUS_MAX_LINES - 1
-    assert max(iops) == FOCUS_MAX_LINES + FOCUS_RADIUS - 1
-    assert f.errors == {"focus": "cut: 1,501 lines can hold a report, over the limit of 500; read up to the 500th"}
+    # line k + 1 of the body holds IOPS=1000+k; line 0 passes the prefilter too, so body line 499
+    # is the 500th report line, and the 40 lines after it are read as its neighbours
+    assert iops[1] == 1000 and iops[FOCUS_MAX_LINES - 1] == 1000 + FOCUS_MAX_LINES - 2
+    assert max(iops) == FOCUS_MAX_LINES - 1 + FOCUS_RADIUS
+    assert f.errors == {"focus": "cut: 1,501 lines can hold a report, over the limit of 500; "
+                                 "read up to the 500th and the 40 lines after it"}
+
+
+def test_a_view_whose_report_lines_past_the_500th_lie_near_it_is_read_whole():
+    # 501 such lines, the last within the neighbourhood of the 500th: nothing is left unread
+    from lkmlkb.pipeline import FOCUS_MAX_LINES, View, focus_view
+
+    view = View(_numbered_report(FOCUS_MAX_LINES + 1) + "\nthe end", {})
+    assert focus_view(view) is view
 
 
 def test_a_long_view_is_cut_at_its_500th_report_line_too():
-    """A 100 KB log with report lines every 100 lines: the first 500 are read with their
-    neighbourhoods, the ones after are blank as is the log far from any."""
+    """A 60,000-line log (3.9 MB) with a report line every 100 lines: the first 500 are read with
+    their neighbourhoods, the ones after are blank as is the log far from any."""
     from lkmlkb.pipeline import FOCUS_MAX_LINES, FOCUS_RADIUS, View, focus_view
 
     log_line = "[ 1095.583057] nvme nvme0: invalid id 49408 completed on queue 4"

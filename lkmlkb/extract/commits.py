@@ -127,13 +127,18 @@ _GITLOG_RE = re.compile(
         [ \t>]{0,20}(?P<subj>[^\n]{1,300})""",
     re.VERBOSE | re.MULTILINE,
 )
-#: a `git blame` line as the kernel test robot quotes source around a warning: SHA, the file's
-#: path (when the lines come from more than one), author, date and line number before the code
-#: ("71e330b593905e Dave Chinner      2010-05-21   949  \t * next (e.g. due to log forces)"); the
-#: SHA is who last touched the line, and no word of the code after it is a cue
+#: a `git blame` line as the kernel test robot quotes source around a warning: SHA ("^" before a
+#: boundary commit, "^1da177e4c3f41"), the file's path when the lines come from more than one,
+#: the author (a letter first, no digit), date and line number ("@" marks the warning's) before
+#: the code ("71e330b593905e Dave Chinner      2010-05-21  @836  \tstruct xfs_log_vec"); the SHA is
+#: who last touched the line, and no word of the code after it is a cue.  A table of SHAs, dates
+#: and numbers ("9f8e7d6c5b4a  2024-01-21  800  bad, the first bad commit") is none.
 _BLAME_LINE_RE = re.compile(
-    r"^[ \t>]{0,20}(?P<sha>[0-9a-f]{8,40})[ \t][^\n]{1,200}?[ \t]\d{4}-\d\d-\d\d[ \t]{1,8}\d{1,7}(?:[ \t]|$)",
-    re.MULTILINE,
+    r"""^[ \t>]{0,20}\^?(?P<sha>[0-9a-f]{8,40})[ \t]{1,4}
+        (?:[\w.+-]{0,200}/[\w./+-]{1,200}[ \t]{1,40})?     # the path: "fs/xfs/xfs_ondisk.h"
+        [^\W\d_][^\d\n]{0,60}?[ \t]                      # the author
+        \d{4}-\d\d-\d\d[ \t]{1,8}@?\d{1,7}(?:[ \t]|$)""",
+    re.MULTILINE | re.VERBOSE,
 )
 _BISECT_STEP_RE = re.compile(r"git\s+bisect\s+(?:good|bad|skip|start)|^[ \t>]{0,20}#\s(?:good|bad|skip):", re.MULTILINE)
 _LORE_MSGID_RE = re.compile(

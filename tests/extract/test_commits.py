@@ -328,14 +328,18 @@ def test_a_commit_titles_words_are_no_cue_for_the_shas_after_it():
 # The kernel test robot's build reports quote the source around a warning as `git blame` lines:
 # the SHA heading each line is who last touched it, and the code comment after it is no cue
 # ("due to" made 71e330b593905e a culprit, "can be applied" 3993baeb3c52f4 a tested commit,
-# "parent" 233f4e12bbb2c5 a base).  Lines of three of its reports to linux-xfs: Message-IDs
-# 202106031844.nHvax4Cf-lkp@intel.com (2021-06-03), 202112031316.y6txW39w-lkp@intel.com
-# (2021-12-03) and Zw+ANpfFdGD5fqtv@rli9-mobl (with the file's path).
+# "parent" 233f4e12bbb2c5 a base).  Lines of its reports: to linux-xfs, Message-IDs
+# 202106031844.nHvax4Cf-lkp@intel.com (2021-06-03; "@836" marks the warning's line),
+# 202112031316.y6txW39w-lkp@intel.com (2021-12-03) and Zw+ANpfFdGD5fqtv@rli9-mobl (with the
+# file's path); to linux-block, 202008240800.8PxefkXY%lkp@intel.com (a boundary commit, "^").
 BLAME_LISTING = """vim +836 fs/xfs/xfs_log_cil.c
 
 08a813aea7434e Dave Chinner      2021-06-03   806
 71e330b593905e Dave Chinner      2010-05-21   948  	 * For example, if we get an EFI in one checkpoint and the EFD in the
 71e330b593905e Dave Chinner      2010-05-21   949  	 * next (e.g. due to log forces), we do not want the checkpoint with
+71e330b593905e Dave Chinner      2010-05-21  @836  	struct xfs_log_vec	lvhdr = { NULL };
+
+^1da177e4c3f41 Linus Torvalds         2005-04-16  865  	adpt_hba* pHba = NULL;
 
 3993baeb3c52f4 Darrick J. Wong 2016-10-03  112   * Since the remapping operation can be applied to an arbitrary file
 3993baeb3c52f4 Darrick J. Wong 2016-10-03  113   * range, we record the need for the remap step as a flag in the ioend
@@ -347,12 +351,24 @@ BLAME_LISTING = """vim +836 fs/xfs/xfs_log_cil.c
 
 def test_git_blame_lines_cite_their_commits_without_a_role():
     commits = {c.sha: c for c in find_commits(BLAME_LISTING)}
-    assert set(commits) == {"08a813aea7434e", "71e330b593905e", "3993baeb3c52f4", "670105de15cd98",
-                            "233f4e12bbb2c5"}
+    assert set(commits) == {"08a813aea7434e", "71e330b593905e", "1da177e4c3f41", "3993baeb3c52f4",
+                            "670105de15cd98", "233f4e12bbb2c5"}
     assert {(c.role, c.form, c.cue) for c in commits.values()} == {("mentioned", "blame", "")}
 
 
-def test_a_blame_line_is_no_blame_line_without_its_line_number():
+def test_the_warning_line_of_a_blame_listing_takes_no_role_from_its_code():
+    # the "@" line alone, its code a cue ("caused by") for the boundary commit's SHA before it
+    text = ("^1da177e4c3f41 Linus Torvalds         2005-04-16  @864  \t/* hang caused by this */\n"
+            "71e330b593905e Dave Chinner      2010-05-21  @836  \t * (e.g. due to log forces)\n")
+    assert {(c.sha, c.role, c.form) for c in find_commits(text)} == {
+        ("1da177e4c3f41", "mentioned", "blame"), ("71e330b593905e", "mentioned", "blame")}
+
+
+def test_a_blame_line_is_no_blame_line_without_its_author_or_line_number():
     # "<sha> <name> <date>" alone is a log line, whose words can give the SHA its role
     roles = _roles("71e330b593905e Dave Chinner 2010-05-21 introduced the regression, bisected.\n")
     assert roles == {"71e330b593905e": "culprit"}
+    # a table of SHAs, dates and numbers (made up: the near miss of review) names no author
+    table = "9f8e7d6c5b4a    2024-01-21    800     bad, this is the first bad commit\n"
+    assert {(c.role, c.form) for c in find_commits(table)} == {("culprit", "prose")}
+    assert _roles("deadbeef1234   v6.8-rc1   2024-01-21   1234   5678 regressed\n") == {"deadbeef1234": "culprit"}
