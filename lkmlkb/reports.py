@@ -230,6 +230,13 @@ _WITHOUT_CULPRIT = re.compile(r"(?:without|before)\b|with\b.{0,40}\brevert", re.
 _WITH_CULPRIT = re.compile(r"(?:with|after|(?:just\s{1,3})?(?:adding|applying))\b", re.IGNORECASE)
 
 
+def _culprit_side(heading: str) -> str | None:
+    """"baseline" for a heading without the culprit, "regressed" for one with it, else None."""
+    if _WITHOUT_CULPRIT.match(heading):
+        return "baseline"
+    return "regressed" if _WITH_CULPRIT.match(heading) else None
+
+
 def label_with_without(results: list[Result], commits: list[CommitCitation], root: Message | None) -> None:
     """In a regression report whose culprit a bisection or the reporter names (not a patch
     thread's Fixes: tag), numbers headed "without" and "with" (the patch, the commit) are the
@@ -241,17 +248,11 @@ def label_with_without(results: list[Result], commits: list[CommitCitation], roo
             or not any(c.role == "culprit" and c.form != "fixes" for c in commits) \
             or any(c.role == "fix" for c in commits):
         return
-    sides = {}
-    for r in results:
-        heading = (r.config or "").strip()
-        if _WITHOUT_CULPRIT.match(heading):
-            sides[id(r)] = "baseline"
-        elif _WITH_CULPRIT.match(heading):
-            sides[id(r)] = "regressed"
-    if set(sides.values()) != {"baseline", "regressed"}:
+    sides = [_culprit_side((r.config or "").strip()) for r in results]
+    if not {"baseline", "regressed"} <= set(sides):
         return
-    for r in results:
-        r.label = sides.get(id(r), r.label)
+    for r, side in zip(results, sides):
+        r.label = side  # none was labelled before
     pair = headline(results)
     change = computed_change(*pair) if pair else None
     if change is None or change <= 0:  # "with" was the better side: a fix tried, not the culprit

@@ -55,10 +55,12 @@ def test_with_a_patch_that_measures_better_is_a_fix_tried_not_the_culprit():
     # say the regression made it faster; nothing is labelled
     body = ISCSI_RESCAN.replace("0:02.04", "0:99.99").replace("0:13.45", "0:02.04").replace("0:99.99", "0:13.45")
     r = _report(body, "block: significant performance regression in iSCSI rescan")
-    assert all(x.label is None for x in r.results)
+    assert {x.config: x.label for x in r.results} == {"Without this patch": None,
+                                                      "Just adding this patch on the previous": None}
     assert r.computed_pct is None
 
 
 def test_in_a_patch_thread_this_patch_is_the_mails_own():
     r = _report(ISCSI_RESCAN, "[PATCH] block: fix iSCSI rescan time")
-    assert all(x.label is None for x in r.results)
+    assert {x.config: x.label for x in r.results} == {"Without this patch": None,
+                                                      "Just adding this patch on the previous": None}

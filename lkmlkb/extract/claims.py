@@ -447,11 +447,10 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             # "latency dropped by 30%", "sys time is 40% higher": the good direction is down
             kind = "improvement" if word in _WENT_DOWN else "regression"
         if pct is None and factor is not None:
-            if word in _WENT and metric is None:
-                if c.label.endswith("_WEAK"):
-                    continue  # "IO pressure is 10x higher": higher of what, and is that bad?
-            else:
+            if word not in _WENT or metric is not None:
                 pct = _factor_pct(factor, kind, metric)  # "a 7x slowdown": 85.71% of the speed lost
+            elif c.label.endswith("_WEAK"):
+                continue  # "IO pressure is 10x higher": higher of what, and is that bad?
         if kind == "regression" and pct is None and _asked(text, max(s0, c.start - ASKED_REACH), c.start):
             continue  # asked or supposed, not found: "to see if it's a regression", "whether X caused a regression"
         if pct is None and _opens_commit_title(text, c.start):
