@@ -25,7 +25,7 @@ import logging
 import re
 from functools import lru_cache
 
-from lkmlkb.extract import CASE_TWINS as _CASE_TWINS
+from lkmlkb.extract import has_case_twin as _has_case_twin
 from lkmlkb.extract.lines import lines_holding
 
 log = logging.getLogger(__name__)
@@ -253,7 +253,7 @@ def opens_with_version(text: str, leads: tuple[str, ...]) -> bool:
     if t.startswith(words):
         return True
     return bare and (t[0] == ":" or t[0].isdecimal() or t.startswith(_VERSION_STARTS)
-                     or (not text.isascii() and _CASE_TWINS.search(text) is not None))
+                     or (not text.isascii() and _has_case_twin(text)))
 
 
 @lru_cache(maxsize=16)

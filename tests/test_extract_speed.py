@@ -394,6 +394,34 @@ def test_attribution_by_events_is_the_line_by_line_walk():
             assert results._attribute(r, lk) == _attribute_walk(r, plain), (r.evidence.line_start, text[:200])
 
 
+def _runs_line_by_line(lines) -> list[tuple[int, int, int]]:
+    """Each line's run of one quote depth, read line by line: a blank line joins the run it is in."""
+    spans: list[list[int]] = []
+    for j, ln in enumerate(lines):
+        if spans and (not ln.text.strip() or ln.depth == spans[-1][2]):
+            spans[-1][1] = j
+        else:
+            spans.append([j, j, ln.depth])
+    return [(a, b, d) for a, b, d in spans for _ in range(a, b + 1)]
+
+
+def test_depth_runs_read_from_filled_lines_are_the_line_by_line_runs():
+    # quote levels that open with blank or whitespace lines (a quoted ">" line has a depth and no
+    # text), change without a blank between them, and texts of blank lines only
+    import random
+
+    from lkmlkb.extract import results
+    from lkmlkb.extract.fio_output import prepare_lines
+
+    rng = random.Random(8)
+    pieces = ["", "", " ", ">", "> ", ">>", "> a", ">> b", "> > c", "text", "  x", "WRITE: bw=4988MiB/s"]
+    texts = _real_texts() + ["\n".join(rng.choice(pieces) for _ in range(rng.randint(1, 30))) for _ in range(3000)]
+    for text in texts:
+        lines = prepare_lines(text)
+        runs = results._DepthRuns(lines)
+        assert [runs.run(i) for i in range(len(lines))] == _runs_line_by_line(lines), text[:200]
+
+
 def test_main_benchmark_counts_line_by_line_as_over_the_whole_text():
     import random
 

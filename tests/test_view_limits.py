@@ -42,6 +42,43 @@ def test_focus_keeps_the_lines_prefilter_passes_in_a_long_message():
     assert focused[1500 + FOCUS_RADIUS + 1] == "" and focused[2999] == ""
 
 
+def test_a_kernel_log_line_naming_a_tool_heads_no_report_in_a_long_message():
+    """The lines around a dmesg line that names fio or a rate are more log, not a report."""
+    from lkmlkb.pipeline import FOCUS_RADIUS, View, focus_view, prefilter
+
+    # lines of the 1 MB linux-block report <CAGS2=YpgcBdW==T=jWXNWePYg2y0c-XsyMxvi5x5hU-cWGXuRw@mail.gmail.com>
+    # (2024-01), whose 14,738 lines name fio or Mbps on 11; the far log lines here are filler
+    head = ["Found a error while  run fio nvme_pi testing,  please have a look.", "",
+            "./fio/t/nvmept_pi.py --dut /dev/ng0n1"]
+    log = "[ 1095.583057] nvme nvme0: invalid id 49408 completed on queue 4"
+    lines = head + [log] * 3000
+    lines[1500] = "[ 1516.396298] CPU: 3 PID: 4152 Comm: fio Kdump: loaded Tainted: G             L     6.7.0+ #1"
+    lines[2500] = "[ 1614.725626] tg3 0000:02:00.0 eno1: Link is up at 1000 Mbps, full duplex"
+    assert prefilter(lines[1500]) and prefilter(lines[2500])
+    focused = focus_view(View("\n".join(lines), {})).text.split("\n")
+    assert len(focused) == len(lines)
+    assert focused[:3] == head and focused[2 + FOCUS_RADIUS] == log and focused[3 + FOCUS_RADIUS] == ""
+    assert focused[1500] == focused[2500] == focused[1500 - FOCUS_RADIUS] == ""
+
+
+def test_a_kernel_name_holding_a_tools_name_is_no_report_line():
+    """iostat the tool passes; a kernel symbol or config option that ends in its name does not.
+
+    A 1.4 MB dmesg paste on linux-ext4 (<CANubcdV32L71ARCznZgKdrt0BmSyOYwW50L17zP=TG4PO2MH4Q@mail.gmail.com>,
+    2024-08-07) holds "blk_iostat_count" on 19 of its 9,120 lines: each kept 81 lines of the log
+    for the extractors.  The test robot's config attachments hold CONFIG_..._IOSTAT options.
+    """
+    from lkmlkb.pipeline import _prefilter_lines, prefilter
+
+    assert not prefilter("[140120.613653] blk_iostat_count: 1 callbacks suppressed")
+    assert not prefilter("CONFIG_F2FS_IOSTAT=y")
+    # Konstantin Khlebnikov's stgit series (<158314549775.1788.6529015932237292177.stgit@buzz>, 2020-03)
+    assert prefilter("iostat -x 10 sdb")
+    assert prefilter("Note changes of iostat's \"%util\" before/after")
+    lines = ["[140120.613653] blk_iostat_count: 1 callbacks suppressed", "$ iostat -tmd /dev/sda 3"]
+    assert _prefilter_lines("\n".join(lines), lines) == [1]
+
+
 def test_prefilter_lines_are_the_lines_prefilter_passes_on_random_text():
     # the regex is first tried where a found word's match can start in the text itself: a line
     # passes exactly when prefilter passes it (words that fail where first found, "fios fio",

@@ -159,22 +159,22 @@ def prepare_lines(text: str) -> Lines:
     out.filled = filled
     if not text:
         return out
+    raws = text.split("\n")
+    out.extend([_EMPTY] * len(raws))
     in_diff = False
     nul = "\x00" in text  # else no line needs its NULs replaced
     quoted = ">" in text  # else no line opens with a quote marker
-    for raw in text.split("\n"):
-        if not raw:  # a blank line: no quote, keeps a diff open, never noise
-            out.append(_EMPTY)
-            continue
-        raw = raw.rstrip("\r")
+    # a blank line has no quote, keeps a diff open and is never noise: only the others are read
+    for i in [i for i, raw in enumerate(raws) if raw]:
+        raw = raws[i].rstrip("\r")
         cut = raw[:MAX_LINE].replace("\x00", " ") if nul else raw[:MAX_LINE]
         if cut[:1] in _PLAIN_FIRST:  # no quote marker, diff line or noise row: the next tests, shortened
             in_diff = False  # (not a _DIFF_BODY line)
             if "+0x" in cut and _STACK_FRAME.search(cut):
-                out.append(Line("", raw, 0))
+                out[i] = Line("", raw, 0)
             else:
-                filled.append(len(out))
-                out.append(Line(cut, raw, 0))
+                filled.append(i)
+                out[i] = Line(cut, raw, 0)
             continue
         depth = 0
         if quoted and ">" in cut[:3]:  # every _QUOTE match holds ">" within its first three characters
@@ -187,11 +187,11 @@ def prepare_lines(text: str) -> Lines:
         if not in_diff and cut[:1] in _DIFF_FIRST and _DIFF_START.match(cut):
             in_diff = True
         if in_diff or _is_noise(cut):
-            out.append(Line("", raw, depth))
+            out[i] = Line("", raw, depth)
             continue
         if cut:
-            filled.append(len(out))
-        out.append(Line(cut, raw, depth))
+            filled.append(i)
+        out[i] = Line(cut, raw, depth)
     return out
 
 

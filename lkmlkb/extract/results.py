@@ -18,6 +18,7 @@ once.  Labels (baseline/regressed) are left None: the report builder decides.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 
@@ -88,7 +89,7 @@ class _LineKernels:
         self.result_lines = result_lines
         self._heading: dict[int, tuple[str, str] | None] = {}
         self._prose: dict[int, tuple[str, str] | None] = {}
-        self._runs: list[tuple[int, int, int]] | None = None  # made when a result first needs it
+        self._runs: _DepthRuns | None = None  # made when a result first needs it
         self._block: dict[int, tuple[str, str] | None] = {}
         #: per quote depth: line k -> (line, bottom): ``line`` is the last line of ``bottom..k`` that is
         #: an event (see ``event``) at that depth, None when none of them is
@@ -106,8 +107,8 @@ class _LineKernels:
 
     def block(self, i: int) -> tuple[str, str] | None:
         if self._runs is None:
-            self._runs = _depth_runs(self.lines)
-        start, end, depth = self._runs[i]
+            self._runs = _DepthRuns(self.lines)
+        start, end, depth = self._runs.run(i)
         if start not in self._block:
             self._block[start] = _block_kernel(self.lines, start, end, depth)
         return self._block[start]
@@ -148,19 +149,27 @@ class _LineKernels:
         return found if found is not None and found >= lo else None
 
 
-def _depth_runs(lines: list[Line]) -> list[tuple[int, int, int]]:
-    """For each line, (first, last, depth) of its run of one quote depth (blank lines join any run)."""
-    spans: list[list[int]] = []
-    for j, ln in enumerate(lines):
-        if spans and (not ln.text.strip() or ln.depth == spans[-1][2]):
-            spans[-1][1] = j
-        else:
-            spans.append([j, j, ln.depth])
-    out: list[tuple[int, int, int]] = [(0, 0, 0)] * len(lines)
-    for a, b, d in spans:
-        for j in range(a, b + 1):
-            out[j] = (a, b, d)
-    return out
+class _DepthRuns:
+    """The runs of one quote depth of ``lines`` (blank lines join any run; the first starts at
+    line 0 with that line's depth): ``run(i)`` is (first, last, depth) of line ``i``'s run.
+
+    Only a line with text can start a run, so only those are read (a focused kernel log is
+    nine tenths blank lines).
+    """
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.starts = [0]
+        self.depths = [lines[0].depth if lines else 0]
+        self.last = len(lines) - 1
+        for j in filled_lines(lines):
+            ln = lines[j]
+            if ln.depth != self.depths[-1] and ln.text.strip():
+                self.starts.append(j)
+                self.depths.append(ln.depth)
+
+    def run(self, i: int) -> tuple[int, int, int]:
+        k = bisect.bisect_right(self.starts, i) - 1
+        return self.starts[k], self.starts[k + 1] - 1 if k + 1 < len(self.starts) else self.last, self.depths[k]
 
 
 def _attribute(r: Result, lk: _LineKernels) -> tuple[str, str] | None:

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterator
 
 from lkmlkb.extract import CASE_TWINS as _CASE_TWINS
+from lkmlkb.extract import has_case_twin as _has_case_twin
 from lkmlkb.extract.lines import match_starts, word_lines
 from lkmlkb.model import Evidence, SetupFact
 
@@ -216,7 +217,7 @@ class _WordLines:
         self.text = text
         self.low = text.lower()
         self._other: set[int] = set()
-        if not text.isascii() and _CASE_TWINS.search(text):
+        if not text.isascii() and _has_case_twin(text):
             self._other = {i for i, line in enumerate(text.split("\n")) if _CASE_TWINS.search(line)}
 
     def any(self, words: tuple[str, ...]) -> bool:
