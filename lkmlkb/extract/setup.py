@@ -216,13 +216,14 @@ class _WordLines:
     def __init__(self, text: str) -> None:
         self.text = text
         self.low = text.lower()
-        self._other: set[int] = set()
+        #: the lines holding a case twin: every word test gives them
+        self.twin_lines: set[int] = set()
         if not text.isascii() and _has_case_twin(text):
-            self._other = {i for i, line in enumerate(text.split("\n")) if _CASE_TWINS.search(line)}
+            self.twin_lines = {i for i, line in enumerate(text.split("\n")) if _CASE_TWINS.search(line)}
 
     def any(self, words: tuple[str, ...]) -> bool:
         """Whether the text can hold one of ``words`` at all."""
-        return bool(self._other) or any(w in self.low for w in words)
+        return bool(self.twin_lines) or any(w in self.low for w in words)
 
     def cased_starts(self, cue: re.Pattern) -> dict[int, int]:
         """The lines where ``cue`` matches the text as written, with where in each it first matches.
@@ -267,7 +268,7 @@ class _WordLines:
     def lines_of(self, found: dict[str, set[int]], words: tuple[str, ...]) -> set[int]:
         """Numbers of the lines holding one of ``words`` (lowercased), plus the lines with a case twin,
         from the lines of each word (``word_lines``, over a set holding ``words``)."""
-        out = set(self._other)
+        out = set(self.twin_lines)
         for w in words:
             at = found.get(w)
             if at:
@@ -277,7 +278,7 @@ class _WordLines:
     def iter_lines(self, words: tuple[str, ...]) -> Iterator[int]:
         """The lines holding one of ``words`` (lowercased), those with a case twin first, then the
         others in order."""
-        yield from sorted(self._other)
+        yield from sorted(self.twin_lines)
         yield from sorted(self._word_lines(words))
 
     def _word_lines(self, words: tuple[str, ...]) -> set[int]:
@@ -513,7 +514,7 @@ def find_tools(text: str) -> list[str]:
         at = words.word_lines(_TOOL_WORD_SET)
         named = {name for w in at for name in _TOOLS_OF_WORD[w]}  # a tool none of whose words is here has no line
         for name, rx in _TOOL_RES:
-            if (name in named or words._other) and any(
+            if (name in named or words.twin_lines) and any(
                     rx.search(lines[i][:MAX_LINE]) for i in sorted(words.lines_of(at, _TOOL_WORDS[name]))):
                 found.add(name)
     except Exception as exc:
