@@ -61,8 +61,21 @@ def test_a_kernel_log_line_naming_a_tool_heads_no_report_in_a_long_message():
     assert focused[1500] == focused[2500] == focused[1500 - FOCUS_RADIUS] == ""
 
 
+def test_a_kernel_log_naming_a_tool_on_every_line_is_not_cut():
+    """Kernel log lines are not counted toward the FOCUS_MAX_LINES cut, in a short view too."""
+    from lkmlkb.pipeline import FOCUS_MAX_LINES, View, focus_view, prefilter
+
+    # a line of the same linux-block report: a soft lockup logged 600 times for the fio process
+    line = "[ 1516.396298] CPU: 3 PID: 4152 Comm: fio Kdump: loaded Tainted: G             L     6.7.0+ #1"
+    assert prefilter(line)
+    text = "\n".join([line] * (FOCUS_MAX_LINES + 100) + ["the end"])
+    assert len(text) < 64_000  # not long: only the cut could change it
+    view = focus_view(View(text, {}))
+    assert view.report_lines == 0 and view.text == text
+
+
 def test_a_kernel_name_holding_a_tools_name_is_no_report_line():
-    """iostat the tool passes; a kernel symbol or config option that ends in its name does not.
+    """iostat the tool passes; a kernel symbol, config option or word that holds its name does not.
 
     A 1.4 MB dmesg paste on linux-ext4 (<CANubcdV32L71ARCznZgKdrt0BmSyOYwW50L17zP=TG4PO2MH4Q@mail.gmail.com>,
     2024-08-07) holds "blk_iostat_count" on 19 of its 9,120 lines: each kept 81 lines of the log
@@ -72,6 +85,8 @@ def test_a_kernel_name_holding_a_tools_name_is_no_report_line():
 
     assert not prefilter("[140120.613653] blk_iostat_count: 1 callbacks suppressed")
     assert not prefilter("CONFIG_F2FS_IOSTAT=y")
+    # a kernel config pasted on linux-ext4 (<2101963.Mh6RI2rZIc@falcon9>, 2022-03)
+    assert not prefilter("# end of Digital potentiostats")
     # Konstantin Khlebnikov's stgit series (<158314549775.1788.6529015932237292177.stgit@buzz>, 2020-03)
     assert prefilter("iostat -x 10 sdb")
     assert prefilter("Note changes of iostat's \"%util\" before/after")
