@@ -397,6 +397,12 @@ def derive_status(commits: list[CommitCitation], claims: list[Claim], texts: lis
 
 
 PATCH_SUBJECT = re.compile(r"^\s{0,5}(?:\w{1,6}\s{0,2}[:：]\s{0,3}){0,3}\[[^\]]{0,80}\b(?:PATCH|PATCHSET|PATCHv\d{1,3}|RFC|PULL|TOPIC)\b", re.I)
+#: the kernel test robot's subject, "[tree:branch] [subsystem]  <commit>: <what it found>": a
+#: metric's change ("fio.write_iops -72.9% regression") or a failure ("ltp.statx06.fail",
+#: "Assertion_failed", "BUG:kernel_NULL_pointer_dereference")
+ROBOT_SUBJECT = re.compile(
+    r"^(?:(?:Re|RE|Fwd|FW|AW)\s{0,2}:\s{0,3}){0,4}(?:\[[^\]\n]{1,80}\]\s{0,3}){1,4}[0-9a-f]{10,12}:\s{1,4}(?P<found>\S[^\n]{0,300})$")
+ROBOT_CHANGE = re.compile(r"\d%\s{1,3}(?:regression|improvement)", re.I)
 DIFF_IN_BODY = re.compile(
     r"""^(?:diff[ ]--git[ ]a/ | ---[ ]a/\S | \+\+\+[ ]b/\S          # a diff
          | [ ]\d{1,5}[ ]files?[ ]changed,[ ]\d{1,7}[ ]insertion      # a cover letter's diffstat
@@ -463,6 +469,12 @@ def is_patch_thread(root: Message | None) -> bool:
     if PATCH_SUBJECT.match(root.subject or ""):
         return True
     return bool(DIFF_IN_BODY.search(root.body[:200_000]))
+
+
+def robot_failure(root: Message | None) -> bool:
+    """A kernel test robot report of a failure: its subject names what failed, not a metric's change."""
+    m = ROBOT_SUBJECT.match(root.subject or "") if root is not None else None
+    return m is not None and not ROBOT_CHANGE.search(m.group("found"))
 
 
 def subject_kernel_roles(root: Message | None, kernels: list[KernelMention]) -> None:
@@ -560,6 +572,10 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     if is_regression and patch_thread and not has_culprit \
             and not any(c.kind == "regression" for c in said_in_subject):
         # patch mail measuring its own change (gains, "no regression") is no report of a regression
+        is_regression = False
+    if is_regression and robot_failure(root):
+        # the robot titles a performance report with the change it measured: a failure it bisected
+        # is none, whatever numbers its logs hold (dd in an xfstests log, a ver_linux listing)
         is_regression = False
     pct = stated if stated is not None else computed
     dates = [m.date_utc for m in messages if m.date_utc]

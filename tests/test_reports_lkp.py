@@ -128,3 +128,50 @@ def test_a_patch_fixing_a_commit_is_no_regression_report_for_the_numbers_it_show
     root.body = body
     ((tid, (msgs, findings)),) = extract_messages([root, bisect]).items()
     assert build_report(tid, msgs, findings).is_regression_report
+
+
+# the heads of two of the robot's failure reports, with the numbers their attachments gave:
+# linux-ext4 <202305012130.cc1e2351-oliver.sang@intel.com> (2023-05; a ver_linux listing read as
+# a table) and linux-xfs <Ys0gqOUcLr+2dle5@xsang-OptiPlex-9020> (2022-07; dd in the xfstests log),
+# with Dave Chinner's reply naming the culprit (<20220714012421.GO3861211@dread.disaster.area>)
+ROBOT_FAILURES = [
+    ("202305012130.cc1e2351-oliver.sang@intel.com", "[jlayton:ctime] [ext4]  ff9aaf58e8: ltp.statx06.fail",
+     "Hello,\n\nkernel test robot noticed \"ltp.statx06.fail\" on:\n\n"
+     "commit: ff9aaf58e816635c454fbe9e9ece94b0eee6f0b1 (\"ext4: convert to multigrain timestamps\")\n"
+     "https://git.kernel.org/cgit/linux/kernel/git/jlayton/linux.git ctime\n\n"
+     "in testcase: ltp\n\n(please refer to attached dmesg/kmsg for entire log/backtrace)\n\n"
+     "e2fsprogs              1.46.6-rc1\nKbd                    loadkeys:\nSh-utils               9.1\n", None),
+    ("Ys0gqOUcLr+2dle5@xsang-OptiPlex-9020", "[xfs]  47a6df7cd3: Assertion_failed",
+     "Greeting,\n\nFYI, we noticed the following commit (built with gcc-11):\n\n"
+     "commit: 47a6df7cd3174b91c6c862eae0b8d4e13591df52 (\"xfs: shut down filesystem if we xfs_trans_cancel "
+     "with deferred work items\")\n\nin testcase: xfstests\n\n"
+     "caused below changes (please refer to attached dmesg/kmsg for entire log/backtrace):\n\n"
+     "run fstests xfs/070 at 2022-07-09 06:33:21\n"
+     "262144 bytes (262 kB, 256 KiB) copied, 0.0234063 s, 11.2 MB/s\n\n512+0 records in\n\n512+0 records out\n\n"
+     "262144 bytes (262 kB, 256 KiB) copied, 0.0145739 s, 18.0 MB/s\n",
+     "On Wed, Jul 13, 2022 at 02:25:25PM +0800, Oliver Sang wrote:\n"
+     "> > > Reported-by: kernel test robot <oliver.sang@intel.com>\n\n"
+     "Of course, 47a6df7cd3 introduced the ASSERT that is firing. You'll\n"
+     "never see the failure on kernels before this, even if the issue is\noccurring.\n"),
+]
+
+
+def _robot_thread(mid: str, subject: str, body: str, reply: str | None):
+    msgs = [Message(mid, subject=subject, body=body, date_utc="2022-07-12T07:20:08+00:00")]
+    if reply:
+        msgs.append(Message("reply@x", subject="Re: " + subject, body=reply, in_reply_to=mid, references=[mid],
+                            date_utc="2022-07-14T01:24:21+00:00"))
+    ((tid, (msgs, findings)),) = extract_messages(msgs).items()
+    return build_report(tid, msgs, findings)
+
+
+def test_a_robot_report_of_a_failure_is_no_performance_regression():
+    """The robot's subject says what it found: a metric's change ("fio.read_iops 59.4% regression")
+    or a failure ("ltp.statx06.fail", "Assertion_failed").  A bisected failure with a number in
+    its logs is no report of a performance regression; the same mail titled with a change is."""
+    for mid, subject, body, reply in ROBOT_FAILURES:
+        r = _robot_thread(mid, subject, body, reply)
+        assert r.results and any(c.role == "culprit" for c in r.commits), subject  # what made it one
+        assert (r.is_regression_report, r.kind) == (False, None), subject
+        changed = subject.split(": ")[0] + ": fio.write_iops -5.7% regression"
+        assert _robot_thread(mid, changed, body, reply).is_regression_report, subject
