@@ -105,6 +105,10 @@ _METRIC_RE = re.compile(
 #: no claim, unless the object is a metric or the fall is measured right after it ("drops the
 #: IOPS of 4k randread", "dropped this time by 15%", "drops it by 20%", "dropped that much")
 _DROP_WORDS = frozenset(("drop", "drops", "dropped", "dropping"))
+#: a state of arrays and devices as often as of speed ("State : clean, degraded", "the array is now
+#: degraded", "in degraded state as virtio never supported surprise removal"): 73 of the 74 unsized
+#: "degraded" claims of linux-raid had no word of speed near them, and no measure
+_STATE_WORDS = frozenset(("degraded",))
 #: how far after the drop word its object and "by N" / "much" are looked for
 DROP_OBJECT_REACH = 25
 _OBJECT_AFTER_DROP = re.compile(
@@ -438,7 +442,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             pct = went or pct
         if word in _NEEDS_METRIC and metric is None:
             continue  # "reduces lock contention by 70%": less of what? a bad thing, as often as not
-        if metric is None and pct is None and (word in _WENT or word in _DROP_WORDS) \
+        if metric is None and pct is None and (word in _WENT or word in _DROP_WORDS or word in _STATE_WORDS) \
                 and not _SPEED_WORD.search(text, max(s0, c.start - SPEED_WORD_REACH), min(s1, c.end + SPEED_WORD_REACH)) \
                 and not (word in _DROP_WORDS and _SIZED_BEFORE.search(text, max(s0, c.start - 20), c.start)):
             continue  # "- Drop already merged patch", "the memory pressure has decreased": not of speed

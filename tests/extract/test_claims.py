@@ -379,6 +379,17 @@ def test_the_verb_of_a_commit_title_is_no_claim(text, expected):
     # a metric or a figure is enough
     ("the IOPS dropped after the merge\n", [("regression", "iops")]),
     ("it dropped by 12% with the patch applied\n", [("regression", None)]),
+    # "degraded" is a state of arrays and devices as often as of speed: mdadm --detail's
+    # <eb9a7323-f955-4b1c-b1c4-7f0723...> and a question on linux-raid
+    # <87273fc6-9531-4072-ae6c-06306e...>, virtio on linux-block <CY8PR12MB71953EFA4BD60651BFD66...>
+    ("             State : clean, degraded\n", []),
+    ("I have done this before and all looked well. The array is now degraded until I get the new disk.\n", []),
+    ("Otherwise, it is in degraded state as virtio never supported surprise removal.\n", []),
+    # of speed, measured or sized: it claims
+    ("the write performance degraded after the upgrade\n", [("regression", "write")]),
+    ("we noticed that performance degraded after the upgrade\n", [("regression", None)]),
+    ("random read IOPS degraded a lot on 6.1\n", [("regression", "iops")]),
+    ("it degraded by 30% with the patch\n", [("regression", None)]),
 ])
 def test_a_direction_word_claims_only_of_speed(text, expected):
     assert [(c.kind, c.metric) for c in find_claims(text)] == expected
