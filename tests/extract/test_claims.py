@@ -466,3 +466,21 @@ def test_a_runtime_is_a_time_and_only_going_away_negates(text, expected):
 ])
 def test_a_change_stated_as_a_factor_is_sized(text, expected):
     assert [(c.kind, c.metric, c.stated_pct) for c in find_claims(text)] == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    # a hit taken, sized or of speed, is one: <7a69eba2-42e4-4c67-8a54-37b5b41675f9@kernel.dk> (linux-block)
+    ("would be MORE\nthan a 2.9% hit.\n", [("regression", 2.9)]),
+    ("this is a 10% performance hit we cannot take\n", [("regression", 10.0)]),
+    # the verb, with a level near it: <20210203062019.GD14354@localhost.localdomain> (linux-ext4),
+    # a bugzilla report's steps <bug-217965-13602-YEM8MziGb7@https.bugzilla.kernel.org/> (linux-ext4),
+    # <CAAMCDef9TDLAiKqyHHub6gaXp+ar0ABEgzamtjTcAvw6hS1jOw@mail.gmail.com> (linux-raid)
+    ("renameat2 hit ENOSPC 100%, but can't trigger that ext4 bug. I think it might\n", [("cannot-reproduce", None)]),
+    ("2. Once the 100% util is hit, in another terminal run the following command:\n", []),
+    ("internal issues %util will hit close to 100% on lowish reads/writes.\n", []),
+    # a certainty is no size: <a4ed8496-60f6-4036-b1f9-75e3448510ec@ans.pl> (linux-ext4), asked, no claim
+    ("However, I cannot be 100% sure if this is a relatively recent regression or not, as I think\n", []),
+    ("we can't 100% make sure that the slowdown comes from it\n", [("regression", None)]),
+])
+def test_a_hit_is_a_noun_and_a_certainty_no_size(text, expected):
+    assert [(c.kind, c.stated_pct) for c in find_claims(text)] == expected
