@@ -474,7 +474,8 @@ def is_patch_thread(root: Message | None) -> bool:
 def robot_failure(root: Message | None) -> bool:
     """A kernel test robot report of a failure: its subject names what failed, not a metric's change."""
     m = ROBOT_SUBJECT.match(root.subject or "") if root is not None else None
-    return m is not None and not ROBOT_CHANGE.search(m.group("found"))
+    # a person's subject of that shape ("[REGRESSION] 0123456789: 30% slowdown in randwrite") speaks of speed
+    return m is not None and not ROBOT_CHANGE.search(m.group("found")) and not PERF_WORD.search(m.group("found"))
 
 
 def subject_kernel_roles(root: Message | None, kernels: list[KernelMention]) -> None:

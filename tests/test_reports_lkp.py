@@ -175,3 +175,14 @@ def test_a_robot_report_of_a_failure_is_no_performance_regression():
         assert (r.is_regression_report, r.kind) == (False, None), subject
         changed = subject.split(": ")[0] + ": fio.write_iops -5.7% regression"
         assert _robot_thread(mid, changed, body, reply).is_regression_report, subject
+
+
+def test_a_persons_subject_shaped_like_the_robots_is_no_robot_failure():
+    from lkmlkb.reports import robot_failure
+
+    assert robot_failure(Message("a@x", subject="[xfs]  47a6df7cd3: Assertion_failed"))
+    assert robot_failure(Message("b@x", subject="Re: [nvme] f9c499bbbf: nvme nvme0: Identify Controller failed (16641)"))
+    for subject in ("[REGRESSION][6.8] 0123456789: blk-mq: 30% slowdown in 4k randwrite",
+                    "[regression] abcdef0123: xfs: large performance regression in fsync",
+                    "[linux-next:master] [block/mq]  574e7779cf:  fio.write_iops -72.9% regression"):
+        assert not robot_failure(Message("c@x", subject=subject)), subject

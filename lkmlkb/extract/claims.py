@@ -52,7 +52,7 @@ _PCT_RE = re.compile(
 #: what makes a percentage a rate of occurrence, not a magnitude: "100% reproducible", "90% of the time"
 _RATE_AFTER_PCT = re.compile(
     r"\s{0,3}(?:reproducib(?:le|ility)\b|repro\b|of\s(?:the\s)?(?:time|runs|boots|attempts|cases|tries)"
-    r"|(?:make\s{1,3})?(?:sure|certain|confident)\b"   # a certainty: "I cannot be 100% sure"
+    r"|(?:make\s{1,3})?(?-i:sure|certain|confident)\b"  # a certainty: "I cannot be 100% sure" (not "Sure enough")
     r"|util(?:i[sz]ation)?\b)",                          # a level: "once the 100% util is hit"
     re.IGNORECASE,
 )
@@ -107,12 +107,15 @@ _METRIC_RE = re.compile(
 #: no claim, unless the object is a metric or the fall is measured right after it ("drops the
 #: IOPS of 4k randread", "dropped this time by 15%", "drops it by 20%", "dropped that much")
 _DROP_WORDS = frozenset(("drop", "drops", "dropped", "dropping"))
-#: what makes "hit" the noun of a cost ("than a 2.9% hit", "a 10% performance hit"), just before it:
-#: the verb ("renameat2 hit ENOSPC 100%", "%util will hit close to 100%") claims nothing
-_HIT_NOUN_BEFORE = re.compile(
-    r"\b(?:a|an|the|this|that|performance|perf|throughput|speed|big|huge|small|slight|significant|noticeable"
-    r"|measurable|major|minor|massive|severe)[ \t]{1,3}(?:[~+-]?\d{1,4}(?:\.\d{1,3})?[ \t]?%[ \t]{1,3})?$",
-    re.IGNORECASE)
+#: "hit" as a verb claims nothing ("once the 100% util is hit", "%util will hit close to 100%",
+#: "renameat2 hit ENOSPC 100%", "this hit 100% CPU"): a subject or an auxiliary just before it, or an
+#: object or a level just after it; the noun of a cost is a claim ("than a 2.9% hit", "about a ~15%
+#: or so hit from baseline"), and so is a passive hit given a size ("performance is hit by 20%")
+_HIT_VERB_BEFORE = re.compile(
+    r"\b(?:is|was|were|are|be|been|being|will|would|can|could|may|might|should|must|to|did|does|do"
+    r"|i|we|it|they|you|he|she|once|which|who|never|always|just|also|then)[ \t]{1,3}$", re.IGNORECASE)
+_HIT_OBJECT_AFTER = re.compile(r"[ \t]{1,3}(?:(?:close|near|about|around|the|this|that|it|an?)\b|~?\d|[A-Z]{3,})")
+_HIT_BY_SIZE = re.compile(r"[ \t]{1,3}by[ \t]{1,3}(?:about[ \t]{1,3}|~)?\d")
 #: a state of arrays and devices as often as of speed ("State : clean, degraded", "the array is now
 #: degraded", "in degraded state as virtio never supported surprise removal"): 73 of the 74 unsized
 #: "degraded" claims of linux-raid had no word of speed near them, and no measure
@@ -412,7 +415,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
                 and not any(map(_metric_value, _METRIC_RE.finditer(text, c.end, c.end + DROP_OBJECT_REACH))) \
                 and not _FALL_MEASURED.search(text, c.end, c.end + DROP_OBJECT_REACH):
             continue  # "drop us a note": the verb, not a fall
-        if word == "hit" and not _HIT_NOUN_BEFORE.search(text, max(0, c.start - 24), c.start):
+        if word == "hit" and not _HIT_BY_SIZE.match(text, c.end) and (
+                _HIT_VERB_BEFORE.search(text, max(0, c.start - 12), c.start) or _HIT_OBJECT_AFTER.match(text, c.end)):
             continue  # the verb: "once the 100% util is hit"
         # look only near the cue: a sentence in mail can run for pages (fio output has no full stops)
         s0, s1 = max(c.sent_start, c.start - SENTENCE_REACH), min(c.sent_end, c.end + SENTENCE_REACH)

@@ -472,6 +472,10 @@ def test_a_change_stated_as_a_factor_is_sized(text, expected):
     # a hit taken, sized or of speed, is one: <7a69eba2-42e4-4c67-8a54-37b5b41675f9@kernel.dk> (linux-block)
     ("would be MORE\nthan a 2.9% hit.\n", [("regression", 2.9)]),
     ("this is a 10% performance hit we cannot take\n", [("regression", 10.0)]),
+    # <YecGC06UrGrfonS0@bfoster> (linux-xfs): ~34k against ~29k create/unlink cycles
+    ("that looks like about a ~15% or so hit from baseline\n", [("regression", 15.0)]),
+    ("the write performance is hit by 20% on 6.1\n", [("regression", 20.0)]),
+    ("this hit 100% CPU on every core\n", []),
     # the verb, with a level near it: <20210203062019.GD14354@localhost.localdomain> (linux-ext4),
     # a bugzilla report's steps <bug-217965-13602-YEM8MziGb7@https.bugzilla.kernel.org/> (linux-ext4),
     # <CAAMCDef9TDLAiKqyHHub6gaXp+ar0ABEgzamtjTcAvw6hS1jOw@mail.gmail.com> (linux-raid)
@@ -481,6 +485,9 @@ def test_a_change_stated_as_a_factor_is_sized(text, expected):
     # a certainty is no size: <a4ed8496-60f6-4036-b1f9-75e3448510ec@ans.pl> (linux-ext4), asked, no claim
     ("However, I cannot be 100% sure if this is a relatively recent regression or not, as I think\n", []),
     ("we can't 100% make sure that the slowdown comes from it\n", [("regression", None)]),
+    # a level, not the size of the drop; a new sentence after a size keeps it
+    ("the disk shows 100% util after the IOPS drop\n", [("regression", None)]),
+    ("fio randread IOPS regressed 15%\nSure enough, reverting the commit restores it.\n", [("regression", 15.0)]),
 ])
 def test_a_hit_is_a_noun_and_a_certainty_no_size(text, expected):
     assert [(c.kind, c.stated_pct) for c in find_claims(text)] == expected
