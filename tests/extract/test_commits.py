@@ -372,3 +372,44 @@ def test_a_blame_line_is_no_blame_line_without_its_author_or_line_number():
     table = "9f8e7d6c5b4a    2024-01-21    800     bad, this is the first bad commit\n"
     assert {(c.role, c.form) for c in find_commits(table)} == {("culprit", "prose")}
     assert _roles("deadbeef1234   v6.8-rc1   2024-01-21   1234   5678 regressed\n") == {"deadbeef1234": "culprit"}
+
+
+# --- identifiers in key: value lines are not commits ---
+
+# The kernel test robot's job file attached to a functional report (linux-btrfs,
+# 202210232124.c0b1783d-oliver.sang@intel.com): "queue: bisect" then LKP's job ids
+LKP_JOB_FILE = """\
+#! queue options
+queue_cmdline_keys:
+- branch
+- commit
+queue: bisect
+testbox: lkp-skl-d07
+tbox_group: lkp-skl-d07
+submit_id: 6351d3ca7ebdde7e6116a638
+job_file: "/lkp/jobs/scheduled/lkp-skl-d07/xfstests-4HDD-ext4-smbv2-generic-group-12.yaml"
+id: 8bd0f5047bb2ec26ff5779fb165b4c2c52e7e6c3
+queuer_version: "/zday/lkp"
+_id: 5fa9777a5888eb1a468d2b7b
+"""
+
+
+def test_job_ids_of_a_robot_job_file_are_no_commits():
+    assert _roles(LKP_JOB_FILE) == {}
+
+
+def test_a_prerequisite_patch_id_is_no_commit_but_the_base_commit_is():
+    # git format-patch's trailer of a series cover letter (cover.1689564024.git.sweettea-kernel@dorminy.me)
+    text = ("base-commit: 3610b041a635597e99095eb293b7008a7e454a06\n"
+            "prerequisite-patch-id: ab342a72cf967dadfb8bec1320c5906fd3c6800f\n"
+            "prerequisite-patch-id: ced2a9dab36539f55c14cd74a28950087c475ff2\n")
+    assert _roles(text) == {"3610b041a635597e99095eb293b7008a7e454a06": "base"}
+
+
+@pytest.mark.parametrize("line", [
+    "Commit-ID:  8b9e2a1c6f5d0e4b3a2f1e0d9c8b7a6f5e4d3c2b",  # tip-bot's header
+    "commit id: 8b9e2a1c6f5d",
+    "commit_id: 8b9e2a1c6f5d",
+])
+def test_a_commit_id_key_still_cites_its_commit(line):
+    assert [c.sha for c in find_commits(line + "\n")] == [line.split()[-1]]
