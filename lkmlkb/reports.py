@@ -375,8 +375,24 @@ def fix_restores(results: list[Result]) -> bool | None:
     return abs(v - base.value) < abs(v - bad.value)
 
 
+#: words saying a fix went in
+LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended up in", "landed in")
+#: a maintainer taking a patch, in a reply of its own: "Applied, thanks!" (b4's thank-you opens so),
+#: "Applied to for-6.8/block", "I've queued them up, thanks", "Thanks, applied"; not a wrapped
+#: line of prose ("applied at full swing?"), the robot's "If your patch is applied to the wrong
+#: git tree", "can be merged to v6.17", nor the block layer's "a request queued for dispatch"
+PATCH_TAKEN = re.compile(r"^[ \t]{0,4}(?:Applied|Queued)\b|(?i:\bthanks,?[ \t]{1,3}(?:applied|queued)\b"
+                         r"|\b(?:queued|picked)[ \t]{1,3}(?:\w{1,10}[ \t]{1,3})?up\b)", re.M)
+#: a patch or a series by its subject ("[PATCH v2 0/7]", "[RFT RFC PATCH 0/8]"; not a bare "[RFC]":
+#: a question or a report)
+PATCH_WORD = re.compile(r"\[[^\]]{0,80}\bPATCH", re.I)
+
+
 def derive_status(commits: list[CommitCitation], claims: list[Claim], texts: list[str],
-                  restored: bool | None = None) -> str:
+                  restored: bool | None = None, patch_fix: bool = False) -> str:
+    """Where a thread stands.  ``patch_fix``: the thread is a patch whose own message says it
+    fixes the regression (the patch is the fix proposed; ``texts[1:]``, the replies, say
+    whether it was applied)."""
     kinds = {c.kind for c in claims}
     roles = {c.role for c in commits}
     low = "\n".join(texts).lower()
@@ -384,11 +400,13 @@ def derive_status(commits: list[CommitCitation], claims: list[Claim], texts: lis
         return "cannot reproduce"
     if "revert" in roles and ("reverted" in low or "revert" in low):
         return "reverted"
-    if "fix" in roles and restored is not False and any(
-            w in low for w in ("merged", "applied to", "queued", "fixed by", "is fixed", "ended up in", "landed in")):
+    if "fix" in roles and restored is not False and any(w in low for w in LANDED_WORDS):
         return "fixed"
     if "fix" in roles:
         return "fix proposed"
+    if patch_fix:
+        replies = "\n".join(line for t in texts[1:] for line in t.split("\n") if not line.lstrip().startswith(">"))
+        return "fixed" if restored is not False and PATCH_TAKEN.search(replies) else "fix proposed"
     if "culprit" in roles:
         return "bisected"
     if "regression" in kinds:
@@ -468,6 +486,23 @@ def is_patch_thread(root: Message | None) -> bool:
     if PATCH_SUBJECT.match(root.subject or ""):
         return True
     return bool(DIFF_IN_BODY.search(root.body[:200_000]))
+
+
+def patch_fix_of(root: Message | None, claims: list[Claim], patch_thread: bool) -> bool:
+    """A patch thread whose first message itself says there is a regression of speed (in its
+    subject or its own text: "fix performance regression with shared tags", "We observe 10-25%
+    regression in random 4k write throughput"): the patch is the fix.  A regression only replies
+    report (the test robot's "-99.7% regression ... due to commit ... [PATCH 07/16]") is the
+    patch's own."""
+    if not patch_thread or root is None:
+        return False
+    if not PATCH_WORD.search(root.subject or ""):
+        return False  # a report holding a diff tried ("I tried checking if the request queue is busy
+                      # [3]", corpus/004) asks about it; a patch proposes
+    # of speed: "tested with LTP for regressions" in a cover letter (linux-ext4) says none
+    return any(c.kind == "regression" and c.evidence is not None and c.evidence.message_id == root.message_id
+               and not c.evidence.quoted and (c.stated_pct is not None or PERF_NAMED.search(c.evidence.text or ""))
+               for c in claims)
 
 
 def robot_failure(root: Message | None) -> bool:
@@ -586,7 +621,8 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         title=root.subject if root else thread_id,
         is_regression_report=is_regression,
         kind="regression" if is_regression else ("improvement" if is_improvement else None),
-        status=(derive_status(commits, claims, [m.body for m in messages], fix_restores(results))
+        status=(derive_status(commits, claims, [m.body for m in messages], fix_restores(results),
+                              patch_fix=is_regression and patch_fix_of(root, claims, patch_thread))
                 if (is_regression or commits) else "no conclusion"),
         kernel_versions=kernels,
         good_kernel=good,
