@@ -465,6 +465,10 @@ _WS_ROW = re.compile(
     re.VERBOSE,
 )
 _WS_ROW_CUE = ("\t", "  ")  # in every _WS_ROW match: what ends its label
+#: what a column header names when it names a measure (see _header_meaning)
+_MEASURES = frozenset({"iops", "lat", "throughput", "bw", "cpu"})
+#: normalized units of speed: a rate, a count per second, a time
+_SPEED_UNITS = frozenset({"B/s", "IOPS", "us"})
 
 
 def find_whitespace_tables(lines: list[Line]) -> list[Result]:
@@ -487,6 +491,11 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
             continue
         if len(names) == 1 and not _WS_HEADER_WORD.search(h):
             continue
+        # one column of figures under a name that measures nothing ("Allocatable  yes (but full)" over
+        # LVM's "PE Size  32.00 MiB", "Whence  Result" over "DATA  0"): a listing of settings or
+        # states, whose figures count only as a rate or a time
+        listing = len(names) <= 2 and _header_meaning(names[-1], None)[0] not in _MEASURES \
+            and not _UNIT_IN_HEADER.search(names[-1])
         j = i + 1
         found: list[Result] = []
         while j < len(lines):
@@ -507,8 +516,10 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
                 idx = len(names) - len(plain) + k
                 name = names[idx] if 0 <= idx < len(names) else ""
                 meaning = _header_meaning(name, None)
-                found.extend(_cell_results(c, meaning, j, lines, kernel=kernel,
-                                           config=cfg if kernel else label))
+                got = _cell_results(c, meaning, j, lines, kernel=kernel, config=cfg if kernel else label)
+                if listing and len(plain) == 1:
+                    got = [r for r in got if r.normalized_unit in _SPEED_UNITS]
+                found.extend(got)
             j += 1
         out.extend(found)
     return out

@@ -160,3 +160,38 @@ def test_lkp_functional_table_holds_no_results():
     figures = "| kernel | IOPS |\n|--------|------|\n| v6.7   | 1200 |\n| v6.8   | 900  |\n"
     res = find_tables(functional + "\n\n" + figures)
     assert sorted(r.value for r in res) == [900, 1200] and {r.metric for r in res} == {"iops"}
+
+
+# A column of figures under a name that measures nothing is a listing, not results.
+# LVM's pvdisplay in Michael Laß, "Re: Massive filesystem corruption after balance + fstrim on
+# Linux 5.1.2", linux-btrfs, 2019-05-18, <AD966642-1043-468D-BABF-8FC9AF514D36@bi-co.net>; a test
+# program's output in Joan Bruguera, "Repression on lseek (holes) on 1-byte files since Linux
+# 6.1-rc1", linux-btrfs, 2022-12-23, <20221223020509.457113-1-joanbrugueram@gmail.com>
+PVDISPLAY = """\
+  VG Name               vg_system
+  PV Size               119.24 GiB / not usable <22.34 MiB
+  Allocatable           yes (but full)
+  PE Size               32.00 MiB
+  Total PE              3815
+  Free PE               0
+  Allocated PE          3815
+"""
+
+LSEEK_OUTPUT = """\
+    -----BEFORE SYNC-----
+    Whence  Result
+    DATA    0
+    HOLE    1
+"""
+
+
+@pytest.mark.parametrize("text", [PVDISPLAY, LSEEK_OUTPUT], ids=["pvdisplay", "lseek"])
+def test_a_listing_of_settings_or_states_holds_no_results(text):
+    assert find_tables(text) == []
+
+
+def test_a_single_column_of_speeds_is_read_whatever_its_name():
+    # the same shape, a figure of speed under a name that says nothing of it
+    text = "    Config        Result\n    mq-deadline   512 MB/s\n    none          640 MB/s\n"
+    got = [(r.value, r.unit, r.config) for r in find_tables(text)]
+    assert got == [(512.0, "MB/s", "mq-deadline"), (640.0, "MB/s", "none")]
