@@ -377,12 +377,18 @@ def fix_restores(results: list[Result]) -> bool | None:
 
 #: words saying a fix went in
 LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended up in", "landed in")
-#: a maintainer taking a patch, in a reply of its own: "Applied, thanks!" (b4's thank-you opens so),
-#: "Applied to for-6.8/block", "I've queued them up, thanks", "Thanks, applied"; not a wrapped
-#: line of prose ("applied at full swing?"), the robot's "If your patch is applied to the wrong
-#: git tree", "can be merged to v6.17", nor the block layer's "a request queued for dispatch"
-PATCH_TAKEN = re.compile(r"^[ \t]{0,4}(?:Applied|Queued)\b|(?i:\bthanks,?[ \t]{1,3}(?:applied|queued)\b"
-                         r"|\b(?:queued|picked)[ \t]{1,3}(?:\w{1,10}[ \t]{1,3})?up\b)", re.M)
+#: a maintainer taking a patch, in a reply of its own, at the start of a line (not a diff's context
+#: line): "Applied, thanks!" (b4's thank-you opens so), "Applied to for-6.8/block", "Queued for
+#: 6.9", "Thanks, applied"; not a tester's "Applied and trying", a wrapped line of prose ("applied
+#: at full swing?"), the robot's "If your patch is applied to the wrong git tree", nor "Can this
+#: be picked up?" or "queued up a revert" (of 25 "queued/picked ... up" in linux-block and
+#: linux-xfs replies, 14 took nothing)
+PATCH_TAKEN = re.compile(r"^(?:Applied|Queued)(?:[,.!]|[ \t]{1,3}(?:to|into|for|in)\b|[ \t]*$)"
+                         r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b", re.M)
+#: a patch saying what it does to a regression ("Fix performance regression", "The two patches fix
+#: one performance regression", "Revert ...", "restore")
+FIX_WORD = re.compile(r"\b(?:fix(?:es|ed|ing)?|revert(?:s|ed|ing)?|restor(?:e|es|ed|ing))\b", re.I)
+FIXES_TRAILER = re.compile(r"^Fixes:[ \t]{0,4}[0-9a-f]{7,40}\b", re.M)
 #: a patch or a series by its subject ("[PATCH v2 0/7]", "[RFT RFC PATCH 0/8]"; not a bare "[RFC]":
 #: a question or a report)
 PATCH_WORD = re.compile(r"\[[^\]]{0,80}\bPATCH", re.I)
@@ -499,10 +505,13 @@ def patch_fix_of(root: Message | None, claims: list[Claim], patch_thread: bool) 
     if not PATCH_WORD.search(root.subject or ""):
         return False  # a report holding a diff tried ("I tried checking if the request queue is busy
                       # [3]", corpus/004) asks about it; a patch proposes
+    # ... to fix it: its subject or its claim says so, or it names what it fixes (a series
+    # measuring its own "18% drop in IO BW" fixes nothing)
+    fixes = FIX_WORD.search(root.subject or "") or FIXES_TRAILER.search(root.body[:200_000])
     # of speed: "tested with LTP for regressions" in a cover letter (linux-ext4) says none
     return any(c.kind == "regression" and c.evidence is not None and c.evidence.message_id == root.message_id
                and not c.evidence.quoted and (c.stated_pct is not None or PERF_NAMED.search(c.evidence.text or ""))
-               for c in claims)
+               and (fixes or FIX_WORD.search(c.evidence.text or "")) for c in claims)
 
 
 def robot_failure(root: Message | None) -> bool:

@@ -171,7 +171,10 @@ def test_a_robot_report_of_a_failure_is_no_performance_regression():
     its logs is no report of a performance regression; the same mail titled with a change is."""
     for mid, subject, body, reply in ROBOT_FAILURES:
         r = _robot_thread(mid, subject, body, reply)
-        assert r.results and any(c.role == "culprit" for c in r.commits), subject  # what made it one
+        assert any(c.role == "culprit" for c in r.commits), subject  # bisected, as a regression report is
+        if "xfs" in subject:
+            assert r.results, subject  # dd's rates in the xfstests log (the ver_linux listing of the ext4
+                                       # report is read as none since tables' listing rule)
         assert (r.is_regression_report, r.kind) == (False, None), subject
         changed = subject.split(": ")[0] + ": fio.write_iops -5.7% regression"
         assert _robot_thread(mid, changed, body, reply).is_regression_report, subject

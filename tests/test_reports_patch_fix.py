@@ -10,6 +10,8 @@ Fixture texts, trimmed, from lore.kernel.org:
 - Gabriel Krisman Bertazi, "[PATCH v4 00/16] File system wide monitoring", linux-ext4, 2021-07-20,
   <20210720155944.1447086-1-krisman@collabora.com>, and the kernel test robot's reply to its 8th
   patch, 2021-07-31, <20210731063818.GB18773@xsang-OptiPlex-9020>
+- Nitesh Shetty, "[PATCH v5 00/10] Implement copy offload support", linux-block, 2022-11-23,
+  <20221123055827.26996-1-nj.shetty@samsung.com>
 - Petr Vorel, "[RFC] Slow down of LTP tests aiodio_sparse.c and dio_sparse.c in kernel 6.6",
   linux-block, 2024-07-19, <20240719174325.GA775414@pevik>, and his reply, 2024-07-24,
   <20240724131816.GA950793@pevik>
@@ -110,6 +112,16 @@ url: https://github.com/0day-ci/linux/commits/Gabriel-Krisman-Bertazi/File-syste
 in testcase: unixbench
 """
 
+COPY_OFFLOAD = """\
+		block-size 8k, range 1:
+			6.5% improvement in IO BW (791 MiB/s to 843 MiB/s).
+		block-size 8k, 8 ranges:
+			18% drop in IO BW (from 798 MiB/s to 647 MiB/s)
+
+		At present we see drop in performance for bs 8k,16k and
+		higher ranges (8, 16), so something more to check there.
+"""
+
 LTP_SLOWDOWN = """\
 LTP AIO DIO tests aiodio_sparse.c [1] and dio_sparse.c [2] (using [3]) slowed
 down on kernel 6.6 on Btrfs and XFS, when run with default parameters.
@@ -184,6 +196,18 @@ def test_a_series_tested_for_regressions_is_no_fix_of_the_one_the_robot_finds_in
     assert r.status == "bisected"
 
 
+def test_a_series_measuring_its_own_drop_fixes_nothing():
+    from lkmlkb.reports import derive_status, patch_fix_of
+
+    root = Message("20221123055827.26996-1-nj.shetty@samsung.com", subject="[PATCH v5 00/10] Implement copy offload support",
+                   body=COPY_OFFLOAD, date_utc="2022-11-23T05:58:17+00:00")
+    ((tid, (msgs, findings)),) = extract_messages([root]).items()
+    claims = [c for f in findings for c in f.claims]
+    assert any(c.kind == "regression" and c.stated_pct == 18.0 for c in claims)  # what the rule reads
+    assert not patch_fix_of(root, claims, True)
+    assert derive_status([], claims, [root.body], patch_fix=False) == "reported"
+
+
 def test_a_report_titled_rfc_proposes_no_fix():
     subject = "[RFC] Slow down of LTP tests aiodio_sparse.c and dio_sparse.c in kernel 6.6"
     root = Message("20240719174325.GA775414@pevik", body=LTP_SLOWDOWN, date_utc="2024-07-19T17:43:25+00:00",
@@ -196,13 +220,16 @@ def test_a_report_titled_rfc_proposes_no_fix():
 
 
 def test_what_says_a_maintainer_took_a_patch():
-    for said in ("Applied, thanks!", "Applied to for-6.8/block, thanks.", "Thanks, applied.",
-                 "I've queued them up, thanks.", "Queued for 6.9."):
+    for said in ("Applied, thanks!", "Applied to for-6.8/block, thanks.", "Thanks, applied.", "Applied",
+                 "Queued for 6.9."):
         assert PATCH_TAKEN.search(said), said
     for said in ("Whenever bfq queue has a request queued we add now", "requests queued for dispatch",
                  "this applied on top of for-next", "Not applied yet.",
                  # real replies that take nothing (linux-block): a wrapped line of Rafael J. Wysocki's,
                  # the robot's boilerplate, Ming Lei on a series
                  "applied at full swing?", "[If your patch is applied to the wrong git tree, kindly drop us a note.",
-                 "  can be merged to v6.17, and be backport easily for stable & downstream"):
+                 "  can be merged to v6.17, and be backport easily for stable & downstream",
+                 # the review's finds in linux-block and linux-xfs replies
+                 "Applied and trying; fingers crossed!", "Can this be picked up?", "I've queued up a revert",
+                 " Applied to the queue (a diff's context line)"):
         assert not PATCH_TAKEN.search(said), said
