@@ -190,6 +190,13 @@ def test_a_listing_of_settings_or_states_holds_no_results(text):
     assert find_tables(text) == []
 
 
+def test_a_column_under_a_unit_of_speed_is_read():
+    # Jinjie Ruan, "Re: [PATCH net-next v5 00/27] io_uring zerocopy send", io-uring, 2025-02-18,
+    # <30ac5cb5-ee1f-66fc-641f-5f42140f0045@huawei.com>
+    text = "               MB/s\nNONZC         8379\nZC            5910\nZC_FIXED      6294\n"
+    assert [(r.value, r.config) for r in find_tables(text)] == [(8379.0, "NONZC"), (5910.0, "ZC"), (6294.0, "ZC_FIXED")]
+
+
 def test_a_single_column_of_speeds_is_read_whatever_its_name():
     # the same shape, a figure of speed under a name that says nothing of it
     text = "    Config        Result\n    mq-deadline   512 MB/s\n    none          640 MB/s\n"
