@@ -116,6 +116,10 @@ _HIT_VERB_BEFORE = re.compile(
     r"|i|we|it|they|you|he|she|once|which|who|never|always|just|also|then)[ \t]{1,3}$", re.IGNORECASE)
 _HIT_OBJECT_AFTER = re.compile(r"[ \t]{1,3}(?:(?:close|near|about|around|the|this|that|it|an?)\b|~?\d|[A-Z]{3,})")
 _HIT_BY_SIZE = re.compile(r"[ \t]{1,3}by[ \t]{1,3}(?:about[ \t]{1,3}|~)?\d")
+#: "loss" of something that is not speed ("gets 100% dirty blocks after power loss", "leading to data
+#: loss"): no claim; "a 12% loss", "throughput loss", "the worst-case loss" are
+_LOSS_OF_OTHER = re.compile(r"\b(?:power|data|packet|frame|signal|carrier|link|path|quorum|connection|heartbeat"
+                            r"|page|information|capacity|space)[ \t]{1,3}$", re.IGNORECASE)
 #: a state of arrays and devices as often as of speed ("State : clean, degraded", "the array is now
 #: degraded", "in degraded state as virtio never supported surprise removal"): 73 of the 74 unsized
 #: "degraded" claims of linux-raid had no word of speed near them, and no measure
@@ -418,6 +422,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if word == "hit" and not _HIT_BY_SIZE.match(text, c.end) and (
                 _HIT_VERB_BEFORE.search(text, max(0, c.start - 12), c.start) or _HIT_OBJECT_AFTER.match(text, c.end)):
             continue  # the verb: "once the 100% util is hit"
+        if word == "loss" and _LOSS_OF_OTHER.search(text, max(0, c.start - 16), c.start):
+            continue  # "power loss", "data loss": not a loss of speed
         # look only near the cue: a sentence in mail can run for pages (fio output has no full stops)
         s0, s1 = max(c.sent_start, c.start - SENTENCE_REACH), min(c.sent_end, c.end + SENTENCE_REACH)
         negated = _negated_before(doc, c) or any(c.end <= p.start <= c.end + NEG_POST_REACH and p.start < s1 for p in posts)
