@@ -117,9 +117,10 @@ _HIT_VERB_BEFORE = re.compile(
 _HIT_OBJECT_AFTER = re.compile(r"[ \t]{1,3}(?:(?:close|near|about|around|the|this|that|it|an?)\b|~?\d|[A-Z]{3,})")
 _HIT_BY_SIZE = re.compile(r"[ \t]{1,3}by[ \t]{1,3}(?:about[ \t]{1,3}|~)?\d")
 #: "loss" of something that is not speed ("gets 100% dirty blocks after power loss", "leading to data
-#: loss"): no claim; "a 12% loss", "throughput loss", "the worst-case loss" are
-_LOSS_OF_OTHER = re.compile(r"\b(?:power|data|packet|frame|signal|carrier|link|path|quorum|connection|heartbeat"
-                            r"|page|information|capacity|space)[ \t]{1,3}$", re.IGNORECASE)
+#: loss", ping's "0% packet loss"): no claim; "a 12% loss", "throughput loss", "the worst-case loss",
+#: "a 5% fast-path loss" are
+_LOSS_OF_OTHER = re.compile(r"\b(?:power|data|packet|frame|signal|carrier|link|quorum|connection|heartbeat"
+                            r"|information)[ \t]{1,3}$", re.IGNORECASE)
 #: a state of arrays and devices as often as of speed ("State : clean, degraded", "the array is now
 #: degraded", "in degraded state as virtio never supported surprise removal"): 73 of the 74 unsized
 #: "degraded" claims of linux-raid had no word of speed near them, and no measure

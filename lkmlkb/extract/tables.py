@@ -469,6 +469,10 @@ _WS_ROW_CUE = ("\t", "  ")  # in every _WS_ROW match: what ends its label
 _MEASURES = frozenset({"iops", "lat", "throughput", "bw", "cpu"})
 #: normalized units of speed: a rate, a count per second, a time
 _SPEED_UNITS = frozenset({"B/s", "IOPS", "us"})
+#: a row label naming a statistic of samples ("average  7882.67", "stddev  1982.79", "p99  412"): a
+#: measurement whatever the column's name (Olivier Langlois's "reissue  completion" timings, io-uring)
+_STATISTIC_LABEL = re.compile(r"(?:avg|average|mean|median|min|max|stddev|stdev|std|p\d{1,2}(?:\.\d{1,2})?)$",
+                              re.IGNORECASE)
 
 
 def find_whitespace_tables(lines: list[Line]) -> list[Result]:
@@ -517,7 +521,7 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
                 name = names[idx] if 0 <= idx < len(names) else ""
                 meaning = _header_meaning(name, None)
                 got = _cell_results(c, meaning, j, lines, kernel=kernel, config=cfg if kernel else label)
-                if listing and len(plain) == 1:
+                if listing and len(plain) == 1 and not _STATISTIC_LABEL.match(label):
                     got = [r for r in got if r.normalized_unit in _SPEED_UNITS]
                 found.extend(got)
             j += 1

@@ -503,6 +503,8 @@ def test_a_hit_is_a_noun_and_a_certainty_no_size(text, expected):
     ("fstrim discarding too many or wrong blocks on Linux 5.1, leading to 100% data loss", []),
     ("that BFQ gives in return for this ~10% loss of throughput, in a", [("regression", 10.0)]),
     ("imagined, this residual 12% throughput loss is due to a couple of", [("regression", 12.0)]),
+    # constructed: a loss on a code path is one of speed (the review's case)
+    ("there is a 5% fast-path loss with the new locking", [("regression", 5.0)]),
 ])
 def test_a_loss_of_power_or_data_is_no_loss_of_speed(text, want):
     assert [(c.kind, c.stated_pct) for c in find_claims(text)] == want

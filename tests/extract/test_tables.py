@@ -190,6 +190,22 @@ def test_a_listing_of_settings_or_states_holds_no_results(text):
     assert find_tables(text) == []
 
 
+LANGLOIS_TIMINGS = """\
+reissue\tcompletion
+average\t7882.67567567568
+min\t2316
+max\t28811
+stddev\t1982.79172973284
+"""
+
+
+def test_statistics_of_samples_are_read_under_any_column_name():
+    # Olivier Langlois, "[PATCH v4] io_uring: reduce latency by reissueing the operation", io-uring,
+    # 2021-06-22, <9e8441419bb1b8f3c3fcc607b2713efecdef2136.1624364038.git.olivier@trillion01.com>
+    got = [(r.config, round(r.value, 2)) for r in find_tables(LANGLOIS_TIMINGS)]
+    assert got == [("average", 7882.68), ("min", 2316.0), ("max", 28811.0), ("stddev", 1982.79)]
+
+
 def test_a_column_under_a_unit_of_speed_is_read():
     # Jinjie Ruan, "Re: [PATCH net-next v5 00/27] io_uring zerocopy send", io-uring, 2025-02-18,
     # <30ac5cb5-ee1f-66fc-641f-5f42140f0045@huawei.com>
