@@ -623,6 +623,10 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         # is none, whatever numbers its logs hold (dd in an xfstests log, a ver_linux listing)
         is_regression = False
     pct = stated if stated is not None else computed
+    if is_regression and stated is None and computed is not None and computed < 0:
+        # the pair read shows a gain (a fix's own "reduce from 6.7s to 1.3s", or kernels labelled the
+        # wrong way round): a regression has no negative size, and none is made up (computed_pct keeps it)
+        pct = None
     dates = [m.date_utc for m in messages if m.date_utc]
     people = list(dict.fromkeys(m.from_name or m.from_addr for m in messages if (m.from_name or m.from_addr)))
     return Report(
