@@ -411,7 +411,9 @@ def derive_status(commits: list[CommitCitation], claims: list[Claim], texts: lis
     if "fix" in roles:
         return "fix proposed"
     if patch_fix:
-        replies = "\n".join(line for t in texts[1:] for line in t.split("\n") if not line.lstrip().startswith(">"))
+        from .threads import quote_depth
+
+        replies = "\n".join(line for t in texts[1:] for line in t.split("\n") if not quote_depth(line)[0])
         return "fixed" if restored is not False and PATCH_TAKEN.search(replies) else "fix proposed"
     if "culprit" in roles:
         return "bisected"

@@ -204,8 +204,9 @@ def test_a_series_measuring_its_own_drop_fixes_nothing():
     ((tid, (msgs, findings)),) = extract_messages([root]).items()
     claims = [c for f in findings for c in f.claims]
     assert any(c.kind == "regression" and c.stated_pct == 18.0 for c in claims)  # what the rule reads
-    assert not patch_fix_of(root, claims, True)
-    assert derive_status([], claims, [root.body], patch_fix=False) == "reported"
+    fix = patch_fix_of(root, claims, True)
+    assert not fix
+    assert derive_status([], claims, [root.body], patch_fix=fix) == "reported"
 
 
 def test_a_report_titled_rfc_proposes_no_fix():

@@ -56,8 +56,8 @@ _SKIP_LINE_RE = re.compile(
     ^[ \t>]{0,20}index\ [0-9a-f]{7,40}\.\.[0-9a-f]{7,40}  # diff: "index cb38d6f3acce..8275b10a1c9a 100644"
     | ^\s{0,8}(?:Message-I[dD]|In-Reply-To|References|X-[\w-]{1,40}|Received|DKIM-[\w-]{1,30}):
                                                          # mail headers pasted into the body
-    | ^[ \t>]{0,20}(?![\w.\-\ ]{0,40}?[Cc][Oo][Mm][Mm][Ii][Tt][\ _\-]?[Ii][Dd][ \t]{0,20}[:=])
-      [\w.\-\ ]{0,40}?(?<![A-Za-z])[Ii][Dd][ \t]{0,20}[:=]
+    | ^[ \t>]{0,20}(?![\w.\-\ ]{0,40}?(?ai:commit)[\ _\-]?(?ai:id)[ \t]{0,20}[:=])
+      [\w.\-\ ]{0,40}?(?<![A-Za-z])(?ai:id)[ \t]{0,20}[:=]
                                                          # an identifier's key: the robot's job file
                                                          # "submit_id:", "id:", git's
                                                          # "prerequisite-patch-id:", "Build ID:"; not

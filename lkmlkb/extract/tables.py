@@ -498,8 +498,9 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
         # one column of figures under a name that measures nothing ("Allocatable  yes (but full)" over
         # LVM's "PE Size  32.00 MiB", "Whence  Result" over "DATA  0"; a unit of speed such as
         # "MB/s" measures): a listing of settings or states, whose figures count only as a rate or a time
-        listing = len(names) <= 2 and _header_meaning(names[-1], None)[0] not in _MEASURES \
-            and not _UNIT_IN_HEADER.search(names[-1]) and normalize(1.0, names[-1].strip())[1] not in _SPEED_UNITS
+        last, _, last_unit = _header_meaning(names[-1], None)  # last_unit: one in parentheses, "bw (MB/s)"
+        listing = len(names) <= 2 and last not in _MEASURES and not last_unit \
+            and normalize(1.0, names[-1].strip())[1] not in _SPEED_UNITS
         j = i + 1
         found: list[Result] = []
         while j < len(lines):

@@ -214,7 +214,7 @@ def test_a_column_under_a_unit_of_speed_is_read():
 
 
 def test_a_single_column_of_speeds_is_read_whatever_its_name():
-    # the same shape, a figure of speed under a name that says nothing of it
+    # constructed: the same shape, a figure of speed under a name that says nothing of it
     text = "    Config        Result\n    mq-deadline   512 MB/s\n    none          640 MB/s\n"
     got = [(r.value, r.unit, r.config) for r in find_tables(text)]
     assert got == [(512.0, "MB/s", "mq-deadline"), (640.0, "MB/s", "none")]
