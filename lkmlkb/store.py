@@ -486,6 +486,18 @@ class StoreOutcome:
 #: by about a tenth (a database's page size is fixed when it is created)
 PAGE_SIZE = 16384
 
+#: the writer's page cache, KiB (SQLite's default is 2 MiB: 128 of these pages).  Every new
+#: message inserts into eight indexes keyed by random Message-IDs; once those outgrow the
+#: cache, each insert re-reads leaf pages and spills dirty ones to the WAL mid-transaction,
+#: to write them again.  Measured: the store of linux-block's epoch (100,815 messages,
+#: 1.8 GB) took 34-37 CPU-s with the default and 26-27 with 32 or 64 MiB
+CACHE_KIB = 65536
+#: pages written to the WAL before it is checkpointed into the database (SQLite: 1,000); a
+#: page changed again before then is copied once; after a checkpoint the WAL file is cut
+#: back to JOURNAL_LIMIT bytes
+WAL_CHECKPOINT_PAGES = 10000
+JOURNAL_LIMIT = 64 * 1024 * 1024
+
 
 def connect(path: str | Path, create: bool = True) -> sqlite_utils.Database:
     """Open (and migrate) the knowledge base at ``path``."""
@@ -500,6 +512,9 @@ def connect(path: str | Path, create: bool = True) -> sqlite_utils.Database:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA foreign_keys=ON")
         db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+        db.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
+        db.execute(f"PRAGMA journal_size_limit={JOURNAL_LIMIT}")
         if not create:
             check_version(db, path)
             return db

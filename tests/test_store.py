@@ -15,7 +15,7 @@ import pytest
 from lkmlkb.errors import DatabaseError
 from lkmlkb.ingest import prepare_message
 from lkmlkb.sources.mail import parse_message
-from lkmlkb.store import Store, connect, content_hash
+from lkmlkb.store import CACHE_KIB, JOURNAL_LIMIT, WAL_CHECKPOINT_PAGES, Store, connect, content_hash
 
 MAIL = Path(__file__).resolve().parent / "fixtures" / "mail"
 ORIGINAL = "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com"
@@ -48,6 +48,11 @@ def test_fresh_database_has_the_schema_wal_and_foreign_keys(tmp_path):
             "segments", "ingest_runs", "ingest_errors", "source_state", "kb_info", "messages_fts"} <= tables
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    # a page cache of CACHE_KIB and fewer, larger checkpoints, on every connection (per-connection settings)
+    for conn in (db, connect(tmp_path / "kb.db", create=False)):
+        assert conn.execute("PRAGMA cache_size").fetchone()[0] == -CACHE_KIB
+        assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == WAL_CHECKPOINT_PAGES
+        assert conn.execute("PRAGMA journal_size_limit").fetchone()[0] == JOURNAL_LIMIT
     # migrations run once: opening again changes nothing
     connect(tmp_path / "kb.db")
     assert connect(tmp_path / "kb.db", create=False).execute("SELECT value FROM kb_info WHERE key='schema'").fetchone()
