@@ -10,13 +10,14 @@ messages, threads and copies untouched.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import logging
 import sqlite3
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -335,19 +336,26 @@ def rebuild_threads(db: sqlite_utils.Database, thread_ids: Iterable[str], only_i
         messages = load_messages(db, tid)
         if not messages:
             continue
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with _writing(conn):
             passed = extract_new_in_thread(db, tid, messages)
             if passed or not only_if_candidate:
                 findings = load_findings(db, [m.message_id for m in messages])
                 report = build_report(tid, messages, findings)
                 write_report(conn, report)
                 n += 1
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
     return n
+
+
+@contextlib.contextmanager
+def _writing(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction: committed at the end of the block, rolled back if it raises."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def _threads_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
@@ -447,17 +455,12 @@ def write_jobs(db: sqlite_utils.Database, jobs: list[Job]) -> None:
     if not jobs:
         return
     conn = db.conn
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with _writing(conn):
         # a later batch may have merged the thread into another while the job was out
         thread_of = _threads_of(conn, [j.message.message_id for j in jobs])
         write_findings_many(conn, [(thread_of.get(j.message.message_id, j.thread_id),
                                     j.findings or Findings(j.message.message_id),
                                     j.passed) for j in jobs])
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 #: lines of earlier messages kept between batches (per database connection) for quote attribution
@@ -646,17 +649,96 @@ def flush_reports(db: sqlite_utils.Database, final: bool = False) -> int:
     Messages without findings there (a run killed between storing a batch
     and its findings) are extracted here.  ``final`` clears the mark.
     """
+    plan = report_plan(db)
+    if plan is None:
+        return 0
+    upto, thread_ids = plan
+    n = rebuild_threads(db, thread_ids)
+    _move_mark(db.conn, upto, final)
+    return n
+
+
+def report_plan(db: sqlite_utils.Database, after: int | None = None) -> tuple[int, list[str]] | None:
+    """What the next report flush covers: (the last message's rowid, the threads whose report
+    may change) for the messages after ``after`` (by default the stored mark); None when no
+    mark is stored (an ingest without extraction)."""
     conn = db.conn
     row = conn.execute("SELECT value FROM kb_info WHERE key=?", (PENDING_KEY,)).fetchone()
     if row is None:
-        return 0
-    after = int(row[0])
+        return None
+    after = int(row[0]) if after is None else after
     upto = conn.execute("SELECT coalesce(max(rowid), 0) FROM messages").fetchone()[0]
-    n = rebuild_threads(db, _report_candidates(conn, after, upto)) if upto > after else 0
+    return upto, (_report_candidates(conn, after, upto) if upto > after else [])
+
+
+def _move_mark(conn: sqlite3.Connection, upto: int, final: bool) -> None:
     if final:
         conn.execute("DELETE FROM kb_info WHERE key=?", (PENDING_KEY,))
     else:
         conn.execute("UPDATE kb_info SET value=? WHERE key=?", (str(upto), PENDING_KEY))
+
+
+#: what :func:`build_reports` answers for a thread with a message without findings
+NEEDS_EXTRACTION = "extract"
+_readers: dict[tuple[int, str], sqlite_utils.Database] = {}
+
+
+def build_reports(db_path: str, thread_ids: list[str]) -> list[tuple[str, Report | str | None]]:
+    """The reports of ``thread_ids`` as the stored messages and findings make them, read from
+    ``db_path`` (in an ingest's worker process, while the writer goes on): for each thread
+    its :class:`Report`, None when no message of it passed the prefilter (as
+    :func:`rebuild_threads` writes nothing then), or :data:`NEEDS_EXTRACTION` when one of
+    its messages has no findings yet (the writer extracts it).  Each thread is read in one
+    transaction, so its messages and findings are of one moment."""
+    import os
+
+    from .store import connect
+
+    key = (os.getpid(), db_path)
+    db = _readers.get(key)
+    if db is None:
+        db = _readers[key] = connect(db_path, create=False)
+    conn = db.conn
+    out: list[tuple[str, Report | str | None]] = []
+    for tid in thread_ids:
+        conn.execute("BEGIN")
+        try:
+            messages = load_messages(db, tid)
+            done = dict(conn.execute(
+                "SELECT e.message_id, e.prefilter_passed FROM extracted_messages e JOIN messages m "
+                "ON m.message_id = e.message_id WHERE m.thread_id=? AND e.extractor_version=?",
+                (tid, EXTRACTOR_VERSION)).fetchall())
+            if not messages or not any(done.values()):
+                out.append((tid, None if all(m.message_id in done for m in messages) else NEEDS_EXTRACTION))
+            elif not all(m.message_id in done for m in messages):
+                out.append((tid, NEEDS_EXTRACTION))
+            else:
+                out.append((tid, build_report(tid, messages, load_findings(db, [m.message_id for m in messages]))))
+        finally:
+            conn.execute("COMMIT")
+    return out
+
+
+def write_reports(db: sqlite_utils.Database, built: list[tuple[str, Report | str | None]], upto: int,
+                  final: bool = False) -> int:
+    """Write what :func:`build_reports` answered, then move the mark to ``upto`` (``final``:
+    clear it); returns reports written.  A thread merged into another since it was read
+    has no report any more; one that needs extraction is rebuilt here."""
+    conn = db.conn
+    n = 0
+    with _writing(conn):
+        live = set()
+        ids = [tid for tid, r in built if isinstance(r, Report)]
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            live.update(r[0] for r in conn.execute("SELECT DISTINCT thread_id FROM messages WHERE thread_id IN (%s)"
+                                                   % ",".join("?" * len(chunk)), chunk))
+        for tid, r in built:
+            if isinstance(r, Report) and tid in live:
+                write_report(conn, r)
+                n += 1
+    n += rebuild_threads(db, [tid for tid, r in built if r == NEEDS_EXTRACTION])
+    _move_mark(conn, upto, final)
     return n
 
 

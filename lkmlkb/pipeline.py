@@ -471,17 +471,22 @@ class BatchExtraction:
     findings are written when they return, in order, while later batches are
     read.  Without a pool they are extracted here.  Reports of the touched
     threads are rebuilt every ``REPORT_EVERY_BATCHES`` batches and at the end
-    (after every job has returned), not once per batch.  A run killed with
-    jobs out leaves messages without findings: the next run's
-    :func:`knowledge.flush_reports` extracts them.
+    (after every job has returned), not once per batch; with a pool the
+    workers build them (:func:`knowledge.build_reports`, reading the
+    database) while this process goes on storing, and they are written when
+    they return, in order.  A run killed with jobs or reports out leaves
+    messages without findings or reports: the next run's
+    :func:`knowledge.flush_reports` extracts and builds them.
     """
 
     def __init__(self, store, pool=None):
         self.store = store
         self.pool = pool
         self.out: collections.deque = collections.deque()  # (async result or None, jobs)
+        self.reports: collections.deque = collections.deque()  # (rowid covered, async results)
         self.pending: set[str] = set()
         self.batches = 0
+        self.covered: int | None = None  # the last report flush planned covers messages up to this rowid
 
     def begin(self) -> None:
         """Remember where this run's messages begin (see :func:`knowledge.begin_reports`)."""
@@ -490,7 +495,7 @@ class BatchExtraction:
         begin_reports(self.store.db)
 
     def __call__(self, store, prepared: list) -> None:
-        from .knowledge import flush_reports, store_batch_findings
+        from .knowledge import store_batch_findings
 
         jobs = store_batch_findings(store.db, prepared, self.pending)
         payloads = [j.payload() for j in jobs if j.extract]
@@ -499,19 +504,53 @@ class BatchExtraction:
         self.out.append((result, jobs))
         self.pending.update(j.message.message_id for j in jobs)
         self._collect(keep=JOBS_IN_FLIGHT)
+        self._write_reports(keep=1)
         self.batches += 1
         if self.batches >= REPORT_EVERY_BATCHES:
             self._collect(keep=0)
-            flush_reports(store.db)
+            self._flush_reports()
             self.batches = 0
-            _bound_vocabulary()  # report building reads subjects with the cue pipelines too
 
     def finish(self) -> None:
         """Write what is still out, then build the reports still pending (also those a killed run left)."""
-        from .knowledge import flush_reports
-
         self._collect(keep=0)
-        flush_reports(self.store.db, final=True)
+        self._write_reports(keep=0)
+        self._flush_reports(final=True)
+
+    def _flush_reports(self, final: bool = False) -> None:
+        """Rebuild the reports of the threads touched since the last flush: here without a
+        pool, else by the workers (at the end, the last flush split between them, and waited for)."""
+        from .knowledge import build_reports, flush_reports, report_plan
+
+        db = self.store.db
+        if self.pool is None:
+            flush_reports(db, final=final)
+            _bound_vocabulary()  # report building reads subjects with the cue pipelines too
+            return
+        plan = report_plan(db, self.covered)
+        if plan is None:
+            return
+        upto, thread_ids = plan
+        self.covered = upto
+        path = db.execute("PRAGMA database_list").fetchone()[2]
+        parts = REPORT_PARTS_AT_END if final else 1
+        self.reports.append((upto, [self.pool.apply_async(build_reports, (path, thread_ids[k::parts]))
+                                    for k in range(parts)]))
+        if final:
+            self._write_reports(keep=0, final=True)
+
+    def _write_reports(self, keep: int, final: bool = False) -> None:
+        """Write the reports that returned, in order, waiting while more than ``keep`` flushes are out."""
+        from .ingest import wait_for
+        from .knowledge import write_reports
+
+        while self.reports:
+            upto, results = self.reports[0]
+            if len(self.reports) <= keep and not all(r.ready() for r in results):
+                return
+            self.reports.popleft()
+            built = [b for r in results for b in wait_for(self.pool, r)]
+            write_reports(self.store.db, built, upto, final=final and not self.reports)
 
     def _collect(self, keep: int) -> None:
         """Write the jobs that returned, in order, waiting while more than ``keep`` batches are out."""
@@ -526,6 +565,10 @@ class BatchExtraction:
             run_jobs(jobs, None if result is None else wait_for(self.pool, result))
             write_jobs(self.store.db, jobs)
             self.pending.difference_update(j.message.message_id for j in jobs)
+
+
+#: the last report flush of an ingest is split into this many parts, one per worker of two
+REPORT_PARTS_AT_END = 2
 
 
 def extract_paths(paths: list[str]):

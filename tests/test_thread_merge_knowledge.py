@@ -122,3 +122,47 @@ def test_a_thread_merged_while_its_report_is_being_extracted(tmp_path, monkeypat
         assert _rows(db, f"SELECT count(*) FROM {table} WHERE thread_id != ?", merged)[0][0] == 0, table
     assert _rows(db, "SELECT count(*) FROM extracted_messages")[0][0] == 3
     assert _rows(db, "SELECT report_id FROM reports") == [(merged,)]
+
+
+class _EagerPool:
+    """A pool that runs each job when it is handed over, but says it is done only when waited
+    for: a report is read from the database at once and written later."""
+
+    def apply_async(self, fn, args):
+        out = fn(*args)
+
+        class Result:
+            def ready(self):
+                return False
+
+            def get(self, timeout=None):
+                return out
+        return Result()
+
+
+def test_a_report_built_before_its_thread_was_merged_is_not_written(tmp_path, monkeypatch):
+    """With a pool the workers build reports from the database while the writer goes on: the
+    report thread's report, read before the late reply merged it into the patch thread and
+    written after, no longer has a thread and is dropped; the merged thread's is written."""
+    from lkmlkb import knowledge, pipeline
+
+    monkeypatch.setattr(pipeline, "REPORT_EVERY_BATCHES", 1)
+    built = []
+    real_build = knowledge.build_reports
+
+    def recorded(path, thread_ids):
+        out = real_build(path, thread_ids)
+        built.extend((tid, type(r).__name__) for tid, r in out)
+        return out
+    monkeypatch.setattr(knowledge, "build_reports", recorded)
+    real = pipeline.BatchExtraction.__init__
+    monkeypatch.setattr(pipeline.BatchExtraction, "__init__", lambda self, store, pool=None: real(self, store, _EagerPool()))
+    db = tmp_path / "kb.db"
+    archive = tmp_path / "all.mbox"
+    archive.write_text(PATCH + REPORT + JOIN)
+    ingest([str(archive)], str(db), extract=True, batch_size=1)  # one message per batch, a report flush after each
+    [(merged,)] = _rows(db, "SELECT DISTINCT thread_id FROM messages")
+    stale = [tid for tid, kind in built if kind == "Report" and tid != merged]
+    assert stale, built  # a report of the report thread was built before the merge ...
+    assert _rows(db, "SELECT report_id FROM reports") == [(merged,)]  # ... and not written after it
+    assert _rows(db, "SELECT DISTINCT report_id FROM results WHERE label IS NOT NULL") == [(merged,)]
