@@ -535,7 +535,9 @@ def _squeeze(line: str) -> str:
     lower-cased) without its spaces: equal for two lines whenever their keys are, so
     lines whose squeeze no quoted line has can never be the origin of a quote.  It is
     lower-cased with the spaces in, as the key is: the lower case of some letters
-    depends on what follows (Greek "Σ" ends a word as "ς")."""
+    depends on what follows (Greek "Σ" ends a word as "ς"); an ASCII letter's does not."""
+    if line.isascii():
+        return "".join(line.split()).lower()
     return " ".join(line.split()).lower().replace(" ", "")
 
 
