@@ -683,6 +683,8 @@ def _move_mark(conn: sqlite3.Connection, upto: int, final: bool) -> None:
 #: what :func:`build_reports` answers for a thread with a message without findings
 NEEDS_EXTRACTION = "extract"
 _readers: dict[tuple[int, str], sqlite_utils.Database] = {}
+#: page cache of a worker's connection reading threads for their reports, KiB
+READER_CACHE_KIB = 8192
 
 
 def build_reports(db_path: str, thread_ids: list[str]) -> list[tuple[str, Report | str | None]]:
@@ -700,6 +702,7 @@ def build_reports(db_path: str, thread_ids: list[str]) -> list[tuple[str, Report
     db = _readers.get(key)
     if db is None:
         db = _readers[key] = connect(db_path, create=False)
+        db.execute(f"PRAGMA cache_size=-{READER_CACHE_KIB}")  # it reads a thread at a time
     conn = db.conn
     out: list[tuple[str, Report | str | None]] = []
     for tid in thread_ids:
