@@ -412,11 +412,13 @@ def _ingest(sources: list[str], db_path: str, workers: int, batch_size: int, ext
             progress: Callable[[int, int], None] | None) -> IngestSummary:
     extraction = None
     work = _prepare_and_screen if extract else _prepare_batch
-    if extract:
+    if extract and workers <= 1:
         from .pipeline import warm_up
 
-        warm_up()  # before forking, so every worker inherits built pipelines
-    _freeze_once(extract)
+        warm_up()  # outside the first message's budget
+    # with workers, each builds its pipelines on its first extraction job (pipeline.extract_payloads),
+    # beside the others' first batches: built here they held up the start by a second and more
+    _freeze_once(extract and workers <= 1)
     db = connect(db_path)
     store = Store(db)
     if extract and on_batch is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import gc
 import logging
 import os
 import re
@@ -444,7 +445,11 @@ REPORT_EVERY_BATCHES = 20
 def extract_payloads(payloads: list[tuple]) -> list[tuple[Findings, bool]]:
     """(findings, passed) of each (message id, subject, body, attributed segments, screened and
     passed): what the ingest workers run once the parent has attributed a batch's quotes."""
-    warm_up()
+    if not _WARM:
+        warm_up()
+        # what the pipelines hold lives as long as the worker: out of the collector's sight
+        gc.collect()
+        gc.freeze()
     out = []
     for mid, subject, body, segments, screened_pass in payloads:
         try:

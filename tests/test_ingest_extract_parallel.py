@@ -149,3 +149,21 @@ def test_batches_cut_by_their_bytes_give_the_serial_findings_and_reports(serial,
     a, b = knowledge_rows(serial), knowledge_rows(db)
     for table in a:
         assert a[table] == b[table], table
+
+
+def test_with_workers_the_writer_builds_no_spacy_pipeline(tmp_path):
+    """With workers, each builds its spaCy pipelines on its first extraction job; the writer, which
+    extracts nothing itself, never loads them (they held up the start and its memory)."""
+    script = f"""
+from lkmlkb.extract import nlp
+from lkmlkb.ingest import ingest
+s = ingest([{str(ROOT / 'corpus')!r}], {str(tmp_path / 'kb.db')!r}, workers=2, extract=True)
+print(s.new, nlp._base_nlp.cache_info().currsize)
+"""
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=ROOT)
+    assert p.returncode == 0, p.stderr[-2000:]
+    new, pipelines = map(int, p.stdout.split())
+    assert new > 50 and pipelines == 0
+    con = sqlite3.connect(tmp_path / "kb.db")
+    assert con.execute("SELECT count(*) FROM reports WHERE is_regression_report = 1").fetchone()[0] >= 5
+    con.close()
