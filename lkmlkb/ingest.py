@@ -447,7 +447,7 @@ def _ingest(sources: list[str], db_path: str, workers: int, batch_size: int, ext
             pool = ctx.Pool(workers)
             pool.lkmlkb_workers = {p.pid for p in pool._pool}  # see wait_for
             if extraction is not None:
-                extraction.pool = pool
+                extraction.pool, extraction.workers = pool, workers
             # at most IN_FLIGHT_PER_WORKER batches per worker are read and not yet stored
             reader = _read_ahead(batches)
             prepared_batches = _in_order(pool, work, reader, IN_FLIGHT_PER_WORKER * workers)

@@ -492,6 +492,7 @@ class BatchExtraction:
         self.pending: set[str] = set()
         self.batches = 0
         self.covered: int | None = None  # the last report flush planned covers messages up to this rowid
+        self.workers = 1  # the pool's processes: the last flush is split between them
 
     def begin(self) -> None:
         """Remember where this run's messages begin (see :func:`knowledge.begin_reports`)."""
@@ -538,7 +539,7 @@ class BatchExtraction:
         upto, thread_ids = plan
         self.covered = upto
         path = db.execute("PRAGMA database_list").fetchone()[2]
-        parts = REPORT_PARTS_AT_END if final else 1
+        parts = max(1, self.workers) if final else 1
         self.reports.append((upto, [self.pool.apply_async(build_reports, (path, thread_ids[k::parts]))
                                     for k in range(parts)]))
         if final:
@@ -570,10 +571,6 @@ class BatchExtraction:
             run_jobs(jobs, None if result is None else wait_for(self.pool, result))
             write_jobs(self.store.db, jobs)
             self.pending.difference_update(j.message.message_id for j in jobs)
-
-
-#: the last report flush of an ingest is split into this many parts, one per worker of two
-REPORT_PARTS_AT_END = 2
 
 
 def extract_paths(paths: list[str]):
