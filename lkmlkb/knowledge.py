@@ -14,6 +14,7 @@ import contextlib
 import copy
 import json
 import logging
+import os
 import sqlite3
 import weakref
 from collections import OrderedDict
@@ -38,7 +39,7 @@ from .model import (
 )
 from .pipeline import EXTRACTOR_VERSION, extract_message
 from .reports import build_report
-from .store import FINDING_TABLES, REPORT_TABLES, now
+from .store import FINDING_TABLES, REPORT_TABLES, connect, now
 from .threads import MIN_QUOTE_CHARS, QuoteIndex, attribute_message, attribute_quotes, segment_body
 
 log = logging.getLogger(__name__)
@@ -238,9 +239,7 @@ def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: l
     an ingest's batches take :func:`_extract_new_with_index`.
     """
     conn = db.conn
-    done = {r[0]: r[1] for r in conn.execute(
-        "SELECT e.message_id, e.prefilter_passed FROM extracted_messages e JOIN messages m "
-        "ON m.message_id = e.message_id WHERE m.thread_id=? AND e.extractor_version=?", (thread_id, EXTRACTOR_VERSION))}
+    done = _extracted_in(conn, thread_id)
     if all(m.message_id in done for m in messages):
         return any(done.values())
     items = [(m, segment_body(m.body)) for m in messages]
@@ -253,6 +252,14 @@ def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: l
         any_passed = any_passed or passed
     _store_quote_origins(conn, [(msg.message_id, segs) for msg, segs in todo])
     return any_passed
+
+
+def _extracted_in(conn: sqlite3.Connection, thread_id: str) -> dict[str, int]:
+    """message id -> prefilter_passed of the thread's messages with current findings."""
+    return dict(conn.execute(
+        "SELECT e.message_id, e.prefilter_passed FROM extracted_messages e JOIN messages m "
+        "ON m.message_id = e.message_id WHERE m.thread_id=? AND e.extractor_version=?",
+        (thread_id, EXTRACTOR_VERSION)).fetchall())
 
 
 def _store_quote_origins(conn: sqlite3.Connection, attributed: list[tuple[str, list[Segment]]]) -> None:
@@ -694,10 +701,6 @@ def build_reports(db_path: str, thread_ids: list[str]) -> list[tuple[str, Report
     :func:`rebuild_threads` writes nothing then), or :data:`NEEDS_EXTRACTION` when one of
     its messages has no findings yet (the writer extracts it).  Each thread is read in one
     transaction, so its messages and findings are of one moment."""
-    import os
-
-    from .store import connect
-
     key = (os.getpid(), db_path)
     db = _readers.get(key)
     if db is None:
@@ -709,14 +712,11 @@ def build_reports(db_path: str, thread_ids: list[str]) -> list[tuple[str, Report
         conn.execute("BEGIN")
         try:
             messages = load_messages(db, tid)
-            done = dict(conn.execute(
-                "SELECT e.message_id, e.prefilter_passed FROM extracted_messages e JOIN messages m "
-                "ON m.message_id = e.message_id WHERE m.thread_id=? AND e.extractor_version=?",
-                (tid, EXTRACTOR_VERSION)).fetchall())
-            if not messages or not any(done.values()):
-                out.append((tid, None if all(m.message_id in done for m in messages) else NEEDS_EXTRACTION))
-            elif not all(m.message_id in done for m in messages):
+            done = _extracted_in(conn, tid)
+            if not all(m.message_id in done for m in messages):
                 out.append((tid, NEEDS_EXTRACTION))
+            elif not any(done.values()):
+                out.append((tid, None))
             else:
                 out.append((tid, build_report(tid, messages, load_findings(db, [m.message_id for m in messages]))))
         finally:
