@@ -14,7 +14,6 @@ import contextlib
 import copy
 import json
 import logging
-import os
 import sqlite3
 import weakref
 from collections import OrderedDict
@@ -689,38 +688,43 @@ def _move_mark(conn: sqlite3.Connection, upto: int, final: bool) -> None:
 
 #: what :func:`build_reports` answers for a thread with a message without findings
 NEEDS_EXTRACTION = "extract"
-_readers: dict[tuple[int, str], sqlite_utils.Database] = {}
 #: page cache of a worker's connection reading threads for their reports, KiB
 READER_CACHE_KIB = 8192
 
 
-def build_reports(db_path: str, thread_ids: list[str]) -> list[tuple[str, Report | str | None]]:
+def build_reports(db_path: str, thread_ids: list[str], upto: int) -> list[tuple[str, Report | str | None]]:
     """The reports of ``thread_ids`` as the stored messages and findings make them, read from
     ``db_path`` (in an ingest's worker process, while the writer goes on): for each thread
-    its :class:`Report`, None when no message of it passed the prefilter (as
-    :func:`rebuild_threads` writes nothing then), or :data:`NEEDS_EXTRACTION` when one of
-    its messages has no findings yet (the writer extracts it).  Each thread is read in one
-    transaction, so its messages and findings are of one moment."""
-    key = (os.getpid(), db_path)
-    db = _readers.get(key)
-    if db is None:
-        db = _readers[key] = connect(db_path, create=False)
-        db.execute(f"PRAGMA cache_size=-{READER_CACHE_KIB}")  # it reads a thread at a time
+    its :class:`Report`; None when there is nothing to write: no message of it passed the
+    prefilter (as :func:`rebuild_threads` writes nothing then), or one stored after ``upto``
+    has no findings yet (its job is out; the next flush covers the thread); or
+    :data:`NEEDS_EXTRACTION` when a message up to ``upto`` has none (a killed run's: the
+    writer extracts it).  Each thread is read in one transaction, so its messages and
+    findings are of one moment."""
+    db = connect(db_path, create=False)
     conn = db.conn
     out: list[tuple[str, Report | str | None]] = []
-    for tid in thread_ids:
-        conn.execute("BEGIN")
-        try:
-            messages = load_messages(db, tid)
-            done = _extracted_in(conn, tid)
-            if not all(m.message_id in done for m in messages):
-                out.append((tid, NEEDS_EXTRACTION))
-            elif not any(done.values()):
-                out.append((tid, None))
-            else:
-                out.append((tid, build_report(tid, messages, load_findings(db, [m.message_id for m in messages]))))
-        finally:
-            conn.execute("COMMIT")
+    try:
+        db.execute(f"PRAGMA cache_size=-{READER_CACHE_KIB}")  # it reads a thread at a time
+        for tid in thread_ids:
+            conn.execute("BEGIN")
+            try:
+                messages = load_messages(db, tid)
+                done = _extracted_in(conn, tid)
+                if not all(m.message_id in done for m in messages):
+                    waiting = conn.execute(
+                        "SELECT 1 FROM messages m LEFT JOIN extracted_messages e ON e.message_id = m.message_id "
+                        "AND e.extractor_version = ? WHERE m.thread_id = ? AND m.rowid <= ? AND e.message_id IS NULL "
+                        "LIMIT 1", (EXTRACTOR_VERSION, tid, upto)).fetchone()
+                    out.append((tid, NEEDS_EXTRACTION if waiting else None))
+                elif not any(done.values()):
+                    out.append((tid, None))
+                else:
+                    out.append((tid, build_report(tid, messages, load_findings(db, [m.message_id for m in messages]))))
+            finally:
+                conn.execute("COMMIT")
+    finally:
+        conn.close()
     return out
 
 

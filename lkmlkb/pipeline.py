@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import gc
 import logging
 import os
 import re
@@ -446,10 +445,10 @@ def extract_payloads(payloads: list[tuple]) -> list[tuple[Findings, bool]]:
     """(findings, passed) of each (message id, subject, body, attributed segments, screened and
     passed): what the ingest workers run once the parent has attributed a batch's quotes."""
     if not _WARM:
+        from .ingest import _freeze_once
+
         warm_up()
-        # what the pipelines hold lives as long as the worker: out of the collector's sight
-        gc.collect()
-        gc.freeze()
+        _freeze_once(True)  # what the pipelines hold lives as long as the worker: out of the collector's sight
     out = []
     for mid, subject, body, segments, screened_pass in payloads:
         try:
@@ -491,7 +490,6 @@ class BatchExtraction:
         self.reports: collections.deque = collections.deque()  # (rowid covered, async results)
         self.pending: set[str] = set()
         self.batches = 0
-        self.covered: int | None = None  # the last report flush planned covers messages up to this rowid
         self.workers = 1  # the pool's processes: the last flush is split between them
 
     def begin(self) -> None:
@@ -533,14 +531,14 @@ class BatchExtraction:
             flush_reports(db, final=final)
             _bound_vocabulary()  # report building reads subjects with the cue pipelines too
             return
-        plan = report_plan(db, self.covered)
+        # after the flushes still out (the stored mark moves when they are written)
+        plan = report_plan(db, self.reports[-1][0] if self.reports else None)
         if plan is None:
             return
         upto, thread_ids = plan
-        self.covered = upto
         path = db.execute("PRAGMA database_list").fetchone()[2]
-        parts = max(1, self.workers) if final else 1
-        self.reports.append((upto, [self.pool.apply_async(build_reports, (path, thread_ids[k::parts]))
+        parts = self.workers if final else 1
+        self.reports.append((upto, [self.pool.apply_async(build_reports, (path, thread_ids[k::parts], upto))
                                     for k in range(parts)]))
         if final:
             self._write_reports(keep=0, final=True)
@@ -556,7 +554,7 @@ class BatchExtraction:
                 return
             self.reports.popleft()
             built = [b for r in results for b in wait_for(self.pool, r)]
-            write_reports(self.store.db, built, upto, final=final and not self.reports)
+            write_reports(self.store.db, built, upto, final=final)
 
     def _collect(self, keep: int) -> None:
         """Write the jobs that returned, in order, waiting while more than ``keep`` batches are out."""

@@ -153,11 +153,16 @@ def test_batches_cut_by_their_bytes_give_the_serial_findings_and_reports(serial,
 
 def test_with_workers_the_writer_builds_no_spacy_pipeline(tmp_path):
     """With workers, each builds its spaCy pipelines on its first extraction job; the writer, which
-    extracts nothing itself, never loads them (they held up the start and its memory)."""
+    extracts nothing itself, never loads them (they held up the start and its memory).  Reports
+    are flushed after every batch of three, so threads span flushes: a report read while a later
+    message's extraction job is out waits for the next flush instead of the writer extracting
+    that message itself."""
     script = f"""
+from lkmlkb import pipeline
 from lkmlkb.extract import nlp
 from lkmlkb.ingest import ingest
-s = ingest([{str(ROOT / 'corpus')!r}], {str(tmp_path / 'kb.db')!r}, workers=2, extract=True)
+pipeline.REPORT_EVERY_BATCHES = 1
+s = ingest([{str(ROOT / 'corpus')!r}], {str(tmp_path / 'kb.db')!r}, workers=2, extract=True, batch_size=3)
 print(s.new, nlp._base_nlp.cache_info().currsize)
 """
     p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=ROOT)

@@ -150,8 +150,8 @@ def test_a_report_built_before_its_thread_was_merged_is_not_written(tmp_path, mo
     built = []
     real_build = knowledge.build_reports
 
-    def recorded(path, thread_ids):
-        out = real_build(path, thread_ids)
+    def recorded(path, thread_ids, upto):
+        out = real_build(path, thread_ids, upto)
         built.extend((tid, type(r).__name__) for tid, r in out)
         return out
     monkeypatch.setattr(knowledge, "build_reports", recorded)
