@@ -573,3 +573,51 @@ def _every_line(text: str, cut: int):
     for line in text.split("\n"):
         yield pos, line[:cut]
         pos += len(line) + 1
+
+
+def test_version_cue_matches_where_its_plain_spelling_does():
+    # _VERSION_CUE_RE opens with the class of its first characters (so ``re`` skips the rest of
+    # the text); it must match exactly where the plain spelling with re.I did, Unicode digits
+    # ("\u0663.1") and every case of "next-" included
+    import random
+
+    from lkmlkb import kernels
+
+    plain = re.compile(r"(?<!\d)\d\.\d|next-", re.IGNORECASE)
+    rng = random.Random(14)
+    texts = _real_texts() + ["\n".join(_random_lines(rng, _VERSION_PIECES + ["NeXt-", "nEXT-", "1next-", "n", "N", "9",
+                                                                   "\u0663", ".", "\u00b2.1", "12.", "x1.2"], 30))
+                             for _ in range(300)]
+    for text in texts:
+        assert [m.span() for m in kernels._VERSION_CUE_RE.finditer(text)] == \
+            [m.span() for m in plain.finditer(text)], text[:100]
+    # no character but the ASCII letters of "next" is taken for one of them under re.I (as "\u212a" is for "k")
+    letters = re.compile("[next]", re.IGNORECASE)
+    assert re.fullmatch("[k]", "\u212a", re.IGNORECASE)  # the loop below would see such a twin
+    assert [c for c in map(chr, range(0x110000)) if letters.fullmatch(c) and c not in "nextNEXT"] == []
+
+
+def test_anchor_tries_find_what_the_longest_first_alternation_finds():
+    # the cue pipelines' anchor regexes are the tries of their words (lkmlkb.extract.lines.trie_pattern):
+    # every match, start and end, as the alternation of the words longest first gave, over real mail
+    # and words that extend one another
+    import random
+
+    from lkmlkb.extract import nlp
+    from lkmlkb.extract.lines import trie_pattern
+
+    pipe = nlp.get_pipeline("claims")
+    sets = [pipe.anchor_words[pid] for pid in pipe.labels]
+    sets = [s for s in sets if s] + [set().union(*[s for s in sets if s])]
+    sets.append({"increase", "increased", "increases", "inc", "in", "regress", "regression", "regressions"})
+    rng = random.Random(15)
+    texts = [t.lower() for t in _real_texts()]
+    texts += ["".join(rng.choice(["in", "c", "rease", "d", "s", "regress", "ion", "s", " ", "\n", "x"])
+                      for _ in range(60)) for _ in range(300)]
+    for words in sets:
+        trie = re.compile(trie_pattern(words))
+        alternation = re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+        for text in texts:
+            assert [m.span() for m in trie.finditer(text)] == [m.span() for m in alternation.finditer(text)]
+    assert [m.group() for m in re.finditer(trie_pattern(["increase", "increases", "in"]), "increases in")] == \
+        ["increases", "in"]

@@ -44,6 +44,7 @@ from functools import cache, cached_property, lru_cache
 from pathlib import Path
 
 from lkmlkb.errors import LkmlkbError
+from lkmlkb.extract.lines import trie_pattern
 
 log = logging.getLogger(__name__)
 
@@ -456,7 +457,7 @@ class _CuePipeline:
                 words |= self.anchor_words[pid]
         if not words:
             return re.compile(r"(?!)")
-        return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+        return re.compile(trie_pattern(words))  # the longest word at a place, as finditer needs
 
 
 @cache

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 from lkmlkb.extract import CASE_TWINS as _CASE_TWINS
 from lkmlkb.extract import has_case_twin as _has_case_twin
-from lkmlkb.extract.lines import match_starts, word_lines
+from lkmlkb.extract.lines import match_starts, trie_pattern, word_lines
 from lkmlkb.model import Evidence, SetupFact
 
 log = logging.getLogger(__name__)
@@ -179,26 +179,8 @@ class _WordSet:
 
     def __init__(self, words: list[str]) -> None:
         self.words = sorted(set(words))
-        self.rx = re.compile(self._trie_pattern(self.words))
+        self.rx = re.compile(trie_pattern(self.words))
         self.prefixes = {w: tuple(u for u in self.words if w.startswith(u)) for w in self.words}
-
-    @staticmethod
-    def _trie_pattern(words: list[str]) -> str:
-        trie: dict = {}
-        for w in words:
-            node = trie
-            for ch in w:
-                node = node.setdefault(ch, {})
-            node[""] = {}  # a word ends here
-
-        def emit(node: dict) -> str:
-            alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items()) if ch]
-            if not alts:
-                return ""
-            body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-            return "(?:" + body + ")?" if "" in node else body  # the longer words first, then this one
-
-        return emit(trie)
 
 
 class _WordLines:
