@@ -31,7 +31,7 @@ from .model import Message, Segment
 from .sources import iter_source
 from .sources.base import RawMail
 from .sources.mail import parse_message
-from .store import Store, connect, content_hash, has_messages, known_copies
+from .store import Checkpointer, Store, connect, content_hash, has_messages, known_copies
 from .threads import new_text, segment_body
 
 log = logging.getLogger(__name__)
@@ -433,6 +433,7 @@ def _ingest(sources: list[str], db_path: str, workers: int, batch_size: int, ext
     pool = None
     probe = None
     reader = None
+    checkpoints = None
     status = "interrupted"
     try:
         items = _source_items(sources, store, summary)
@@ -453,6 +454,9 @@ def _ingest(sources: list[str], db_path: str, workers: int, batch_size: int, ext
             prepared_batches = _in_order(pool, work, reader, IN_FLIGHT_PER_WORKER * workers)
         else:
             prepared_batches = map(work, batches)
+        # its thread starts once the workers are forked: no child of this process holds a copy of
+        # SQLite's locks taken by a thread it does not have
+        checkpoints = Checkpointer(db, db_path)
         for prepared in prepared_batches:
             rows = []
             by_id: dict[str, Prepared] = {}
@@ -481,6 +485,7 @@ def _ingest(sources: list[str], db_path: str, workers: int, batch_size: int, ext
             summary.new_ids.extend(m.message_id for m in new_msgs)
             if on_batch is not None and new_msgs:
                 on_batch(store, [by_id[m.message_id] for m in new_msgs])
+            checkpoints.wrote(sum(len(m.raw or b"") + len(m.body) for m in new_msgs))
             if progress:
                 progress(len(prepared), sum(len(p.message.raw) for p in prepared if isinstance(p, Prepared)))
         if extraction is not None:
@@ -495,6 +500,8 @@ def _ingest(sources: list[str], db_path: str, workers: int, batch_size: int, ext
             pool.join()
         if reader is not None:
             reader.close()  # stops the reader thread before the probe connection closes
+        if checkpoints is not None:
+            checkpoints.close()
         if probe is not None:
             probe.close()
         o = store.outcome

@@ -245,3 +245,85 @@ def test_ingest_attributes_quotes_as_attribute_quotes_does_beyond_ascii(tmp_path
     assert got == [("a@x",)]
     # the version is a's finding only: b merely quotes it
     assert conn.execute("SELECT DISTINCT message_id FROM kernel_mentions").fetchall() == [("a@x",)]
+
+
+def test_the_wal_starts_over_while_a_thread_checkpoints_it(tmp_path, monkeypatch):
+    # the ingest's WAL is checkpointed from a thread of its own (store.Checkpointer), the writer
+    # copying only what came meanwhile: the WAL must still start over (a WAL always written while
+    # it is copied never does, and grew to 4.1 GB over linux-block's epoch), the writer's automatic
+    # checkpoints must come back after the run, and the thread must be gone
+    import os
+    import threading
+
+    from lkmlkb import ingest as ingest_mod
+    from lkmlkb import store as store_mod
+
+    monkeypatch.setattr(store_mod, "CHECKPOINT_EVERY_BYTES", 1 << 20)
+    seen: list[int] = []
+    made: list[store_mod.Checkpointer] = []
+
+    class Watched(store_mod.Checkpointer):
+        def __init__(self, db, path):
+            super().__init__(db, path)
+            made.append(self)
+
+        def wrote(self, nbytes):
+            super().wrote(nbytes)
+            wal = str(self.db_path) + "-wal"
+            seen.append(os.path.getsize(wal) if os.path.exists(wal) else 0)
+
+        def close(self):
+            super().close()
+            self.autocheckpoint = self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+
+    monkeypatch.setattr(ingest_mod, "Checkpointer", Watched)
+    db_path = tmp_path / "kb.db"
+    summary = ingest([str(ARCHIVE)], str(db_path), batch_size=100)
+    assert summary.new > 3900 and len(seen) > 30
+    cp = made[0]
+    assert cp.rounds >= 2 * 3  # two rounds a checkpoint, a checkpoint every few batches
+    # the WAL never held more than a few batches: ~3 MB of mail a batch, 90 MB of database in all
+    assert max(seen) < os.path.getsize(db_path) / 3, (max(seen), os.path.getsize(db_path))
+    assert cp.autocheckpoint == store_mod.WAL_CHECKPOINT_PAGES
+    assert not [t for t in threading.enumerate() if t.name == "lkmlkb-checkpoint"]
+
+
+def test_the_writer_copies_what_came_during_the_threads_checkpoint(tmp_path, monkeypatch):
+    # each round of the thread's checkpoint ends only after the writer committed once more: frames
+    # the copy did not see.  The WAL starts over only if the writer checkpoints them itself,
+    # between two transactions, before its next write (else it grows with every write)
+    import os
+    import threading
+
+    from lkmlkb import store as store_mod
+
+    monkeypatch.setattr(store_mod, "CHECKPOINT_EVERY_BYTES", 1 << 20)
+
+    class Overtaken(store_mod.Checkpointer):
+        def __init__(self, db, path):
+            self.copied, self.committed = threading.Event(), threading.Event()
+            super().__init__(db, path)
+
+        def _checkpoint(self):
+            super()._checkpoint()
+            self.copied.set()
+            self.committed.wait()
+            self.committed.clear()
+
+    db_path = tmp_path / "kb.db"
+    db = connect(db_path)
+    db.execute("CREATE TABLE blobs(b BLOB)")
+    cp = Overtaken(db, db_path)
+    sizes = []
+    for _ in range(80):
+        db.execute("INSERT INTO blobs VALUES (?)", (os.urandom(256 * 1024),))
+        if cp.copied.is_set():  # a commit after the copy: the round may end
+            cp.copied.clear()
+            cp.committed.set()
+        cp.wrote(256 * 1024)
+        sizes.append(os.path.getsize(str(db_path) + "-wal"))
+    cp.committed.set()
+    cp.close()
+    assert cp.rounds >= 2 * 4
+    # 20 MB written; the WAL started over every few MB
+    assert max(sizes) < 8 * 1024 * 1024, max(sizes)
