@@ -339,7 +339,24 @@ def may_hold_report(msg: Message, segments: list[Segment]) -> bool:
     as, under a quoted report, is read (for the commit); what the
     extractors then read of it is its own text.
     """
-    return _screened_view(msg, segments) is not None
+    if len(msg.body) > MAX_VIEW_CHARS:  # the view is cut: read as it is cut
+        return _screened_view(msg, segments) is not None
+    return prefilter(screen_text(segments)) or prefilter(msg.subject)
+
+
+def screen_text(segments: list[Segment]) -> str:
+    """The lines a view holds (new and quoted text, quotes of known origin kept, each line cut at
+    MAX_VIEW_LINE), without the blank lines between: what :func:`prefilter` reads of the view
+    of a body of at most MAX_VIEW_CHARS, built without laying out the body's every line.  No
+    PREFILTER alternative spans a line break, so the blank lines change no answer."""
+    parts = []
+    for s in segments:
+        if s.kind == "new" or s.kind == "quoted":
+            text = s.text
+            if len(text) > MAX_VIEW_LINE:
+                text = "\n".join([line[:MAX_VIEW_LINE] for line in text.split("\n")])
+            parts.append(text)
+    return "\n".join(parts)
 
 
 def _screened_view(msg: Message, segments: list[Segment]) -> View | None:

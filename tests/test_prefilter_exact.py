@@ -112,3 +112,35 @@ def test_non_ascii_text_without_case_twins_is_searched_where_words_occur(monkeyp
     assert prefilter("\u017ftatus: 10 IOPS") and searched  # a case twin: one whole-text search
     searched.clear()
     assert not prefilter("\u0130stanbul fiord") and searched  # lower() makes "\u0130" two characters
+
+
+def _screened_by_view(msg, segs) -> bool:
+    """The screen as it was: the prefilter on the view laid out line for line, or on the subject."""
+    return prefilter(build_view(msg.body, segs, keep_attributed=True).text) or prefilter(msg.subject)
+
+
+def test_the_screen_reads_the_views_lines_without_laying_out_the_view():
+    # may_hold_report reads the new and quoted lines joined (pipeline.screen_text), not the view
+    # with a blank line for every patch, signature and header line: the same answer for every
+    # message of linux-block's 2024 Q1 mail and the corpus, for a passing word past a line's cut,
+    # and for a body longer than a view holds (read as the view is cut)
+    from lkmlkb.ingest import read_messages
+    from lkmlkb.pipeline import MAX_VIEW_LINE, may_hold_report
+
+    msgs = list(read_messages([str(CORPUS)]))
+    with gzip.open(ARCHIVE) as fh:
+        msgs += [parse_message(raw) for raw in split_mbox(fh)]
+    answers = []
+    for msg in msgs:
+        segs = segment_body(msg.body)
+        answers.append(may_hold_report(msg, segs))
+        assert answers[-1] == _screened_by_view(msg, segs), msg.message_id
+    assert 300 < sum(answers) < len(answers) - 3000
+    long_line = "x" * (MAX_VIEW_LINE - 2) + " fio regression"
+    for body in (long_line, "> " + long_line, "hello\n" + long_line + "\n\n> " + "y" * 10 + " fio",
+                 # a million patch lines, blank in the view, then 1.2 MB of text: the view's cut falls
+                 # before the word, which the new lines alone would hold
+                 "diff --git a/x b/x\n" + "+x\n" * 1_000_000 + "\n" + "\n".join(["y" * 2999] * 400) + "\nfio"):
+        msg = parse_message(b"Message-ID: <a@b>\nSubject: hi\n\n" + body.encode())
+        segs = segment_body(msg.body)
+        assert may_hold_report(msg, segs) == _screened_by_view(msg, segs), body[:40]
