@@ -77,11 +77,19 @@ BODY_HEADERS = frozenset({"content-type", "content-transfer-encoding", "content-
 ANGLE_ADDR = re.compile(r"^(?P<name>[^<>]{0,300}?)[ \t]{0,3}<(?P<addr>[^<>]{0,300})>[ \t]{0,3}$")
 
 
+#: what lore_url leaves as it is (``quote``'s letters, digits and ``_.-~``, and its ``safe``)
+_URL_SAFE = "@!$&'()*+,;=:~-._"
+#: an id of those characters only: ``quote`` would give it back unchanged (most ids)
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_.\-~@!$&'()*+,;=:]*")
+
+
 def lore_url(msgid: str) -> str:
     """``https://lore.kernel.org/r/<msgid>`` with the id percent-escaped as lore does (``/``, ``#``, ``?``, ``%``)."""
+    if _PLAIN_ID.fullmatch(msgid):
+        return LORE_R + msgid
     from urllib.parse import quote
 
-    return LORE_R + quote(msgid, safe="@!$&'()*+,;=:~-._")
+    return LORE_R + quote(msgid, safe=_URL_SAFE)
 
 
 def clean_text(s: str) -> str:
