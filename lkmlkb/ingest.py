@@ -454,8 +454,8 @@ def _ingest(sources: list[str], db_path: str, workers: int, batch_size: int, ext
             prepared_batches = _in_order(pool, work, reader, IN_FLIGHT_PER_WORKER * workers)
         else:
             prepared_batches = map(work, batches)
-        # its thread starts once the workers are forked: no child of this process holds a copy of
-        # SQLite's locks taken by a thread it does not have
+        # its thread starts once the workers are forked: none holds a copy of SQLite's locks taken
+        # by a thread it lacks (a worker forked later, to replace one that died, ends the run: WorkerLost)
         checkpoints = Checkpointer(db, db_path)
         for prepared in prepared_batches:
             rows = []
@@ -488,6 +488,7 @@ def _ingest(sources: list[str], db_path: str, workers: int, batch_size: int, ext
             checkpoints.wrote(sum(len(m.raw or b"") + len(m.body) for m in new_msgs))
             if progress:
                 progress(len(prepared), sum(len(p.message.raw) for p in prepared if isinstance(p, Prepared)))
+        checkpoints.close()  # the last reports are written with SQLite's own checkpoints
         if extraction is not None:
             extraction.finish()
         status = "done"

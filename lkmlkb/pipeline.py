@@ -348,7 +348,9 @@ def screen_text(segments: list[Segment]) -> str:
     """The lines a view holds (new and quoted text, quotes of known origin kept, each line cut at
     MAX_VIEW_LINE), without the blank lines between: what :func:`prefilter` reads of the view
     of a body of at most MAX_VIEW_CHARS, built without laying out the body's every line.  No
-    PREFILTER alternative spans a line break, so the blank lines change no answer."""
+    PREFILTER alternative spans a line break, so the blank lines change no answer.  The
+    segments and the cut are :func:`build_view`'s (with ``keep_attributed``): a change to
+    one is a change to both (a test compares them on real mail)."""
     parts = []
     for s in segments:
         if s.kind == "new" or s.kind == "quoted":

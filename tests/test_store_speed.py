@@ -260,6 +260,8 @@ def test_the_wal_starts_over_while_a_thread_checkpoints_it(tmp_path, monkeypatch
 
     monkeypatch.setattr(store_mod, "CHECKPOINT_EVERY_BYTES", 1 << 20)
     seen: list[int] = []
+    automatic: list[int] = []
+    copied: list[int] = []  # frames each of the thread's rounds copied
     made: list[store_mod.Checkpointer] = []
 
     class Watched(store_mod.Checkpointer):
@@ -271,10 +273,16 @@ def test_the_wal_starts_over_while_a_thread_checkpoints_it(tmp_path, monkeypatch
             super().wrote(nbytes)
             wal = str(self.db_path) + "-wal"
             seen.append(os.path.getsize(wal) if os.path.exists(wal) else 0)
+            automatic.append(self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
+
+        def _checkpoint(self):
+            copied.append(super()._checkpoint()[2])
+            return copied[-1]
 
         def close(self):
             super().close()
             self.autocheckpoint = self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+            self.alive = self._thread.is_alive()
 
     monkeypatch.setattr(ingest_mod, "Checkpointer", Watched)
     db_path = tmp_path / "kb.db"
@@ -284,8 +292,10 @@ def test_the_wal_starts_over_while_a_thread_checkpoints_it(tmp_path, monkeypatch
     assert cp.rounds >= 2 * 3  # two rounds a checkpoint, a checkpoint every few batches
     # the WAL never held more than a few batches: ~3 MB of mail a batch, 90 MB of database in all
     assert max(seen) < os.path.getsize(db_path) / 3, (max(seen), os.path.getsize(db_path))
-    assert cp.autocheckpoint == store_mod.WAL_CHECKPOINT_PAGES
-    assert not [t for t in threading.enumerate() if t.name == "lkmlkb-checkpoint"]
+    # the thread did the copying, with SQLite's own checkpoints off until the end
+    assert len(copied) == cp.rounds and sum(copied) > 1000
+    assert set(automatic) == {0} and cp.autocheckpoint == store_mod.WAL_CHECKPOINT_PAGES
+    assert not cp.alive and not [t for t in threading.enumerate() if t.name == "lkmlkb-checkpoint"]
 
 
 def test_the_writer_copies_what_came_during_the_threads_checkpoint(tmp_path, monkeypatch):
@@ -327,3 +337,69 @@ def test_the_writer_copies_what_came_during_the_threads_checkpoint(tmp_path, mon
     assert cp.rounds >= 2 * 4
     # 20 MB written; the WAL started over every few MB
     assert max(sizes) < 8 * 1024 * 1024, max(sizes)
+
+
+def test_the_wal_starts_over_after_a_reader_kept_it_from_doing_so(tmp_path, monkeypatch):
+    # a reader (a worker building reports, a Datasette page) holding its snapshot past the writer's
+    # copy keeps the WAL from starting over at the next write; the writer sees that the WAL did
+    # not start over and copies again once the reader is gone (else the WAL grows until a cycle
+    # happens to meet no reader)
+    import os
+
+    from lkmlkb import store as store_mod
+
+    monkeypatch.setattr(store_mod, "CHECKPOINT_EVERY_BYTES", 1 << 20)
+
+    class Read(store_mod.Checkpointer):
+        held = False
+
+        def _copy_rest(self):
+            if self._settling is None:  # the copy that ends a cycle, not one made again
+                reader.execute("BEGIN")
+                reader.execute("SELECT count(*) FROM blobs").fetchone()
+                self.held = True
+            super()._copy_rest()
+
+    db_path = tmp_path / "kb.db"
+    db = connect(db_path)
+    db.execute("CREATE TABLE blobs(b BLOB)")
+    reader = sqlite3.connect(db_path, isolation_level=None)
+    cp = Read(db, db_path)
+    sizes = []
+    for _ in range(120):
+        db.execute("INSERT INTO blobs VALUES (?)", (os.urandom(256 * 1024),))
+        if cp.held:  # one write with the reader still there, then it goes
+            reader.execute("COMMIT")
+            cp.held = False
+        cp.wrote(256 * 1024)
+        sizes.append(os.path.getsize(str(db_path) + "-wal"))
+    cp.close()
+    assert cp.rounds >= 2 * 4
+    assert max(sizes) < 8 * 1024 * 1024, max(sizes)
+
+
+def test_closing_waits_for_the_round_out(tmp_path):
+    # an ingest ending (or interrupted) while the thread copies: close() returns once the round
+    # is done, and only then closes the thread's connection
+    import threading
+    import time
+
+    from lkmlkb import store as store_mod
+
+    started = threading.Event()
+
+    class Slow(store_mod.Checkpointer):
+        def _checkpoint(self):
+            started.set()
+            time.sleep(0.3)
+            return super()._checkpoint()
+
+    db = connect(tmp_path / "kb.db")
+    db.execute("CREATE TABLE t(x)")
+    db.execute("INSERT INTO t VALUES (1)")
+    cp = Slow(db, tmp_path / "kb.db")
+    cp.wrote(store_mod.CHECKPOINT_EVERY_BYTES)  # a cycle starts: the thread's first round
+    assert started.wait(5)
+    cp.close()
+    assert cp.rounds == 1 and not cp._thread.is_alive()
+    cp.close()  # once

@@ -80,7 +80,7 @@ ANGLE_ADDR = re.compile(r"^(?P<name>[^<>]{0,300}?)[ \t]{0,3}<(?P<addr>[^<>]{0,30
 #: what lore_url leaves as it is (``quote``'s letters, digits and ``_.-~``, and its ``safe``)
 _URL_SAFE = "@!$&'()*+,;=:~-._"
 #: an id of those characters only: ``quote`` would give it back unchanged (most ids)
-_PLAIN_ID = re.compile(r"[A-Za-z0-9_.\-~@!$&'()*+,;=:]*")
+_PLAIN_ID = re.compile("[A-Za-z0-9_.~" + re.escape(_URL_SAFE) + "]*")
 
 
 def lore_url(msgid: str) -> str:
