@@ -162,14 +162,17 @@ def load_messages(db: sqlite_utils.Database, thread_id: str) -> list[Message]:
     return [_message_of(r) for r in rows]
 
 
-def _load_by_ids(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Message]:
-    out: dict[str, Message] = {}
+def _rows_in(conn: sqlite3.Connection, sql: str, ids: list) -> Iterator[tuple]:
+    """The rows of ``sql``, whose one ``IN ({marks})`` takes ``ids``: 500 a statement (old
+    SQLite builds allow 999 variables)."""
     for i in range(0, len(ids), 500):
         chunk = ids[i:i + 500]
-        for r in conn.execute(f"SELECT {_MESSAGE_FIELDS} FROM messages WHERE message_id IN (%s)"
-                              % ",".join("?" * len(chunk)), chunk):
-            out[r[0]] = _message_of(r)
-    return out
+        yield from conn.execute(sql.replace("{marks}", ",".join("?" * len(chunk))), chunk)
+
+
+def _load_by_ids(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Message]:
+    return {r[0]: _message_of(r)
+            for r in _rows_in(conn, f"SELECT {_MESSAGE_FIELDS} FROM messages WHERE message_id IN ({{marks}})", ids)}
 
 
 def load_findings(db: sqlite_utils.Database, message_ids: list[str]) -> list[Findings]:
@@ -319,13 +322,10 @@ def _result_rows(conn: sqlite3.Connection, rid: str, results: list) -> list[tupl
     UPDATE per result scanned all of its message's results: a message with 6,000 took 6 s)."""
     ids = sorted({x.evidence.message_id for x in results})
     rows: dict[tuple, list[int]] = {}
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
-        for rowid, *key in conn.execute(
-                "SELECT rowid, message_id, line_start, metric, value, coalesce(kernel, '') FROM results "
-                f"WHERE message_id IN ({','.join('?' * len(part))})", part):
-            if None not in key[:4]:
-                rows.setdefault(tuple(key), []).append(rowid)
+    for rowid, *key in _rows_in(conn, "SELECT rowid, message_id, line_start, metric, value, coalesce(kernel, '') "
+                                      "FROM results WHERE message_id IN ({marks})", ids):
+        if None not in key[:4]:
+            rows.setdefault(tuple(key), []).append(rowid)
     out = []
     for x in results:
         key = (x.evidence.message_id, x.evidence.line_start, x.metric, x.value)
@@ -365,12 +365,7 @@ def _writing(conn: sqlite3.Connection) -> Iterator[None]:
 
 
 def _threads_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        out.update(conn.execute("SELECT message_id, thread_id FROM messages WHERE message_id IN (%s)"
-                                % ",".join("?" * len(chunk)), chunk).fetchall())
-    return out
+    return dict(_rows_in(conn, "SELECT message_id, thread_id FROM messages WHERE message_id IN ({marks})", ids))
 
 
 @dataclass
@@ -638,12 +633,9 @@ def _report_candidates(conn: sqlite3.Connection, after: int, upto: int) -> list[
     or a message without current findings (an interrupted run)."""
     touched = [r[0] for r in conn.execute(
         "SELECT DISTINCT thread_id FROM messages WHERE rowid > ? AND rowid <= ?", (after, upto))]
-    out: set[str] = set()
-    for i in range(0, len(touched), 500):
-        chunk = touched[i:i + 500]
-        out.update(r[0] for r in conn.execute(
-            "SELECT DISTINCT m.thread_id FROM messages m JOIN extracted_messages e ON e.message_id = m.message_id "
-            "WHERE m.thread_id IN (%s) AND e.prefilter_passed = 1" % ",".join("?" * len(chunk)), chunk))
+    out = {r[0] for r in _rows_in(
+        conn, "SELECT DISTINCT m.thread_id FROM messages m JOIN extracted_messages e ON e.message_id = m.message_id "
+        "WHERE m.thread_id IN ({marks}) AND e.prefilter_passed = 1", touched)}
     out.update(r[0] for r in conn.execute(
         "SELECT DISTINCT m.thread_id FROM messages m LEFT JOIN extracted_messages e ON e.message_id = m.message_id "
         "AND e.extractor_version = ? WHERE m.rowid > ? AND m.rowid <= ? AND e.message_id IS NULL",
@@ -736,12 +728,8 @@ def write_reports(db: sqlite_utils.Database, built: list[tuple[str, Report | str
     conn = db.conn
     n = 0
     with _writing(conn):
-        live = set()
-        ids = [tid for tid, r in built if isinstance(r, Report)]
-        for i in range(0, len(ids), 500):
-            chunk = ids[i:i + 500]
-            live.update(r[0] for r in conn.execute("SELECT DISTINCT thread_id FROM messages WHERE thread_id IN (%s)"
-                                                   % ",".join("?" * len(chunk)), chunk))
+        live = {r[0] for r in _rows_in(conn, "SELECT DISTINCT thread_id FROM messages WHERE thread_id IN ({marks})",
+                                       [tid for tid, r in built if isinstance(r, Report)])}
         for tid, r in built:
             if isinstance(r, Report) and tid in live:
                 write_report(conn, r)

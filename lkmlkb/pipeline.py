@@ -118,13 +118,18 @@ def build_view(body: str, segments: list[Segment], keep_attributed: bool = False
     lines = [""] * n
     quoted: dict[int, int] = {}
     for s in segments:
-        if s.kind == "new" or (s.kind == "quoted" and (keep_attributed or not s.quotes_message_id)):
+        if in_view(s, keep_attributed):
             for k, line in enumerate(s.text.split("\n")):
                 if s.line_start + k < n:
                     lines[s.line_start + k] = line[:MAX_VIEW_LINE]
                     if s.kind == "quoted":
                         quoted[s.line_start + k] = s.depth
     return View("\n".join(lines), quoted)
+
+
+def in_view(s: Segment, keep_attributed: bool = False) -> bool:
+    """Whether a view holds segment ``s``'s lines (:func:`build_view`, :func:`screen_text`)."""
+    return s.kind == "new" or (s.kind == "quoted" and (keep_attributed or not s.quotes_message_id))
 
 
 def _extractors() -> list[tuple[str, Callable]]:
@@ -349,11 +354,11 @@ def screen_text(segments: list[Segment]) -> str:
     MAX_VIEW_LINE), without the blank lines between: what :func:`prefilter` reads of the view
     of a body of at most MAX_VIEW_CHARS, built without laying out the body's every line.  No
     PREFILTER alternative spans a line break, so the blank lines change no answer.  The
-    segments and the cut are :func:`build_view`'s (with ``keep_attributed``): a change to
-    one is a change to both (a test compares them on real mail)."""
+    segments are :func:`build_view`'s with ``keep_attributed`` (:func:`in_view`), cut as it
+    cuts them (a test compares the two on real mail)."""
     parts = []
     for s in segments:
-        if s.kind == "new" or s.kind == "quoted":
+        if in_view(s, keep_attributed=True):
             text = s.text
             if len(text) > MAX_VIEW_LINE:
                 text = "\n".join([line[:MAX_VIEW_LINE] for line in text.split("\n")])

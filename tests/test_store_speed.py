@@ -403,3 +403,17 @@ def test_closing_waits_for_the_round_out(tmp_path):
     cp.close()
     assert cp.rounds == 1 and not cp._thread.is_alive()
     cp.close()  # once
+
+
+def test_rows_in_reads_every_id_500_a_statement():
+    # knowledge._rows_in, behind the thread, message and report lookups of a batch: every id of a
+    # list longer than one statement may hold is read, each once
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE t(id)")
+    conn.executemany("INSERT INTO t VALUES (?)", [(f"m{i}",) for i in range(1301)])
+    statements = []
+    conn.set_trace_callback(statements.append)
+    ids = [f"m{i}" for i in range(1201)] + ["absent"]
+    got = [r[0] for r in knowledge._rows_in(conn, "SELECT id FROM t WHERE id IN ({marks})", ids)]
+    assert sorted(got) == sorted(ids[:-1])
+    assert len(statements) == 3
