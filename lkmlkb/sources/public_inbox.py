@@ -3,7 +3,7 @@
 Each commit's tree holds one file: ``m`` (the raw message) or ``d`` (a
 deletion).  Reading streams two git processes for a whole epoch, never one
 per message: ``git log --raw`` names each commit's blob, and one
-``git cat-file --batch`` hands the blobs back.  The last commit read per
+``git cat-file --batch`` hands the blobs back, asked for many at a time.  The last commit read per
 epoch is remembered by the store, so the next run reads only newer commits;
 if history was rewritten (a purge), the whole epoch is read again, which is
 harmless because every write is keyed by Message-ID.
@@ -11,6 +11,7 @@ harmless because every write is keyed by Message-ID.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import subprocess
@@ -99,38 +100,25 @@ def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = N
          "--no-abbrev", "--no-renames", rng],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     cat = subprocess.Popen(["git", "--git-dir", str(_git_dir(repo)), "cat-file", "--batch"],
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=CAT_BUFFER)
     source = str(repo)
     try:
-        commit = None
-        for line in log_proc.stdout:
-            line = line.rstrip("\n")
-            if line.startswith("C "):
-                commit = line[2:]
-                continue
-            m = RAW_LINE.match(line)
-            if not m or commit is None:
-                continue
-            if m.group("status") == "D":
-                continue
-            name = m.group("path")
-            if name not in ("m", "d"):
-                continue
-            if name == "d":
-                log.info("%s: commit %s deletes a message; deletions are not applied", repo, commit[:12])
-                continue
-            raw = _cat_blob(cat, m.group("blob"), repo)
+        for commit, blob, raw in _cat_blobs(cat, _message_blobs(log_proc.stdout, repo), repo):
             where = f"{source}@{commit[:12]}"
             if isinstance(raw, Oversized):
                 yield SourceFailure(oversized(where, raw.size, f"commit {commit[:12]}"), commit)
             elif raw is None:  # a partial or damaged clone: that message is an error, the epoch goes on
-                yield SourceFailure(GitError(where, f"message blob {m.group('blob')[:12]} of commit {commit[:12]} "
+                yield SourceFailure(GitError(where, f"message blob {blob[:12]} of commit {commit[:12]} "
                                                     "is missing"), commit)
             else:
                 yield RawMail(raw, where, list(lists or []), commit)
     finally:
         if cat.stdin:
-            cat.stdin.close()
+            try:
+                cat.stdin.close()
+            except OSError:  # git is gone; what it was sent is moot
+                pass
+        cat.stdout.close()  # objects asked for and not read: git stops on the closed pipe
         cat.wait()
         log_proc.stdout.close()
         log_proc.wait()
@@ -156,14 +144,59 @@ def read_message_at(source: str, commit: str) -> bytes:
     return r.stdout
 
 
+#: blobs asked of ``git cat-file --batch`` at once: their ids (41 bytes each) are one write
+#: that never fills the pipe, and git streams the objects back while they are read, instead
+#: of a round trip per message (reading linux-block's epoch alone: 17.9 s and 17.7 CPU-s,
+#: git's 11.6 of them, one at a time; 8.7-9.1 s and 10.6-10.9 CPU-s so)
+CAT_AHEAD = 128
+#: the buffer of the pipes to and from ``git cat-file``
+CAT_BUFFER = 1 << 20
+
+
+def _message_blobs(log_lines, repo: Path) -> Iterator[tuple[str, str]]:
+    """(commit, blob) of each message ``git log --raw --format='C %H'`` names, in its order."""
+    commit = None
+    for line in log_lines:
+        line = line.rstrip("\n")
+        if line.startswith("C "):
+            commit = line[2:]
+            continue
+        m = RAW_LINE.match(line)
+        if not m or commit is None:
+            continue
+        if m.group("status") == "D":
+            continue
+        name = m.group("path")
+        if name == "d":
+            log.info("%s: commit %s deletes a message; deletions are not applied", repo, commit[:12])
+        elif name == "m":
+            yield commit, m.group("blob")
+
+
+def _cat_blobs(cat: subprocess.Popen, blobs: Iterator[tuple[str, str]], repo: Path,
+               ahead: int | None = None) -> Iterator[tuple[str, str, bytes | Oversized | None]]:
+    """(commit, blob, :func:`_cat_blob` answer) of each of ``blobs``, in order, asking git for
+    ``ahead`` (CAT_AHEAD) of them at a time."""
+    ahead = ahead or CAT_AHEAD
+    while True:
+        batch = list(itertools.islice(blobs, ahead))
+        if not batch:
+            return
+        try:
+            cat.stdin.write(b"".join(blob.encode() + b"\n" for _, blob in batch))
+            cat.stdin.flush()
+        except OSError as exc:  # a broken pipe: git is gone
+            raise GitError(str(repo), f"git cat-file stopped ({exc.strerror or exc})") from exc
+        for commit, blob in batch:
+            yield commit, blob, _cat_blob(cat, blob, repo)
+
+
 def _cat_blob(cat: subprocess.Popen, blob: str, repo: Path) -> bytes | Oversized | None:
-    """The object ``blob`` from ``git cat-file --batch``; None if the repository lacks it, an
-    :class:`Oversized` if it is larger than MAX_MESSAGE_BYTES."""
+    """The next object ``git cat-file --batch`` sends, asked for as ``blob``; None if the
+    repository lacks it, an :class:`Oversized` if it is larger than MAX_MESSAGE_BYTES."""
     try:
-        cat.stdin.write(blob.encode() + b"\n")
-        cat.stdin.flush()
         line = cat.stdout.readline()
-    except OSError as exc:  # a broken pipe: git is gone
+    except OSError as exc:
         raise GitError(str(repo), f"git cat-file stopped ({exc.strerror or exc})") from exc
     if not line:
         raise GitError(str(repo), f"git cat-file stopped answering (at object {blob[:12]})")
@@ -182,6 +215,8 @@ def _cat_blob(cat: subprocess.Popen, blob: str, repo: Path) -> bytes | Oversized
             left -= len(piece)
         return Oversized(size)
     data = cat.stdout.read(size)
+    if len(data) < size:
+        raise GitError(str(repo), f"git cat-file stopped answering (in object {blob[:12]})")
     cat.stdout.read(1)  # the newline after each object
     return data
 

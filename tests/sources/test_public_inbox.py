@@ -221,6 +221,16 @@ def _drop_object(repo: Path, sha: str) -> None:
     assert subprocess.run(git + ["cat-file", "-e", sha], capture_output=True).returncode != 0
 
 
+def _drop_message(repo: Path, k: int) -> tuple[list[str], str]:
+    """Remove the blob of the ``k``th message of ``repo``: (every commit, in order; that blob)."""
+    commits = subprocess.run(["git", "--git-dir", str(repo), "rev-list", "--reverse", "HEAD"], capture_output=True,
+                             text=True, check=True).stdout.split()
+    blob = subprocess.run(["git", "--git-dir", str(repo), "rev-parse", f"{commits[k]}:m"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    _drop_object(repo, blob)
+    return commits, blob
+
+
 def test_a_missing_message_blob_is_an_error_for_that_message_not_the_epoch(tmp_path, entries):
     """A clone without one message's blob (the mirror of io-uring this project reads has one):
     every other message of the epoch is read, the missing one is recorded with its commit, and
@@ -231,11 +241,7 @@ def test_a_missing_message_blob_is_an_error_for_that_message_not_the_epoch(tmp_p
     msgs = entries[:30]
     repo = tmp_path / "0.git"
     fast_import(repo, msgs)
-    commits = subprocess.run(["git", "--git-dir", str(repo), "rev-list", "--reverse", "HEAD"], capture_output=True,
-                             text=True, check=True).stdout.split()
-    blob = subprocess.run(["git", "--git-dir", str(repo), "rev-parse", f"{commits[10]}:m"], capture_output=True,
-                          text=True, check=True).stdout.strip()
-    _drop_object(repo, blob)
+    commits, blob = _drop_message(repo, 10)
 
     items = list(iter_epoch(repo))
     assert [i.raw for i in items if isinstance(i, RawMail)] == msgs[:10] + msgs[11:]
@@ -307,3 +313,40 @@ def test_a_message_blob_over_the_size_limit_is_an_error_and_the_epoch_goes_on(tm
     whole = tmp_path / "whole.db"
     ingest([str(mbox_file(tmp_path / "whole.mbox", msgs))], str(whole))
     assert message_rows(db) == message_rows(whole)
+
+
+@pytest.mark.parametrize("ahead", [1, 7, 128])
+def test_blobs_asked_for_in_batches_come_back_in_commit_order(tmp_path, entries, monkeypatch, ahead):
+    """``git cat-file`` is asked for CAT_AHEAD blobs at a time; whatever the batch, every message
+    comes back in commit order, a missing blob and one over the size limit in their places."""
+    import lkmlkb.sources.public_inbox as pi
+    from lkmlkb.sources import base
+    from lkmlkb.sources.base import RawMail, SourceFailure
+
+    msgs = entries[:40]
+    repo = tmp_path / "0.git"
+    fast_import(repo, msgs)
+    commits, _ = _drop_message(repo, 8)
+    big = max(range(len(msgs)), key=lambda k: len(msgs[k]) if k != 8 else -1)
+    monkeypatch.setattr(base, "MAX_MESSAGE_BYTES", len(msgs[big]) - 1)
+    monkeypatch.setattr(pi, "CAT_AHEAD", ahead)
+    items = list(iter_epoch(repo))
+    assert [i.locator for i in items] == commits
+    assert [type(i) for i in items] == [SourceFailure if k in (8, big) else RawMail for k in range(len(msgs))]
+    assert [i.raw for i in items if isinstance(i, RawMail)] == [m for k, m in enumerate(msgs) if k not in (8, big)]
+    assert "missing" in items[8].exc.reason and "limit" in items[big].exc.reason
+
+
+def test_a_reader_that_stops_early_leaves_no_git_waiting(tmp_path, entries):
+    """Stopping after the first message, with the rest of a batch still on its way (more than a
+    pipe holds), ends git at once: closing the generator does not wait on a blocked writer."""
+    import threading
+
+    repo = tmp_path / "0.git"
+    fast_import(repo, entries[:200])
+    gen = iter_epoch(repo)
+    next(gen)
+    closer = threading.Thread(target=gen.close, daemon=True)
+    closer.start()
+    closer.join(20)
+    assert not closer.is_alive()
