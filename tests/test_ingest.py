@@ -244,3 +244,45 @@ def test_an_ingest_collects_garbage_rarely_and_gives_the_callers_thresholds_back
         assert gc.get_threshold() == (700, 10, 10)
     finally:
         gc.set_threshold(*before)
+
+
+def _megabytes(n: int) -> bytes:
+    return b"x" * (n << 20)
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_the_worker_pool_wakes_its_handler_when_a_worker_ends_not_for_each_result(monkeypatch):
+    """multiprocessing's process pool wakes its worker handler whenever a result waits in the
+    pipe, and the handler spins until the result is read: thousands of rounds for a few large
+    results.  The ingest's pool wakes it when a worker ends (then it starts another)."""
+    import multiprocessing
+    import multiprocessing.pool as mpp
+
+    from lkmlkb.ingest import WorkerPool
+
+    rounds = [0]
+    real = mpp.Pool._maintain_pool
+
+    def counted(*args, **kwargs):
+        rounds[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mpp.Pool, "_maintain_pool", staticmethod(counted))
+    pool = WorkerPool(2, context=multiprocessing.get_context("fork"))
+    try:
+        results = [pool.apply_async(_megabytes, (8,)) for _ in range(20)]
+        assert all(len(r.get(60)) == 8 << 20 for r in results)
+        assert rounds[0] < 5
+        started = {p.pid for p in pool._pool}
+        pool.apply_async(_die)  # a worker killed in the middle of a task (never idle: see wait_for)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and len({p.pid for p in pool._pool} - started) < 1:
+            time.sleep(0.05)
+        assert len(pool._pool) == 2 and len({p.pid for p in pool._pool} - started) == 1
+        assert pool.apply_async(_megabytes, (1,)).get(60) == b"x" * (1 << 20)
+    finally:
+        pool.terminate()
+        pool.join()
