@@ -11,7 +11,6 @@ harmless because every write is keyed by Message-ID.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import re
 import subprocess
@@ -122,8 +121,10 @@ def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = N
         cat.wait()
         log_proc.stdout.close()
         log_proc.wait()
-    if log_proc.returncode not in (0, None, -13):
-        err = log_proc.stderr.read().strip() if log_proc.stderr else ""
+        failed = log_proc.returncode not in (0, None, -13)
+        err = log_proc.stderr.read().strip() if failed else ""
+        log_proc.stderr.close()
+    if failed:
         raise GitError(source, err.splitlines()[-1] if err else f"git log failed ({log_proc.returncode})")
 
 
@@ -144,11 +145,15 @@ def read_message_at(source: str, commit: str) -> bytes:
     return r.stdout
 
 
-#: blobs asked of ``git cat-file --batch`` at once: their ids (41 bytes each) are one write
-#: that never fills the pipe, and git streams the objects back while they are read, instead
-#: of a round trip per message (reading linux-block's epoch alone: 17.9 s and 17.7 CPU-s,
-#: git's 11.6 of them, one at a time; 8.7-9.1 s and 10.6-10.9 CPU-s so)
+#: blobs asked of ``git cat-file --batch`` at once, in one write; git streams the objects back
+#: while they are read, instead of a round trip per message (reading linux-block's epoch
+#: alone: 17.9 s and 17.7 CPU-s, git's 11.6 of them, one at a time; 8.7-9.1 s and
+#: 10.6-10.9 CPU-s so)
 CAT_AHEAD = 128
+#: ... and at most this many bytes of ids: what a pipe holds whatever its size (one page,
+#: as Linux gives a user past its pipe-buffer quota), so the write never waits on git, which
+#: may be waiting for its answers to be read (99 SHA-1 ids, 63 SHA-256 ones)
+CAT_WRITE_BYTES = 4096
 #: the buffer of the pipes to and from ``git cat-file``
 CAT_BUFFER = 1 << 20
 
@@ -176,14 +181,22 @@ def _message_blobs(log_lines, repo: Path) -> Iterator[tuple[str, str]]:
 def _cat_blobs(cat: subprocess.Popen, blobs: Iterator[tuple[str, str]], repo: Path,
                ahead: int | None = None) -> Iterator[tuple[str, str, bytes | Oversized | None]]:
     """(commit, blob, :func:`_cat_blob` answer) of each of ``blobs``, in order, asking git for
-    ``ahead`` (CAT_AHEAD) of them at a time."""
+    ``ahead`` (CAT_AHEAD) of them at a time, their ids at most CAT_WRITE_BYTES."""
     ahead = ahead or CAT_AHEAD
-    while True:
-        batch = list(itertools.islice(blobs, ahead))
-        if not batch:
-            return
+    blobs = iter(blobs)
+    nxt = next(blobs, None)
+    while nxt is not None:
+        batch, ids, size = [], [], 0
+        while nxt is not None and len(batch) < ahead:
+            line = nxt[1].encode() + b"\n"
+            if batch and size + len(line) > CAT_WRITE_BYTES:
+                break
+            batch.append(nxt)
+            ids.append(line)
+            size += len(line)
+            nxt = next(blobs, None)
         try:
-            cat.stdin.write(b"".join(blob.encode() + b"\n" for _, blob in batch))
+            cat.stdin.write(b"".join(ids))
             cat.stdin.flush()
         except OSError as exc:  # a broken pipe: git is gone
             raise GitError(str(repo), f"git cat-file stopped ({exc.strerror or exc})") from exc

@@ -55,11 +55,13 @@ def _data(b: bytes) -> bytes:
     return b"data %d\n" % len(b) + b + b"\n"
 
 
-def fast_import(repo: Path, messages: list[bytes], delete_after: int | None = None) -> None:
-    """Append one commit per message to ``repo`` (created bare if new); optionally a ``d`` commit."""
+def fast_import(repo: Path, messages: list[bytes], delete_after: int | None = None,
+                object_format: str = "sha1") -> None:
+    """Append one commit per message to ``repo`` (created bare if new, with ``object_format``'s
+    ids); optionally a ``d`` commit."""
     new = not repo.exists()
     if new:
-        subprocess.run(["git", "init", "-q", "--bare", str(repo)], check=True)
+        subprocess.run(["git", "init", "-q", "--bare", f"--object-format={object_format}", str(repo)], check=True)
     stream = b""
     # within one stream a branch's commits chain by themselves; only the first
     # commit appended to an existing repository names its parent
@@ -350,3 +352,45 @@ def test_a_reader_that_stops_early_leaves_no_git_waiting(tmp_path, entries):
     closer.start()
     closer.join(20)
     assert not closer.is_alive()
+
+
+def test_blob_ids_asked_at_once_fit_a_one_page_pipe(tmp_path, entries, monkeypatch):
+    """Linux gives a user past its pipe-buffer quota pipes of one page: a batch of 128 SHA-256 ids
+    (8,320 bytes) would wait on git, which waits for its answers to be read.  The ids of one
+    write stay within CAT_WRITE_BYTES, so a SHA-256 epoch reads through one-page pipes."""
+    import threading
+
+    import lkmlkb.sources.public_inbox as pi
+    from lkmlkb.sources.base import RawMail
+
+    repo = tmp_path / "0.git"
+    fast_import(repo, entries[:150], object_format="sha256")
+    real_popen = subprocess.Popen
+
+    def popen(args, **kw):
+        if "cat-file" in args:
+            kw["pipesize"] = 4096
+        return real_popen(args, **kw)
+
+    monkeypatch.setattr(pi.subprocess, "Popen", popen)
+    got = []
+    reader = threading.Thread(target=lambda: got.extend(iter_epoch(repo)), daemon=True)
+    reader.start()
+    reader.join(60)
+    assert not reader.is_alive()
+    assert [i.raw for i in got if isinstance(i, RawMail)] == entries[:150]
+
+
+def test_an_object_git_cuts_short_is_an_error_not_a_short_message(tmp_path):
+    """git answering with fewer bytes than the object's size (it died mid-object): one clear
+    error, not a message cut short."""
+    import io
+
+    from lkmlkb.sources.public_inbox import _cat_blob
+
+    class Cat:
+        stdout = io.BytesIO(b"%s blob 100\n" % (b"a" * 40) + b"x" * 50)
+
+    with pytest.raises(GitError) as err:
+        _cat_blob(Cat(), "a" * 40, tmp_path)
+    assert "stopped answering" in str(err.value) and "\n" not in str(err.value)
