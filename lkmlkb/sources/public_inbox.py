@@ -132,7 +132,7 @@ def read_message_at(source: str, commit: str) -> bytes:
     """The raw message that ``commit`` added, ``source`` being what :func:`iter_epoch` recorded
     (``EPOCH@COMMIT``): how ``lkmlkb reprocess`` reads again a message whose object was missing."""
     repo = Path(source.rsplit("@", 1)[0])
-    if not re.fullmatch(r"[0-9a-f]{40}", commit or "") or not repo.is_dir():
+    if not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", commit or "") or not repo.is_dir():  # SHA-1 or SHA-256
         raise GitError(source, "not a message of a public-inbox epoch")
     git = ["git", "--git-dir", str(_git_dir(repo)), "cat-file"]
     r = subprocess.run([*git, "-s", f"{commit}:m"], capture_output=True, check=False)
@@ -178,25 +178,20 @@ def _message_blobs(log_lines, repo: Path) -> Iterator[tuple[str, str]]:
             yield commit, m.group("blob")
 
 
-def _cat_blobs(cat: subprocess.Popen, blobs: Iterator[tuple[str, str]], repo: Path,
-               ahead: int | None = None) -> Iterator[tuple[str, str, bytes | Oversized | None]]:
+def _cat_blobs(cat: subprocess.Popen, blobs: Iterator[tuple[str, str]],
+               repo: Path) -> Iterator[tuple[str, str, bytes | Oversized | None]]:
     """(commit, blob, :func:`_cat_blob` answer) of each of ``blobs``, in order, asking git for
-    ``ahead`` (CAT_AHEAD) of them at a time, their ids at most CAT_WRITE_BYTES."""
-    ahead = ahead or CAT_AHEAD
+    CAT_AHEAD of them at a time, their ids (a line each) at most CAT_WRITE_BYTES."""
     blobs = iter(blobs)
     nxt = next(blobs, None)
     while nxt is not None:
-        batch, ids, size = [], [], 0
-        while nxt is not None and len(batch) < ahead:
-            line = nxt[1].encode() + b"\n"
-            if batch and size + len(line) > CAT_WRITE_BYTES:
-                break
+        batch, size = [], 0
+        while nxt is not None and len(batch) < CAT_AHEAD and (not batch or size + len(nxt[1]) < CAT_WRITE_BYTES):
             batch.append(nxt)
-            ids.append(line)
-            size += len(line)
+            size += len(nxt[1]) + 1
             nxt = next(blobs, None)
         try:
-            cat.stdin.write(b"".join(ids))
+            cat.stdin.write(b"".join(blob.encode() + b"\n" for _, blob in batch))
             cat.stdin.flush()
         except OSError as exc:  # a broken pipe: git is gone
             raise GitError(str(repo), f"git cat-file stopped ({exc.strerror or exc})") from exc

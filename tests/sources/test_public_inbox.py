@@ -379,6 +379,7 @@ def test_blob_ids_asked_at_once_fit_a_one_page_pipe(tmp_path, entries, monkeypat
     reader.join(60)
     assert not reader.is_alive()
     assert [i.raw for i in got if isinstance(i, RawMail)] == entries[:150]
+    assert len(got[7].locator) == 64 and pi.read_message_at(got[7].source, got[7].locator) == entries[7]
 
 
 def test_an_object_git_cuts_short_is_an_error_not_a_short_message(tmp_path):
