@@ -298,20 +298,44 @@ def test_the_wal_starts_over_while_a_thread_checkpoints_it(tmp_path, monkeypatch
     assert not cp.alive and not [t for t in threading.enumerate() if t.name == "lkmlkb-checkpoint"]
 
 
+def _write_in_step(db, cp, writes: int, after_write=None) -> list[bytes]:
+    """``writes`` rows of 256 KB, each once the thread's round out (if any) is done or, for a
+    checkpointer with a ``copied`` event, has copied: the writer never runs ahead of the copying,
+    so what follows depends on the checkpointer's rules, not on the machine's load (a busy CI
+    machine let a slow round see 16 MB written).  The WAL's generation after each write."""
+    import os
+    import time
+
+    copied = getattr(cp, "copied", None)
+    gens = []
+    for _ in range(writes):
+        deadline = time.monotonic() + 30
+        while cp._out and not cp._done.is_set() and not (copied is not None and copied.is_set()):
+            assert time.monotonic() < deadline, "the checkpoint thread's round never ended"
+            time.sleep(0.001)
+        db.execute("INSERT INTO blobs VALUES (?)", (os.urandom(256 * 1024),))
+        if after_write:
+            after_write()
+        cp.wrote(256 * 1024)
+        gens.append(cp._generation())
+    return gens
+
+
 def test_the_writer_copies_what_came_during_the_threads_checkpoint(tmp_path, monkeypatch):
     # each round of the thread's checkpoint ends only after the writer committed once more: frames
-    # the copy did not see.  The WAL starts over only if the writer checkpoints them itself,
-    # between two transactions, before its next write (else it grows with every write)
-    import os
+    # the copy did not see.  The WAL starts over at the writer's next write only if the writer
+    # checkpoints them itself, between two transactions (else it grows until the next cycle)
     import threading
 
     from lkmlkb import store as store_mod
 
-    monkeypatch.setattr(store_mod, "CHECKPOINT_EVERY_BYTES", 1 << 20)
+    monkeypatch.setattr(store_mod, "CHECKPOINT_EVERY_BYTES", 4 << 20)
 
     class Overtaken(store_mod.Checkpointer):
         def __init__(self, db, path):
             self.copied, self.committed = threading.Event(), threading.Event()
+            self.ends: list[int] = []  # writes done when the writer's copy ended a cycle
+            self.writes = 0
             super().__init__(db, path)
 
         def _checkpoint(self):
@@ -320,44 +344,52 @@ def test_the_writer_copies_what_came_during_the_threads_checkpoint(tmp_path, mon
             self.committed.wait()
             self.committed.clear()
 
+        def _copy_rest(self):
+            self.ends.append(self.writes)
+            super()._copy_rest()
+
     db_path = tmp_path / "kb.db"
     db = connect(db_path)
     db.execute("CREATE TABLE blobs(b BLOB)")
     cp = Overtaken(db, db_path)
-    sizes = []
-    for _ in range(80):
-        db.execute("INSERT INTO blobs VALUES (?)", (os.urandom(256 * 1024),))
+
+    def after_write():
+        cp.writes += 1
         if cp.copied.is_set():  # a commit after the copy: the round may end
             cp.copied.clear()
             cp.committed.set()
-        cp.wrote(256 * 1024)
-        sizes.append(os.path.getsize(str(db_path) + "-wal"))
+
+    gens = _write_in_step(db, cp, 120, after_write)
     cp.committed.set()
     cp.close()
-    assert cp.rounds >= 2 * 4
-    # 20 MB written; the WAL started over every few MB
-    assert max(sizes) < 8 * 1024 * 1024, max(sizes)
+    ends = [k for k in cp.ends if k < len(gens)]
+    assert cp.rounds >= 2 * 5 and len(ends) >= 5
+    # the write after each cycle's end starts the WAL over
+    assert all(gens[k] != gens[k - 1] for k in ends), (ends, [gens[k] == gens[k - 1] for k in ends])
 
 
 def test_the_wal_starts_over_after_a_reader_kept_it_from_doing_so(tmp_path, monkeypatch):
     # a reader (a worker building reports, a Datasette page) holding its snapshot past the writer's
     # copy keeps the WAL from starting over at the next write; the writer sees that the WAL did
-    # not start over and copies again once the reader is gone (else the WAL grows until a cycle
-    # happens to meet no reader)
-    import os
+    # not start over and copies again once the reader is gone (else the WAL grows until the next
+    # cycle)
+    import sqlite3
 
     from lkmlkb import store as store_mod
 
-    monkeypatch.setattr(store_mod, "CHECKPOINT_EVERY_BYTES", 1 << 20)
+    monkeypatch.setattr(store_mod, "CHECKPOINT_EVERY_BYTES", 4 << 20)
 
     class Read(store_mod.Checkpointer):
         held = False
+        writes = 0
+        ends: list[int] = []
 
         def _copy_rest(self):
             if self._settling is None:  # the copy that ends a cycle, not one made again
                 reader.execute("BEGIN")
                 reader.execute("SELECT count(*) FROM blobs").fetchone()
                 self.held = True
+                self.ends.append(self.writes)
             super()._copy_rest()
 
     db_path = tmp_path / "kb.db"
@@ -365,17 +397,20 @@ def test_the_wal_starts_over_after_a_reader_kept_it_from_doing_so(tmp_path, monk
     db.execute("CREATE TABLE blobs(b BLOB)")
     reader = sqlite3.connect(db_path, isolation_level=None)
     cp = Read(db, db_path)
-    sizes = []
-    for _ in range(120):
-        db.execute("INSERT INTO blobs VALUES (?)", (os.urandom(256 * 1024),))
+
+    def after_write():
+        cp.writes += 1
         if cp.held:  # one write with the reader still there, then it goes
             reader.execute("COMMIT")
             cp.held = False
-        cp.wrote(256 * 1024)
-        sizes.append(os.path.getsize(str(db_path) + "-wal"))
+
+    gens = _write_in_step(db, cp, 120, after_write)
     cp.close()
-    assert cp.rounds >= 2 * 4
-    assert max(sizes) < 8 * 1024 * 1024, max(sizes)
+    ends = [k for k in cp.ends if k + 1 < len(gens)]
+    assert cp.rounds >= 2 * 5 and len(ends) >= 5
+    # the write after the cycle's end could not start the WAL over (the reader); the next one did
+    assert all(gens[k] == gens[k - 1] for k in ends)
+    assert all(gens[k + 1] != gens[k] for k in ends), (ends, [gens[k + 1] == gens[k] for k in ends])
 
 
 def test_closing_waits_for_the_round_out(tmp_path):
