@@ -46,3 +46,22 @@ def pytest_addoption(parser):
 @pytest.fixture(scope="session")
 def regen_golden(request) -> bool:
     return bool(request.config.getoption("--regen-golden"))
+
+
+@pytest.fixture()
+def count_parses(monkeypatch):
+    """``start()`` counts the ingest's parses of raw messages from then on, in the one-item
+    list it returns (the workers' too when the pool forks after it)."""
+    def start() -> list[int]:
+        from lkmlkb import ingest
+
+        calls = [0]
+        real = ingest.parse_message
+
+        def counting(*a, **kw):
+            calls[0] += 1
+            return real(*a, **kw)
+
+        monkeypatch.setattr(ingest, "parse_message", counting)
+        return calls
+    return start

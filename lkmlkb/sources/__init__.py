@@ -57,8 +57,9 @@ def _many_headers(head: bytes) -> bool:
 def iter_source(spec: str, cursors=None) -> Iterator[RawMail | Message]:
     """Everything a SOURCE argument holds: file, folder, public-inbox repo or URL.
 
-    ``cursors`` (the store) supplies and remembers per-epoch cursors for
-    incremental public-inbox reads.
+    ``cursors`` (the store) supplies the cursors of incremental reads: per
+    public-inbox epoch (the last commit stored) and per mbox file (the offset
+    after the last message stored, with the hash of what comes before it).
     """
     path = Path(spec)
     if "://" in spec or spec.startswith("lore:") or (not path.exists() and "@" in spec):
@@ -72,7 +73,7 @@ def iter_source(spec: str, cursors=None) -> Iterator[RawMail | Message]:
     if path.is_dir():
         yield from _iter_dir(path, cursors)
     else:
-        yield from iter_file(path)
+        yield from iter_file(path, cursors)
 
 
 def _iter_lore(spec: str):
@@ -92,7 +93,7 @@ def _iter_dir(path: Path, cursors) -> Iterator[RawMail | Message]:
             key = f"public-inbox:{epoch.resolve()}"
             since = cursors.get_cursor(key) if cursors is not None else None
             for item in iter_epoch(epoch, since, lists):
-                item.cursor_key = key  # type: ignore[attr-defined]
+                item.cursor_key = key
                 yield item
         return
     if all((path / d).is_dir() for d in ("cur", "new")):
@@ -104,7 +105,7 @@ def _iter_dir(path: Path, cursors) -> Iterator[RawMail | Message]:
         raise SourceError(str(path), "folder holds no files")
     for f in files:
         try:
-            yield from iter_file(f)
+            yield from iter_file(f, cursors)
         except SourceError as exc:
             # one bad file in a folder is an error for that file, not the run
             yield SourceFailure(exc)
@@ -118,10 +119,16 @@ def _iter_maildir(path: Path) -> Iterator[RawMail | SourceFailure]:
                 yield RawMail(data, str(f), [], f.name) if isinstance(data, bytes) else data
 
 
-def iter_file(path: Path) -> Iterator[RawMail | Message]:
+def iter_file(path: Path, cursors=None) -> Iterator[RawMail | Message]:
+    """The messages of one file; an mbox file resumes at its cursor in ``cursors`` (the store)."""
     kind = sniff(path)
     if kind == "mbox":
-        yield from iter_mbox_file(path)
+        key = f"mbox:{path.resolve()}"
+        since = cursors.get_cursor(key) if cursors is not None else None
+        for item in iter_mbox_file(path, since=since):
+            if isinstance(item, RawMail):
+                item.cursor_key = key
+            yield item
     elif kind == "eml":
         data = base.read_one_message_file(path, "the file")
         yield RawMail(data, str(path), [], "") if isinstance(data, bytes) else data

@@ -75,6 +75,10 @@ class RawMail:
     lists: list[str] = field(default_factory=list)
     #: position within the source (mbox entry number, git commit) for errors
     locator: str = ""
+    #: the source's cursor (public-inbox epoch, mbox file) and where a re-run may resume once this
+    #: message is stored (the locator when None: a public-inbox commit)
+    cursor_key: str | None = None
+    cursor: str | None = None
 
 
 class BoundedReader(io.RawIOBase):

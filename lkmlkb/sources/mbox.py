@@ -9,6 +9,7 @@ Python's ``mailbox`` module does not do that.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Iterator
@@ -63,20 +64,47 @@ def split_mbox(stream, mboxrd: bool | None = None, max_message: int | None = Non
     bytes it could decode) has already yielded every message it completed.
     Each block is scanned once (plus a separator's length of overlap).
     """
+    for msg, _, _ in _split(stream, mboxrd, max_message):
+        yield msg
+
+
+def _split(stream, mboxrd: bool | None, max_message: int | None, hasher=None, at: int = 0,
+           head: bytes = b"") -> Iterator[tuple[bytes | Oversized, int, bool]]:
+    """:func:`split_mbox`'s messages, each with where it ends in the stream (the next
+    separator's first byte, or the end) and whether it was read as mboxrd.
+
+    ``at`` is the stream's offset of ``head`` (bytes already read from it) and
+    of what ``stream`` reads after them.  ``hasher`` (a hashlib object that has
+    seen the stream before ``at``), when given, has seen every byte before a
+    message's end when the message is yielded: the cursor of an mbox file
+    (:func:`iter_mbox_file`).
+    """
     read = getattr(stream, "read1", None) or stream.read
-    buf = b""
+    buf = head
+    base = at  # the stream's offset of buf[0]
+    hashed = at  # the hasher has seen the stream up to here
     first = True
+    sep = 0  # offset in buf of the current message's separator line
     start = None  # offset in buf of the current message's first byte
     dropped = 0  # bytes of the current message already dropped (it is over max_message)
     scan_from = 0
 
-    def finish(msg: bytes) -> bytes | Oversized:
+    def hash_to(end: int) -> None:
+        """Give the hasher the bytes of buf up to ``end`` it has not seen (before they are dropped)."""
+        nonlocal hashed
+        if hasher is not None and base + end > hashed:
+            hasher.update(memoryview(buf)[hashed - base:end])
+            hashed = base + end
+
+    def finish(end: int) -> tuple[bytes | Oversized, int, bool]:
         nonlocal dropped
+        msg = buf[start:end]
         size = dropped + len(msg) - (1 if msg.endswith(b"\n\n") else 0)  # as _trim leaves it, still escaped
         dropped = 0
+        hash_to(end)
         if max_message is not None and size > max_message:
-            return Oversized(size)
-        return unescape(_trim(msg), bool(mboxrd))
+            return Oversized(size), base + end, bool(mboxrd)
+        return unescape(_trim(msg), bool(mboxrd)), base + end, bool(mboxrd)
 
     while True:
         chunk = read(BLOCK)
@@ -87,26 +115,31 @@ def split_mbox(stream, mboxrd: bool | None = None, max_message: int | None = Non
                 if mboxrd is None:
                     mboxrd = m.group(0).startswith(b"From mboxrd@z")
             if start is not None:
-                yield finish(buf[start:m.start()])
-            start = m.end()
+                yield finish(m.start())
+            sep, start = m.start(), m.end()
         if not chunk:
             break
         if start is None:
             # no separator yet: keep only a tail in case one straddles the block edge
             if len(buf) > 2 * BLOCK:
-                buf = buf[-BLOCK:]
+                cut = len(buf) - BLOCK
+                hash_to(cut)
+                buf, base = buf[cut:], base + cut
         else:
-            # keep the unfinished message (from start) for the next round
-            buf = buf[start:]
-            start = 0
-            if max_message is not None and dropped + len(buf) > max_message + 2 * MAX_SEPARATOR:
+            # keep the unfinished message (from its separator) for the next round
+            hash_to(sep)
+            buf, base, start, sep = buf[sep:], base + sep, start - sep, 0
+            if max_message is not None and dropped + len(buf) - start > max_message + 2 * MAX_SEPARATOR:
                 # over the limit: drop what was read of it, but a tail a separator may straddle
                 # (the scan below starts at its second half, so never at a line's middle)
-                dropped += len(buf) - 2 * MAX_SEPARATOR
-                buf = buf[-2 * MAX_SEPARATOR:]
-        scan_from = max(0, len(buf) - MAX_SEPARATOR)
+                cut = len(buf) - 2 * MAX_SEPARATOR
+                dropped += cut - start
+                hash_to(cut)
+                buf, base, start = buf[cut:], base + cut, 0
+        # the next separator starts after the current one (a line of at most MAX_SEPARATOR bytes)
+        scan_from = max(start or 0, len(buf) - MAX_SEPARATOR)
     if start is not None and start < len(buf):
-        yield finish(buf[start:])
+        yield finish(len(buf))
 
 
 def _separators(buf: bytes, pos: int) -> Iterator[re.Match]:
@@ -136,14 +169,81 @@ def _trim(msg: bytes) -> bytes:
     return msg
 
 
-def iter_mbox_file(path: Path, lists: list[str] | None = None) -> Iterator[RawMail | SourceFailure]:
-    """Every message of an mbox file (plain or .gz) as RawMail; one over the size limit as a failure."""
+def iter_mbox_file(path: Path, lists: list[str] | None = None,
+                   since: str | None = None) -> Iterator[RawMail | SourceFailure]:
+    """Every message of an mbox file (plain or .gz) as RawMail; one over the size limit as a failure.
+
+    Each message carries the file's cursor after it (:func:`cursor_after`):
+    given back as ``since``, the reading resumes there when the file up to
+    that point is byte for byte what was read (appended mail is all that is
+    read); else the whole file is read again, as it is when ``since`` is None.
+    """
+    if since:
+        with open_archive_file(path) as fh:
+            hasher = hashlib.sha256()
+            resumed = _resume(fh, since, hasher)
+            if resumed is not None:
+                at, mboxrd, head = resumed
+                if head:  # else nothing came after the cursor
+                    split = _split(fh, mboxrd, base.MAX_MESSAGE_BYTES, hasher, at, head)
+                    yield from _items(path, lists, split, hasher, int(since.split()[2]))
+                return
+        log.info("%s: not what it was up to its cursor; reading the whole file", path)
     with open_archive_file(path) as fh:
-        for n, raw in enumerate(split_mbox(fh, max_message=base.MAX_MESSAGE_BYTES)):
-            if isinstance(raw, Oversized):
-                yield SourceFailure(oversized(str(path), raw.size, f"entry {n + 1}"), f"entry {n + 1}")
-                continue
-            yield RawMail(raw, str(path), list(lists or []), f"entry {n + 1}")
+        hasher = hashlib.sha256()
+        yield from _items(path, lists, _split(fh, None, base.MAX_MESSAGE_BYTES, hasher), hasher, 0)
+
+
+def _items(path: Path, lists: list[str] | None, split: Iterator, hasher, n: int) -> Iterator[RawMail | SourceFailure]:
+    """The RawMail (or failure) of each message ``split`` (:func:`_split` feeding ``hasher``)
+    gives, the entries counted on from ``n``."""
+    for msg, end, rd in split:
+        n += 1
+        if isinstance(msg, Oversized):
+            yield SourceFailure(oversized(str(path), msg.size, f"entry {n}"), f"entry {n}")
+            continue
+        yield RawMail(msg, str(path), list(lists or []), f"entry {n}", cursor=cursor_after(end, n, rd, hasher))
+
+
+#: the version of :func:`cursor_after`'s format
+CURSOR_FORMAT = "mbox1"
+
+
+def cursor_after(end: int, entries: int, mboxrd: bool, hasher) -> str:
+    """An mbox file's cursor after a message: the offset of its end in the (gunzipped) file,
+    the entries up to it, whether the file reads as mboxrd, and the SHA-256 of every byte
+    before that offset (``hasher`` has seen them)."""
+    return f"{CURSOR_FORMAT} {end} {entries} {int(mboxrd)} {hasher.hexdigest()}"
+
+
+def _resume(fh, cursor: str, hasher) -> tuple[int, bool, bytes] | None:
+    """(offset, mboxrd, the bytes read after the offset) when the file's bytes before the
+    cursor's offset are those it was taken after and a separator (or the end) follows; None
+    when they are not, or the cursor is not one of :func:`cursor_after`'s.  ``hasher`` has
+    seen the bytes before the offset."""
+    parts = cursor.split()
+    if len(parts) != 5 or parts[0] != CURSOR_FORMAT or not (parts[1] + parts[2]).isdigit() or parts[3] not in "01":
+        return None
+    end, digest = int(parts[1]), parts[4]
+    read = getattr(fh, "read1", None) or fh.read
+    left = end
+    while left:
+        block = read(min(left, BLOCK))
+        if not block:
+            return None  # the file is shorter now
+        hasher.update(block)
+        left -= len(block)
+    if hasher.hexdigest() != digest:
+        return None
+    head = b""
+    while len(head) < MAX_SEPARATOR:
+        block = read(BLOCK)
+        if not block:
+            break
+        head += block
+    if head and not SEPARATOR.match(head):
+        return None  # what follows is no new message (the last one went on?)
+    return end, parts[3] == "1", head
 
 
 def iter_mbox_bytes(data: bytes, source: str, lists: list[str] | None = None):
