@@ -85,6 +85,30 @@ def cpu_seconds() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def machine_ticks() -> list[int] | None:
+    """The machine's CPU time so far by state (``/proc/stat``'s first line: user, nice, system,
+    idle, iowait, irq, softirq, steal, in clock ticks summed over the cores); None off Linux."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = f.readline().split()
+        return [int(x) for x in fields[1:9]] if fields[:1] == ["cpu"] and len(fields) >= 9 else None
+    except (OSError, ValueError):
+        return None
+
+
+def machine_shares(before: list[int] | None, after: list[int] | None) -> dict:
+    """Of the machine's CPU time between two :func:`machine_ticks`: the share its hypervisor
+    gave to other guests (steal) and the share no one used (idle, waiting for the disk too).
+    A run taken with much stolen is slower for it: compare ratios of runs with little."""
+    if before is None or after is None:
+        return {}
+    d = [a - b for a, b in zip(after, before)]
+    total = sum(d)
+    if total <= 0:
+        return {}
+    return {"steal_share": round(d[7] / total, 3), "idle_share": round((d[3] + d[4]) / total, 3)}
+
+
 def rate(n: int, seconds: float, nbytes: int | None = None) -> dict:
     out = {"messages": n, "seconds": round(seconds, 4),
            "msg_per_s": round(n / seconds, 1) if seconds > 0 else None}
@@ -417,6 +441,7 @@ def run_ingest(mbox: str, workdir: str, workers: int = 1, extract: bool = True, 
     again = ingest([mbox], db_path, workers=workers, extract=extract)
     out["rerun_seconds"] = round(time.perf_counter() - t0, 2)
     out["rerun_cpu_seconds"] = round(cpu_seconds() - c0, 2)
+    out["rerun_read"] = again.read
     out["rerun_new"] = again.new
     out["rerun_unchanged"] = again.unchanged
     return out
@@ -679,15 +704,19 @@ _PROBE: SpeedProbe | None = None
 
 
 def child(name: str, kwargs: dict) -> dict:
-    """Run one named run in a fresh interpreter; its JSON result is the last stdout line.
-    With a speed probe, its CPU seconds before and after the run are in ``probe_cpu_s``."""
+    """Run one named run in a fresh interpreter; its JSON result is the last stdout line, with
+    the machine's steal and idle shares over the run (:func:`machine_shares`).  With a speed
+    probe, its CPU seconds before and after the run are in ``probe_cpu_s``."""
     before = _PROBE() if _PROBE is not None else None
     cmd = [sys.executable, str(Path(__file__).resolve()), "--_child", name, "--_kwargs", json.dumps(kwargs)]
+    ticks = machine_ticks()
     p = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=str(ROOT))
+    shares = machine_shares(ticks, machine_ticks())
     if p.returncode != 0:
         tail = [ln for ln in p.stderr.strip().splitlines() if ln.strip()]
         return {"status": "failed: " + (tail[-1][:300] if tail else f"exit {p.returncode}")}
     res = json.loads(p.stdout.strip().splitlines()[-1])
+    res.update(shares)
     if before is not None:
         res["probe_cpu_s"] = [before, _PROBE()]
     return res

@@ -98,6 +98,20 @@ def test_harness_reports_numbers_for_every_stage(tmp_path):
                for run in ("floor", "stdlib", "ingest", "ingest_par"))
     assert res["ratios"]["stdlib"]["x_stdlib_probed"] == 1.0
     assert res["ratios"]["ingest"]["x_stdlib_probed"] > 0
+    # the machine's stolen and idle shares over each run, read from /proc/stat
+    assert all(0 <= res[run]["steal_share"] <= 1 and 0 <= res[run]["idle_share"] <= 1
+               for run in ("floor", "stdlib", "ingest", "ingest_par"))
+    # the re-run of the unchanged mbox resumes at its cursor: nothing is read again
+    assert (res["ingest"]["rerun_read"], res["ingest"]["rerun_new"]) == (0, 0)
+
+
+def test_machine_shares_are_the_stolen_and_idle_parts_of_the_ticks_between_two_readings():
+    before = [1000, 10, 300, 5000, 20, 1, 2, 70]
+    after = [1500, 10, 400, 5200, 120, 1, 2, 170]  # 1,000 ticks: 500 user, 100 system, 300 idle (100 on the disk), 100 stolen
+    assert bench.machine_shares(before, after) == {"steal_share": 0.1, "idle_share": 0.3}
+    assert bench.machine_shares(before, before) == {} and bench.machine_shares(None, after) == {}
+    now = bench.machine_ticks()
+    assert now is None or (len(now) == 8 and all(t >= 0 for t in now))
 
 
 def test_search_run_times_lkmlkbs_canned_query_and_the_table_search(tmp_path):
