@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import LkmlkbError, ParseError, SourceError, WorkerLost
-from .model import Message, Segment
+from .model import Message, Segment, pickled_as_fields
 from .sources import iter_source
 from .sources.base import RawMail
 from .sources.mail import parse_message
@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 BATCH = 500
 
 
+@pickled_as_fields
 @dataclass
 class Prepared:
     message: Message
@@ -64,6 +65,7 @@ class Prepared:
         return self.screened and self.passed
 
 
+@pickled_as_fields
 @dataclass
 class Known:
     """A raw message whose exact bytes are already stored (an unchanged re-run)."""
@@ -74,6 +76,7 @@ class Known:
     cursor: str | None = None
 
 
+@pickled_as_fields
 @dataclass
 class Failure:
     source: str

@@ -10,10 +10,38 @@ message id, which is how every fact keeps its provenance.
 
 from __future__ import annotations
 
+import dataclasses
+import operator
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
+def pickled_as_fields(cls: type[T]) -> type[T]:
+    """Pickle instances of the dataclass ``cls`` as its field values, unpickled by calling ``cls``.
+
+    The ingest's worker processes send these records back and forth: the
+    messages of an epoch, their segments, findings and reports.  Pickle's
+    default for an object (a bare instance, then its ``__dict__`` filled key
+    by key) took 0.15 s to unpickle the results of 5,000 linux-block messages;
+    a call with the field values, 0.07 s (dumping: 0.10 -> 0.08 s).  For
+    classes whose instances hold nothing but their fields, and that no class
+    extends (a subclass's own fields would be lost).
+    """
+    names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    values = operator.attrgetter(*names)
+    if len(names) == 1:
+        def __reduce__(self):
+            return cls, (values(self),)
+    else:
+        def __reduce__(self):
+            return cls, values(self)
+    cls.__reduce__ = __reduce__  # type: ignore[method-assign]
+    return cls
+
+
+@pickled_as_fields
 @dataclass
 class Message:
     """One e-mail, decoded and normalized, from any source."""
@@ -49,6 +77,7 @@ class Message:
         return d
 
 
+@pickled_as_fields
 @dataclass
 class Segment:
     """A run of body lines of one kind.
@@ -67,6 +96,7 @@ class Segment:
     quotes_message_id: str | None = None
 
 
+@pickled_as_fields
 @dataclass
 class Evidence:
     """Where a fact was found: message, body line span, the text as written."""
@@ -83,6 +113,7 @@ class Evidence:
                         self.text, quoted, depth)
 
 
+@pickled_as_fields
 @dataclass
 class FioJob:
     """One fio job with ``[global]`` merged in; option values as written."""
@@ -101,6 +132,7 @@ class FioJob:
     evidence: Evidence = field(default_factory=Evidence)
 
 
+@pickled_as_fields
 @dataclass
 class Result:
     """One measured number: a row of a table, a fio group line, a prose figure."""
@@ -122,6 +154,7 @@ class Result:
     evidence: Evidence = field(default_factory=Evidence)
 
 
+@pickled_as_fields
 @dataclass
 class KernelMention:
     raw: str  # as written: "v6.8-rc7", "6.8-rc7+ Revert", "5.15.y"
@@ -132,6 +165,7 @@ class KernelMention:
     evidence: Evidence = field(default_factory=Evidence)
 
 
+@pickled_as_fields
 @dataclass
 class CommitCitation:
     sha: str  # lowercase as written
@@ -147,6 +181,7 @@ class CommitCitation:
     evidence: Evidence = field(default_factory=Evidence)
 
 
+@pickled_as_fields
 @dataclass
 class SetupFact:
     key: str  # device | scheduler | filesystem | mount_options | tunable | cpu | memory | stack | ...
@@ -154,6 +189,7 @@ class SetupFact:
     evidence: Evidence = field(default_factory=Evidence)
 
 
+@pickled_as_fields
 @dataclass
 class Claim:
     """What a message says about a performance change."""
@@ -165,6 +201,7 @@ class Claim:
     evidence: Evidence = field(default_factory=Evidence)
 
 
+@pickled_as_fields
 @dataclass
 class Findings:
     """Everything the extractors found in one message."""
@@ -182,6 +219,7 @@ class Findings:
     errors: dict[str, str] = field(default_factory=dict)
 
 
+@pickled_as_fields
 @dataclass
 class Report:
     """One regression report per thread."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import LimitExceeded, SourceError
+from ..model import pickled_as_fields
 
 #: a message larger than this is recorded as an error and not read into memory (the largest of
 #: the 216,677 messages of linux-block, linux-xfs and io-uring read here is 1.45 MB): a hostile
@@ -62,6 +63,7 @@ class SourceFailure:
         self.locator = locator
 
 
+@pickled_as_fields
 @dataclass
 class RawMail:
     """One raw message as a source found it, not yet parsed.
