@@ -339,11 +339,28 @@ def unflow(text: str, delsp: bool = False) -> str:
     return "\n".join(out)
 
 
+def parse_html(text: str):
+    """BeautifulSoup's tree of ``text`` by the stdlib parser, which tolerates unclosed and stray
+    tags but gives up on the whole document at a ``<![`` section it does not know
+    (``<![Download message RAW]``: "unknown status keyword"); such sections are then read as
+    text, and a document it still rejects is read as text whole.  Never raises on what a page
+    or an HTML mail holds."""
+    import html
+
+    from bs4 import BeautifulSoup
+    from bs4.exceptions import ParserRejectedMarkup
+
+    for attempt in (text, text.replace("<![", "&lt;![")):
+        try:
+            return BeautifulSoup(attempt, "html.parser")
+        except ParserRejectedMarkup as exc:
+            log.info("HTML the parser rejects (%s); read again", str(exc).strip().splitlines()[-1][:200])
+    return BeautifulSoup(html.escape(text), "html.parser")
+
+
 def html_to_text(html: str) -> str:
     """HTML-only mail turned into text; block elements become line breaks."""
-    from bs4 import BeautifulSoup
-
-    soup = BeautifulSoup(html, "html.parser")
+    soup = parse_html(html)
     for tag in soup(["script", "style", "head"]):
         tag.decompose()
     for br in soup.find_all("br"):

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..errors import LkmlkbError
 from . import base
 from .base import Oversized, RawMail, SourceFailure, open_archive_file, oversized
 
@@ -226,23 +227,29 @@ def _resume(fh, cursor: str, hasher) -> tuple[int, bool, bytes] | None:
         return None
     end, digest = int(parts[1]), parts[4]
     read = getattr(fh, "read1", None) or fh.read
-    left = end
-    while left:
-        block = read(min(left, BLOCK))
-        if not block:
-            return None  # the file is shorter now
-        hasher.update(block)
-        left -= len(block)
-    if hasher.hexdigest() != digest:
+    left, last = end, b"\n"
+    try:
+        while left:
+            block = read(min(left, BLOCK))
+            if not block:
+                return None  # the file is shorter now
+            hasher.update(block)
+            left -= len(block)
+            last = block[-1:]
+        if hasher.hexdigest() != digest:
+            return None
+        head = b""
+        while len(head) < MAX_SEPARATOR:
+            block = read(BLOCK)
+            if not block:
+                break
+            head += block
+    except LkmlkbError:  # a broken gzip: the whole read reports it with every message before it
         return None
-    head = b""
-    while len(head) < MAX_SEPARATOR:
-        block = read(BLOCK)
-        if not block:
-            break
-        head += block
-    if head and not SEPARATOR.match(head):
-        return None  # what follows is no new message (the last one went on?)
+    # what follows must be a separator where a whole read sees one: at a line's start (a last
+    # message without its newline, then mail appended, is one message to a whole read)
+    if head and not (last == b"\n" and SEPARATOR.match(head)):
+        return None
     return end, parts[3] == "1", head
 
 

@@ -120,3 +120,19 @@ def test_fuzz_splices_never_raise_other_errors(name, cut, junk, tag):
     pos = min(cut, len(data))
     outcome(data[:pos] + tag + junk + tag + data[pos:], PAGES[name])
     outcome(tag + junk, "")
+
+
+def test_a_marked_section_the_parser_does_not_know_leaves_the_page_readable():
+    """The splice hypothesis found (the fresh-machine check of 37cb8ad): ``<![Download ...`` made
+    Python's html.parser reject the whole page ("unknown status keyword"), and the error was
+    bs4's ParserRejectedMarkup, not a ParseError naming the page."""
+    name = "lkml_iu_mhonarc_reply.html"
+    data = (FIX / name).read_bytes()
+    tag = b"[Download message RAW]"
+    spliced = data[:28] + tag + tag + data[28:]
+    assert spliced[26:40] == b"<![Download me"
+    got = outcome(spliced, PAGES[name])
+    want = parse_html_page(data, PAGES[name])
+    assert isinstance(got, list) and [(m.message_id, m.body) for m in got] == [(m.message_id, m.body) for m in want]
+    for junk in (b"<![", b"<![ x", b"<![foo]>", b"<![Download x]>"):
+        assert isinstance(outcome(insert_into_body(data, junk), PAGES[name]), list)

@@ -185,6 +185,18 @@ def test_html_only_mail_becomes_text():
     assert "<p>" not in m.body and "alert" not in m.body and "margin" not in m.body
 
 
+def test_html_only_mail_with_a_marked_section_the_parser_rejects_still_becomes_text():
+    """``<![Download ...`` made html.parser reject the whole body (bs4's ParserRejectedMarkup,
+    a parse failure of the message); the section is now read as text and the rest as HTML."""
+    raw = fixture("bug_report_original.eml")
+    head = raw.split(b"\n\n", 1)[0].replace(b"text/plain; charset=UTF-8; format=flowed", b"text/html; charset=UTF-8")
+    for junk in (b"<![Download message RAW]>", b"<![", b"<![ if"):
+        html = b"<p>Hi,</p>" + junk + b"<p>We have noticed a performance regression.</p><script>alert(1)</script>"
+        m = parse_message(head + b"\n\n" + html)
+        assert "We have noticed a performance regression." in m.body.split("\n")
+        assert "<p>" not in m.body and "alert" not in m.body
+
+
 def test_multipart_alternative_prefers_plain_and_keeps_patch_attachment():
     base = fixture("format_flowed.eml")
     head, body = base.split(b"\n\n", 1)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from lkmlkb.errors import SourceError
 from lkmlkb.ingest import ingest
 from lkmlkb.sources import base, mbox
 from lkmlkb.sources.base import RawMail, SourceFailure
@@ -125,6 +126,38 @@ def test_the_escaping_of_the_file_is_kept_across_a_resume(entries, tmp_path):
     assert b"\n>From the quoted mbox line\n" in resumed.raw
     assert resumed.raw == list(iter_mbox_file(path))[-1].raw
     assert resumed.cursor.split()[3] == "1"
+
+
+def test_mail_appended_to_a_last_message_without_its_newline_is_read_as_a_whole_read_reads_it(entries, tmp_path):
+    """Found in review: a cursor at the end of a file whose last message lacks its newline, then
+    an mbox appended (``cat b.mbox >> a.mbox``): the whole read sees no separator there (not at a
+    line's start) and reads one message; the resumed read must not split it."""
+    path = tmp_path / "a.mbox"
+    data = mbox_bytes(entries[:3]).rstrip(b"\n")
+    path.write_bytes(data)
+    since = list(iter_mbox_file(path))[-1].cursor
+    assert since.split()[1] == str(len(data))
+    path.write_bytes(data + mbox_bytes(entries[3:5]))
+    got = list(iter_mbox_file(path, since=since))
+    assert [(i.locator, i.raw) for i in got] == [(i.locator, i.raw) for i in iter_mbox_file(path)]
+    # the third message ran on into the first appended one; the second appended one follows
+    assert len(got) == 4 and b"\nFrom mboxrd@z " not in got[2].raw and b"From mboxrd@z " in got[2].raw
+
+
+def test_a_gzip_broken_before_the_cursor_is_read_whole_up_to_the_break(entries, tmp_path):
+    """Found in review: a .gz replaced by a truncated one raised while the prefix was hashed, and
+    the messages the whole read yields before the break were never read."""
+    path = tmp_path / "a.mbox.gz"
+    path.write_bytes(gzip.compress(mbox_bytes(entries[:60])))
+    since = list(iter_mbox_file(path))[-1].cursor
+    other = gzip.compress(mbox_bytes(entries[60:100]))
+    path.write_bytes(other[:len(other) * 2 // 3])
+    whole, resumed = [], []
+    for out in (whole, resumed):
+        with pytest.raises(SourceError, match="truncated gzip"):
+            for item in iter_mbox_file(path, since=since if out is resumed else None):
+                out.append(item.raw)
+    assert len(whole) > 10 and resumed == whole
 
 
 @pytest.mark.parametrize("change", ["edited", "truncated", "continued", "garbage cursor"])

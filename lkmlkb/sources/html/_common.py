@@ -21,7 +21,7 @@ from bs4.element import CData
 
 from lkmlkb.errors import ParseError
 from lkmlkb.model import Message
-from lkmlkb.sources.mail import lore_url
+from lkmlkb.sources.mail import lore_url, parse_html
 from lkmlkb.sources.obfuscation import deobfuscate, is_obfuscated
 
 log = logging.getLogger(__name__)
@@ -79,8 +79,8 @@ def decode_page(data: bytes, where: str) -> str:
 
 
 def soup_of(text: str) -> BeautifulSoup:
-    """Parse HTML with the stdlib parser (tolerates unclosed and stray tags)."""
-    return BeautifulSoup(text, "html.parser")
+    """Parse HTML with the stdlib parser (tolerates unclosed and stray tags; see ``mail.parse_html``)."""
+    return parse_html(text)
 
 
 _BLOCK_TAGS = frozenset(
