@@ -117,16 +117,8 @@ def prepare_raw(item: RawMail) -> Prepared | Failure:
         return Failure(item.source, item.locator, "parse", exc.reason, item.raw)
     except Exception as exc:
         return Failure(item.source, item.locator, "parse", f"{exc.__class__.__name__}: {exc}", item.raw)
-    p.cursor_key = getattr(item, "cursor_key", None)
-    p.cursor = _cursor_of(item)
+    p.cursor_key, p.cursor = item.cursor_key, item.cursor
     return p
-
-
-def _cursor_of(item) -> str | None:
-    """Where the item's source resumes once it is stored (None: the source keeps no cursor)."""
-    if not getattr(item, "cursor_key", None):
-        return None
-    return getattr(item, "cursor", None) or item.locator
 
 
 def _prepare_batch(batch: list, screen: bool = False) -> list[Prepared | Failure]:
@@ -214,7 +206,7 @@ def _skip_known(conn, chunk: list) -> list:
         item = chunk[n]
         if any(name not in have[1] for name in item.lists):
             continue
-        out[n] = Known(item.source, item.locator, getattr(item, "cursor_key", None), _cursor_of(item))
+        out[n] = Known(item.source, item.locator, item.cursor_key, item.cursor)
     return out
 
 

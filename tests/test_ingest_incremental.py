@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from mbox_helpers import ARCHIVE, archive_entries, mboxrd_bytes
 
 from lkmlkb import ingest as ingest_mod
 from lkmlkb.ingest import delivery_key, ingest
@@ -20,28 +21,15 @@ from lkmlkb.sources.mbox import split_mbox
 from lkmlkb.store import content_hash
 
 ROOT = Path(__file__).resolve().parent.parent
-ARCHIVE = ROOT.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
 N = 120
 
 
 def _entries(n: int) -> list[bytes]:
-    with gzip.open(ARCHIVE, "rb") as f:
-        out = []
-        for raw in split_mbox(f, mboxrd=True):
-            out.append(raw)
-            if len(out) == n:
-                return out
-    return out
+    return list(archive_entries(n))
 
 
 def _write_mbox(path: Path, entries: list[bytes]) -> None:
-    with open(path, "wb") as f:
-        for raw in entries:
-            f.write(b"From mboxrd@z Thu Jan  1 00:00:00 1970\n")
-            f.write(raw.replace(b"\nFrom ", b"\n>From "))
-            if not raw.endswith(b"\n"):
-                f.write(b"\n")
-            f.write(b"\n")
+    path.write_bytes(mboxrd_bytes(entries))
 
 
 @pytest.fixture()

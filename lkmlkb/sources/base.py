@@ -78,7 +78,7 @@ class RawMail:
     #: position within the source (mbox entry number, git commit) for errors
     locator: str = ""
     #: the source's cursor (public-inbox epoch, mbox file) and where a re-run may resume once this
-    #: message is stored (the locator when None: a public-inbox commit)
+    #: message is stored (an epoch's commit; an mbox's :func:`mbox.cursor_after`)
     cursor_key: str | None = None
     cursor: str | None = None
 

@@ -184,10 +184,10 @@ def iter_mbox_file(path: Path, lists: list[str] | None = None,
             hasher = hashlib.sha256()
             resumed = _resume(fh, since, hasher)
             if resumed is not None:
-                at, mboxrd, head = resumed
+                at, entries, mboxrd, head = resumed
                 if head:  # else nothing came after the cursor
                     split = _split(fh, mboxrd, base.MAX_MESSAGE_BYTES, hasher, at, head)
-                    yield from _items(path, lists, split, hasher, int(since.split()[2]))
+                    yield from _items(path, lists, split, hasher, entries)
                 return
         log.info("%s: not what it was up to its cursor; reading the whole file", path)
     with open_archive_file(path) as fh:
@@ -206,26 +206,26 @@ def _items(path: Path, lists: list[str] | None, split: Iterator, hasher, n: int)
         yield RawMail(msg, str(path), list(lists or []), f"entry {n}", cursor=cursor_after(end, n, rd, hasher))
 
 
-#: the version of :func:`cursor_after`'s format
-CURSOR_FORMAT = "mbox1"
-
-
 def cursor_after(end: int, entries: int, mboxrd: bool, hasher) -> str:
-    """An mbox file's cursor after a message: the offset of its end in the (gunzipped) file,
-    the entries up to it, whether the file reads as mboxrd, and the SHA-256 of every byte
-    before that offset (``hasher`` has seen them)."""
-    return f"{CURSOR_FORMAT} {end} {entries} {int(mboxrd)} {hasher.hexdigest()}"
+    """An mbox file's cursor after a message (:data:`CURSOR`): the offset of its end in the
+    (gunzipped) file, the entries up to it, whether the file reads as mboxrd, and the SHA-256
+    of every byte before that offset (``hasher`` has seen them)."""
+    return f"mbox1 {end} {entries} {int(mboxrd)} {hasher.hexdigest()}"
 
 
-def _resume(fh, cursor: str, hasher) -> tuple[int, bool, bytes] | None:
-    """(offset, mboxrd, the bytes read after the offset) when the file's bytes before the
-    cursor's offset are those it was taken after and a separator (or the end) follows; None
-    when they are not, or the cursor is not one of :func:`cursor_after`'s.  ``hasher`` has
-    seen the bytes before the offset."""
-    parts = cursor.split()
-    if len(parts) != 5 or parts[0] != CURSOR_FORMAT or not (parts[1] + parts[2]).isdigit() or parts[3] not in "01":
+#: what :func:`cursor_after` writes ("mbox1": the format's version)
+CURSOR = re.compile(r"mbox1 (\d+) (\d+) ([01]) ([0-9a-f]{64})", re.ASCII)
+
+
+def _resume(fh, cursor: str, hasher) -> tuple[int, int, bool, bytes] | None:
+    """(offset, entries before it, mboxrd, the bytes read after the offset) when the file's
+    bytes before the cursor's offset are those it was taken after and a separator (or the
+    end) follows; None when they are not, or the cursor is not one of :func:`cursor_after`'s.
+    ``hasher`` has seen the bytes before the offset."""
+    m = CURSOR.fullmatch(cursor)
+    if not m:
         return None
-    end, digest = int(parts[1]), parts[4]
+    end, digest = int(m.group(1)), m.group(4)
     read = getattr(fh, "read1", None) or fh.read
     left, last = end, b"\n"
     try:
@@ -250,7 +250,7 @@ def _resume(fh, cursor: str, hasher) -> tuple[int, bool, bytes] | None:
     # message without its newline, then mail appended, is one message to a whole read)
     if head and not (last == b"\n" and SEPARATOR.match(head)):
         return None
-    return end, parts[3] == "1", head
+    return end, int(m.group(2)), m.group(3) == "1", head
 
 
 def iter_mbox_bytes(data: bytes, source: str, lists: list[str] | None = None):

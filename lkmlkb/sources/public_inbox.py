@@ -110,7 +110,7 @@ def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = N
                 yield SourceFailure(GitError(where, f"message blob {blob[:12]} of commit {commit[:12]} "
                                                     "is missing"), commit)
             else:
-                yield RawMail(raw, where, list(lists or []), commit)
+                yield RawMail(raw, where, list(lists or []), commit, cursor=commit)
     finally:
         if cat.stdin:
             try:

@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
+from mbox_helpers import LORE_SEP
+from mbox_helpers import mboxrd_bytes as mboxrd  # what lore's t.mbox.gz holds
 
 from lkmlkb.errors import LkmlkbError, SourceError
 from lkmlkb.sources import iter_source, sniff
@@ -20,7 +22,6 @@ from lkmlkb.sources.mail import parse_message
 from lkmlkb.sources.mbox import looks_like_mbox, split_mbox, unescape
 
 MAIL = Path(__file__).resolve().parent.parent / "fixtures" / "mail"
-LORE_SEP = b"From mboxrd@z Thu Jan  1 00:00:00 1970\n"
 MBOXO_SEP = b"From harshit.m.mogalapalli@oracle.com Tue Mar 12 10:17:44 2024\n"
 NAMES = ["bug_report_original.eml", "utf8_split_subject_dafu.eml", "re_dafu_reply.eml",
          "from_what_body.eml", "stable_patch_from_line.eml", "nested_quotes.eml"]
@@ -28,17 +29,6 @@ NAMES = ["bug_report_original.eml", "utf8_split_subject_dafu.eml", "re_dafu_repl
 
 def fixture(name: str) -> bytes:
     return (MAIL / name).read_bytes()
-
-
-def mboxrd(messages: list[bytes]) -> bytes:
-    """What lore's t.mbox.gz holds: one ``>`` more before every ``^>*From ``."""
-    out = b""
-    for m in messages:
-        out += LORE_SEP + re.sub(rb"(?m)^(>*From )", rb">\1", m)
-        if not out.endswith(b"\n"):
-            out += b"\n"
-        out += b"\n"
-    return out
 
 
 def mboxo(messages: list[bytes]) -> bytes:

@@ -21,38 +21,18 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from mbox_helpers import archive_entries, mboxrd_bytes
 
 from lkmlkb.errors import SourceError
 from lkmlkb.ingest import ingest
 from lkmlkb.sources import base, mbox
 from lkmlkb.sources.base import RawMail, SourceFailure
-from lkmlkb.sources.mbox import cursor_after, iter_mbox_file, split_mbox
-
-ROOT = Path(__file__).resolve().parents[2]
-ARCHIVE = ROOT.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
-LORE_SEP = b"From mboxrd@z Thu Jan  1 00:00:00 1970\n"
+from lkmlkb.sources.mbox import cursor_after, iter_mbox_file
 
 
 @pytest.fixture(scope="module")
 def entries() -> list[bytes]:
-    with gzip.open(ARCHIVE, "rb") as f:
-        out = []
-        for raw in split_mbox(f, mboxrd=True):
-            out.append(raw)
-            if len(out) == 120:
-                return out
-    return out
-
-
-def mbox_bytes(entries: list[bytes], sep: bytes = LORE_SEP) -> bytes:
-    """An mboxrd file as lore writes it: ``>`` added before every ``^>*From ``."""
-    out = []
-    for raw in entries:
-        out.append(sep + re.sub(rb"(?m)^(>*From )", rb">\1", raw))
-        if not raw.endswith(b"\n"):
-            out.append(b"\n")
-        out.append(b"\n")
-    return b"".join(out)
+    return list(archive_entries(120))
 
 
 def stored_cursor(db: Path, path: Path) -> str:
@@ -62,7 +42,7 @@ def stored_cursor(db: Path, path: Path) -> str:
 
 
 def test_each_message_carries_the_hash_of_the_file_up_to_its_end(entries, tmp_path):
-    data = mbox_bytes(entries[:40])
+    data = mboxrd_bytes(entries[:40])
     path = tmp_path / "a.mbox"
     path.write_bytes(data)
     items = list(iter_mbox_file(path))
@@ -82,7 +62,7 @@ def test_resuming_at_any_cursor_gives_what_the_whole_file_gives_after_it(entries
     monkeypatch.setattr(base, "MAX_MESSAGE_BYTES", len(entries[biggest]) - 1)
     path = tmp_path / "a.mbox"
     # what some tools leave before the first separator: not a message, but part of the hashed prefix
-    data = b"\n" + b"x" * 3000 + b"\n" + mbox_bytes(entries[:60])
+    data = b"\n" + b"x" * 3000 + b"\n" + mboxrd_bytes(entries[:60])
     path.write_bytes(data)
     whole = list(iter_mbox_file(path))
     assert isinstance(whole[biggest], SourceFailure)
@@ -105,9 +85,9 @@ def test_a_gzipped_file_resumes_in_its_expanded_bytes(entries, tmp_path):
     """Appending to a .gz rewrites it (here: compressed again, at another level): the cursor
     counts expanded bytes, so the mail that was there is not read again."""
     path = tmp_path / "a.mbox.gz"
-    path.write_bytes(gzip.compress(mbox_bytes(entries[:50]), compresslevel=9))
+    path.write_bytes(gzip.compress(mboxrd_bytes(entries[:50]), compresslevel=9))
     last = list(iter_mbox_file(path))[-1]
-    path.write_bytes(gzip.compress(mbox_bytes(entries[:70]), compresslevel=1))
+    path.write_bytes(gzip.compress(mboxrd_bytes(entries[:70]), compresslevel=1))
     again = list(iter_mbox_file(path, since=last.cursor))
     assert [i.locator for i in again] == [f"entry {n}" for n in range(51, 71)]
     assert [i.raw for i in again] == [i.raw for i in list(iter_mbox_file(path))[50:]]
@@ -117,11 +97,11 @@ def test_the_escaping_of_the_file_is_kept_across_a_resume(entries, tmp_path):
     """A file that began as mboxrd reads on as mboxrd though the mail appended has other
     separators: ``>>From `` in an appended body loses one ``>`` as in the whole read."""
     path = tmp_path / "a.mbox"
-    path.write_bytes(mbox_bytes(entries[:3]))
+    path.write_bytes(mboxrd_bytes(entries[:3]))
     last = list(iter_mbox_file(path))[-1]
     body = entries[3].replace(b"\n\n", b"\n\n>From the quoted mbox line\n", 1)
     with open(path, "ab") as f:
-        f.write(mbox_bytes([body], sep=b"From someone@example.org Tue Mar 12 10:17:44 2024\n"))
+        f.write(mboxrd_bytes([body], sep=b"From someone@example.org Tue Mar 12 10:17:44 2024\n"))
     (resumed,) = iter_mbox_file(path, since=last.cursor)
     assert b"\n>From the quoted mbox line\n" in resumed.raw
     assert resumed.raw == list(iter_mbox_file(path))[-1].raw
@@ -133,11 +113,11 @@ def test_mail_appended_to_a_last_message_without_its_newline_is_read_as_a_whole_
     an mbox appended (``cat b.mbox >> a.mbox``): the whole read sees no separator there (not at a
     line's start) and reads one message; the resumed read must not split it."""
     path = tmp_path / "a.mbox"
-    data = mbox_bytes(entries[:3]).rstrip(b"\n")
+    data = mboxrd_bytes(entries[:3]).rstrip(b"\n")
     path.write_bytes(data)
     since = list(iter_mbox_file(path))[-1].cursor
     assert since.split()[1] == str(len(data))
-    path.write_bytes(data + mbox_bytes(entries[3:5]))
+    path.write_bytes(data + mboxrd_bytes(entries[3:5]))
     got = list(iter_mbox_file(path, since=since))
     assert [(i.locator, i.raw) for i in got] == [(i.locator, i.raw) for i in iter_mbox_file(path)]
     # the third message ran on into the first appended one; the second appended one follows
@@ -148,9 +128,9 @@ def test_a_gzip_broken_before_the_cursor_is_read_whole_up_to_the_break(entries, 
     """Found in review: a .gz replaced by a truncated one raised while the prefix was hashed, and
     the messages the whole read yields before the break were never read."""
     path = tmp_path / "a.mbox.gz"
-    path.write_bytes(gzip.compress(mbox_bytes(entries[:60])))
+    path.write_bytes(gzip.compress(mboxrd_bytes(entries[:60])))
     since = list(iter_mbox_file(path))[-1].cursor
-    other = gzip.compress(mbox_bytes(entries[60:100]))
+    other = gzip.compress(mboxrd_bytes(entries[60:100]))
     path.write_bytes(other[:len(other) * 2 // 3])
     whole, resumed = [], []
     for out in (whole, resumed):
@@ -163,18 +143,24 @@ def test_a_gzip_broken_before_the_cursor_is_read_whole_up_to_the_break(entries, 
 @pytest.mark.parametrize("change", ["edited", "truncated", "continued", "garbage cursor"])
 def test_a_file_that_is_not_what_it_was_up_to_its_cursor_is_read_whole(entries, tmp_path, change):
     path = tmp_path / "a.mbox"
-    data = mbox_bytes(entries[:30])
+    data = mboxrd_bytes(entries[:30])
     path.write_bytes(data)
     since = list(iter_mbox_file(path))[-1].cursor
     if change == "edited":  # one byte of an early message, the length kept
         at = data.index(b"Subject: ") + 9
-        path.write_bytes(data[:at] + bytes([data[at] ^ 0x20]) + data[at + 1:] + mbox_bytes(entries[30:32]))
+        path.write_bytes(data[:at] + bytes([data[at] ^ 0x20]) + data[at + 1:] + mboxrd_bytes(entries[30:32]))
     elif change == "truncated":
         path.write_bytes(data[:len(data) // 2])
     elif change == "continued":  # the last message went on: no separator at the cursor
         path.write_bytes(data + b"more of the last message\n")
     else:
         since = "mbox1 12 not-a-number 1 00"
+        digest = hashlib.sha256(data).hexdigest()
+        # near misses of the format: each is no cursor (the whole file is read)
+        for bad in (f"mbox1 {len(data)} 30 01 {digest}", f"mbox1 {len(data)} ³0 1 {digest}",
+                    f"mbox2 {len(data)} 30 1 {digest}", f"mbox1 {len(data)} 30 1 {digest[:-1]}"):
+            assert [i.locator for i in iter_mbox_file(path, since=bad)][:1] == ["entry 1"]
+        assert list(iter_mbox_file(path, since=f"mbox1 {len(data)} 30 1 {digest}")) == []
     got = list(iter_mbox_file(path, since=since))
     assert got[0].locator == "entry 1"
     assert [i.raw for i in got] == [i.raw for i in iter_mbox_file(path)]
@@ -182,7 +168,7 @@ def test_a_file_that_is_not_what_it_was_up_to_its_cursor_is_read_whole(entries, 
 
 def test_a_rerun_reads_only_the_mail_appended_to_an_mbox(entries, tmp_path, count_parses):
     path = tmp_path / "linux-block.mbox"
-    path.write_bytes(mbox_bytes(entries[:80]))
+    path.write_bytes(mboxrd_bytes(entries[:80]))
     db = tmp_path / "kb.db"
     first = ingest([str(path)], str(db), workers=1)
     assert (first.new, first.errors) == (80, 0)
@@ -194,7 +180,7 @@ def test_a_rerun_reads_only_the_mail_appended_to_an_mbox(entries, tmp_path, coun
     assert (again.read, again.new, again.unchanged, calls[0]) == (0, 0, 0, 0)
 
     with open(path, "ab") as f:
-        f.write(mbox_bytes(entries[80:]))
+        f.write(mboxrd_bytes(entries[80:]))
     more = ingest([str(path)], str(db), workers=1)
     assert (more.read, more.new, more.unchanged, calls[0]) == (40, 40, 0, 40)
     con = sqlite3.connect(db)
@@ -206,12 +192,12 @@ def test_a_rerun_reads_only_the_mail_appended_to_an_mbox(entries, tmp_path, coun
 def test_a_changed_file_is_read_whole_and_its_changed_message_is_a_second_delivery(entries, tmp_path,
                                                                                     count_parses):
     path = tmp_path / "linux-block.mbox"
-    path.write_bytes(mbox_bytes(entries[:40]))
+    path.write_bytes(mboxrd_bytes(entries[:40]))
     db = tmp_path / "kb.db"
     ingest([str(path)], str(db), workers=1)
     # the same mail with one more Received: header on entry 6 (a real list hop), and two more
     hop = b"Received: from relay.example.org by mx.example.org; Mon, 1 Jan 2024 00:00:00 +0000\n"
-    path.write_bytes(mbox_bytes([*entries[:5], hop + entries[5], *entries[6:42]]))
+    path.write_bytes(mboxrd_bytes([*entries[:5], hop + entries[5], *entries[6:42]]))
     calls = count_parses()
     s = ingest([str(path)], str(db), workers=1)
     assert (s.read, s.new, s.copies, s.unchanged) == (42, 2, 1, 39)
@@ -221,12 +207,12 @@ def test_a_changed_file_is_read_whole_and_its_changed_message_is_a_second_delive
 def test_each_mbox_of_a_folder_keeps_its_own_cursor(entries, tmp_path, count_parses):
     folder = tmp_path / "archive"
     folder.mkdir()
-    (folder / "2024-01.mbox").write_bytes(mbox_bytes(entries[:30]))
-    (folder / "2024-02.mbox").write_bytes(mbox_bytes(entries[30:60]))
+    (folder / "2024-01.mbox").write_bytes(mboxrd_bytes(entries[:30]))
+    (folder / "2024-02.mbox").write_bytes(mboxrd_bytes(entries[30:60]))
     db = tmp_path / "kb.db"
     assert ingest([str(folder)], str(db), workers=1).new == 60
     with open(folder / "2024-02.mbox", "ab") as f:
-        f.write(mbox_bytes(entries[60:65]))
+        f.write(mboxrd_bytes(entries[60:65]))
     calls = count_parses()
     s = ingest([str(folder)], str(db), workers=1)
     assert (s.read, s.new, calls[0]) == (5, 5, 5)
@@ -238,7 +224,7 @@ def test_the_cursor_format(entries):
     h = hashlib.sha256(b"abc")
     assert cursor_after(3, 1, True, h) == "mbox1 3 1 1 " + hashlib.sha256(b"abc").hexdigest()
     # what the stream had already read is all the hasher saw: a resume hashes the same bytes
-    data = mbox_bytes(entries[:2])
+    data = mboxrd_bytes(entries[:2])
     h2 = hashlib.sha256()
     got = list(mbox._split(io.BytesIO(data), None, None, h2))
     assert got[-1][1] == len(data) and h2.hexdigest() == hashlib.sha256(data).hexdigest()

@@ -21,7 +21,8 @@ from bs4.element import CData
 
 from lkmlkb.errors import ParseError
 from lkmlkb.model import Message
-from lkmlkb.sources.mail import lore_url, parse_html
+from lkmlkb.sources.mail import lore_url
+from lkmlkb.sources.mail import parse_html as soup_of  # the stdlib parser, kept from giving up on a page
 from lkmlkb.sources.obfuscation import deobfuscate, is_obfuscated
 
 log = logging.getLogger(__name__)
@@ -76,11 +77,6 @@ def decode_page(data: bytes, where: str) -> str:
             except (UnicodeDecodeError, LookupError):
                 log.info("%s: declared charset %s does not fit the bytes", where, name)
     return data.decode("cp1252", errors="replace")
-
-
-def soup_of(text: str) -> BeautifulSoup:
-    """Parse HTML with the stdlib parser (tolerates unclosed and stray tags; see ``mail.parse_html``)."""
-    return parse_html(text)
 
 
 _BLOCK_TAGS = frozenset(
