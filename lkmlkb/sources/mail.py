@@ -23,7 +23,9 @@ import email.utils
 import functools
 import hashlib
 import logging
+import quopri
 import re
+from dataclasses import dataclass
 from datetime import UTC
 from email.message import Message as EmailMessage
 from email.policy import compat32
@@ -67,13 +69,23 @@ COMMENT_FROM = re.compile(
 FOLD = re.compile(r"\r?\n[ \t]+")
 # raw 8-bit header bytes, as compat32 hands them back (surrogate escapes)
 ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
-# the start of a header field as the email feedparser reads one: a name of
-# printable ASCII other than ":" (no space, RFC 5322 2.2), then ":"
-HEADER_NAME = re.compile(r"[\x21-\x39\x3b-\x7e]{1,998}:")
-# where one header field ends: a line break not followed by a fold
-FIELD_BREAK = re.compile(r"\n(?![ \t])")
 #: the headers that decide how a body is decoded; the fast path keeps only these on its part
-BODY_HEADERS = frozenset({"content-type", "content-transfer-encoding", "content-disposition"})
+BODY_HEADERS = ("content-type", "content-transfer-encoding", "content-disposition")
+#: every header :func:`parse_message` reads (the fast path finds only these)
+HEADERS_READ = frozenset({"message-id", "from", "x-original-from", "references", "in-reply-to", "date",
+                          "subject", "to", "cc", "list-id", *BODY_HEADERS})
+# a line of a header block that is neither the start of a field as the email feedparser reads
+# one (a name of printable ASCII other than ":", no space (RFC 5322 2.2), then ":") nor a fold:
+# the feedparser would end the header block there.  Searched in "\n" + the block.
+NOT_A_FIELD = re.compile(r"\n(?![ \t]|[\x21-\x39\x3b-\x7e]{1,998}:)")
+# a field parse_message reads, at a line's start (of "\n" + the block): its name, and its value
+# as compat32 reads it (after ":" and leading blanks, folds kept, the last line end dropped)
+FIELD_READ = re.compile(r"\n(%s):[ \t]*(.*(?:\n[ \t].*)*)" % "|".join(sorted(map(re.escape, HEADERS_READ))),
+                        re.I | re.A)
+#: the types :func:`extract_body` reads of a lone part as text (``text/html`` aside)
+TEXT_TYPES = frozenset({"text/plain", "text/x-patch", "text/x-diff", "text/x-log", "application/x-patch"})
+#: Content-Transfer-Encodings compat32 decodes; any other leaves the body's bytes as they are
+DECODED_CTES = frozenset({"quoted-printable", "base64", "x-uuencode", "uuencode", "uue", "x-uue"})
 ANGLE_ADDR = re.compile(r"^(?P<name>[^<>]{0,300}?)[ \t]{0,3}<(?P<addr>[^<>]{0,300})>[ \t]{0,3}$")
 
 
@@ -402,8 +414,12 @@ def extract_body(msg: EmailMessage) -> str:
         text = "\n".join([html_to_text(h) for h in html] + extra)
     else:
         text = "\n".join(extra)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return clean_text(text)
+    return _body_text(text)
+
+
+def _body_text(text: str) -> str:
+    """A body's text with its line ends normalized and what SQLite must not see removed."""
+    return clean_text(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def list_ids(msg: EmailMessage | FirstHeaders, extra: list[str] | None = None) -> list[str]:
@@ -461,39 +477,85 @@ class FirstHeaders(dict):
         return first
 
 
-def read_simple(raw: bytes) -> tuple[FirstHeaders, EmailMessage] | None:
-    """Headers and body part of a message, read without the email feedparser.
+class ReadHeaders(FirstHeaders):
+    """The fields :func:`read_simple` found: only those in HEADERS_READ (asking for another is a bug)."""
+
+    def get(self, name, default=None):
+        key = name.lower()
+        if key not in HEADERS_READ:
+            raise LookupError(f"{name}: not read by read_simple (add it to HEADERS_READ)")
+        return dict.get(self, key, default)
+
+
+@cached_if_short(512)
+def _content_type(value: str) -> str:
+    """compat32's ``get_content_type`` for a Content-Type value (str)."""
+    ctype = value.partition(";")[0].strip().lower()
+    return ctype if ctype.count("/") == 1 else "text/plain"
+
+
+@dataclass(frozen=True, slots=True)
+class LonePart:
+    """The body of a message that is one text part, sent as it is or quoted-printable."""
+
+    payload: bytes
+    content_type: str | None  # the Content-Type value, or None without one
+    quoted_printable: bool
+
+    def text(self) -> str:
+        """:func:`extract_body`'s text of it, before line ends are normalized (as :func:`_part_text`)."""
+        payload = quopri.decodestring(self.payload) if self.quoted_printable else self.payload
+        charset, flowed, delsp = (_params_of_value(self.content_type) if self.content_type is not None
+                                  else (None, False, False))
+        text = decode_bytes(payload, charset)
+        return unflow(text, delsp=delsp) if flowed else text
+
+
+def read_simple(raw: bytes) -> tuple[FirstHeaders, EmailMessage | LonePart] | None:
+    """Headers and body of a message, read without the email feedparser.
 
     The feedparser is pure Python and goes line by line; most list mail is a
     header block of ``Name: value`` lines (folded with leading whitespace),
     a blank line, and a single-part body.  For exactly that, this returns the
-    headers as compat32 would read them (the value after ``:`` without leading
-    blanks, folds kept, line end dropped) and a bare compat32 part holding only
-    the Content-* headers and the body, so :func:`extract_body` decodes it as
-    before.  Anything else -- CR in the header block, a line that is neither a
-    header nor a fold, no blank line, a multipart or message/* body -- gives
-    None, and the email package reads the message.
+    headers parse_message reads (HEADERS_READ) as compat32 would read them
+    (the first field of each name: the value after ``:`` without leading
+    blanks, folds kept, line end dropped) and the body: for a lone text part
+    sent as it is or quoted-printable (most list mail), a :class:`LonePart`
+    that decodes it as :func:`extract_body` would; else a bare compat32
+    part holding only the Content-* headers and the body, for
+    :func:`extract_body`.  Anything else -- CR in the header block, a line
+    that is neither a header nor a fold, no blank line, a multipart or
+    message/* body -- gives None, and the email package reads the message.
     """
     end = raw.find(b"\n\n")
     if end <= 0:
         return None
-    head = raw[:end].decode("ascii", "surrogateescape")
-    if "\r" in head:
+    head = "\n" + raw[:end].decode("ascii", "surrogateescape")
+    if "\r" in head or head[1] in " \t" or NOT_A_FIELD.search(head):
         return None
-    first = FirstHeaders()
-    part = EmailMessage(policy=compat32)
-    for field in FIELD_BREAK.split(head):
-        # a field's later lines are folds by construction; its first must be a header
-        m = HEADER_NAME.match(field)
-        if not m:  # a fold first, a blank line, "From " envelope line, ": x"
-            return None
-        name, value = field[:m.end() - 1], field[m.end():]
+    first = ReadHeaders()
+    body_fields = []
+    for m in FIELD_READ.finditer(head):
+        name, value = m.groups()
         key = name.lower()
         if key in BODY_HEADERS:
-            part.set_raw(name, value.lstrip(" \t"))
+            body_fields.append((name, value))
         if key not in first:
-            value = value.lstrip(" \t")
             first[key] = value if value.isascii() else compat32.header_fetch_parse(name, value)
+    ctype_value = first.get("Content-Type")
+    cte = first.get("Content-Transfer-Encoding", "")
+    if isinstance(ctype_value, str) and isinstance(cte, str):
+        ctype = _content_type(ctype_value)
+        cte = cte.lower()
+    elif ctype_value is None and isinstance(cte, str):
+        ctype, cte = "text/plain", cte.lower()
+    else:  # a Header of raw 8-bit bytes: compat32 reads it
+        ctype = cte = None
+    if ctype in TEXT_TYPES and (cte == "quoted-printable" or cte not in DECODED_CTES):
+        return first, LonePart(raw[end + 2:], ctype_value, cte == "quoted-printable")
+    part = EmailMessage(policy=compat32)
+    for name, value in body_fields:
+        part.set_raw(name, value)
     if part.get_content_maintype() in ("multipart", "message"):
         return None
     part.set_payload(raw[end + 2:].decode("ascii", "surrogateescape"))
@@ -545,7 +607,7 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
 
     date_raw = decode_header(headers.get("Date"))
     try:
-        body = extract_body(msg)
+        body = _body_text(msg.text()) if isinstance(msg, LonePart) else extract_body(msg)
     except Exception as exc:
         log.info("%s: body not decodable (%s); kept raw", source, exc)
         body = clean_text(decode_bytes(raw.split(b"\n\n", 1)[-1]))
