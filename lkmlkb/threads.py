@@ -19,6 +19,7 @@ import hashlib
 import logging
 import re
 from collections.abc import Callable, Iterable
+from itertools import groupby
 
 from .model import Message, Segment
 
@@ -241,6 +242,7 @@ OUTLOOK_LEAD = frozenset("-_F发V")                          # OUTLOOK_SEPARATOR
 OUTLOOK_HEADER_LEAD = frozenset("-_FfSsſTtCcDd发收抄主")     # OUTLOOK_HEADER (re.I: "ſ" folds to "s")
 FOOTER_LEAD = frozenset("TtMmPpYy_")                       # FOOTER_START's fixed-text alternatives
 ATTRIBUTION_END = (":", "：")                               # every ATTRIBUTION alternative but "On ..." ends so
+_ON = ("On", "on", "ON", "oN")                              # the "On ..." alternative's start (re.I)
 
 
 def quote_depth(line: str) -> tuple[int, str]:
@@ -262,7 +264,7 @@ def quote_depth(line: str) -> tuple[int, str]:
 
 def _is_attribution(c: str) -> bool:
     """ATTRIBUTION on a stripped line: ``On ... wrote:``, ``X writes:``, ``X 于 ... 写道：``."""
-    return (c[-1:] in ATTRIBUTION_END or c[:2] in ("On", "on", "ON", "oN")) and bool(ATTRIBUTION.match(c))
+    return (c[-1:] in ATTRIBUTION_END or c[:2] in _ON) and bool(ATTRIBUTION.match(c))
 
 
 def _is_outlook_header(c: str) -> bool:
@@ -296,8 +298,8 @@ def _patch_starts(lines: list[str], i: int) -> bool:
     return _is_diffstat(line) and i + 1 < n and (_is_diffstat(lines[i + 1]) or bool(DIFFSTAT_SUM.match(lines[i + 1])))
 
 
-def _classify(lines: list[str], quotes: list[tuple[int, str]]) -> list[tuple[str, int]]:
-    """The kind and quote depth of every line (``quotes``: :func:`quote_depth` of each)."""
+def _classify(lines: list[str], depths: list[int], contents: list[str]) -> list[tuple[str, int]]:
+    """The kind and quote depth of every line (``depths`` and ``contents``: :func:`quote_depth` of each)."""
     kinds: list[tuple[str, int]] = []
     in_patch = False
     in_footer = False
@@ -306,32 +308,41 @@ def _classify(lines: list[str], quotes: list[tuple[int, str]]) -> list[tuple[str
     in_outlook = False  # inside the unmarked quote of a top-posted Outlook reply
     outlook_headers = False
     for i, line in enumerate(lines):
-        depth, content = quotes[i]
-        # the first character after at most three blanks: only a few can start an Outlook block
-        lead = "" if depth else line[:4].lstrip(" \t")[:1]
-        if not in_outlook and not depth and not in_footer and i > sig_until and lead in OUTLOOK_LEAD \
-                and _outlook_block_start(lines, i):
-            in_outlook = outlook_headers = True
+        depth = depths[i]
+        if depth and not in_outlook:
             in_patch = False
-        if in_patch and not depth and (line[:1] == "+" or (line[:1] == " " and lead not in OUTLOOK_LEAD)):
-            kinds.append(("patch", 0))  # what the checks below decide for a patch's "+" and context lines
+            c = contents[i].strip()
+            kind = "quoted"
+            if c[:1] in OUTLOOK_HEADER_LEAD and _is_outlook_header(c) \
+                    and (c.startswith(("-", "_")) or ":" in c or "：" in c) and _near_outlook(contents, i):
+                kind = "quoted_header"
+            if (c[-1:] in ATTRIBUTION_END or c[:2] in _ON) and ATTRIBUTION.match(c):  # _is_attribution
+                kind = "attribution"
+            kinds.append((kind, depth))
             continue
+        if not depth:
+            first = line[:1]
+            # a patch's "+" lines and "-" lines other than "--...": what the checks below decide
+            # (neither can start an Outlook block: its separator starts "---" or "___")
+            if in_patch and (first == "+" or (first == "-" and line[1:2] != "-")):
+                kinds.append(("patch", 0))
+                continue
+            # the first character after at most three blanks: only a few can start an Outlook block
+            lead = line[:4].lstrip(" \t")[:1]
+            if not in_outlook and not in_footer and i > sig_until and lead in OUTLOOK_LEAD \
+                    and _outlook_block_start(lines, i):
+                in_outlook = outlook_headers = True
+                in_patch = False
+            if in_patch and first == " " and lead not in OUTLOOK_LEAD:
+                kinds.append(("patch", 0))  # as for "+" lines
+                continue
         if in_outlook:
-            c = content.strip()
+            c = contents[i].strip()
             if outlook_headers and (OUTLOOK_SEPARATOR.match(line) or OUTLOOK_HEADER.match(c)):
                 kinds.append(("quoted_header", depth + 1))
                 continue
             outlook_headers = False
             kinds.append(("attribution" if _is_attribution(c) else "quoted", depth + 1))
-            continue
-        if depth:
-            in_patch = False
-            c = content.strip()
-            kind = "quoted_header" if _is_outlook_header(c) and (c.startswith(("-", "_")) or ":" in c or "：" in c) \
-                and _near_outlook(lines, i, quotes) else "quoted"
-            if _is_attribution(c):
-                kind = "attribution"
-            kinds.append((kind, depth))
             continue
         if in_footer:
             kinds.append(("footer", 0))
@@ -358,15 +369,15 @@ def _classify(lines: list[str], quotes: list[tuple[int, str]]) -> list[tuple[str
             end = i
             # no further than one line past what a signature may hold: a longer run is none, and
             # walking it to the end at every "-- " made a flood of them quadratic
-            while end + 1 < n and end - i <= MAX_SIG_LINES and not quotes[end + 1][0] \
+            while end + 1 < n and end - i <= MAX_SIG_LINES and not depths[end + 1] \
                     and not _is_footer(lines[end + 1]):
                 end += 1
             if end - i <= MAX_SIG_LINES:
                 sig_until = end
                 kinds.append(("signature", 0))
                 continue
-        if (_is_attribution(line.strip()) and _next_is_quoted(lines, i, quotes)) \
-                or (lead in OUTLOOK_LEAD and _from_sent_attribution(lines, i, quotes)):
+        if (_is_attribution(line.strip()) and _next_is_quoted(lines, i, depths)) \
+                or (lead in OUTLOOK_LEAD and _from_sent_attribution(lines, i, depths, contents)):
             kinds.append(("attribution", 0))
             continue
         kinds.append(("new", 0))
@@ -385,26 +396,26 @@ def _outlook_block_start(lines: list[str], i: int) -> bool:
     return bool(OUTLOOK_FROM.match(line) and i + 1 < len(lines) and OUTLOOK_SENT.match(lines[i + 1][:4000]))
 
 
-def _from_sent_attribution(lines: list[str], i: int, quotes: list[tuple[int, str]]) -> bool:
+def _from_sent_attribution(lines: list[str], i: int, depths: list[int], contents: list[str]) -> bool:
     """``From: Dongsoo Lee`` above ``> Sent: 12 January 2024 02:29`` (Outlook
     users who quote with ``>``, e.g. David Laight on linux-block)."""
     if not OUTLOOK_FROM.match(lines[i][:4000]) or i + 1 >= len(lines):
         return False
-    depth, content = quotes[i + 1]  # quote marks end within 401 characters: as of lines[i + 1][:4000]
-    return depth > 0 and bool(OUTLOOK_SENT.match(content))
+    # quote marks end within 401 characters: as of lines[i + 1][:4000]
+    return depths[i + 1] > 0 and bool(OUTLOOK_SENT.match(contents[i + 1]))
 
 
-def _near_outlook(lines: list[str], i: int, quotes: list[tuple[int, str]]) -> bool:
+def _near_outlook(contents: list[str], i: int) -> bool:
     """An Outlook header line is one of at least two such lines in a row."""
     def is_h(j):
-        return 0 <= j < len(lines) and OUTLOOK_HEADER.match(quotes[j][1].strip() or "x")
+        return 0 <= j < len(contents) and OUTLOOK_HEADER.match(contents[j].strip() or "x")
     return bool(is_h(i - 1) or is_h(i + 1))
 
 
-def _next_is_quoted(lines: list[str], i: int, quotes: list[tuple[int, str]]) -> bool:
+def _next_is_quoted(lines: list[str], i: int, depths: list[int]) -> bool:
     for j in range(i + 1, min(i + 4, len(lines))):
         if lines[j].strip():
-            return quotes[j][0] > 0
+            return depths[j] > 0
     return False
 
 
@@ -415,21 +426,26 @@ def _next_is_prose(lines: list[str], i: int) -> bool:
     return True
 
 
+def _quotes(lines: list[str]) -> tuple[list[int], list[str]]:
+    """:func:`quote_depth` of every line, as two lists (depths, texts); a line without ">" in
+    its first four characters is answered as quote_depth answers it, without the call."""
+    depths = [0] * len(lines)
+    contents = lines.copy()
+    for i in [i for i, line in enumerate(lines) if ">" in line[:4]]:
+        depths[i], contents[i] = quote_depth(lines[i])
+    return depths, contents
+
+
 def segment_body(body: str) -> list[Segment]:
     """Split a body into segments with 0-based inclusive line spans."""
     lines = body.split("\n")
-    # once: the classifier and the segment texts read them (a line without ">" in its first four
-    # characters is answered here as quote_depth answers it, without the call)
-    quotes = [quote_depth(line) if ">" in line[:4] else (0, line) for line in lines]
-    kinds = _classify(lines, quotes)
+    depths, contents = _quotes(lines)
     segments: list[Segment] = []
     start = 0
-    for i in range(1, len(lines) + 1):
-        if i == len(lines) or kinds[i] != kinds[start]:
-            kind, depth = kinds[start]
-            text = "\n".join([c for _, c in quotes[start:i]] if depth else lines[start:i])
-            segments.append(Segment(kind, start, i - 1, text, depth))
-            start = i
+    for (kind, depth), run in groupby(_classify(lines, depths, contents)):
+        end = start + len(list(run))
+        segments.append(Segment(kind, start, end - 1, "\n".join((contents if depth else lines)[start:end]), depth))
+        start = end
     # blank-only "new" runs between quoted runs are not text anyone wrote
     return [s for s in segments if not (s.kind == "new" and not s.text.strip())]
 
