@@ -537,9 +537,13 @@ def _squeeze(line: str) -> str:
     lines whose squeeze no quoted line has can never be the origin of a quote.  It is
     lower-cased with the spaces in, as the key is: the lower case of some letters
     depends on what follows (Greek "Σ" ends a word as "ς"); an ASCII letter's does not."""
-    if line.isascii():
-        return "".join(line.split()).lower()
+    if line.isascii():  # its whitespace deleted as bytes: a third faster than joining its words
+        return line.encode().translate(None, _ASCII_SPACE).lower().decode()
     return " ".join(line.split()).lower().replace(" ", "")
+
+
+#: what ``str.split`` splits an ASCII line at (\x1c-\x1f too)
+_ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())
 
 
 def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict, cache: _SaidCache,
