@@ -14,10 +14,13 @@ from __future__ import annotations
 from dataclasses import asdict
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mbox_helpers import archive_entries
 
 from lkmlkb import threads
 from lkmlkb.sources import mail
-from lkmlkb.sources.mail import parse_message, read_simple
+from lkmlkb.sources.mail import LonePart, parse_message, read_simple
 from lkmlkb.threads import (
     ATTRIBUTION,
     FOOTER_START,
@@ -261,7 +264,24 @@ FAST = {
     "format-flowed": FLOWED_7BIT,
     "8bit-gbk-body": GBK_8BIT_FLOWED,
     "mbox-separator": WITH_SEPARATOR,
+    # variations of the real messages above on what decides how a body is decoded
+    "no-content-type": FLOWED_7BIT.replace(b"Content-Type: text/plain; charset=UTF-8; format=flowed\n", b"")
+                                  .replace(b"Content-Transfer-Encoding: 7bit\n", b""),
+    "patch-part": PLAIN_QP.replace(b"Content-Type: text/plain;", b"Content-Type: text/x-patch;"),
+    "cte-case-and-fold": PLAIN_QP.replace(b"Content-Transfer-Encoding: quoted-printable",
+                                          b"Content-Transfer-Encoding:\n Quoted-Printable"),
+    "cte-trailing-blank": PLAIN_QP.replace(b"quoted-printable\n", b"quoted-printable \n"),
+    "two-content-types": FLOWED_7BIT.replace(b"MIME-Version: 1.0\n",
+                                             b"Content-type: text/plain; charset=gbk\nMIME-Version: 1.0\n"),
+    "html-part": PLAIN_QP.replace(b"Content-Type: text/plain;", b"Content-Type: TEXT/HTML;"),
+    "bad-type": PLAIN_QP.replace(b"Content-Type: text/plain;", b"Content-Type: text;"),
+    "image-part": BASE64_UTF8.replace(b"Content-Type: text/plain;", b"Content-Type: image/png;"),
+    "8bit-content-type": GBK_8BIT_FLOWED.replace(b"charset=gbk", "charset=\u00e9".encode()),
 }
+#: the kinds read as a LonePart: one text part, sent as it is or quoted-printable
+LONE = {"quoted-printable", "format-flowed", "8bit-gbk-body", "mbox-separator",
+        "no-content-type", "patch-part", "cte-case-and-fold", "cte-trailing-blank", "two-content-types",
+        "bad-type"}
 SLOW = {
     "multipart": MULTIPART_SIGNED,
     "crlf": PLAIN_QP.replace(b"\n", b"\r\n"),
@@ -281,10 +301,12 @@ def _email_package_only(monkeypatch, raw: bytes) -> dict:
 def test_fast_path_reads_the_message_and_agrees_with_the_email_package(kind, monkeypatch):
     raw = FAST[kind]
     stripped = raw.split(b"\n", 1)[1] if raw.startswith(b"From ") else raw
-    assert read_simple(stripped) is not None
+    read = read_simple(stripped)
+    assert read is not None
+    assert isinstance(read[1], LonePart) == (kind in LONE)
     fast = asdict(parse_message(raw, "x.mbox", ["linux-block.vger.kernel.org"]))
     assert fast == _email_package_only(monkeypatch, raw)
-    assert fast["body"].strip()
+    assert fast["body"].strip() or kind == "image-part"
 
 
 @pytest.mark.parametrize("kind", sorted(SLOW))
@@ -292,6 +314,29 @@ def test_unusual_messages_go_to_the_email_package(kind, monkeypatch):
     raw = SLOW[kind]
     assert read_simple(raw) is None
     assert asdict(parse_message(raw, "x.mbox", ["linux-block.vger.kernel.org"])) == _email_package_only(monkeypatch, raw)
+
+
+def test_every_message_of_the_archive_sample_reads_the_same_by_either_path(monkeypatch):
+    """All 3,995 linux-block messages of 2024 Q1: the fast path's Message is the email
+    package's, and most mail takes it (a lone text part)."""
+    entries = archive_entries(10_000)
+    assert len(entries) == 3995
+    fast = [asdict(parse_message(raw, "x.mbox")) for raw in entries]
+    reads = [read_simple(raw) for raw in entries]
+    lone = sum(1 for r in reads if r and isinstance(r[1], LonePart))
+    assert lone > 0.9 * len(entries)
+    monkeypatch.setattr(mail, "read_simple", lambda raw: None)
+    slow = [asdict(parse_message(raw, "x.mbox")) for raw in entries]
+    assert [f for f, s in zip(fast, slow) if f != s] == []
+
+
+def test_the_fast_path_holds_only_the_headers_parse_message_reads():
+    headers, _ = read_simple(PLAIN_QP)
+    assert headers.get("message-id") == "<ed0b9dd45fca4f6e910a9e1ffa756180@AcuMS.aculab.com>"
+    assert headers.get("CC").startswith('"linux-block@vger.kernel.org"')
+    assert headers.get("X-Original-From") is None  # read, absent
+    with pytest.raises(LookupError, match="MIME-Version: not read by read_simple"):
+        headers.get("MIME-Version")
 
 
 def test_fast_path_decodes_what_the_trimmed_messages_say():
@@ -335,6 +380,22 @@ def test_prefilters_agree_with_their_regexes(line):
     assert _is_attribution(line) == bool(ATTRIBUTION.match(line))
     assert _is_outlook_header(line) == bool(OUTLOOK_HEADER.match(line))
     assert _is_footer(line) == bool(FOOTER_START.match(line))
+
+
+@given(st.text(alphabet=st.sampled_from("-_ \tFfVv发:：OriginalMessage"), max_size=40).filter(
+    lambda t: not t.startswith("-")))
+@settings(max_examples=300, deadline=None)
+def test_a_patch_minus_line_not_starting_two_dashes_starts_no_outlook_block(rest):
+    """The segmenter reads a patch's "-x" lines as patch lines without asking whether an
+    Outlook block starts there: neither its separator nor its "From:" can start so."""
+    line = "-" + rest
+    assert not threads._outlook_block_start([line, "Sent: 01 January 2024 17:51", "From: X"], 0)
+
+
+def test_a_body_with_a_minus_line_in_a_patch_segments_it_as_patch():
+    body = "A fix.\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-old line\n+new line\n context\n-\n"
+    kinds = [(s.kind, s.line_start, s.line_end) for s in threads.segment_body(body)]
+    assert kinds == [("new", 0, 1), ("patch", 2, 9)]
 
 
 def test_line_key_normalizes_whitespace_and_case_like_the_regex_did():
