@@ -286,3 +286,25 @@ def test_the_worker_pool_wakes_its_handler_when_a_worker_ends_not_for_each_resul
     finally:
         pool.terminate()
         pool.join()
+
+
+@pytest.mark.skipif(not hasattr(__import__("fcntl"), "F_GETPIPE_SZ"), reason="pipe sizes are Linux's")
+def test_the_pipes_to_and_from_the_workers_hold_a_mebibyte(tmp_path):
+    """A batch or its result is megabytes: through Linux's default 64 KiB pipe its writer and
+    reader woke for every 64 KiB.  The pool's task and result pipes hold PIPE_BYTES, and a
+    result larger than that still arrives whole."""
+    import fcntl
+    import multiprocessing
+
+    from lkmlkb.ingest import PIPE_BYTES, WorkerPool, _widen_pipe
+
+    pool = WorkerPool(2, context=multiprocessing.get_context("fork"))
+    try:
+        for q in (pool._inqueue, pool._outqueue):
+            assert fcntl.fcntl(q._reader.fileno(), fcntl.F_GETPIPE_SZ) == PIPE_BYTES == 1 << 20
+        assert pool.apply_async(_megabytes, (3,)).get(60) == b"x" * (3 << 20)
+    finally:
+        pool.terminate()
+        pool.join()
+    with open(tmp_path / "f", "w") as f:  # not a pipe: left as it is
+        _widen_pipe(f)
