@@ -381,7 +381,7 @@ def html_to_text(html: str) -> str:
 
 
 def _is_attachment(part: EmailMessage) -> bool:
-    disp = (part.get("Content-Disposition") or "").lower()
+    disp = _header_str(part.get("Content-Disposition")).lower()  # 8-bit bytes: a Header, not a str
     return disp.startswith("attachment")
 
 
