@@ -317,6 +317,40 @@ class WorkerPool(multiprocessing.pool.Pool):
     def _get_sentinels(self):
         return [self._change_notifier._reader]
 
+    #: set when terminate() gave up on the pool's own protocol and killed the workers
+    abandoned = False
+
+    def terminate(self):
+        """The pool's terminate, or its workers killed when that hangs.
+
+        A worker killed while it held one of the pipes' locks (waiting for a task, it holds
+        the task pipe's; writing a result, the result pipe's) never releases it, and the
+        pool's own terminate waits for that lock for ever.  After TERMINATE_SECONDS the
+        workers are killed and the pool is left as it is: its handler threads, daemons
+        blocked on the dead locks, die with the process.
+        """
+        ender = threading.Thread(target=super().terminate, name="pool-terminate", daemon=True)
+        ender.start()
+        ender.join(TERMINATE_SECONDS)
+        if ender.is_alive():
+            self.abandoned = True
+            log.debug("the pool's terminate is stuck on a dead worker's lock: killing the workers")
+            for proc in self._pool:
+                if proc.exitcode is None:
+                    proc.kill()
+
+    def join(self):
+        if not self.abandoned:
+            return super().join()
+        for proc in self._pool:  # the handler threads wait for ever; the processes are reaped
+            proc.join(TERMINATE_SECONDS)
+        return None
+
+
+#: how long the pool's terminate may take before its workers are killed (it takes well under a
+#: second unless a worker died holding a pipe's lock)
+TERMINATE_SECONDS = 10.0
+
 
 #: the pipes between the ingest and its workers hold this much (Linux: 64 KiB by default).  A
 #: batch or its result is megabytes: through the default pipe, its reader and writer each woke

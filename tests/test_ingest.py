@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -286,6 +287,68 @@ def test_the_worker_pool_wakes_its_handler_when_a_worker_ends_not_for_each_resul
     finally:
         pool.terminate()
         pool.join()
+
+
+def _dies_holding_the_result_pipes_lock() -> None:
+    """A worker killed while it writes its result: it dies holding the result pipe's lock."""
+    frame = sys._getframe()
+    while frame.f_code.co_name != "worker":  # multiprocessing.pool.worker(inqueue, outqueue, ...)
+        frame = frame.f_back
+    frame.f_locals["outqueue"]._wlock.acquire()
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _ended_within(pool, seconds: float) -> bool:
+    """Whether pool.terminate() and pool.join() return within ``seconds``."""
+    ender = threading.Thread(target=lambda: (pool.terminate(), pool.join()), daemon=True)
+    ender.start()
+    ender.join(seconds)
+    return not ender.is_alive()
+
+
+@pytest.mark.parametrize("how", ["waiting for a task", "writing its result"])
+def test_a_worker_that_died_holding_a_pipes_lock_does_not_hang_the_pools_end(how, monkeypatch):
+    """multiprocessing's terminate takes the task pipe's read lock and writes to the result
+    pipe: a worker killed while it waited for a task (the OOM killer picks the largest
+    process, busy or not) or wrote a result dies holding one of them, and the pool's own
+    terminate waited for it for ever, so the ingest hung instead of saying a worker died.
+    The pool kills its workers when its terminate takes more than TERMINATE_SECONDS."""
+    import multiprocessing
+
+    from lkmlkb import ingest as ingest_module
+    from lkmlkb.ingest import WorkerPool
+
+    monkeypatch.setattr(ingest_module, "TERMINATE_SECONDS", 1.0)
+    pool = WorkerPool(1, context=multiprocessing.get_context("fork"))
+    assert pool.apply_async(_megabytes, (0,)).get(60) == b""
+    if how == "waiting for a task":
+        time.sleep(0.3)  # the one worker waits for a task, holding the task pipe's lock
+        os.kill(pool._pool[0].pid, signal.SIGKILL)
+    else:
+        pool.apply_async(_dies_holding_the_result_pipes_lock)
+    workers = list(pool._pool)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and all(p.exitcode is None for p in workers):
+        time.sleep(0.05)
+    assert any(p.exitcode == -signal.SIGKILL for p in workers)
+    time.sleep(0.3)  # the pool has started the dead worker's replacement
+    assert _ended_within(pool, 30)
+    assert pool.abandoned and all(p.exitcode is not None for p in pool._pool)
+
+
+def test_a_pool_of_live_workers_ends_by_its_own_terminate(monkeypatch):
+    import multiprocessing
+
+    from lkmlkb import ingest as ingest_module
+    from lkmlkb.ingest import WorkerPool
+
+    monkeypatch.setattr(ingest_module, "TERMINATE_SECONDS", 1.0)
+    pool = WorkerPool(2, context=multiprocessing.get_context("fork"))
+    assert pool.apply_async(_megabytes, (1,)).get(60) == b"x" * (1 << 20)
+    time.sleep(0.3)
+    assert _ended_within(pool, 30)
+    assert not pool.abandoned and all(p.exitcode is not None for p in pool._pool)
+    assert not pool._worker_handler.is_alive() and not pool._result_handler.is_alive()
 
 
 @pytest.mark.skipif(not hasattr(__import__("fcntl"), "F_GETPIPE_SZ"), reason="pipe sizes are Linux's")
