@@ -85,6 +85,10 @@ class Failure:
     stage: str
     reason: str
     raw: bytes | None = None
+    #: the source's cursor after the failed message: once the failure is recorded (raw, for
+    #: ``lkmlkb reprocess``), a re-run need not read it again
+    cursor_key: str | None = None
+    cursor: str | None = None
 
 
 @dataclass
@@ -115,9 +119,10 @@ def prepare_raw(item: RawMail) -> Prepared | Failure:
         msg = parse_message(item.raw, item.source, item.lists)
         p = prepare_message(msg)
     except ParseError as exc:
-        return Failure(item.source, item.locator, "parse", exc.reason, item.raw)
+        return Failure(item.source, item.locator, "parse", exc.reason, item.raw, item.cursor_key, item.cursor)
     except Exception as exc:
-        return Failure(item.source, item.locator, "parse", f"{exc.__class__.__name__}: {exc}", item.raw)
+        return Failure(item.source, item.locator, "parse", f"{exc.__class__.__name__}: {exc}", item.raw,
+                       item.cursor_key, item.cursor)
     p.cursor_key, p.cursor = item.cursor_key, item.cursor
     return p
 
@@ -461,7 +466,8 @@ def _source_items(sources: list[str], store: Store, summary: IngestSummary) -> I
             for item in iter_source(spec, cursors=store):
                 if isinstance(item, SourceFailure):
                     summary.source_errors.append(str(item.exc))
-                    yield Failure(item.exc.source, item.locator, "read", item.exc.reason)
+                    yield Failure(item.exc.source, item.locator, "read", item.exc.reason, None, item.cursor_key,
+                                  item.cursor)
                     continue
                 yield item
         except LkmlkbError as exc:
@@ -544,6 +550,8 @@ def _ingest(sources: list[str], db_path: str, workers: int, batch_size: int, ext
                     if p.stage == "read":
                         summary.read -= 1
                     store.record_error(p.source, p.locator, p.stage, p.reason, p.raw)
+                    if p.cursor_key:
+                        cursors[p.cursor_key] = p.cursor
                     continue
                 if isinstance(p, Known):
                     store.outcome.unchanged += 1

@@ -126,7 +126,7 @@ def iter_file(path: Path, cursors=None) -> Iterator[RawMail | Message]:
         key = f"mbox:{path.resolve()}"
         since = cursors.get_cursor(key) if cursors is not None else None
         for item in iter_mbox_file(path, since=since):
-            if isinstance(item, RawMail):
+            if isinstance(item, (RawMail, SourceFailure)):
                 item.cursor_key = key
             yield item
     elif kind == "eml":

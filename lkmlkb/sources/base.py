@@ -57,10 +57,13 @@ class SourceFailure:
     """One item a source could not read (a file of a folder, a message whose git object is
     missing); the ingest records it as an error and goes on with the next."""
 
-    def __init__(self, exc: SourceError, locator: str = "") -> None:
+    def __init__(self, exc: SourceError, locator: str = "", cursor: str | None = None) -> None:
         self.exc = exc
         #: where in the source (a commit id for a public-inbox epoch)
         self.locator = locator
+        #: as a RawMail's: where a re-run may resume once the failure is recorded
+        self.cursor_key: str | None = None
+        self.cursor = cursor
 
 
 @pickled_as_fields

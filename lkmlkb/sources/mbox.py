@@ -200,10 +200,11 @@ def _items(path: Path, lists: list[str] | None, split: Iterator, hasher, n: int)
     gives, the entries counted on from ``n``."""
     for msg, end, rd in split:
         n += 1
+        cursor = cursor_after(end, n, rd, hasher)
         if isinstance(msg, Oversized):
-            yield SourceFailure(oversized(str(path), msg.size, f"entry {n}"), f"entry {n}")
+            yield SourceFailure(oversized(str(path), msg.size, f"entry {n}"), f"entry {n}", cursor)
             continue
-        yield RawMail(msg, str(path), list(lists or []), f"entry {n}", cursor=cursor_after(end, n, rd, hasher))
+        yield RawMail(msg, str(path), list(lists or []), f"entry {n}", cursor=cursor)
 
 
 def cursor_after(end: int, entries: int, mboxrd: bool, hasher) -> str:

@@ -105,10 +105,10 @@ def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = N
         for commit, blob, raw in _cat_blobs(cat, _message_blobs(log_proc.stdout, repo), repo):
             where = f"{source}@{commit[:12]}"
             if isinstance(raw, Oversized):
-                yield SourceFailure(oversized(where, raw.size, f"commit {commit[:12]}"), commit)
+                yield SourceFailure(oversized(where, raw.size, f"commit {commit[:12]}"), commit, commit)
             elif raw is None:  # a partial or damaged clone: that message is an error, the epoch goes on
                 yield SourceFailure(GitError(where, f"message blob {blob[:12]} of commit {commit[:12]} "
-                                                    "is missing"), commit)
+                                                    "is missing"), commit, commit)
             else:
                 yield RawMail(raw, where, list(lists or []), commit, cursor=commit)
     finally:

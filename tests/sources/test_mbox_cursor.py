@@ -228,3 +228,28 @@ def test_the_cursor_format(entries):
     h2 = hashlib.sha256()
     got = list(mbox._split(io.BytesIO(data), None, None, h2))
     assert got[-1][1] == len(data) and h2.hexdigest() == hashlib.sha256(data).hexdigest()
+
+
+def test_a_message_that_fails_at_the_files_end_is_not_read_again(entries, tmp_path, monkeypatch):
+    """A failed message is recorded in ingest_errors (kept for ``lkmlkb reprocess``), so the
+    cursor moves past it as past a stored one: a file whose last message is over the size limit
+    is not read, and that failure not recorded again, on every re-run."""
+    msgs = sorted(entries[:20], key=len)  # the last is the largest
+    monkeypatch.setattr(base, "MAX_MESSAGE_BYTES", len(msgs[-1]) - 1)
+    path = tmp_path / "a.mbox"
+    data = mboxrd_bytes(msgs)
+    path.write_bytes(data)
+    whole = list(iter_mbox_file(path))
+    assert isinstance(whole[-1], SourceFailure)
+    assert whole[-1].cursor == f"mbox1 {len(data)} 20 1 {hashlib.sha256(data).hexdigest()}"
+    db = tmp_path / "kb.db"
+    first = ingest([str(path)], str(db))
+    assert (first.read, first.new, first.errors) == (19, 19, 1)
+    assert stored_cursor(db, path) == whole[-1].cursor
+    again = ingest([str(path)], str(db))
+    assert (again.read, again.new, again.errors) == (0, 0, 0)
+    path.write_bytes(data + mboxrd_bytes(entries[20:23]))
+    appended = ingest([str(path)], str(db))
+    assert (appended.read, appended.new, appended.errors) == (3, 3, 0)
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM ingest_errors").fetchone()[0] == 1

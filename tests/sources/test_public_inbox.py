@@ -317,6 +317,24 @@ def test_a_message_blob_over_the_size_limit_is_an_error_and_the_epoch_goes_on(tm
     assert message_rows(db) == message_rows(whole)
 
 
+def test_a_message_that_fails_at_the_epochs_end_is_not_read_again(tmp_path, entries):
+    """The epoch's cursor moves past a message recorded as an error (its blob missing; once the
+    clone is repaired ``lkmlkb reprocess`` reads it): a re-run reads nothing and records
+    nothing again."""
+    msgs = entries[:12]
+    repo = tmp_path / "0.git"
+    fast_import(repo, msgs)
+    commits, _ = _drop_message(repo, 11)
+    db = tmp_path / "kb.db"
+    first = ingest([str(repo)], str(db))
+    assert (first.read, first.new, first.errors) == (11, 11, 1)
+    again = ingest([str(repo)], str(db))
+    assert (again.read, again.new, again.errors) == (0, 0, 0)
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT locator FROM ingest_errors").fetchall() == [(commits[11],)]
+    assert con.execute("SELECT cursor FROM source_state").fetchall() == [(commits[11],)]
+
+
 @pytest.mark.parametrize("ahead", [1, 7, 128])
 def test_blobs_asked_for_in_batches_come_back_in_commit_order(tmp_path, entries, monkeypatch, ahead):
     """``git cat-file`` is asked for CAT_AHEAD blobs at a time; whatever the batch, every message
