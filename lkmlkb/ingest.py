@@ -119,12 +119,13 @@ def prepare_raw(item: RawMail) -> Prepared | Failure:
         msg = parse_message(item.raw, item.source, item.lists)
         p = prepare_message(msg)
     except ParseError as exc:
-        return Failure(item.source, item.locator, "parse", exc.reason, item.raw, item.cursor_key, item.cursor)
+        reason = exc.reason
     except Exception as exc:
-        return Failure(item.source, item.locator, "parse", f"{exc.__class__.__name__}: {exc}", item.raw,
-                       item.cursor_key, item.cursor)
-    p.cursor_key, p.cursor = item.cursor_key, item.cursor
-    return p
+        reason = f"{exc.__class__.__name__}: {exc}"
+    else:
+        p.cursor_key, p.cursor = item.cursor_key, item.cursor
+        return p
+    return Failure(item.source, item.locator, "parse", reason, item.raw, item.cursor_key, item.cursor)
 
 
 def _prepare_batch(batch: list, screen: bool = False) -> list[Prepared | Failure]:
@@ -466,8 +467,8 @@ def _source_items(sources: list[str], store: Store, summary: IngestSummary) -> I
             for item in iter_source(spec, cursors=store):
                 if isinstance(item, SourceFailure):
                     summary.source_errors.append(str(item.exc))
-                    yield Failure(item.exc.source, item.locator, "read", item.exc.reason, None, item.cursor_key,
-                                  item.cursor)
+                    yield Failure(item.exc.source, item.locator, "read", item.exc.reason,
+                                  cursor_key=item.cursor_key, cursor=item.cursor)
                     continue
                 yield item
         except LkmlkbError as exc:

@@ -242,7 +242,6 @@ OUTLOOK_LEAD = frozenset("-_F发V")                          # OUTLOOK_SEPARATOR
 OUTLOOK_HEADER_LEAD = frozenset("-_FfSsſTtCcDd发收抄主")     # OUTLOOK_HEADER (re.I: "ſ" folds to "s")
 FOOTER_LEAD = frozenset("TtMmPpYy_")                       # FOOTER_START's fixed-text alternatives
 ATTRIBUTION_END = (":", "：")                               # every ATTRIBUTION alternative but "On ..." ends so
-_ON = ("On", "on", "ON", "oN")                              # the "On ..." alternative's start (re.I)
 
 
 def quote_depth(line: str) -> tuple[int, str]:
@@ -264,7 +263,7 @@ def quote_depth(line: str) -> tuple[int, str]:
 
 def _is_attribution(c: str) -> bool:
     """ATTRIBUTION on a stripped line: ``On ... wrote:``, ``X writes:``, ``X 于 ... 写道：``."""
-    return (c[-1:] in ATTRIBUTION_END or c[:2] in _ON) and bool(ATTRIBUTION.match(c))
+    return (c[-1:] in ATTRIBUTION_END or c[:2] in ("On", "on", "ON", "oN")) and bool(ATTRIBUTION.match(c))
 
 
 def _is_outlook_header(c: str) -> bool:
@@ -313,11 +312,11 @@ def _classify(lines: list[str], depths: list[int], contents: list[str]) -> list[
             in_patch = False
             c = contents[i].strip()
             kind = "quoted"
-            if c[:1] in OUTLOOK_HEADER_LEAD and _is_outlook_header(c) \
-                    and (c.startswith(("-", "_")) or ":" in c or "：" in c) and _near_outlook(contents, i):
-                kind = "quoted_header"
-            if (c[-1:] in ATTRIBUTION_END or c[:2] in _ON) and ATTRIBUTION.match(c):  # _is_attribution
+            if _is_attribution(c):
                 kind = "attribution"
+            elif _is_outlook_header(c) and (c.startswith(("-", "_")) or ":" in c or "：" in c) \
+                    and _near_outlook(contents, i):
+                kind = "quoted_header"
             kinds.append((kind, depth))
             continue
         if not depth:

@@ -253,3 +253,18 @@ def test_a_message_that_fails_at_the_files_end_is_not_read_again(entries, tmp_pa
     assert (appended.read, appended.new, appended.errors) == (3, 3, 0)
     con = sqlite3.connect(db)
     assert con.execute("SELECT count(*) FROM ingest_errors").fetchone()[0] == 1
+
+
+def test_a_last_message_that_fails_to_parse_is_not_parsed_again(entries, tmp_path):
+    """The same for a message that fails in the workers' parsing (no mail headers), whose raw
+    bytes ingest_errors keeps for ``lkmlkb reprocess``."""
+    path = tmp_path / "a.mbox"
+    path.write_bytes(mboxrd_bytes(entries[:5]) + b"From mboxrd@z Thu Jan  1 00:00:00 1970\n\nonly a body\n")
+    db = tmp_path / "kb.db"
+    first = ingest([str(path)], str(db), workers=2)
+    assert (first.read, first.new, first.errors) == (6, 5, 1)
+    again = ingest([str(path)], str(db), workers=2)
+    assert (again.read, again.new, again.errors) == (0, 0, 0)
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT stage, locator, raw FROM ingest_errors").fetchall() == \
+        [("parse", "entry 6", b"\nonly a body\n")]
