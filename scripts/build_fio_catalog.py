@@ -112,8 +112,9 @@ def parse_all(text: str) -> list[tuple[str, str, str | None]]:
 
 
 def parse_detail(text: str) -> dict:
-    """``--cmdhelp=bs`` -> {aliases, fio_type, default, valid_values}."""
-    info: dict = {"aliases": [], "fio_type": None, "default": None, "valid_values": []}
+    """``--cmdhelp=bs`` -> {aliases, fio_type, default, valid_values, minimum, maximum}."""
+    info: dict = {"aliases": [], "fio_type": None, "default": None, "valid_values": [],
+                  "minimum": None, "maximum": None}
     last = None
     for line in text.splitlines():
         m = DETAIL_LINE.match(line)
@@ -126,6 +127,8 @@ def parse_detail(text: str) -> dict:
             info["fio_type"] = value
         elif key == "default":
             info["default"] = None if value == "no default" else value
+        elif key == "range":
+            info["minimum"], info["maximum"] = parse_range(value)
         elif key == "valid values" or (key == "" and last == "valid values"):
             word = value.split(None, 1)[0] if value else ""
             if word:
@@ -133,6 +136,18 @@ def parse_detail(text: str) -> dict:
             key = "valid values"
         last = key
     return info
+
+
+RANGE_VALUE = re.compile(r"min=(?P<min>-?\d{1,20})(?:,\s{0,4}max=(?P<max>-?\d{1,20}))?")
+
+
+def parse_range(text: str) -> tuple[int | None, int | None]:
+    """``min=1, max=-1`` -> (1, None): fio prints -1 (or nothing) for "no maximum"."""
+    m = RANGE_VALUE.search(text)
+    if not m:
+        return None, None
+    low, high = int(m.group("min")), int(m.group("max") or -1)
+    return low, (None if high == -1 else high)
 
 
 def catalog_type(name: str, fio_type: str | None) -> str:
@@ -232,6 +247,8 @@ def make_entry(name: str, desc: str, parent: str | None, detail: dict,
         "fio_type": detail["fio_type"],
         "default": detail["default"],
         "valid_values": detail["valid_values"],
+        "minimum": detail["minimum"],
+        "maximum": detail["maximum"],
         "description": desc,
         "parent": parent,
         "category": category,

@@ -162,6 +162,13 @@ def _safe_workload(wl: Workload, target: str | None, allow: bool) -> tuple[list[
             notes.extend(n for n in job.notes if n not in notes)
         notes.extend(n for n in job_notes if n not in notes)
         safe_jobs.append(safe)
+    names = {j.name for j in safe_jobs}
+    for safe in safe_jobs:
+        waited = safe.options.get("wait_for")
+        if waited is not None and waited not in names:
+            del safe.options["wait_for"]
+            safe.global_options.pop("wait_for", None)
+            notes.append(f"dropped wait_for={waited}: no job of this file is named so (fio refuses the job)")
     if len(wl.jobs) > 1 and len({j.options.get("filename") for j in safe_jobs}) == 1:
         originals = sorted({str(v) for j in wl.jobs for k, v in (j.options or {}).items()
                             if k.lstrip("-").lower() == "filename"})

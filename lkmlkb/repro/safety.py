@@ -2,12 +2,16 @@
 
 A job pasted into a regression report names the reporter's devices
 (``filename=/dev/dm-0``), may run programs (``exec_prerun``, ``ioengine=exec``),
-load shared objects (``ioengine=external:/x.so``), write logs or replay
-traces at arbitrary paths, and change system state (``ioscheduler``,
-``cgroup``).  :func:`make_safe` returns a sanitized copy and one
-human-readable note per change.  It works on fio's canonical option names
-through the catalog (``readwrite`` is ``rw``, ``timeout`` is ``runtime``), so
-a dangerous option is caught however the mail spells it.
+load shared objects (``ioengine=external:/x.so``), map or truncate files
+(``mem=mmap:/path``, ``donorname=``), write logs or replay traces at arbitrary
+paths, and change system state (``ioscheduler``, ``cgroup``).  :func:`make_safe`
+returns a sanitized copy and one human-readable note per change.
+
+It keeps only what :mod:`lkmlkb.repro.policy` lists as reviewed, option by
+option over fio's whole catalog, each value checked against the shape fio
+gives it; everything else is dropped with its reason.  It works on fio's
+canonical option names (``readwrite`` is ``rw``, ``iomem`` is ``mem``), so an
+option is judged the same however the mail spells it.
 
 Every job's data I/O goes to ``${LKMLKB_TARGET}``, which fio expands from the
 environment when it reads the job file (an unset variable expands to
@@ -18,11 +22,13 @@ file by default), or to an explicit target path given by the user.
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import re
 
 from lkmlkb.fio import catalog
 from lkmlkb.model import FioJob
+from lkmlkb.repro import policy
 
 log = logging.getLogger(__name__)
 
@@ -36,57 +42,8 @@ FIO_KEYWORDS = frozenset({"jobname", "jobnum", "filenum", "ncpus", "pagesize", "
 DEFAULT_SCRATCH_SIZE = "1G"
 MAX_VALUE_LEN = 4000
 
-#: options that run programs or read/replay files from the reporter's machine
-DROP_ALWAYS = {
-    "exec_prerun": "runs a shell command before the job",
-    "exec_postrun": "runs a shell command after the job",
-    "program": "names a program for the exec engine",
-    "arguments": "passes arguments to the exec engine's program",
-    "std_redirect": "redirects the exec engine's program output",
-    "read_iolog": "replays an I/O log from a path on the reporter's machine",
-    "read_iolog_chunked": "only meaningful with read_iolog",
-    "replay_redirect": "redirects a replayed trace onto a device",
-    "replay_align": "only meaningful with read_iolog",
-    "replay_scale": "only meaningful with read_iolog",
-    "replay_no_stall": "only meaningful with read_iolog",
-    "replay_time_scale": "only meaningful with read_iolog",
-    "replay_skip": "only meaningful with read_iolog",
-    "merge_blktrace_file": "writes a merged trace to an arbitrary path",
-    "ioscheduler": "switches the device's I/O scheduler (see setup.sh instead)",
-    "cgroup": "creates and joins a cgroup",
-    "cgroup_weight": "changes a cgroup's weight",
-    "cgroup_nodelete": "leaves cgroups behind",
-    "uid": "switches user",
-    "gid": "switches group",
-    "filename_format": "names files at arbitrary paths (the target is set by filename)",
-    "directory": "points at a directory on the reporter's machine (the target is set by filename)",
-    "opendir": "adds every file under a directory on the reporter's machine",
-    "unlink": "would delete the target file after the run",
-    "unlink_each_loop": "would delete the target file after each loop",
-    "fill_device": "fills the whole file system holding the target",
-    "allow_mounted_write": "disables fio's refusal to write to mounted devices",
-    "verify_state_load": "loads a verify state file from the reporter's machine",
-    "include": "pulls in another job file from the reporter's machine",
-}
 #: options naming a log file: kept with a bare file name in the run directory
-LOG_WRITERS = ("write_iolog", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log")
-#: engines that run programs, load code or talk to the network
-UNSAFE_ENGINES = {
-    "exec": "runs a program",
-    "external": "loads a shared object",
-    "net": "opens network connections",
-    "netsplice": "opens network connections",
-    "rdma": "opens network connections",
-    "rbd": "talks to a Ceph cluster",
-    "rados": "talks to a Ceph cluster",
-    "gfapi": "talks to a GlusterFS server",
-    "gfapi_async": "talks to a GlusterFS server",
-    "http": "talks to an HTTP/S3 server",
-    "nfs": "talks to an NFS server",
-    "nbd": "talks to an NBD server",
-    "filedelete": "deletes files",
-    "dirdelete": "deletes directories",
-}
+LOG_WRITERS = tuple(sorted(policy.LOGS))
 REPLACEMENT_ENGINE = "psync"
 #: rw values that write or discard data
 WRITING_RW = frozenset({"write", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim",
@@ -202,47 +159,78 @@ def is_system_path(path: str) -> bool:
     return any(p == tree or p.startswith(tree + "/") for tree in SYSTEM_TREES)
 
 
+@functools.cache
+def rules() -> dict[str, policy.Rule]:
+    """The policy of every option of fio's catalog, by canonical name."""
+    return policy.build_table(catalog.load()["options"])
+
+
 def _take_option(st: _Pass, raw_name: object, raw_value: object) -> None:
-    """Canonicalize one option and keep, rewrite or drop it."""
+    """Canonicalize one option and keep, rewrite or drop it as its policy says."""
     name = str(raw_name).strip().lstrip("-") if raw_name is not None else ""
     value = "" if raw_value is None else str(raw_value)
     if not OPTION_NAME_RE.match(name):
         st.note(f"dropped option {name[:40]!r}: not an option name")
         return
     if name.lower() == "include":
-        st.note(f"dropped include={value[:80]}: {DROP_ALWAYS['include']}")
+        st.note(f"dropped include={value[:80]}: pulls in another job file from the reporter's machine")
         return
     canon = catalog.canonical_name(name)
     if canon is None:
         st.note(f"dropped {name}: fio {catalog.catalog_fio_version() or ''} does not know this option".replace("  ", " "))
         return
-    if canon in ("filename",):
+    rule = rules().get(canon)
+    if rule is None:
+        st.note(f"dropped {name}={value[:80]}: not an option reviewed as safe")
+        return
+    if rule.action == "target":
         st.original_targets.append(value)
         return
-    if canon == "name":
+    if rule.action == "section":
         return  # the section header names the job
-    if canon in DROP_ALWAYS:
-        st.note(f"dropped {name}={value[:80]}: {DROP_ALWAYS[canon]}")
+    if rule.action == "drop":
+        st.note(f"dropped {name}={value[:80]}: {rule.reason}")
         if canon in ("directory", "opendir"):
             st.original_targets.append(value)
         return
     if len(value) > MAX_VALUE_LEN or CONTROL_RE.search(value):
         st.note(f"dropped {name}: its value spans lines or is too long")
         return
-    if canon in LOG_WRITERS:
-        _take_log_writer(st, canon, name, value)
-        return
     if COMMAND_SUBST_RE.search(value):
         st.note(f"dropped {name}={value[:80]}: the value runs a shell command")
+        return
+    value = value.strip()
+    if rule.action == "log":
+        _take_log_writer(st, canon, name, value)
         return
     bad = unsafe_variables(value)
     if bad:
         st.note(f"dropped {name}={value[:80]}: unresolved variable {bad[0]} (fio default used)")
         return
+    if rule.action == "memory":
+        value = _memory_type(st, name, value)
+        if value is None:
+            return
+    elif rule.check is not None and not rule.check(value):
+        st.note(f"dropped {name}={value[:80]}: not a value fio takes for {canon}")
+        return
     if canon in st.options and st.options[canon] != value:
         log.debug("option %s given twice; last value %r wins as in fio", canon, value)
     st.options.pop(canon, None)
-    st.options[canon] = value.strip()
+    st.options[canon] = value
+
+
+def _memory_type(st: _Pass, name: str, value: str) -> str | None:
+    """``mem=mmap:/path`` -> ``mmap``: the buffers stay anonymous memory; None when unknown."""
+    kind, _, path = value.partition(":")
+    choices = {str(v).lower() for v in (catalog.entry("mem") or {}).get("valid_values") or []}
+    if kind.strip().lower() not in choices:
+        st.note(f"dropped {name}={value[:80]}: not a buffer type fio knows")
+        return None
+    if path:
+        st.note(f"{name}={value[:80]} written as {name}={kind.strip()}: fio would map, resize or truncate "
+                f"the file {path[:80]}")
+    return kind.strip().lower()
 
 
 def unsafe_variables(value: str) -> list[str]:
@@ -259,12 +247,12 @@ def unsafe_variables(value: str) -> list[str]:
 
 def _take_log_writer(st: _Pass, canon: str, name: str, value: str) -> None:
     """Keep a ``write_*_log`` only as a bare name in the run directory."""
-    base = value.strip().rsplit("/", 1)[-1]
-    if not value.strip() or value.strip() in ("1", "0"):
-        st.options[canon] = value.strip()
+    base = value.rsplit("/", 1)[-1]
+    if not value or value in ("1", "0"):
+        st.options[canon] = value
         return
     if SAFE_LOG_NAME_RE.match(base) and not unsafe_variables(base):
-        if base != value.strip():
+        if base != value:
             st.note(f"{name}={value[:80]} written as {canon}={base}: logs stay in the run directory")
         st.options[canon] = base
         return
@@ -272,34 +260,23 @@ def _take_log_writer(st: _Pass, canon: str, name: str, value: str) -> None:
 
 
 def _settle_engine(st: _Pass) -> None:
-    """Replace engines that run programs, load code, use the network or delete files."""
+    """Keep an engine reviewed as safe (:data:`policy.ENGINES`); replace any other by psync."""
     engine = st.options.get("ioengine")
     if engine is None:
         return
     low = engine.strip().lower()
     head = low.split(":", 1)[0]
-    reason = None
+    if head in policy.ENGINES and head == low:
+        st.options["ioengine"] = head
+        return
     if "/" in low or low.endswith(".so") or head == "external":
         reason = "loads a shared object"
-    elif head in UNSAFE_ENGINES:
-        reason = UNSAFE_ENGINES[head]
-    elif catalog.entry("ioengine") and head not in _known_engines():
-        reason = "is not an engine fio knows"
-    if reason:
-        st.options["ioengine"] = REPLACEMENT_ENGINE
-        st.note(f"ioengine={engine[:80]} replaced by {REPLACEMENT_ENGINE}: it {reason}")
+    elif head in policy.ENGINE_REFUSALS:
+        reason = policy.ENGINE_REFUSALS[head]
     else:
-        st.options["ioengine"] = head
-
-
-def _known_engines() -> set[str]:
-    """Engine names fio's catalog lists, plus the ones only ``--enghelp`` shows."""
-    row = catalog.entry("ioengine") or {}
-    names = {str(v).lower() for v in row.get("valid_values") or []}
-    return names | {"psync", "sync", "vsync", "pvsync", "pvsync2", "io_uring", "io_uring_cmd",
-                    "libaio", "posixaio", "mmap", "splice", "null", "sg", "falloc", "ftruncate",
-                    "filecreate", "filestat", "dircreate", "dirstat", "e4defrag", "cpuio",
-                    "mtd", "dev-dax", "libpmem", "pmemblk", "windowsaio", "solarisaio"}
+        reason = "is not an engine reviewed as safe"
+    st.options["ioengine"] = REPLACEMENT_ENGINE
+    st.note(f"ioengine={engine[:80]} replaced by {REPLACEMENT_ENGINE}: it {reason}")
 
 
 def drop_foreign_engine_options(options: dict[str, str]) -> list[str]:

@@ -154,7 +154,7 @@ def test_exec_prerun_and_raw_device_write_from_mail_are_neutralized():
 
 @pytest.mark.parametrize(("value", "kept"), [
     ("$ncpus", True),              # fio's own keyword
-    ("${LKMLKB_TARGET}", True),
+    ("${LKMLKB_TARGET}", False),   # a path is no number of jobs
     ("$JOBS", False),              # a shell variable from the reporter's script (seed 001)
     ("${HOME}", False),
     ("`nproc`", False),
