@@ -293,7 +293,7 @@ def run_m2s(mbox: str, workdir: str, **_) -> dict:
 def _extract_fn():
     """extract_view if every extractor imports, else (None, reason)."""
     try:
-        from lkmlkb import pipeline
+        from lkmlkb.extract import views as pipeline
 
         pipeline._extractors()
         return pipeline.extract_view, None
@@ -308,11 +308,11 @@ def run_stages(mbox: str, workdir: str, **_) -> dict:
     one-off ``warm_up`` (spaCy's import and the cue pipelines), which is
     reported apart as ``warm_up_seconds``.
     """
-    from lkmlkb.pipeline import build_view, focus_view, prefilter, warm_up
+    from lkmlkb.db.store import Store, connect
+    from lkmlkb.extract.views import build_view, focus_view, prefilter, warm_up
     from lkmlkb.sources.mail import parse_message
     from lkmlkb.sources.mbox import split_mbox
-    from lkmlkb.store import Store, connect
-    from lkmlkb.threads import DictBackend, Threader, new_text, segment_body
+    from lkmlkb.threads.segments import DictBackend, Threader, new_text, segment_body
 
     extract_view, why = _extract_fn()
     warm = time.process_time()
@@ -408,7 +408,7 @@ def run_stages(mbox: str, workdir: str, **_) -> dict:
 
 def run_ingest(mbox: str, workdir: str, workers: int = 1, extract: bool = True, tag: str = "ingest", **_) -> dict:
     """lkmlkb's real ingest (store, FTS triggers, threading, extraction hook), then a re-run."""
-    from lkmlkb.ingest import ingest
+    from lkmlkb.ingest.run import ingest
 
     why = None
     if extract:
@@ -463,11 +463,11 @@ def message_has_results(text: str, results: list[dict]) -> bool:
 
 def run_prefilter(mbox: str, **_) -> dict:
     """Pass rate on the input, and that no corpus message holding gold results is dropped."""
-    from lkmlkb.pipeline import build_view, may_hold_report
+    from lkmlkb.extract.views import build_view, may_hold_report
     from lkmlkb.sources import iter_source
     from lkmlkb.sources.mail import parse_message
     from lkmlkb.sources.mbox import split_mbox
-    from lkmlkb.threads import attribute_quotes, segment_body, thread_messages
+    from lkmlkb.threads.segments import attribute_quotes, segment_body, thread_messages
 
     n = passed = 0
     t0 = time.perf_counter()
@@ -559,7 +559,7 @@ def run_search(db: str, port: int = 8765, loops: int = 30) -> dict:
         conn = sqlite3.connect(db)
         n_messages = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
         out = {"messages": n_messages, "db_mb": db_size_mb(db), "loops": loops, "queries": {}}
-        from lkmlkb.queries import fts_query
+        from lkmlkb.db.queries import fts_query
 
         for q in SEARCHES:
             fts = fts_query(q)
@@ -583,9 +583,9 @@ def run_search(db: str, port: int = 8765, loops: int = 30) -> dict:
 
 def _search_rows(batch: list[bytes]) -> list[tuple]:
     """Worker: raw messages -> rows of lkmlkb's messages table (parse + segment, no threading)."""
+    from lkmlkb.db.store import content_hash
     from lkmlkb.sources.mail import parse_message
-    from lkmlkb.store import content_hash
-    from lkmlkb.threads import new_text, segment_body
+    from lkmlkb.threads.segments import new_text, segment_body
 
     rows = []
     for raw in batch:
@@ -610,8 +610,8 @@ def build_search_db(mbox: str, db_path: str, limit: int | None, workers: int) ->
     """
     import multiprocessing
 
+    from lkmlkb.db.store import MESSAGE_COLUMNS, connect
     from lkmlkb.sources.mbox import split_mbox
-    from lkmlkb.store import MESSAGE_COLUMNS, connect
 
     db = connect(db_path)
     db.execute("DROP TRIGGER IF EXISTS messages_ai")

@@ -37,10 +37,10 @@ def extractors() -> list[tuple[str, object]]:
 
 def load_views(source: str) -> list[tuple[str, str]]:
     """(message id, focused view text) of every message of ``source`` that passes the prefilter."""
-    from lkmlkb.pipeline import build_view, focus_view, may_hold_report
+    from lkmlkb.extract.views import build_view, focus_view, may_hold_report
     from lkmlkb.sources import iter_source
     from lkmlkb.sources.mail import parse_message
-    from lkmlkb.threads import segment_body
+    from lkmlkb.threads.segments import segment_body
 
     views = []
     for item in iter_source(source):

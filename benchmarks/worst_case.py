@@ -40,14 +40,14 @@ import time
 from pathlib import Path
 
 from lkmlkb.errors import LkmlkbError
-from lkmlkb.ingest import _freeze_once
+from lkmlkb.extract.views import extract_message, warm_up
+from lkmlkb.ingest.run import _freeze_once
 from lkmlkb.model import Message
-from lkmlkb.pipeline import extract_message, warm_up
 from lkmlkb.sources import iter_source
 from lkmlkb.sources.base import RawMail
 from lkmlkb.sources.mail import parse_message
 from lkmlkb.sources.mbox import split_mbox
-from lkmlkb.threads import segment_body
+from lkmlkb.threads.segments import segment_body
 
 log = logging.getLogger("worst_case")
 ROOT = Path(__file__).resolve().parent.parent

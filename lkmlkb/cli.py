@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from .errors import LkmlkbError
+from lkmlkb.errors import LkmlkbError
 
 DB_OPTION = click.option("--db", "db_path", default="lkmlkb.db", show_default=True,
                          type=click.Path(dir_okay=False), help="The knowledge base (SQLite).")
@@ -48,7 +48,7 @@ def ingest(sources, db_path, workers, no_extract, progress):
     repository (epochs N.git), a text dump, an HTML archive page, or a lore
     URL / Message-ID.
     """
-    from .ingest import ingest as run_ingest
+    from lkmlkb.ingest.run import ingest as run_ingest
 
     workers = workers or (os.cpu_count() or 1)
     show = sys.stderr.isatty() if progress is None else progress
@@ -76,7 +76,7 @@ def _ingest_with_progress(run_ingest, sources, db_path, workers, extract):
         TimeRemainingColumn,
     )
 
-    from .ingest import estimate_bytes
+    from lkmlkb.ingest.run import estimate_bytes
 
     total = estimate_bytes(sources)
     columns = [SpinnerColumn(), TextColumn("ingesting {task.fields[count]} messages"),
@@ -102,17 +102,17 @@ def _ingest_with_progress(run_ingest, sources, db_path, workers, extract):
 @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text", show_default=True)
 def extract(paths, fmt):
     """Extract reports from mail of any form ingest reads, without a database."""
-    from .pipeline import extract_paths
+    from lkmlkb.extract.views import extract_paths
 
     messages, reports = extract_paths(list(paths))
     if fmt == "json":
         import json
 
-        from .contract import document
+        from lkmlkb.reports.contract import document
 
         click.echo(json.dumps(document(messages, reports), ensure_ascii=False, indent=1, sort_keys=True))
     else:
-        from .render_text import render_report
+        from lkmlkb.reports.text import render_report
 
         for r in reports:
             click.echo(render_report(r))
@@ -128,9 +128,9 @@ def reprocess(db_path, threads):
     parsed again first, and messages of a public-inbox epoch whose git object
     was missing then are read again from their commit.
     """
-    from .ingest import retry_errors
-    from .knowledge import reprocess as run
-    from .store import connect
+    from lkmlkb.db.findings import reprocess as run
+    from lkmlkb.db.store import connect
+    from lkmlkb.ingest.run import retry_errors
 
     db = connect(db_path, create=False)
     recovered, failing = retry_errors(db_path)
@@ -146,8 +146,8 @@ def reprocess(db_path, threads):
 @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text", show_default=True)
 def show(report_id, db_path, fmt):
     """Print one report in full (REPORT is a report id, i.e. its thread id)."""
-    from .knowledge import load_report
-    from .store import connect
+    from lkmlkb.db.findings import load_report
+    from lkmlkb.db.store import connect
 
     db = connect(db_path, create=False)
     report = load_report(db, report_id)
@@ -156,11 +156,11 @@ def show(report_id, db_path, fmt):
     if fmt == "json":
         import json
 
-        from .contract import report_json
+        from lkmlkb.reports.contract import report_json
 
         click.echo(json.dumps(report_json(report), ensure_ascii=False, indent=1, sort_keys=True))
     else:
-        from .render_text import render_report
+        from lkmlkb.reports.text import render_report
 
         click.echo(render_report(report, report_id))
 
@@ -170,7 +170,7 @@ def _report_for(spec: str, db_path: str):
     from pathlib import Path
 
     if Path(spec).exists():
-        from .pipeline import extract_paths
+        from lkmlkb.extract.views import extract_paths
 
         messages, reports = extract_paths([spec])
         best = sorted(reports, key=lambda r: (not r.is_regression_report, -len(r.results) - len(r.fio_jobs)))
@@ -178,8 +178,8 @@ def _report_for(spec: str, db_path: str):
             raise click.ClickException(f"{spec}: no report found in this mail")
         ids = set(best[0].message_ids)
         return best[0], [m.body for m in messages if m.message_id in ids]
-    from .knowledge import load_messages, load_report
-    from .store import connect
+    from lkmlkb.db.findings import load_messages, load_report
+    from lkmlkb.db.store import connect
 
     db = connect(db_path, create=False)
     report = load_report(db, spec)
@@ -199,7 +199,7 @@ def repro(report, out_dir, db_path, target, allow_device_writes, smoke):
     """Write a runnable, safe reproduction bundle for REPORT (id or mail file)."""
     from pathlib import Path
 
-    from .repro.bundle import write_bundle
+    from lkmlkb.repro.bundle import write_bundle
 
     r, texts = _report_for(report, db_path)
     info = write_bundle(r, Path(out_dir), target=target, allow_device_writes=allow_device_writes, smoke=smoke,
@@ -217,8 +217,8 @@ def repro(report, out_dir, db_path, target, allow_device_writes, smoke):
 @DB_OPTION
 def compare(report, fio_json, db_path):
     """Hold your fio --output-format=json result against REPORT's numbers."""
-    from .repro.compare import compare as run
-    from .repro.compare import format_comparison, load_fio_json
+    from lkmlkb.repro.compare import compare as run
+    from lkmlkb.repro.compare import format_comparison, load_fio_json
 
     r, _ = _report_for(report, db_path)
     rows = run(r, load_fio_json(fio_json))
@@ -231,7 +231,7 @@ def compare(report, fio_json, db_path):
 @click.option("--port", default=8001, show_default=True, type=int)
 def serve(db_path, host, port):
     """Serve the knowledge base in Datasette."""
-    from .serve import serve as run
+    from lkmlkb.web.serve import serve as run
 
     run(db_path, host=host, port=port, on_ready=lambda url: click.echo(f"Serving {db_path} at {url}"))
 
@@ -243,9 +243,9 @@ def serve(db_path, host, port):
 @click.option("--rev", default="HEAD", show_default=True, help="The branch or commit of the tree to search.")
 def link(db_path, git_path, rev):
     """Resolve cited commits (full SHA, subject, first tag, later fixes) and link them to reports."""
-    from .gitlink import link as run
-    from .gitlink import link_without_tree
-    from .store import connect
+    from lkmlkb.db.store import connect
+    from lkmlkb.link.commits import link as run
+    from lkmlkb.link.commits import link_without_tree
 
     db = connect(db_path, create=False)
     summary = run(db, git_path, rev=rev) if git_path else link_without_tree(db)
@@ -259,8 +259,8 @@ def link(db_path, git_path, rev):
 @DB_OPTION
 def commit(sha, db_path):
     """Every report that blames, fixes, reverts or tests a commit, with the numbers."""
-    from .queries import reports_citing
-    from .store import connect
+    from lkmlkb.db.queries import reports_citing
+    from lkmlkb.db.store import connect
 
     rows = reports_citing(connect(db_path, create=False), sha)
     if not rows:
@@ -285,8 +285,8 @@ def commit(sha, db_path):
 @click.option("--limit", default=50, show_default=True)
 def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, limit):
     """List reports, newest first."""
-    from .queries import list_reports
-    from .store import connect
+    from lkmlkb.db.queries import list_reports
+    from lkmlkb.db.store import connect
 
     rows = list_reports(connect(db_path, create=False), status=status, list_name=list_name, kernel=kernel,
                         tool=tool, commit=commit_sha, limit=limit, regressions_only=not show_all)
@@ -302,8 +302,8 @@ def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, 
 @click.option("--limit", default=20, show_default=True)
 def search(text, db_path, limit):
     """Full-text search over reports and messages."""
-    from .queries import search as run
-    from .store import connect
+    from lkmlkb.db.queries import search as run
+    from lkmlkb.db.store import connect
 
     for r in run(connect(db_path, create=False), text, limit=limit):
         click.echo(f"{r.get('kind', ''):<7} {(r.get('date') or '')[:10]}  {r.get('title') or ''}")

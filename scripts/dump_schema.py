@@ -3,7 +3,7 @@
 
 The schema is defined by the migrations in lkmlkb/store.py and the views in
 lkmlkb/schema_views.py; this file is generated from them so that a reader
-sees the whole shape in one place.  tests/test_schema_sql.py keeps it current.
+sees the whole shape in one place.  tests/db/test_schema_sql.py keeps it current.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def schema_sql() -> str:
-    from lkmlkb.store import connect
+    from lkmlkb.db.store import connect
 
     with tempfile.TemporaryDirectory() as tmp:
         db = connect(Path(tmp) / "kb.db")

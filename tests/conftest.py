@@ -53,7 +53,7 @@ def count_parses(monkeypatch):
     """``start()`` counts the ingest's parses of raw messages from then on, in the one-item
     list it returns (the workers' too when the pool forks after it)."""
     def start() -> list[int]:
-        from lkmlkb import ingest
+        from lkmlkb.ingest import run as ingest
 
         calls = [0]
         real = ingest.parse_message

@@ -1,6 +1,6 @@
 """The setup extractor read the plain way: the oracles its fast paths are tested against.
 
-Shared by tests/test_extract_speed.py and tests/extract/test_setup_fio_speed_paths.py
+Shared by tests/extract/test_extract_speed.py and tests/extract/test_setup_fio_speed_paths.py
 (tests/ is on the import path: its conftest.py is loaded first).
 """
 

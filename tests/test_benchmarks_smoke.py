@@ -45,10 +45,10 @@ def test_synth_is_deterministic_and_seed_dependent():
 def test_synth_mail_parses_threads_and_carries_reports():
     import io
 
-    from lkmlkb.pipeline import prefilter
+    from lkmlkb.extract.views import prefilter
     from lkmlkb.sources.mail import parse_message
     from lkmlkb.sources.mbox import split_mbox
-    from lkmlkb.threads import thread_messages
+    from lkmlkb.threads.segments import thread_messages
 
     data = b"".join(synth.generate(600, seed=3))
     msgs = [parse_message(raw, "synth") for raw in split_mbox(io.BytesIO(data))]
@@ -121,7 +121,7 @@ def test_search_run_times_lkmlkbs_canned_query_and_the_table_search(tmp_path):
     """The search run against a real `lkmlkb serve` of the corpus (127.0.0.1; figures not checked)."""
     import socket
 
-    from lkmlkb.ingest import ingest
+    from lkmlkb.ingest.run import ingest
 
     db = tmp_path / "kb.db"
     ingest([str(ROOT / "corpus")], str(db), extract=False)

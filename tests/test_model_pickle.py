@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from lkmlkb import ingest
+from lkmlkb.extract.views import extract_paths
+from lkmlkb.ingest import run as ingest
 from lkmlkb.model import Evidence, Findings, Message, Segment, pickled_as_fields
-from lkmlkb.pipeline import extract_paths
 from lkmlkb.sources.mbox import iter_mbox_file
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -159,8 +159,8 @@ def test_the_enumeration_finds_the_patterns_that_read_mail():
     assert len(PATTERNS) > 200
     for module in ("lkmlkb.extract.results", "lkmlkb.extract.kernels", "lkmlkb.extract.commits",
                    "lkmlkb.extract.setup", "lkmlkb.extract.claims", "lkmlkb.fio.jobfile",
-                   "lkmlkb.threads", "lkmlkb.sources.mail", "lkmlkb.sources.textdump",
-                   "lkmlkb.sources.html._common", "lkmlkb.pipeline"):
+                   "lkmlkb.threads.segments", "lkmlkb.sources.mail", "lkmlkb.sources.textdump",
+                   "lkmlkb.sources.html._common", "lkmlkb.extract.views"):
         assert module + "." in names or module + ":" in names, module
     assert any("(inline re." in n for n in PATTERNS)
 

@@ -33,8 +33,8 @@ import re
 
 from lkmlkb.extract import nlp
 from lkmlkb.extract.commits import TITLE_PREFIX_AFTER_FIRST
+from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.model import Claim, Evidence
-from lkmlkb.units import lower_is_better
 
 log = logging.getLogger(__name__)
 

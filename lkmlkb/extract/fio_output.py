@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 
 from lkmlkb.extract.lines import word_lines
+from lkmlkb.extract.metric_units import normalize, parse_count
 from lkmlkb.model import Evidence, Result
-from lkmlkb.units import normalize, parse_count
 
 log = logging.getLogger(__name__)
 

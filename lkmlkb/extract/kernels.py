@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import re
 
-from lkmlkb import kernels as kv
+from lkmlkb.extract import kernel_versions as kv
 from lkmlkb.extract import nlp
 from lkmlkb.model import Evidence, KernelMention
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import logging
 import re
 
-from ..model import Evidence, Result
-from ..units import normalize
-from .lines import match_lines, word_lines
+from lkmlkb.extract.lines import match_lines, word_lines
+from lkmlkb.extract.metric_units import normalize
+from lkmlkb.model import Evidence, Result
 
 log = logging.getLogger(__name__)
 

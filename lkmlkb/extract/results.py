@@ -23,10 +23,10 @@ import logging
 import re
 
 from lkmlkb.extract.fio_output import Line, filled_lines, find_fio_output, prepare_lines
+from lkmlkb.extract.kernel_versions import find_versions, opens_with_version, qualifier
 from lkmlkb.extract.pairs import find_pairs
 from lkmlkb.extract.tables import find_tables
 from lkmlkb.extract.timing import find_timings
-from lkmlkb.kernels import find_versions, opens_with_version, qualifier
 from lkmlkb.model import Result
 
 log = logging.getLogger(__name__)

@@ -23,10 +23,10 @@ import logging
 import re
 
 from lkmlkb.extract.fio_output import Line, cue_lines, evidence, filled_lines, joined_text, prepare_lines
+from lkmlkb.extract.kernel_versions import find_versions, opens_with_version, qualifier
 from lkmlkb.extract.lines import word_lines
-from lkmlkb.kernels import find_versions, opens_with_version, qualifier
+from lkmlkb.extract.metric_units import normalize, parse_count, parse_quantity, to_float
 from lkmlkb.model import Result
-from lkmlkb.units import normalize, parse_count, parse_quantity, to_float
 
 log = logging.getLogger(__name__)
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 import re
 
-from ..model import Evidence, Result
-from .lines import word_lines
+from lkmlkb.extract.lines import word_lines
+from lkmlkb.model import Evidence, Result
 
 log = logging.getLogger(__name__)
 

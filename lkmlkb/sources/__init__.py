@@ -12,12 +12,18 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import SourceError
-from ..model import Message
-from . import base
-from .base import RawMail, SourceFailure, read_head
-from .mbox import iter_mbox_file, looks_like_mbox
-from .public_inbox import find_epochs, is_git_repo, iter_epoch, list_name_of, looks_like_public_inbox
+from lkmlkb.errors import SourceError
+from lkmlkb.model import Message
+from lkmlkb.sources import base
+from lkmlkb.sources.base import RawMail, SourceFailure, read_head
+from lkmlkb.sources.mbox import iter_mbox_file, looks_like_mbox
+from lkmlkb.sources.public_inbox import (
+    find_epochs,
+    is_git_repo,
+    iter_epoch,
+    list_name_of,
+    looks_like_public_inbox,
+)
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +69,7 @@ def iter_source(spec: str, cursors=None) -> Iterator[RawMail | Message]:
     """
     path = Path(spec)
     if "://" in spec or spec.startswith("lore:") or (not path.exists() and "@" in spec):
-        from .lore_http import is_lore_source
+        from lkmlkb.sources.lore_http import is_lore_source
 
         if is_lore_source(spec):
             yield from _iter_lore(spec)
@@ -77,7 +83,7 @@ def iter_source(spec: str, cursors=None) -> Iterator[RawMail | Message]:
 
 
 def _iter_lore(spec: str):
-    from .lore_http import LoreClient
+    from lkmlkb.sources.lore_http import LoreClient
 
     client = LoreClient()
     yield from client.thread(spec)
@@ -133,7 +139,7 @@ def iter_file(path: Path, cursors=None) -> Iterator[RawMail | Message]:
         data = base.read_one_message_file(path, "the file")
         yield RawMail(data, str(path), [], "") if isinstance(data, bytes) else data
     elif kind == "html":
-        from .html import parse_html_page
+        from lkmlkb.sources.html import parse_html_page
 
         data = base.read_one_message_file(path, "the page")
         if isinstance(data, bytes):
@@ -141,8 +147,8 @@ def iter_file(path: Path, cursors=None) -> Iterator[RawMail | Message]:
         else:
             yield data
     else:
-        from .mail import decode_bytes
-        from .textdump import split_textdump
+        from lkmlkb.sources.mail import decode_bytes
+        from lkmlkb.sources.textdump import split_textdump
 
         with base.open_archive_file(path) as fh:
             data = fh.read()

@@ -8,8 +8,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import LimitExceeded, SourceError
-from ..model import pickled_as_fields
+from lkmlkb.errors import LimitExceeded, SourceError
+from lkmlkb.model import pickled_as_fields
 
 #: a message larger than this is recorded as an error and not read into memory (the largest of
 #: the 216,677 messages of linux-block, linux-xfs and io-uring read here is 1.45 MB): a hostile

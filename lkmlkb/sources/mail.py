@@ -30,9 +30,9 @@ from datetime import UTC
 from email.message import Message as EmailMessage
 from email.policy import compat32
 
-from ..errors import ParseError
-from ..model import Message
-from .obfuscation import is_obfuscated
+from lkmlkb.errors import ParseError
+from lkmlkb.model import Message
+from lkmlkb.sources.obfuscation import is_obfuscated
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import LkmlkbError
-from . import base
-from .base import Oversized, RawMail, SourceFailure, open_archive_file, oversized
+from lkmlkb.errors import LkmlkbError
+from lkmlkb.sources import base
+from lkmlkb.sources.base import Oversized, RawMail, SourceFailure, open_archive_file, oversized
 
 log = logging.getLogger(__name__)
 
@@ -258,7 +258,7 @@ def iter_mbox_bytes(data: bytes, source: str, lists: list[str] | None = None):
     """Messages of an mbox held in memory (an HTTP response), parsed."""
     import io
 
-    from .mail import parse_message
+    from lkmlkb.sources.mail import parse_message
 
     for raw in split_mbox(io.BytesIO(data), max_message=base.MAX_MESSAGE_BYTES):
         if isinstance(raw, Oversized):

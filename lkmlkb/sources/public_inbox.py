@@ -17,9 +17,9 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import GitError
-from . import base
-from .base import Oversized, RawMail, SourceFailure, oversized
+from lkmlkb.errors import GitError
+from lkmlkb.sources import base
+from lkmlkb.sources.base import Oversized, RawMail, SourceFailure, oversized
 
 log = logging.getLogger(__name__)
 

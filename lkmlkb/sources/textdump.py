@@ -22,10 +22,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..model import Message
-from ..threads import quote_depth  # as the segmenter reads quotes: ">=64=" of fio's IO depths is none
-from .mail import clean_text, lore_url, parse_date, synthetic_id
-from .obfuscation import is_obfuscated
+from lkmlkb.model import Message
+from lkmlkb.sources.mail import clean_text, lore_url, parse_date, synthetic_id
+from lkmlkb.sources.obfuscation import is_obfuscated
+from lkmlkb.threads.segments import (
+    quote_depth,  # as the segmenter reads quotes: ">=64=" of fio's IO depths is none
+)
 
 HEADER_LINE = re.compile(r"^(Date|From|To|Cc|Subject|Message-I[Dd]|In-Reply-To|References):[ \t]?(.{0,2000})$")
 BRACKET_AUTHOR = re.compile(r"^\[(?P<name>[^\[\]<>]{0,200}?)\s*<(?P<addr>[^<>\s]{1,200})>\]\s*$")
@@ -207,7 +209,7 @@ def split_textdump(text: str, source: str) -> list[Message]:
 
 def _link_by_quotes(messages: list[Message]) -> None:
     """Dumps carry no In-Reply-To: find each message's parent by what it quotes."""
-    from ..threads import attribute_quotes, segment_body
+    from lkmlkb.threads.segments import attribute_quotes, segment_body
 
     attribute_quotes([(m, segment_body(m.body)) for m in messages])
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from lkmlkb.extract.kernel_versions import find_versions
 from lkmlkb.extract.kernels import find_kernel_mentions, find_kernels
-from lkmlkb.kernels import find_versions
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 

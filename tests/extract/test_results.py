@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from lkmlkb.extract.metric_units import normalize
 from lkmlkb.extract.results import find_results
-from lkmlkb.units import normalize
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT.parent / "shared" / "eval" / "seeds"

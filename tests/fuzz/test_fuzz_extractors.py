@@ -24,10 +24,10 @@ from lkmlkb.extract.commits import find_commits
 from lkmlkb.extract.kernels import find_kernels
 from lkmlkb.extract.results import find_results
 from lkmlkb.extract.setup import find_setup
+from lkmlkb.extract.views import extract_message, warm_up
 from lkmlkb.fio import find_fio_jobs
 from lkmlkb.model import Findings, Message
-from lkmlkb.pipeline import extract_message, warm_up
-from lkmlkb.threads import segment_body
+from lkmlkb.threads.segments import segment_body
 
 ROOT = Path(__file__).resolve().parents[2]
 #: real lines of a real report: the seed thread about an mq-deadline fio regression

@@ -23,13 +23,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lkmlkb.errors import LkmlkbError
-from lkmlkb.ingest import ingest
+from lkmlkb.ingest.run import ingest
 from lkmlkb.model import Message
 from lkmlkb.sources import iter_file
 from lkmlkb.sources.mail import parse_message
 from lkmlkb.sources.mbox import split_mbox
 from lkmlkb.sources.textdump import split_textdump
-from lkmlkb.threads import segment_body
+from lkmlkb.threads.segments import segment_body
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("lkmlkb_fuzz_make_corpus", HERE / "make_corpus.py")

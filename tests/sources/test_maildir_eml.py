@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from lkmlkb.db.store import connect
 from lkmlkb.errors import SourceError
-from lkmlkb.ingest import ingest
+from lkmlkb.ingest.run import ingest
 from lkmlkb.sources import RawMail, iter_source, sniff
 from lkmlkb.sources.mail import parse_message
-from lkmlkb.store import connect
 
 MAIL = Path(__file__).resolve().parent.parent / "fixtures" / "mail"
 

@@ -278,7 +278,7 @@ def test_the_limit_splits_as_without_it_on_random_mboxes(monkeypatch):
 def test_ingest_records_an_oversized_message_and_stores_the_rest(tmp_path, monkeypatch):
     import sqlite3
 
-    from lkmlkb.ingest import ingest
+    from lkmlkb.ingest.run import ingest
     from lkmlkb.sources import base
 
     monkeypatch.setattr(base, "MAX_MESSAGE_BYTES", 20_000)

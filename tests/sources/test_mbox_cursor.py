@@ -24,7 +24,7 @@ import pytest
 from mbox_helpers import archive_entries, mboxrd_bytes
 
 from lkmlkb.errors import SourceError
-from lkmlkb.ingest import ingest
+from lkmlkb.ingest.run import ingest
 from lkmlkb.sources import base, mbox
 from lkmlkb.sources.base import RawMail, SourceFailure
 from lkmlkb.sources.mbox import cursor_after, iter_mbox_file

@@ -1,0 +1,1 @@
+"""Ingest: sources into the knowledge base, in batches, parsed and extracted by worker processes."""

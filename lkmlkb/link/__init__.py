@@ -1,0 +1,1 @@
+"""``lkmlkb link``: the commits cited in mail, judged by a kernel git tree."""

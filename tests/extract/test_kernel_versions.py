@@ -1,0 +1,142 @@
+"""Kernel version normalization and ordering (lkmlkb.kernels)."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lkmlkb.extract.kernel_versions import (
+    compare,
+    is_stable_series,
+    normalize_version,
+    qualifier,
+    series,
+    sort_key,
+)
+
+# Each pair: older, newer — release history as it happened.
+ORDERED_PAIRS = [
+    ("2.6.32-rc5", "2.6.32"),          # corpus/002: rc before the release
+    ("2.6.32", "2.6.33"),
+    ("2.6.29", "2.6.32-rc5"),          # corpus/002: baseline vs regressed
+    ("2.6.32", "2.6.32.5"),            # 2.6-era stable point release
+    ("6.8-rc7", "6.8"),                # corpus/000
+    ("6.8", "6.8.1"),
+    ("5.15", "5.15.y"),                # stable series after its .0
+    ("5.15.35", "5.15.y"),             # ... and after every point release of it
+    ("5.15.y", "5.16-rc1"),
+    ("4.19.x", "5.4.x"),               # corpus/004: moving from 4.19.x to 5.4.x
+    ("5.4.190", "5.15.35"),            # corpus/004
+    ("5.19.0", "6.0.5"),               # corpus/003
+    ("6.1.30", "6.1.36"),
+    ("6.9", "6.10"),                   # numeric, not string, order
+    ("6.19-rc1", "6.19.0-rc1-next-20251219"),
+    ("6.19.0-rc1-next-20251219", "6.19-rc2"),
+    ("next-20240101", "next-20251219"),  # linux-next tags by date
+    ("6.1.0", "6.1.0-13-amd64"),       # Debian package build after plain .0
+    ("6.8.0-rc3-00012-gabcdef", "6.8.0-rc3-00013-g123456"),
+]
+
+
+@pytest.mark.parametrize("older,newer", ORDERED_PAIRS)
+def test_pairs_in_release_order(older, newer):
+    assert compare(older, newer) == -1
+    assert compare(newer, older) == 1
+    assert sort_key(older) < sort_key(newer)
+
+
+@pytest.mark.parametrize("a,b", [
+    ("v5.12-rc7", "5.12-rc7"),
+    ("6.8-rc7+ Revert", "6.8-rc7"),
+    ("5.17.0", "5.17"),  # corpus/003 table label "5.17.0" is release 5.17
+])
+def test_same_version_written_differently(a, b):
+    assert compare(a, b) == 0
+
+
+def test_sorted_list_matches_history():
+    shuffled = ["6.8", "2.6.33", "next-20251219", "5.15.y", "6.8-rc7", "2.6.32-rc5", "4.19.x", "2.6.32"]
+    assert sorted(shuffled, key=sort_key) == [
+        "2.6.32-rc5", "2.6.32", "2.6.33", "4.19.x", "5.15.y", "6.8-rc7", "6.8", "next-20251219"]
+
+
+@pytest.mark.parametrize("raw,norm", [
+    ("v5.12-rc7", "5.12-rc7"),              # corpus/001 "latest linus tree(v5.12-rc7"
+    ("6.8-rc7+ Revert", "6.8-rc7"),         # corpus/000 result heading
+    ("6.8-rc7 + revert", "6.8-rc7"),        # corpus/000 "on 6.8-rc7 + revert : 3634"
+    ("4.19.x", "4.19.x"),                   # corpus/004, kept as written
+    ("5.15.y", "5.15.y"),
+    ("6.1.36.", "6.1.36"),                  # corpus/003 sentence end
+    ("Linux 6.8", "6.8"),
+    ("linux-6.8", "6.8"),
+    ("6.1.0-13-amd64", "6.1.0-13-amd64"),
+    ("next-20251219", "next-20251219"),
+    ("6.19.0-rc1-next-20251219", "6.19.0-rc1-next-20251219"),
+    ("5.14.0-362.el9", "5.14.0-362.el9"),
+    ("LTS", None),
+    ("fio-3.19", None),
+    ("", None),
+])
+def test_normalize_version(raw, norm):
+    assert normalize_version(raw) == norm
+
+
+@pytest.mark.parametrize("raw,qual", [
+    ("6.8-rc7+ Revert", "+revert"),
+    ("6.8-rc7 + revert", "+revert"),
+    ("6.1.36 + patch", "+patch"),
+    ("6.8.0-rc3+", "+"),
+    ("6.8-rc7", None),
+])
+def test_qualifier(raw, qual):
+    assert qualifier(raw) == qual
+
+
+@pytest.mark.parametrize("v,s", [
+    ("5.15.y", "5.15"), ("5.15.35", "5.15"), ("6.8-rc7", "6.8"), ("2.6.32.5", "2.6.32"),
+    ("2.6.32-rc5", "2.6.32"), ("next-20251219", "next"), ("LTS", ""),
+])
+def test_series(v, s):
+    assert series(v) == s
+
+
+def test_stable_series_flag():
+    assert is_stable_series("4.19.x") and is_stable_series("5.15.y")
+    assert not is_stable_series("5.15.35")
+
+
+# --- properties -------------------------------------------------------------
+
+versions = st.one_of(
+    st.builds(lambda a, b: f"{a}.{b}", st.integers(3, 7), st.integers(0, 19)),
+    st.builds(lambda a, b, c: f"{a}.{b}.{c}", st.integers(3, 7), st.integers(0, 19), st.integers(0, 300)),
+    st.builds(lambda a, b, r: f"{a}.{b}-rc{r}", st.integers(3, 7), st.integers(0, 19), st.integers(1, 9)),
+    st.builds(lambda a, b, s: f"{a}.{b}.{s}", st.integers(3, 7), st.integers(0, 19), st.sampled_from("xy")),
+    st.builds(lambda c, r: f"2.6.{c}-rc{r}", st.integers(0, 39), st.integers(1, 9)),
+    st.builds(lambda c: f"2.6.{c}", st.integers(0, 39)),
+    st.builds(lambda d: f"next-2{d:07d}", st.integers(200101, 9991231)),
+    st.builds(lambda b, d: f"6.{b}.0-rc1-next-2025{d:04d}", st.integers(0, 19), st.integers(101, 1231)),
+    st.text(max_size=12),  # garbage must still get a comparable key
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(versions, versions, versions)
+def test_sort_key_is_total_order_consistent_with_compare(a, b, c):
+    ka, kb, kc = sort_key(a), sort_key(b), sort_key(c)
+    # any two keys compare (no TypeError), and compare agrees with the keys
+    assert compare(a, b) == (ka > kb) - (ka < kb)
+    assert compare(a, b) == -compare(b, a)
+    assert compare(a, a) == 0
+    # transitive, through the keys as through compare
+    if ka <= kb <= kc:
+        assert compare(a, c) <= 0
+    if compare(a, b) <= 0 and compare(b, c) <= 0:
+        assert compare(a, c) <= 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(3, 7), st.integers(0, 19), st.integers(1, 9), st.integers(1, 300))
+def test_rc_before_release_before_point_before_series(major, minor, rc, point):
+    base = f"{major}.{minor}"
+    chain = [f"{base}-rc{rc}", base, f"{base}.{point}", f"{base}.y"]
+    assert sorted(chain, key=sort_key) == chain

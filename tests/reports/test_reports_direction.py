@@ -1,0 +1,150 @@
+"""Which way a computed change counts: less of a time, a latency or an overhead is better.
+
+Fixture texts, trimmed: Anders Blomdell, "XFS mount timeout in linux-6.9.11" (linux-xfs, 2024-08-09,
+<71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com>); Qi Zheng, "[PATCH 0/8] make unregistration of
+super_block shrinker more faster" (linux-xfs, 2023-05-31, <20230531095742.2480623-1-qi.zheng@linux.dev>)
+and Dave Chinner's reply <ZHkkWjt0R1ptV7RZ@dread.disaster.area> (2023-06-01); Luca Coelho,
+"Regression in 6.11-rc1 in scsi/sd?" (linux-block, 2024-07-31,
+<b123b699569f3a85bcfa521b2511e9e2698f31b7.camel@intel.com>).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lkmlkb.extract.metric_units import lower_is_better
+from lkmlkb.extract.views import extract_messages
+from lkmlkb.model import Message, Result
+from lkmlkb.reports.build import build_report, computed_change
+
+MOUNT_TIMEOUT = """\
+With a filesystem that contains a very large amount of hardlinks
+the time to mount the filesystem skyrockets to around 15 minutes
+on 6.9.11-200.fc40.x86_64 as compared to around 1 second on
+6.8.10-300.fc40.x86_64, this of course makes booting drop
+into emergency mode if the filesystem is in /etc/fstab. A git bisect
+nails the offending commit as 14dd46cf31f4aaffcf26b00de9af39d01ec8d547.
+
+  Timing between the systems are:
+
+  6.8.10-300.fc40.x86_64:
+
+    # time mount /dev/vg1/test /test
+    real	0m0.835s
+    user	0m0.002s
+    sys	        0m0.014s
+
+  6.9.11-200.fc40.x86_64:
+
+    # time mount /dev/vg1/test /test
+    real	15m36.508s
+    user	0m0.000s
+    sys	        0m27.628s
+"""
+
+
+def test_a_mount_that_takes_15_minutes_instead_of_a_second_is_a_regression_of_that_size():
+    msg = Message("71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com", subject="XFS mount timeout in linux-6.9.11",
+                  body=MOUNT_TIMEOUT, date_utc="2024-08-09T17:08:41+00:00")
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert r.kind == "regression"
+    elapsed = {x.kernel: x for x in r.results if x.metric == "elapsed"}
+    before, after = elapsed["6.8.10-300.fc40.x86_64"], elapsed["6.9.11-200.fc40.x86_64"]
+    assert (before.value, after.value) == (0.835, 936.508)
+    # the time grew by 112,056.65 % of what it was (the thread's report said -112,056.65: a gain)
+    assert computed_change(before, after) == pytest.approx((936.508 - 0.835) / 0.835 * 100, abs=0.01)
+
+
+def _result(metric, value, unit=None, normalized_unit=None):
+    return Result(metric=metric, value=value, unit=unit or "", normalized_value=value, normalized_unit=normalized_unit)
+
+
+@pytest.mark.parametrize("metric,unit,lower", [
+    ("lat", "us", True), ("clat_p99", "us", True), ("cpu_sys", "%", True), ("util", "%", True),
+    ("elapsed", "us", True), ("fsmark.app_overhead", None, True), ("fio.write_clat_mean_us", None, True),
+    ("bw", "B/s", False), ("iops", "IOPS", False), ("bw_mean", "B/s", False), ("fio.write_iops", None, False),
+    ("stress-ng.timerfd.ops_per_sec", None, False), ("aim7.jobs-per-min", None, False),
+    # LKP's "time." group is /usr/bin/time's: its elapsed time, not every counter it prints
+    ("fio.time.elapsed_time", None, True), ("swapin.free_time", None, True),
+    ("fio.time.file_system_outputs", None, False), ("fio.time.percent_of_cpu_this_job_got", None, False),
+    ("fio.latency_2ms%", None, False),
+])
+def test_which_metrics_are_better_lower(metric, unit, lower):
+    assert lower_is_better(metric, unit) is lower
+    # and the computed change of a doubling has the matching sign (positive: a regression)
+    change = computed_change(_result(metric, 10.0, normalized_unit=unit), _result(metric, 20.0, normalized_unit=unit))
+    assert change == (100.0 if lower else -100.0)
+
+
+def test_the_other_of_two_kernels_in_a_regression_report_is_the_bad_one():
+    # "15 minutes on 6.9.11-200.fc40.x86_64 as compared to around 1 second on 6.8.10-300.fc40.x86_64":
+    # the second is said to be good; the message alone named no bad kernel
+    msg = Message("71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com", subject="XFS mount timeout in linux-6.9.11",
+                  body=MOUNT_TIMEOUT, date_utc="2024-08-09T17:08:41+00:00")
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert (r.good_kernel, r.bad_kernel) == ("6.8.10-300.fc40.x86_64", "6.9.11-200.fc40.x86_64")
+    # and what was measured on each is labelled by it: the report is sized by its own numbers
+    assert {x.kernel: x.label for x in r.results} == {"6.8.10-300.fc40.x86_64": "baseline",
+                                                      "6.9.11-200.fc40.x86_64": "regressed"}
+    assert r.computed_pct == pytest.approx(112056.65, abs=0.01)
+
+
+SHRINKER_SERIES = """\
+The kernel test robot noticed a -88.8% regression of stress-ng.ramfs.ops_per_sec
+on commit f95bdb700bc6 ("mm: vmscan: make global slab shrink lockless").
+
+This series is based on next-20230525. Any comments and suggestions are welcome.
+"""
+SHRINKER_REPLY = """\
+I;ve just read through that thread, and I've looked at the original
+patch that caused the regression.
+
+Given this appears to be a change introduced in 6.4-rc1, I think the
+right thing to do is to revert the change rather than make things
+worse by trying to shove some "quick fix" into the kernel to address
+it.
+"""
+
+
+def test_the_tree_a_series_is_based_on_is_not_the_good_kernel():
+    root = Message("20230531095742.2480623-1-qi.zheng@linux.dev",
+                   subject="[PATCH 0/8] make unregistration of super_block shrinker more faster",
+                   body=SHRINKER_SERIES, date_utc="2023-05-31T09:57:34+00:00")
+    reply = Message("ZHkkWjt0R1ptV7RZ@dread.disaster.area",
+                    subject="Re: [PATCH 6/8] xfs: introduce xfs_fs_destroy_super()", body=SHRINKER_REPLY,
+                    date_utc="2023-06-01T23:06:02+00:00", in_reply_to=root.message_id, references=[root.message_id])
+    ((tid, (msgs, findings)),) = extract_messages([root, reply]).items()
+    r = build_report(tid, msgs, findings)
+    assert r.kind == "regression" and r.bad_kernel == "6.4-rc1"
+    assert r.good_kernel is None  # next-20230525 holds the regression the series fixes
+
+
+LOCKDEP_SPLATS = """\
+We're getting some lockdep splats with 6.11-rc1 in some of our older CI
+machines:
+
+<4>[   25.358383] WARNING: possible circular locking dependency detected
+<4>[   25.359636] 6.11.0-rc1-CI_DRM_15151-gb6f9528c7fff+ #1 Not tainted
+"""
+
+
+def test_one_release_written_two_ways_is_not_two_kernels():
+    # the subject makes 6.11-rc1 the bad kernel; the splat's "6.11.0-rc1" is the same release
+    msg = Message("b123b699569f3a85bcfa521b2511e9e2698f31b7.camel@intel.com",
+                  subject="Regression in 6.11-rc1 in scsi/sd?", body=LOCKDEP_SPLATS,
+                  date_utc="2024-07-31T13:22:40+00:00")
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert r.bad_kernel == "6.11-rc1" and r.good_kernel is None
+
+
+def test_a_later_kernel_that_still_regresses_is_not_made_the_good_one():
+    # constructed: the regression is said of 6.9; 6.10-rc1 is later, so it is no baseline
+    msg = Message("still-there@example.org", subject="randread regression on 6.9",
+                  body="We see a 30% randread IOPS regression on 6.9 with fio.\nIt is still there on 6.10-rc1.\n",
+                  date_utc="2024-06-01T00:00:00+00:00")
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert r.bad_kernel == "6.9" and r.good_kernel is None

@@ -1,0 +1,262 @@
+"""A patch that says it fixes a regression is the fix proposed; a maintainer taking it fixes it.
+
+Fixture texts, trimmed, from lore.kernel.org:
+- Jan Kara, "[PATCH] block: do not reverse request order when flushing plug list", linux-block,
+  2023-03-13, <20230313093002.11756-1-jack@suse.cz>, and Jens Axboe's reply "Applied, thanks!",
+  2023-03-14, <167880758083.151876.6376887177678438378.b4-ty@kernel.dk>
+- Goldwyn Rodrigues, "[PATCH 07/16] btrfs: Lock extents before folio for read()s", linux-btrfs,
+  2022-11-15, <5c7c77d0735c18cea82c347eef2ce2eb169681e6.1668530684.git.rgoldwyn@suse.com>, and the
+  kernel test robot's reply, 2022-11-21, <202211212140.7f9c0a76-oliver.sang@intel.com>
+- Gabriel Krisman Bertazi, "[PATCH v4 00/16] File system wide monitoring", linux-ext4, 2021-07-20,
+  <20210720155944.1447086-1-krisman@collabora.com>, and the kernel test robot's reply to its 8th
+  patch, 2021-07-31, <20210731063818.GB18773@xsang-OptiPlex-9020>
+- Nitesh Shetty, "[PATCH v5 00/10] Implement copy offload support", linux-block, 2022-11-23,
+  <20221123055827.26996-1-nj.shetty@samsung.com>
+- Petr Vorel, "[RFC] Slow down of LTP tests aiodio_sparse.c and dio_sparse.c in kernel 6.6",
+  linux-block, 2024-07-19, <20240719174325.GA775414@pevik>, and his reply, 2024-07-24,
+  <20240724131816.GA950793@pevik>
+"""
+
+from __future__ import annotations
+
+from lkmlkb.extract.views import extract_messages
+from lkmlkb.model import Message
+from lkmlkb.reports.build import PATCH_TAKEN, build_report
+
+PLUG_ORDER = """\
+Commit 26fed4ac4eab ("block: flush plug based on hardware and software
+queue order") changed flushing of plug list to submit requests one
+device at a time. However while doing that it also started using
+list_add_tail() instead of list_add() used previously thus effectively
+submitting requests in reverse order. Submitting requests in reverse order has negative impact on
+performance for rotational disks (when BFQ is not in use). We observe
+10-25% regression in random 4k write throughput, as well as ~20%
+regression in MariaDB OLTP benchmark on rotational storage on btrfs
+filesystem.
+
+Fix the problem by preserving ordering of the plug list when inserting
+requests into the queuelist as well as by appending to requeue_list
+instead of prepending to it.
+
+Fixes: 26fed4ac4eab ("block: flush plug based on hardware and software queue order")
+Signed-off-by: Jan Kara <jack@suse.cz>
+---
+ block/blk-mq.c         | 5 +++--
+ 1 file changed, 3 insertions(+), 2 deletions(-)
+"""
+
+APPLIED = """\
+On Mon, 13 Mar 2023 10:30:02 +0100, Jan Kara wrote:
+> Commit 26fed4ac4eab ("block: flush plug based on hardware and software
+> queue order") changed flushing of plug list to submit requests one
+> [...]
+
+Applied, thanks!
+
+[1/1] block: do not reverse request order when flushing plug list
+      commit: 34e0a279a993debaff03158fc2fbf6a00c093643
+
+Best regards,
+--
+Jens Axboe
+"""
+
+LOCK_EXTENTS = """\
+Perform extent locking around buffered reads as opposed to while
+performing folio reads.
+
+Signed-off-by: Goldwyn Rodrigues <rgoldwyn@suse.com>
+---
+ fs/btrfs/file.c        | 17 ++++++++++++++---
+ 1 file changed, 14 insertions(+), 3 deletions(-)
+"""
+
+ROBOT_ON_PATCH = """\
+Greeting,
+
+FYI, we noticed a -99.7% regression of fxmark.ssd_btrfs_DRBM_72_bufferedio.works/sec due to commit:
+
+
+commit: 94d3d147892ad202ecbd0a373b63469f2d12667a ("[PATCH 07/16] btrfs: Lock extents before folio for read()s")
+url: https://github.com/intel-lab-lkp/linux/commits/Goldwyn-Rodrigues/btrfs-check-for-range-correctness-while-locking-or-setting-extent-bits/20221116-030112
+
+in testcase: fxmark
+
+commit:
+  440e8ad2af ("btrfs: Lock extents before pages in writepages")
+  94d3d14789 ("btrfs: Lock extents before folio for read()s")
+
+440e8ad2afce1fc9 94d3d147892ad202ecbd0a373b6
+---------------- ---------------------------
+         %stddev     %change         %stddev
+             \\          |                \\
+  80965674           -98.4%    1284665 ±  2%  fxmark.ssd_btrfs_DRBM_18_bufferedio.works/sec
+   4648529           -44.4%    2584226        fxmark.ssd_btrfs_DRBM_1_bufferedio.works/sec
+"""
+
+FS_MONITORING = """\
+This was tested with LTP for regressions, and also using the sample on
+the last patch, with a corrupted image.  I can publish the bad image
+upon request.
+"""
+
+ROBOT_UNIXBENCH = """\
+Greeting,
+
+FYI, we noticed a -3.3% regression of unixbench.score due to commit:
+
+
+commit: 4c40d6efc8b22b88a45c335ffd6d25b55d769f5b ("[PATCH v4 08/16] fsnotify: pass arguments of fsnotify() in struct fsnotify_event_info")
+url: https://github.com/0day-ci/linux/commits/Gabriel-Krisman-Bertazi/File-system-wide-monitoring/20210721-001444
+
+in testcase: unixbench
+"""
+
+COPY_OFFLOAD = """\
+		block-size 8k, range 1:
+			6.5% improvement in IO BW (791 MiB/s to 843 MiB/s).
+		block-size 8k, 8 ranges:
+			18% drop in IO BW (from 798 MiB/s to 647 MiB/s)
+
+		At present we see drop in performance for bs 8k,16k and
+		higher ranges (8, 16), so something more to check there.
+"""
+
+LTP_SLOWDOWN = """\
+LTP AIO DIO tests aiodio_sparse.c [1] and dio_sparse.c [2] (using [3]) slowed
+down on kernel 6.6 on Btrfs and XFS, when run with default parameters.
+
+Runtime of this particular setup (i.e. 100 MB file) on Btrfs and XFS on the
+same system slowed down 9x (6.5: ~1 min 6.6: ~9 min). Ext4 is not affected.
+
+Because the slowdown has been here for few kernel releases I suppose nobody
+complained and the test is somehow artificial (nobody uses this in a real world).
+But still it'd be good to double check the problem. I can bisect a particular
+commit.
+"""
+
+LTP_BISECTED = """\
+> But still it's kind of curious what caused the 9x slow down. So I'd be
+> curious to know the result of the bisection :). Thanks for report!
+
+It looks to be the slowdown was introduced by commit 63304558ba5d
+("sched/eevdf: Curb wakeup-preemption") [1] from v6.6-rc1.
+
+I also compiled current next (next-20240724), it's also slow  and reverting
+commit from it returns the original speed on both Btrfs and XFS.
+"""
+
+PLUG_SUBJECT = "[PATCH] block: do not reverse request order when flushing plug list"
+
+
+def _report(*messages: Message):
+    ((tid, (msgs, findings)),) = extract_messages(list(messages)).items()
+    return build_report(tid, msgs, findings)
+
+
+def _patch() -> Message:
+    return Message("20230313093002.11756-1-jack@suse.cz", subject=PLUG_SUBJECT, body=PLUG_ORDER,
+                   date_utc="2023-03-13T09:30:02+00:00")
+
+
+def test_a_patch_that_fixes_a_regression_is_the_fix_proposed():
+    r = _report(_patch())
+    assert r.is_regression_report
+    assert any(c.sha.startswith("26fed4ac4eab") and c.role == "culprit" for c in r.commits)
+    assert r.status == "fix proposed"  # was "bisected": the thread is the fix, not a hunt for the cause
+
+
+def test_the_patch_taken_by_its_maintainer_is_fixed():
+    reply = Message("167880758083.151876.6376887177678438378.b4-ty@kernel.dk", subject="Re: " + PLUG_SUBJECT,
+                    body=APPLIED, in_reply_to="20230313093002.11756-1-jack@suse.cz",
+                    references=["20230313093002.11756-1-jack@suse.cz"], date_utc="2023-03-14T15:26:20+00:00")
+    assert _report(_patch(), reply).status == "fixed"
+
+
+def test_a_regression_the_robot_finds_in_a_patch_is_the_patchs_own():
+    root = Message("5c7c77d0735c18cea82c347eef2ce2eb169681e6.1668530684.git.rgoldwyn@suse.com",
+                   subject="[PATCH 07/16] btrfs: Lock extents before folio for read()s", body=LOCK_EXTENTS,
+                   date_utc="2022-11-15T18:00:25+00:00")
+    robot = Message("202211212140.7f9c0a76-oliver.sang@intel.com",
+                    subject="Re: [PATCH 07/16] btrfs: Lock extents before folio for read()s", body=ROBOT_ON_PATCH,
+                    in_reply_to=root.message_id, references=[root.message_id], date_utc="2022-11-21T13:31:26+00:00")
+    r = _report(root, robot)
+    assert r.is_regression_report and r.regression_pct == 99.7
+    assert r.status == "bisected"  # the patch is the culprit, not a fix
+
+
+def test_a_series_tested_for_regressions_is_no_fix_of_the_one_the_robot_finds_in_it():
+    root = Message("20210720155944.1447086-1-krisman@collabora.com", subject="[PATCH v4 00/16] File system wide monitoring",
+                   body=FS_MONITORING, date_utc="2021-07-20T15:59:28+00:00")
+    robot = Message("20210731063818.GB18773@xsang-OptiPlex-9020", body=ROBOT_UNIXBENCH,
+                    subject="[fsnotify]  4c40d6efc8:  unixbench.score -3.3% regression",
+                    in_reply_to=root.message_id, references=[root.message_id], date_utc="2021-07-31T06:38:18+00:00")
+    r = _report(root, robot)
+    assert r.is_regression_report and r.regression_pct == 3.3
+    assert r.status == "bisected"
+
+
+def test_a_series_measuring_its_own_drop_fixes_nothing():
+    from lkmlkb.reports.build import derive_status, patch_fix_of
+
+    root = Message("20221123055827.26996-1-nj.shetty@samsung.com", subject="[PATCH v5 00/10] Implement copy offload support",
+                   body=COPY_OFFLOAD, date_utc="2022-11-23T05:58:17+00:00")
+    ((tid, (msgs, findings)),) = extract_messages([root]).items()
+    claims = [c for f in findings for c in f.claims]
+    assert any(c.kind == "regression" and c.stated_pct == 18.0 for c in claims)  # what the rule reads
+    fix = patch_fix_of(root, claims, True)
+    assert not fix
+    assert derive_status([], claims, [root.body], patch_fix=fix) == "reported"
+
+
+def test_a_report_titled_rfc_proposes_no_fix():
+    subject = "[RFC] Slow down of LTP tests aiodio_sparse.c and dio_sparse.c in kernel 6.6"
+    root = Message("20240719174325.GA775414@pevik", body=LTP_SLOWDOWN, date_utc="2024-07-19T17:43:25+00:00",
+                   subject=subject)
+    reply = Message("20240724131816.GA950793@pevik", subject="Re: " + subject, body=LTP_BISECTED,
+                    in_reply_to=root.message_id, references=[root.message_id], date_utc="2024-07-24T13:18:16+00:00")
+    r = _report(root, reply)
+    assert r.is_regression_report
+    assert r.status == "bisected"  # a question put to the list, then bisected: no patch in it
+
+
+def test_what_says_a_maintainer_took_a_patch():
+    for said in ("Applied, thanks!", "Applied to for-6.8/block, thanks.", "Thanks, applied.", "Applied",
+                 "Queued for 6.9."):
+        assert PATCH_TAKEN.search(said), said
+    for said in ("Whenever bfq queue has a request queued we add now", "requests queued for dispatch",
+                 "this applied on top of for-next", "Not applied yet.",
+                 # real replies that take nothing (linux-block): a wrapped line of Rafael J. Wysocki's,
+                 # the robot's boilerplate, Ming Lei on a series
+                 "applied at full swing?", "[If your patch is applied to the wrong git tree, kindly drop us a note.",
+                 "  can be merged to v6.17, and be backport easily for stable & downstream",
+                 # the review's finds in linux-block and linux-xfs replies
+                 "Applied and trying; fingers crossed!", "Can this be picked up?", "I've queued up a revert",
+                 " Applied to the queue (a diff's context line)"):
+        assert not PATCH_TAKEN.search(said), said
+
+
+# Fengnan Chang, "[PATCH v2] ext4: improve discard efficiency", linux-ext4, 2023-07-19,
+# <20230719093633.34141-1-changfengnan@bytedance.com>
+DISCARD = """\
+In commit a015434480dc("ext4: send parallel discards on commit
+completions"), issue all discard commands in parallel make all
+bios could merged into one request, so lowlevel drive can issue
+multi segments in one time which is more efficiency, but commit
+55cdd0af2bc5 ("ext4: get discard out of jbd2 commit kthread contex")
+seems broke this way, let's fix it.
+In my test, the time of fstrim fs with multi big sparse file
+reduce from 6.7s to 1.3s.
+
+Reported-by: kernel test robot <oliver.sang@intel.com>
+Closes: https://lore.kernel.org/oe-lkp/202307171455.ee68ef8b-oliver.sang@intel.com
+Signed-off-by: Fengnan Chang <changfengnan@bytedance.com>
+"""
+
+
+def test_a_regression_whose_figures_show_a_gain_gets_no_negative_size():
+    r = _report(Message("20230719093633.34141-1-changfengnan@bytedance.com", body=DISCARD,
+                        subject="[PATCH v2] ext4: improve discard efficiency", date_utc="2023-07-19T09:36:33+00:00"))
+    assert r.is_regression_report  # bisected ("seems broke"), with figures
+    assert r.computed_pct == -80.6  # what the pair read says: the fix's gain
+    assert r.regression_pct is None  # was -80.6
