@@ -174,7 +174,7 @@ class CommitCitation:
     role: str = "mentioned"
     #: the words that decided the role ("bisection points to", "Fixes:")
     cue: str = ""
-    #: trailer kind or citation form: prose | fixes | range | regzbot | lkp | revert-subject | bisect-step | blame
+    #: trailer kind or citation form: prose | fixes | range | regzbot | lkp | revert-subject | bisect-step | bisect-result | blame
     form: str = "prose"
     #: for ranges: the other end
     range_end: str | None = None

@@ -146,7 +146,15 @@ _BLAME_LINE_RE = re.compile(
         \d{4}-\d\d-\d\d[ \t]{1,8}@?\d{1,7}(?:[ \t]|$)""",
     re.MULTILINE | re.VERBOSE,
 )
-_BISECT_STEP_RE = re.compile(r"git\s+bisect\s+(?:good|bad|skip|start)|^[ \t>]{0,20}#\s(?:good|bad|skip):", re.MULTILINE)
+#: a step of a bisection: the commit was built and run, and judged good or bad
+_BISECT_STEP_RE = re.compile(
+    r"""git\s+bisect\s+(?:good|bad|skip|start)                    # git bisect log: "git bisect good 7907ad748bdb"
+      | ^[ \t>]{0,20}\#\s(?:good|bad|skip):                       # its comments: "# good: [7907ad748bdb...] Merge"
+      | ^[ \t>]{0,20}(?=[0-9a-f]{7,40}[ \t]{1,4}(?:is[ \t]{1,3})?   # a list written by hand: "4e2f62e566b5 is good",
+         (?P<verdict>good|bad)\b[ \t.]{0,3}$)                      # "ff042f4a9b050895a42cae893cc01fa2ca81b95c bad"
+    """, re.MULTILINE | re.VERBOSE)
+#: how many lines after the last step of a bisection a ``commit X`` block may name its result
+BISECT_RESULT_LINES = 4
 _LORE_MSGID_RE = re.compile(
     r"""
     (?:lore\.kernel\.org|lkml\.kernel\.org|patch\.msgid\.link|marc\.info|spinics\.net)
@@ -393,7 +401,7 @@ def _apply_lkp(text: str, hits: list[_Hit]) -> None:
 
 def _apply_git_output(text: str, hits: list[_Hit]) -> None:
     """git bisect logs, git log headers and git blame lines: "X is the first bad commit", "# first
-    bad commit: [X]", "git bisect good X" (a step: mentioned), "commit X\\nAuthor:" (subject from
+    bad commit: [X]", "git bisect good X" (a step: tested), "commit X\\nAuthor:" (subject from
     the body), "X Dave Chinner 2010-05-21  949  <code>" (blame: mentioned)."""
     for m in _GITLOG_RE.finditer(text):
         for h in hits:
@@ -405,13 +413,33 @@ def _apply_git_output(text: str, hits: list[_Hit]) -> None:
             if m and m.start("sha") == h.start:
                 h.form, h.cue = "blame", ""
                 h.extra["decided"] = True
+    last_step_end = -1
     for m in _BISECT_STEP_RE.finditer(text):
         line_end = text.find("\n", m.end())
         line_end = len(text) if line_end < 0 else line_end
         for h in hits:
             if m.start() <= h.start < line_end and not h.extra.get("decided"):
-                h.form, h.cue = "bisect-step", m.group(0).strip()
+                # a commit built and run in the bisection: tested (the first bad one is also named
+                # the culprit by "is the first bad commit" or the block after the steps)
+                h.role, h.form, h.cue = "tested", "bisect-step", (m.group("verdict") or m.group(0)).strip()
                 h.extra["decided"] = True
+        last_step_end = line_end
+    if last_step_end >= 0:
+        _bisect_result(text, hits, last_step_end)
+
+
+def _bisect_result(text: str, hits: list[_Hit], steps_end: int) -> None:
+    """A ``commit X`` block (git log or git show) right after the steps of a bisection is what
+    it found: "ff04... good / 077d... bad / ... \n\ncommit 077d0c2c78df\nAuthor: ..." (a list
+    written by hand, linux-ext4 2022-07)."""
+    for m in _GITLOG_RE.finditer(text, steps_end):
+        if text.count("\n", steps_end, m.start()) > BISECT_RESULT_LINES:
+            return
+        for h in hits:
+            if h.start == m.start("sha") and not h.extra.get("decided"):
+                h.role, h.form, h.cue = "culprit", "bisect-result", "commit after the bisection's steps"
+                h.extra["decided"] = True
+        return
 
 
 def _role_from_cue(label: str) -> str | None:

@@ -86,8 +86,26 @@ ARCHIVE_CASES = [
         "git bisect good 7907ad748bdba8ac9ca47f0a650cc2e5d2ad6e24\n"
         "# first bad commit: [eca2040972b411ec27483bf75dc8b84e730e88ff] scsi:\n",
         {"eca2040972b411ec27483bf75dc8b84e730e88ff": "culprit",
-         "7907ad748bdba8ac9ca47f0a650cc2e5d2ad6e24": "mentioned"},
+         "7907ad748bdba8ac9ca47f0a650cc2e5d2ad6e24": "tested"},  # a step: built, run and judged
         id="bisect-log"),
+    pytest.param(
+        # <20200809142522.GI17456@casper.infradead.org> (linux-block, "Very slow qemu device access"):
+        # the two commits a developer asked to try, each judged by hand
+        "> So please test either 4e2f62e566b5 or 568f27006577 and see if there is\n> such issue.\n\n"
+        "4e2f62e566b5 is good\n568f27006577 is bad\n\nAs before, the stack points to the tag code:\n",
+        {"4e2f62e566b5": "tested", "568f27006577": "tested"}, id="steps-judged-by-hand"),
+    pytest.param(
+        # the shape of a bisection written by hand, a SHA and its verdict per line, then the commit
+        # it ended at as `git show` prints it (the pattern of linux-ext4 reports; SHAs made up)
+        "I bisected it on my board:\n\n"
+        "a4c123b1612dd272d1371c17149d439536b3216f good\ndaeeb975729fae923d5a4fd12aabfe228f219e9c bad\n"
+        "b0eb53f16947ccf25ec84d8dbc74254770f58904 good\ndba41ecccc3fc1626e53a13043b026c48bbf33fe bad\n\n"
+        "commit dba41ecccc3fc1626e53a13043b026c48bbf33fe\nAuthor: A Developer <dev@example.org>\n"
+        "Date:   Tue Mar 8 15:22:01 2022 +0530\n\n    ext4: change the allocator's scan order\n\n"
+        "Reverting it on top of the release makes the slowdown go away.\n",
+        {"a4c123b1612dd272d1371c17149d439536b3216f": "tested", "daeeb975729fae923d5a4fd12aabfe228f219e9c": "tested",
+         "b0eb53f16947ccf25ec84d8dbc74254770f58904": "tested", "dba41ecccc3fc1626e53a13043b026c48bbf33fe": "culprit"},
+        id="hand-bisection-then-git-show"),
     pytest.param(
         # <CA+G9fYvKfeRHfY3d_Df+9V+4tE_ZcvMGVJ-acewmgfjxb1qtpg@mail.gmail.com>
         "As per Anders bisection results the first bad commit pointing to\n"
@@ -115,8 +133,9 @@ ARCHIVE_CASES = [
         "base-commit: 0bd1bf95a554f5f877724c27dbe33d4db0af4d0c\n",
         {"d47f9717e5cf": "culprit", "0bd1bf95a554f5f877724c27dbe33d4db0af4d0c": "base"}, id="trailers"),
     pytest.param(
+        # the commit a revert takes out is the culprit; the mail is the revert
         "This reverts commit d47f9717e5cfd0dd8c0ba2ecfa47c38d140f1bb6.\n",
-        {"d47f9717e5cfd0dd8c0ba2ecfa47c38d140f1bb6": "revert"}, id="this-reverts"),
+        {"d47f9717e5cfd0dd8c0ba2ecfa47c38d140f1bb6": "culprit"}, id="this-reverts"),
     pytest.param(
         "Reverting commit 8e0ef4128694 (\"dm: use queue_limits_set\") fixes the problem for me.\n",
         {"8e0ef4128694": "culprit"}, id="revert-that-fixes-means-culprit"),
