@@ -221,6 +221,19 @@ class Findings:
 
 @pickled_as_fields
 @dataclass
+class Reason:
+    """Why a report is what it is: the named rule that decided, what it decided, and where in
+    the thread it read that (a message and a body line; line -1 for the subject)."""
+
+    rule: str  # "robot-report", "measured-slowdown", "config-comparison", "status-fixed", ...
+    verdict: str  # "regression" | "not a regression" | "improvement" | a status | "kernel change"
+    message_id: str = ""
+    line: int = 0
+    text: str = ""
+
+
+@pickled_as_fields
+@dataclass
 class Report:
     """One regression report per thread."""
 
@@ -247,3 +260,5 @@ class Report:
     last_date: str | None = None
     message_ids: list[str] = field(default_factory=list)
     lists: list[str] = field(default_factory=list)
+    #: the rules that decided whether this is a regression report, its kind and its status
+    reasons: list[Reason] = field(default_factory=list)

@@ -394,9 +394,26 @@ def _metric_of(text: str, lo: int, hi: int, cue) -> str | None:
     return _metric_near(text, lo, hi, cue.start)
 
 
+#: a commit's title where mail cites it: after its SHA in quotes ('8e8320c9315c ("blk-mq: fix
+#: performance regression with shared tags")', wrapped onto a second line), or a Fixes: trailer:
+#: the words are the commit's, not the writer's claim (a stable bot's list of dependencies)
+CITED_TITLE = re.compile(
+    r"""[0-9a-f]{7,40}[ \t]{0,3}\n?[ \t>]{0,20}\([ \t]{0,3}["\u201c][^\n]{1,300}?(?:\n[ \t>]{0,20}[^\n]{1,300}?)?["\u201d][ \t]{0,3}\)
+      | ^[ \t>]{0,20}Fixes:[^\n]{0,400}""",
+    re.VERBOSE | re.MULTILINE)
+
+
+def _cited_titles(text: str) -> list[tuple[int, int]]:
+    """The spans of commit titles cited in ``text`` (read only where a SHA or "Fixes:" is)."""
+    if "(" not in text and "Fixes:" not in text:
+        return []
+    return [m.span() for m in CITED_TITLE.finditer(text)]
+
+
 def _sentence_claims(text: str, doc, cues) -> list[Claim]:
     """One claim per kind-cue, negation and magnitude resolved within its sentence."""
     out = []
+    titles = _cited_titles(text)
     posts = [c for c in cues if c.label == "NEG_POST"]
     #: where a cue that says which way starts: a "change" just before one names the patch ("the
     #: above change decreases 50%+ CPU consumption"), the other cue makes the claim
@@ -406,6 +423,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             continue
         if c.label == "CHANGE" and any(c.end <= d <= c.end + CHANGE_NAMES_PATCH_REACH for d in directed):
             continue
+        if any(a <= c.start < b for a, b in titles):
+            continue  # a cited commit's title: the commit's words
         kind = _KIND.get(c.label)
         word = c.text.lower()
         line = nlp.line_of(text, c.start)

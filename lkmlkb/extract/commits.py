@@ -270,6 +270,13 @@ _HEX_WORD_RE = re.compile(r"(?<![\w.])[0-9a-f]{8,16}(?![\w.])")
 _HEX_RUN_RE = re.compile(r"[0-9a-f]{7}")
 
 
+def _quoted_string(line: str, m: re.Match) -> bool:
+    """A hex word that is a whole string in double quotes: a file name in strace output
+    (``rename(".272629ef.22gv2x", "272629ef")``), a key in JSON; mail cites a commit bare."""
+    a, b = m.span("sha")
+    return line[a - 1:a] == '"' and line[b:b + 1] == '"'
+
+
 def find_sha_hits(text: str) -> list[_Hit]:
     """Every SHA-shaped token in ``text`` that can be a commit id, with its span."""
     hits: list[_Hit] = []
@@ -278,7 +285,7 @@ def find_sha_hits(text: str) -> list[_Hit]:
     for pos, cut in lines_holding(text, _HEX_RUN_RE, MAX_LINE):
         # the SHA-shaped words first: most lines have none, and then what kind of line it is
         # does not matter (the line tests are the costlier regexes)
-        shas = [m for m in _SHA_RE.finditer(cut) if _looks_like_sha(m.group("sha"))]
+        shas = [m for m in _SHA_RE.finditer(cut) if _looks_like_sha(m.group("sha")) and not _quoted_string(cut, m)]
         if shas and not _SKIP_LINE_RE.search(cut) and not _hexdump_line(cut):
             if excluded is None:
                 excluded = _Spans(_excluded_spans(text))

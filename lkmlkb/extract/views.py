@@ -42,16 +42,21 @@ BUDGET_SECONDS = 2.0
 # name glued to a kernel symbol is none of it ("blk_iostat_count" on 19 lines of a
 # dmesg paste, "CONFIG_F2FS_IOSTAT", "potentiostats"): of five whole lists, 174 messages
 # passed for such names alone, none in a thread with a regression report.
-PREFILTER_WORDS = ("fio", "iops", "b/s", "mbps", "mb/sec", "regress", "bisect", "bw=", "run status group",
-                   "tiobench", "iostat", "fs_mark", "dbench", "%change", "test robot", "lkp", "%stddev")
+PREFILTER_WORDS = ("fio", "iops", "b/s", "mbps", "b/sec", "regress", "bisect", "bw=", "run status group",
+                   "tiobench", "iostat", "fs_mark", "dbench", "%change", "test robot", "lkp", "%stddev",
+                   "slow", "degrad", "performance", "real", "elapsed")
 PREFILTER = re.compile(
     r"""
-      \bfio\b | fio- | \biops\b | [kmgt]i?b/s\b | \bmb/sec\b | \bmbps\b          # fio and throughput units
+      \bfio\b | fio- | \biops\b | [kmgt]i?b/s\b | \b[kmgt]i?b/sec\b | \bmbps\b   # fio and throughput units
     | regress | bisect                                                 # report vocabulary
+    | \bslow(?:er|down|downs|ness)\b | \bslowed[ ]down\b               # "Massive slowdown in kernels as of 6.x"
+    | \bdegradation\b                                                  # "we are seeing performance degradation"
+    | \bperformance[ ](?:drop|hit|loss|issue|problem|penalty|decrease)  # "a noticeable performance drop"
     | \bbw= | run[ ]status[ ]group | tiobench | \biostat | fs_mark | dbench # tools and their output
+    | ^[ \t]{0,8}real[ \t]{1,8}\d{1,6}m\d | elapsed[ ]\(wall[ ]clock\)   # time(1) output
     | %change | test[ ]robot | \blkp\b | %stddev                          # kernel test robot reports
     """,
-    re.I | re.X,
+    re.I | re.X | re.M,
 )
 MAX_VIEW_CHARS = 2_000_000
 #: extractors read at most this much of a line: no line of a real report comes near

@@ -17,6 +17,14 @@ import re
 
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.model import Claim, CommitCitation, Findings, KernelMention, Message, Report, Result
+from lkmlkb.reports.classify import (
+    PATCH_SUBJECT,
+    PERF_WORD,
+    ThreadFacts,
+    classify,
+    is_patch_thread,
+)
+from lkmlkb.reports.status import derive_status
 
 log = logging.getLogger(__name__)
 
@@ -375,155 +383,6 @@ def fix_restores(results: list[Result]) -> bool | None:
     return abs(v - base.value) < abs(v - bad.value)
 
 
-#: words saying a fix went in
-LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended up in", "landed in")
-#: a maintainer taking a patch, in a reply of its own, at the start of a line (not a diff's context
-#: line): "Applied, thanks!" (b4's thank-you opens so), "Applied to for-6.8/block", "Queued for
-#: 6.9", "Thanks, applied"; not a tester's "Applied and trying", a wrapped line of prose ("applied
-#: at full swing?"), the robot's "If your patch is applied to the wrong git tree", nor "Can this
-#: be picked up?" or "queued up a revert" (of 25 "queued/picked ... up" in linux-block and
-#: linux-xfs replies, 14 took nothing)
-PATCH_TAKEN = re.compile(r"^(?:Applied|Queued)(?:[,.!]|[ \t]{1,3}(?:to|into|for|in)\b|[ \t]*$)"
-                         r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b", re.M)
-#: a patch saying what it does to a regression ("Fix performance regression", "The two patches fix
-#: one performance regression", "Revert ...", "restore")
-FIX_WORD = re.compile(r"\b(?:fix(?:es|ed|ing)?|revert(?:s|ed|ing)?|restor(?:e|es|ed|ing))\b", re.I)
-FIXES_TRAILER = re.compile(r"^Fixes:[ \t]{0,4}[0-9a-f]{7,40}\b", re.M)
-#: a patch or a series by its subject ("[PATCH v2 0/7]", "[RFT RFC PATCH 0/8]"; not a bare "[RFC]":
-#: a question or a report)
-PATCH_WORD = re.compile(r"\[[^\]]{0,80}\bPATCH", re.I)
-
-
-def derive_status(commits: list[CommitCitation], claims: list[Claim], texts: list[str],
-                  restored: bool | None = None, patch_fix: bool = False) -> str:
-    """Where a thread stands.  ``patch_fix``: the thread is a patch whose own message says it
-    fixes the regression (the patch is the fix proposed; ``texts[1:]``, the replies, say
-    whether it was applied)."""
-    kinds = {c.kind for c in claims}
-    roles = {c.role for c in commits}
-    low = "\n".join(texts).lower()
-    if "cannot-reproduce" in kinds and "regression" not in kinds:
-        return "cannot reproduce"
-    if "revert" in roles and ("reverted" in low or "revert" in low):
-        return "reverted"
-    if "fix" in roles and restored is not False and any(w in low for w in LANDED_WORDS):
-        return "fixed"
-    if "fix" in roles:
-        return "fix proposed"
-    if patch_fix:
-        from lkmlkb.threads.segments import quote_depth
-
-        replies = "\n".join(line for t in texts[1:] for line in t.split("\n") if not quote_depth(line)[0])
-        return "fixed" if restored is not False and PATCH_TAKEN.search(replies) else "fix proposed"
-    if "culprit" in roles:
-        return "bisected"
-    if "regression" in kinds:
-        return "reported"
-    return "no conclusion"
-
-
-PATCH_SUBJECT = re.compile(r"^\s{0,5}(?:\w{1,6}\s{0,2}[:：]\s{0,3}){0,3}\[[^\]]{0,80}\b(?:PATCH|PATCHSET|PATCHv\d{1,3}|RFC|PULL|TOPIC)\b", re.I)
-#: the kernel test robot's subject, "[tree:branch] [subsystem]  <commit>: <what it found>": a
-#: metric's change ("fio.write_iops -72.9% regression") or a failure ("ltp.statx06.fail",
-#: "Assertion_failed", "BUG:kernel_NULL_pointer_dereference")
-ROBOT_SUBJECT = re.compile(
-    r"^(?:(?:Re|RE|Fwd|FW|AW)\s{0,2}:\s{0,3}){0,4}(?:\[[^\]\n]{1,80}\]\s{0,3}){1,4}[0-9a-f]{10,12}:\s{1,4}(?P<found>\S[^\n]{0,300})$")
-DIFF_IN_BODY = re.compile(
-    r"""^(?:diff[ ]--git[ ]a/ | ---[ ]a/\S | \+\+\+[ ]b/\S          # a diff
-         | [ ]\d{1,5}[ ]files?[ ]changed,[ ]\d{1,7}[ ]insertion      # a cover letter's diffstat
-         | The[ ]following[ ]changes[ ]since[ ]commit)                # a pull request
-    """, re.M | re.X)
-
-
-PERF_WORD = re.compile(r"perf|regress|iops|throughput|bandwidth|latenc|slow|fast|speed|\d%|\bbw\b|\bMB/s", re.I)
-#: a regression in words ("regression", "slowdown", "degraded", "drop")
-SLOWDOWN = re.compile(r"regress|slow|degrad|\bdrops?\b", re.I)
-#: a measure of speed named in words (not "regression" itself: a crash is a regression too)
-PERF_NAMED = re.compile(r"\bperformance\b|\biops\b|throughput|bandwidth|latenc"
-                        r"|\bslow(?:s|ed|ing|er|est|ly|ness|downs?)?\b|(?<!-)\bspeed(?:s|ed)?\b", re.I)
-
-
-#: how many lines apart a slowdown and the commit it is traced to may be said
-TRACED_WITHIN_LINES = 3
-
-
-def traced_slowdown(root: Message | None, claims: list[Claim], commits: list[CommitCitation],
-                    messages: list[Message] = ()) -> bool:
-    """Someone traced a performance regression to a commit: a regression claim naming a
-    measure of speed ("performance regression", "the slowdown"; on its line or at the end of
-    the line before: "a performance\nregression") within a few lines of a culprit
-    a bisection or prose named (not a Fixes: tag), in the same message and not quoted, or
-    the thread's subject saying so of a culprit its first message names.  ``commits``:
-    every message's own citations (merged ones keep one message's evidence)."""
-    culprits = [c.evidence for c in commits
-                if c.role == "culprit" and c.form != "fixes" and c.evidence and not c.evidence.quoted]
-    if not culprits:
-        return False
-    subject = root.subject if root is not None else ""
-    if subject and PERF_NAMED.search(subject) and SLOWDOWN.search(subject) \
-            and any(e.message_id == root.message_id for e in culprits):
-        return True
-    bodies = {m.message_id: m.body for m in messages}
-    for c in claims:
-        e = c.evidence
-        if c.kind != "regression" or e is None or e.quoted:
-            continue
-        if not any(u.message_id == e.message_id and abs(u.line_start - e.line_start) <= TRACED_WITHIN_LINES
-                   for u in culprits):
-            continue
-        if PERF_NAMED.search(e.text) or PERF_NAMED.search(_line_end_before(bodies, e)):
-            return True
-    return False
-
-
-#: how much of the line before a claim's line may hold the words its cue ends ("a performance\nregression")
-WRAPPED_WORDS_CHARS = 40
-
-
-def _line_end_before(bodies: dict[str, str], e) -> str:
-    """The end of the body line before evidence ``e``'s first line ("" if none)."""
-    from lkmlkb.extract.nlp import line_text
-
-    return line_text(bodies.get(e.message_id, ""), e.line_start - 1)[-WRAPPED_WORDS_CHARS:]
-
-
-def is_patch_thread(root: Message | None) -> bool:
-    """A thread that starts with a patch, a series cover letter, a pull request or a topic proposal."""
-    if root is None:
-        return False
-    if PATCH_SUBJECT.match(root.subject or ""):
-        return True
-    return bool(DIFF_IN_BODY.search(root.body[:200_000]))
-
-
-def patch_fix_of(root: Message | None, claims: list[Claim], patch_thread: bool) -> bool:
-    """A patch thread whose first message itself says there is a regression of speed (in its
-    subject or its own text: "fix performance regression with shared tags", "We observe 10-25%
-    regression in random 4k write throughput"): the patch is the fix.  A regression only replies
-    report (the test robot's "-99.7% regression ... due to commit ... [PATCH 07/16]") is the
-    patch's own."""
-    if not patch_thread or root is None:
-        return False
-    if not PATCH_WORD.search(root.subject or ""):
-        return False  # a report holding a diff tried ("I tried checking if the request queue is busy
-                      # [3]", corpus/004) asks about it; a patch proposes
-    # ... to fix it: its subject or its claim says so, or it names what it fixes (a series
-    # measuring its own "18% drop in IO BW" fixes nothing)
-    fixes = FIX_WORD.search(root.subject or "") or FIXES_TRAILER.search(root.body[:200_000])
-    # of speed: "tested with LTP for regressions" in a cover letter (linux-ext4) says none
-    return any(c.kind == "regression" and c.evidence is not None and c.evidence.message_id == root.message_id
-               and not c.evidence.quoted and (c.stated_pct is not None or PERF_NAMED.search(c.evidence.text or ""))
-               and (fixes or FIX_WORD.search(c.evidence.text or "")) for c in claims)
-
-
-def robot_failure(root: Message | None) -> bool:
-    """A kernel test robot report of a failure: its subject names what failed, not a metric's change."""
-    m = ROBOT_SUBJECT.match(root.subject or "") if root is not None else None
-    # what speaks of speed is none: the robot's "-72.9% regression", a person's subject of that
-    # shape ("[REGRESSION] 0123456789: 30% slowdown in randwrite")
-    return m is not None and not PERF_WORD.search(m.group("found"))
-
-
 def subject_kernel_roles(root: Message | None, kernels: list[KernelMention]) -> None:
     """The subject says which kernel regressed ("regression on linux-next (6.19.0-rc1-...) vs RHEL9 5.14").
 
@@ -588,42 +447,22 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
             if (s.key, s.value) not in seen_setup:
                 seen_setup.add((s.key, s.value))
                 setup.append(s)
-    regress_claims = [c for c in claims if c.kind == "regression"]
     from lkmlkb.extract.claims import stated_regression_pct
 
     stated = stated_regression_pct(claims)
     pair = headline(results)
     computed = computed_change(*pair) if pair else None
-    has_numbers = bool(results) or stated is not None
-    # a subject stating one direction with its figure ("...: fio.read_iops 58.4% improvement",
-    # "5% regression in randread") says what the thread is about, whatever the replies discuss
-    subject_says = {c.kind for c in said_in_subject if c.kind in ("regression", "improvement")}
-    subject_gain = subject_says == {"improvement"} and any(c.stated_pct is not None for c in said_in_subject)
-    # like a regression, an improvement is measured: "could be improved" in a bug report is none
-    is_improvement = subject_gain or (
-        any(c.kind == "improvement" for c in claims) and not regress_claims
-        and (bool(results) or any(c.kind == "improvement" and c.stated_pct is not None for c in claims)))
-    is_regression = bool(regress_claims) and has_numbers and not is_improvement
-    has_culprit = any(c.role == "culprit" for c in commits)
-    # a culprit found otherwise than by a patch's Fixes: tag (a bisection, a robot's report)
-    bisected = any(c.role == "culprit" and c.form != "fixes" for c in commits)
-    if not is_regression and has_numbers and bisected and not is_improvement:
-        # a bisection with numbers is a regression report even without the word; a Fixes: tag
-        # beside the test a patch shows ("bugfix for blk-throttle" and its dd run) is not
-        is_regression = True
-    if not is_regression and not has_numbers and not is_improvement and traced_slowdown(
-            root, claims, [c for f in findings for c in f.commits], messages):
-        # a performance regression traced to a commit is reported even before it is measured in
-        # mail ("we found a performance regression after commit 39823b47bbd4 with following test")
-        is_regression = True
-    if is_regression and patch_thread and not has_culprit \
-            and not any(c.kind == "regression" for c in said_in_subject):
-        # patch mail measuring its own change (gains, "no regression") is no report of a regression
-        is_regression = False
-    if is_regression and robot_failure(root):
-        # the robot titles a performance report with the change it measured: a failure it bisected
-        # is none, whatever numbers its logs hold (dd in an xfstests log, a ver_linux listing)
-        is_regression = False
+    facts = ThreadFacts(messages=messages, claims=[c for f in findings for c in f.claims],
+                        subject_claims=said_in_subject, commits=commits,
+                        own_commits=[c for f in findings for c in f.commits], kernels=kernels, results=results,
+                        stated_pct=stated, computed_pct=computed)
+    decided = classify(facts)
+    is_regression = decided.is_regression
+    is_improvement = decided.kind == "improvement"
+    status, why = "no conclusion", None
+    if is_regression or commits:
+        status, why = derive_status(messages, commits, claims, fix_restores(results),
+                                    fix_thread=is_regression and any(r.rule == "fix-of-slowdown" for r in decided.reasons))
     pct = stated if stated is not None else computed
     if is_regression and stated is None and computed is not None and computed < 0:
         # the pair read shows a gain (a fix's own "reduce from 6.7s to 1.3s", or kernels labelled the
@@ -636,9 +475,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         title=root.subject if root else thread_id,
         is_regression_report=is_regression,
         kind="regression" if is_regression else ("improvement" if is_improvement else None),
-        status=(derive_status(commits, claims, [m.body for m in messages], fix_restores(results),
-                              patch_fix=is_regression and patch_fix_of(root, claims, patch_thread))
-                if (is_regression or commits) else "no conclusion"),
+        status=status,
         kernel_versions=kernels,
         good_kernel=good,
         bad_kernel=bad,
@@ -657,4 +494,5 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         last_date=max(dates) if dates else None,
         message_ids=[m.message_id for m in messages],
         lists=sorted({name for m in messages for name in m.lists}),
+        reasons=decided.reasons + ([why] if why is not None else []),
     )

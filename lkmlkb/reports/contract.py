@@ -62,6 +62,8 @@ def report_json(r: Report) -> dict[str, Any]:
         "last_date": r.last_date,
         "message_ids": r.message_ids,
         "lists": r.lists,
+        "reasons": [{"rule": x.rule, "verdict": x.verdict, "message_id": x.message_id, "line": x.line, "text": x.text}
+                    for x in r.reasons],
     }
 
 

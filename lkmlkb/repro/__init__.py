@@ -13,6 +13,7 @@ from lkmlkb.model import (
     Evidence,
     FioJob,
     KernelMention,
+    Reason,
     Report,
     Result,
     SetupFact,
@@ -21,7 +22,7 @@ from lkmlkb.model import (
 __all__ = ["report_from_dict"]
 
 _LIST_TYPES = {"kernel_versions": KernelMention, "commits": CommitCitation, "fio_jobs": FioJob,
-               "results": Result, "setup": SetupFact, "claims": Claim}
+               "results": Result, "setup": SetupFact, "claims": Claim, "reasons": Reason}
 
 
 def _build(cls, data: dict[str, Any]):

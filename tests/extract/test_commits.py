@@ -432,3 +432,12 @@ def test_a_prerequisite_patch_id_is_no_commit_but_the_base_commit_is():
 ])
 def test_a_commit_id_key_still_cites_its_commit(line):
     assert [c.sha for c in find_commits(line + "\n")] == [line.split()[-1]]
+
+
+def test_a_hex_name_in_quotes_is_no_commit():
+    # strace -T output pasted into a slowdown report (linux-raid, "Massive slowdown in kernels as of
+    # 6.x", 2024-05): the file names renamed are hex, and whole strings in quotes
+    text = ('   rename(".272629ef.22gv2x", "272629ef")  = 0 <18.325222>\n'
+            '   rename(".275fbacf.UBj6J5", "275fbacf")  = 0 <18.317571>\n'
+            'The commit 6975c1a486a4 ("block: remove the ioprio field") is not it.\n')
+    assert {c.sha for c in find_commits(text)} == {"6975c1a486a4"}

@@ -22,7 +22,8 @@ import pytest
 
 from lkmlkb.extract.views import extract_messages
 from lkmlkb.model import Message
-from lkmlkb.reports.build import PERF_NAMED, build_report
+from lkmlkb.reports.build import build_report
+from lkmlkb.reports.classify import PERF_NAMED
 
 ASYNC_DEPTH = """\
 In downstream kernel, we test with mq-deadline with many fio workloads, and
@@ -165,11 +166,24 @@ I bisected it to commit 63304558ba5d ("sched/eevdf: Curb wakeup-preemption").
 """
 
 
-def test_a_slowdown_said_far_from_the_commit_is_not_traced_to_it():
-    # the real report says it in one sentence; here the bisection stands six lines below
+def test_a_slowdown_bisected_in_the_same_message_is_traced_however_far_apart():
+    # a message that names a slowdown and bisects it reports a regression, however many lines
+    # stand between the two
     r = _report(Message("20240719174325.GA775414@pevik", subject="LTP aiodio_sparse.c and dio_sparse.c in 6.6",
                         body=LTP_FAR, date_utc="2024-07-19T17:43:25+00:00"))
-    assert any(c.role == "culprit" for c in r.commits) and not r.is_regression_report
+    assert r.is_regression_report and any(x.rule == "traced-slowdown" for x in r.reasons)
+
+
+def test_a_commit_blamed_in_prose_far_from_a_slowdown_is_not_traced_to_it():
+    # a culprit named in prose ("introduced") traces only what is said beside it: six lines away,
+    # the leak it introduced is another story than the slowdown
+    body = LTP_FAR.replace('I bisected it to commit 63304558ba5d ("sched/eevdf: Curb wakeup-preemption").',
+                           'Unrelated: a memory leak in the loop driver was introduced by\n'
+                           'commit 63304558ba5d ("sched/eevdf: Curb wakeup-preemption").')
+    r = _report(Message("20240719174325.GA775414@pevik", subject="LTP aiodio_sparse.c and dio_sparse.c in 6.6",
+                        body=body, date_utc="2024-07-19T17:43:25+00:00"))
+    assert any(c.role == "culprit" for c in r.commits)
+    assert not any(x.rule == "traced-slowdown" for x in r.reasons)
 
 
 UDEV_SPINS = """\

@@ -1,0 +1,533 @@
+"""Is a thread a performance regression report?  Named rules, each saying why.
+
+A performance regression report is a thread where someone measures or traces a **slowdown
+caused by a kernel change**: a newer kernel, a commit, a patch, a series.  The rules below
+read a thread's findings (claims, commits, kernels, labelled results) and its mail, and each
+one that applies gives a :class:`~lkmlkb.model.Reason`: its name, what it decided, and the
+message and line it read.  :func:`classify` runs them in a fixed order:
+
+1. **What rules a thread out**, whatever else it holds: a pull request; a stable backport
+   bundle (its patches carry a fix's log); a report taken back by the robot or its reporter
+   ("false positive", "so not a regression"); a failure with no slowdown measured (a hang, an
+   oops, corruption, a failed test), even when bisected.
+2. **What makes it a report**:
+   * ``robot-report``: the kernel test robot measured a regression of a metric;
+   * ``fix-of-slowdown``: a patch or a revert whose own log says it fixes a performance
+     regression (its resends and cover letter too): the report is in the state "fix proposed";
+   * ``traced-slowdown``: a slowdown named and traced to a commit (a bisection, "caused by",
+     a revert that brings the speed back), with or without figures;
+   * ``measured-slowdown``: a slowdown measured (a claim with its size, a baseline and a worse
+     value) where the thread changes the kernel (two kernels, a commit, a patch, an upgrade);
+   * ``reply-reports-slowdown``: a reply in a patch's thread that measures the patch slowing
+     something down ("this costs us 12% in randwrite", "reverting it brings the numbers back").
+3. **Look-alikes among those**: the change measured is a gain (``improvement``); a patch
+   measuring its own change (``patch-own-numbers``); two configurations compared on one kernel
+   (``config-comparison``: a measured slowdown with no kernel change in the thread).
+
+The report page and ``lkmlkb show`` list the reasons, so a user sees which rule decided and
+where; a rule that misfires is found there.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Reason, Result
+from lkmlkb.threads.segments import quote_depth
+
+# ------------------------------------------------------------------ vocabulary
+
+#: a patch, a series' cover letter, a pull request or a topic proposal by its subject
+PATCH_SUBJECT = re.compile(
+    r"^\s{0,5}(?:\w{1,6}\s{0,2}[:：]\s{0,3}){0,3}\[[^\]]{0,80}\b(?:PATCH|PATCHSET|PATCHv\d{1,3}|RFC|PULL|TOPIC)\b", re.I)
+#: a patch or a series by its subject ("[PATCH v2 0/7]", "[RFT RFC PATCH 0/8]"; not a bare "[RFC]":
+#: a question or a report)
+PATCH_WORD = re.compile(r"\[[^\]]{0,80}\bPATCH", re.I)
+#: the kernel test robot's subject, "[tree:branch] [subsystem]  <commit>: <what it found>": a
+#: metric's change ("fio.write_iops -72.9% regression") or a failure ("ltp.statx06.fail",
+#: "Assertion_failed", "BUG:kernel_NULL_pointer_dereference")
+ROBOT_SUBJECT = re.compile(
+    r"^(?:(?:Re|RE|Fwd|FW|AW)\s{0,2}:\s{0,3}){0,4}(?:\[[^\]\n]{1,80}\]\s{0,3}){0,4}[0-9a-f]{10,12}:\s{1,4}"
+    r"(?P<found>\S[^\n]{0,300})$")
+#: what the robot found, in its subject or its first lines: "fio.write_iops -72.9% regression",
+#: "noticed a -5.2% regression of sysbench-fileio.write_operations/s", "74.3% regression"
+ROBOT_CHANGE = re.compile(r"(?P<pct>[-+]?\d{1,4}(?:\.\d{1,2})?)%\s{1,3}(?P<kind>regression|improvement)\b", re.I)
+ROBOT_BODY = re.compile(r"kernel\s+test\s+robot\s+noticed|FYI,\s+we\s+noticed|Greeting,\s+FYI", re.I)
+#: a diff, a cover letter's diffstat or a pull request in the first message
+DIFF_IN_BODY = re.compile(
+    r"""^(?:diff[ ]--git[ ]a/ | ---[ ]a/\S | \+\+\+[ ]b/\S          # a diff
+         | [ ]\d{1,5}[ ]files?[ ]changed,[ ]\d{1,7}[ ]insertion      # a cover letter's diffstat
+         | The[ ]following[ ]changes[ ]since[ ]commit)                # a pull request
+    """, re.M | re.X)
+#: a word of performance in a subject ("perf", "regression", "iops", "slow", "5%", "MB/s")
+PERF_WORD = re.compile(r"perf|regress|iops|throughput|bandwidth|latenc|slow|fast|speed|\d%|\bbw\b|\bMB/s", re.I)
+#: a regression in words ("regression", "slowdown", "degraded", "drop")
+SLOWDOWN = re.compile(r"regress|slow|degrad|\bdrops?\b", re.I)
+#: a measure of speed named in words (not "regression" itself: a crash is a regression too)
+PERF_NAMED = re.compile(r"\bperformance\b|\biops\b|throughput|bandwidth|latenc"
+                        r"|\bslow(?:s|ed|ing|er|est|ly|ness|downs?)?\b|(?<!-)\bspeed(?:s|ed)?\b", re.I)
+#: a patch saying what it does to a regression ("Fix performance regression", "Revert ...", "restore")
+FIX_WORD = re.compile(r"\b(?:fix(?:es|ed|ing)?|revert(?:s|ed|ing)?|restor(?:e|es|ed|ing))\b", re.I)
+FIXES_TRAILER = re.compile(r"^Fixes:[ \t]{0,4}[0-9a-f]{7,40}\b", re.M)
+#: a revert by its subject: 'Revert "md: ..."', '[PATCH] Revert "..."', 'Re: [PATCH 6.1] Revert ...'
+REVERT_SUBJECT = re.compile(r"^(?:(?:Re|RE|Fwd)\s{0,2}:\s{0,3})*(?:\[[^\]]{0,80}\]\s{0,3})*(?:[\w/.-]{1,40}:\s{0,3})?Revert\s",
+                            re.I)
+THIS_REVERTS = re.compile(r"^This reverts commit [0-9a-f]{7,40}", re.M)
+#: a pull request: "[GIT PULL] md-fixes 20230524", "[PULL] ...", or a request-pull body
+PULL_SUBJECT = re.compile(r"\[(?:GIT\s{1,3})?PULL\b", re.I)
+PULL_BODY = re.compile(r"^The following changes since commit [0-9a-f]{7,40}", re.M)
+#: a stable backport bundle: "[PATCH AUTOSEL 5.10 12/30]", "[PATCH 5.15 012/200]",
+#: "[PATCH 6.1.y]", "[PATCH stable 5.10]", 'Patch "x" has been added to the 6.1-stable tree',
+#: 'FAILED: patch "[PATCH] x" failed to apply to 5.15-stable tree'
+BACKPORT_SUBJECT = re.compile(
+    r"""\[PATCH[^\]]{0,30}\bAUTOSEL\b
+      | \[PATCH\s{1,3}(?:stable\s{1,3})?\d\.\d{1,2}(?:\.\d{1,3}|\.y)?(?:-stable)?(?:\s{1,3}\d{1,4}/\d{1,4})?\]
+      | \[PATCH\s{1,3}stable\b
+      | ^(?:Re:\s{0,3})?Patch\s"[^"]{1,200}"\shas\sbeen\sadded\sto\sthe
+      | ^(?:Re:\s{0,3})?FAILED:\spatch\s"
+      | ^(?:Re:\s{0,3})?\[?(?:\d\.\d{1,2}|\d\.\d{1,2}\.\d{1,3})(?:-stable)?\]?\s{1,3}review\b""",
+    re.I | re.X)
+#: a report taken back: "Sorry this is a false positive report", "please ignore this report",
+#: "so not a regression", "this is not a regression after all", "we cannot reproduce ... false alarm"
+RETRACTION = re.compile(
+    r"""\bfalse[ \t]{1,3}(?:positive|alarm)\b
+      | \bplease[ \t]{1,3}(?:ignore|disregard)[ \t]{1,3}(?:this|the|my)[ \t]{1,3}(?:report|mail|regression)
+      | \b(?:so|thus|therefore|hence)[ \t,]{1,3}(?:it(?:'s|[ \t]is)|this[ \t]is|that's)?[ \t]{0,3}not[ \t]{1,3}a[ \t]{1,3}
+        (?:kernel[ \t]{1,3})?regression
+      | \bnot[ \t]{1,3}a[ \t]{1,3}(?:kernel[ \t]{1,3})?regression[ \t]{1,3}(?:after[ \t]{1,3}all|then)\b
+      | \b(?:it|this)[ \t]{1,3}(?:is|was)[ \t]{1,3}not[ \t]{1,3}a[ \t]{1,3}regression[ \t]{0,3}(?:at[ \t]{1,3}all)?[.,;]""",
+    re.I | re.X)
+#: the kernel test robot's team, who may take its report back
+ROBOT_TEAM = re.compile(r"@intel\.com>?$|lkp@|oliver\.sang|kernel test robot", re.I)
+#: a failure: what a functional regression is about
+FAILURE = re.compile(
+    r"""\b(?:hang|hangs|hung|stuck|deadlock\w{0,2}|lockup|livelock|oops|panic\w{0,2}|crash\w{0,2}|BUG:|KASAN|UBSAN
+          |use-after-free|null[ \t-]pointer|corrupt\w{0,5}|data[ \t]loss|warning|WARN(?:_ON)?|splat|fail\w{0,4}
+          |error|errors|broken|breaks|leak\w{0,2}|unresponsive|D[ \t]state|EIO|ENOSPC|reboot\w{0,3}|freez\w{0,3}
+          |not[ \t]work\w{0,3}|doesn't[ \t]work|won't[ \t]boot|missing)\b""",
+    re.I | re.X)
+#: a thread changing the kernel, in words: "since 6.5", "after upgrading to", "newer kernels",
+#: "kernel update", "used to take 12 s, now 51 s", "between 5.15 and 5.16", "before the series"
+KERNEL_CHANGE_WORDS = re.compile(
+    r"""\b(?:since|after|before)[ \t]{1,3}(?:the[ \t]{1,3})?(?:v|linux[ \t-]{0,2}|kernel[ \t]{1,3})?\d\.\d{1,2}
+      | \b(?:upgrad\w{1,4}|updat\w{1,4}|mov\w{1,4}|switch\w{1,4}|migrat\w{1,4})[ \t]{1,3}(?:\w{1,12}[ \t]{1,3}){0,3}
+        (?:to|from)[ \t]{1,3}(?:the[ \t]{1,3})?(?:v|linux[ \t-]{0,2}|kernel[ \t]{1,3}|new\w{0,3}|latest|\d\.\d)
+      | \b(?:newer|older|new|old|previous|recent|latest|current|upstream|mainline)[ \t]{1,3}kernels?\b
+      | \bkernel[ \t]{1,3}(?:upgrade|update|version[ \t]{1,3}change)
+      | \bused[ \t]{1,3}to[ \t]{1,3}(?:\w{1,12}[ \t]{1,3}){0,8}?(?:now|today|currently|nowadays)\b
+      | \bbetween[ \t]{1,3}(?:v|linux[ \t-]{0,2}|kernels?[ \t]{1,3})?\d\.\d{1,2}\S{0,20}[ \t]{1,3}and[ \t]{1,3}v?\d\.\d
+      | \b(?:with(?:out)?|before|after)[ \t]{1,3}(?:the|this|that|your|his|her|my)?[ \t]{0,3}
+        (?:[\w-]{1,20}[ \t]{1,3}){0,3}(?:patch\w{0,2}|series|commit|change|revert)\b
+      | \brevert\w{0,3}[ \t]{1,3}(?:the[ \t]{1,3}|this[ \t]{1,3}|that[ \t]{1,3})?(?:commit|patch|change)""",
+    re.I | re.X)
+#: "regression", "regressed": a change over time (a slowdown is one only when something was faster)
+REGRESS_WORD = re.compile(r"regress", re.I)
+#: a result's condition that is a change of the kernel: a patch, a commit, a revert, a side of a change
+CHANGE_CONDITION = re.compile(r"\b(?:patch\w{0,3}|series|commit|revert\w{0,2}|before|after|unpatched|vanilla|"
+                              r"baseline|base|fixed?|[0-9a-f]{7,40})\b", re.I)
+
+
+# ------------------------------------------------------------------ the thread, as the rules read it
+
+@dataclass
+class ThreadFacts:
+    """What the rules read: the thread's mail and what extraction found in it."""
+
+    messages: list[Message]
+    claims: list[Claim]
+    subject_claims: list[Claim]
+    commits: list[CommitCitation]
+    own_commits: list[CommitCitation]  # every message's own citations, unmerged
+    kernels: list[KernelMention]
+    results: list[Result]
+    stated_pct: float | None = None
+    computed_pct: float | None = None
+    reasons: list[Reason] = field(default_factory=list)
+
+    @property
+    def root(self) -> Message | None:
+        return self.messages[0] if self.messages else None
+
+    @property
+    def subject(self) -> str:
+        return self.root.subject if self.root is not None else ""
+
+    def new_text(self, m: Message) -> str:
+        return own_lines(m)
+
+
+#: how much of a message the rules that read wording read
+OWN_TEXT_CHARS = 200_000
+
+
+def own_lines(m: Message) -> str:
+    """A message's own lines (quoted lines dropped), for the rules that read wording."""
+    return "\n".join(line for line in m.body[:OWN_TEXT_CHARS].split("\n") if not quote_depth(line)[0])
+
+
+def _subject_reason(t: ThreadFacts, rule: str, verdict: str) -> Reason:
+    return Reason(rule, verdict, t.root.message_id if t.root is not None else "", -1, "Subject: " + t.subject)
+
+
+def _claim_reason(rule: str, verdict: str, c: Claim) -> Reason:
+    e = c.evidence
+    return Reason(rule, verdict, e.message_id, e.line_start, e.text[:300])
+
+
+def _line_reason(rule: str, verdict: str, m: Message, text: str, pos: int) -> Reason:
+    line = text.count("\n", 0, pos)
+    lo = text.rfind("\n", 0, pos) + 1
+    hi = text.find("\n", pos)
+    return Reason(rule, verdict, m.message_id, line, text[lo:hi if hi >= 0 else len(text)][:300])
+
+
+# ------------------------------------------------------------------ what rules a thread out
+
+def pull_request(t: ThreadFacts) -> Reason | None:
+    """A pull request: its summary may say "fixes a performance regression"; it reports none."""
+    if PULL_SUBJECT.search(t.subject):
+        return _subject_reason(t, "pull-request", "not a regression")
+    if t.root is not None and PULL_BODY.search(t.root.body[:20_000]):
+        return Reason("pull-request", "not a regression", t.root.message_id, 0, "The following changes since commit")
+    return None
+
+
+def backport_bundle(t: ThreadFacts) -> Reason | None:
+    """A stable backport (AUTOSEL, a stable review series, "added to the stable tree"): it carries
+    the fix's log, not a report of its own."""
+    if BACKPORT_SUBJECT.search(t.subject):
+        return _subject_reason(t, "backport", "not a regression")
+    return None
+
+
+def retracted(t: ThreadFacts) -> Reason | None:
+    """The robot's team or the reporter takes the report back ("Sorry this is a false positive
+    report", "present in 4.19/5.4 too, so not a regression")."""
+    if t.root is None:
+        return None
+    reporter = (t.root.from_addr or "").lower()
+    robot = ROBOT_SUBJECT.match(t.subject) is not None or ROBOT_BODY.search(t.root.body[:4000]) is not None
+    for m in t.messages:
+        by_reporter = reporter and (m.from_addr or "").lower() == reporter
+        by_robot_team = robot and ROBOT_TEAM.search(m.from_addr or "")
+        if not (by_reporter or by_robot_team):
+            continue
+        text = t.new_text(m)
+        hit = RETRACTION.search(text)
+        if hit:
+            return _line_reason("retracted", "not a regression", m, text, hit.start())
+    return None
+
+
+def functional(t: ThreadFacts) -> Reason | None:
+    """The thread is about a failure and no slowdown: a hang, an oops, corruption, a failed test
+    (even bisected, even with "REGRESSION" in the subject).  Read in the subject, or in the
+    first message's own text when the thread never speaks of speed."""
+    if robot_change(t) is not None or any(_speed_regression(c) and c.stated_pct is not None for c in t.claims):
+        return None
+    if FAILURE.search(t.subject) and not PERF_NAMED.search(t.subject):
+        if not any(_speed_regression(c) for c in t.claims):
+            return _subject_reason(t, "functional", "not a regression")
+        return None
+    if t.root is None or PERF_NAMED.search(t.subject):
+        return None
+    texts = [(m, t.new_text(m)) for m in t.messages]
+    if any(PERF_NAMED.search(text) for _, text in texts):
+        return None
+    hit = FAILURE.search(texts[0][1])
+    if hit:
+        return _line_reason("functional", "not a regression", t.root, texts[0][1], hit.start())
+    return None
+
+
+# ------------------------------------------------------------------ what makes a report
+
+def robot_change(t: ThreadFacts) -> Reason | None:
+    """The kernel test robot's report of a metric's change (in its subject or its first lines)."""
+    m = ROBOT_SUBJECT.match(t.subject)
+    if m and PERF_WORD.search(m.group("found")):
+        change = ROBOT_CHANGE.search(m.group("found"))
+        if change:
+            kind = change.group("kind").lower()
+            return _subject_reason(t, "robot-report", "regression" if kind == "regression" else "improvement")
+    if t.root is not None and ROBOT_BODY.search(t.root.body[:4000]):
+        change = ROBOT_CHANGE.search(t.root.body[:4000])
+        if change:
+            kind = change.group("kind").lower()
+            return Reason("robot-report", "regression" if kind == "regression" else "improvement",
+                          t.root.message_id, t.root.body[:change.start()].count("\n"), change.group(0))
+    return None
+
+
+def robot_failure(root: Message | None) -> bool:
+    """A kernel test robot report of a failure: its subject names what failed, not a metric's change."""
+    m = ROBOT_SUBJECT.match(root.subject or "") if root is not None else None
+    # what speaks of speed is none: the robot's "-72.9% regression", a person's subject of that
+    # shape ("[REGRESSION] 0123456789: 30% slowdown in randwrite")
+    return m is not None and not PERF_WORD.search(m.group("found"))
+
+
+def is_patch_thread(root: Message | None) -> bool:
+    """A thread that starts with a patch, a series cover letter, a pull request or a topic proposal."""
+    if root is None:
+        return False
+    if PATCH_SUBJECT.match(root.subject or ""):
+        return True
+    return bool(DIFF_IN_BODY.search(root.body[:200_000]))
+
+
+def _speed_regression(c: Claim) -> bool:
+    """A regression claim about speed: sized, or naming a measure of speed."""
+    return c.kind == "regression" and (c.stated_pct is not None or bool(PERF_NAMED.search(c.evidence.text or "")))
+
+
+def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
+    """A patch or a revert whose own log says it fixes a performance regression: "jbd2: fix
+    checkpoint cleanup performance regression", a Fixes: tag beside "we catch a performance
+    regression when doing fs_mark tests", 'Revert "..."' saying the commit slowed things down."""
+    root = t.root
+    if root is None or not (PATCH_WORD.search(t.subject) or REVERT_SUBJECT.match(t.subject)):
+        return None
+    body = root.body[:200_000]
+    fixes = (FIX_WORD.search(t.subject) or FIXES_TRAILER.search(body) or THIS_REVERTS.search(body)
+             or REVERT_SUBJECT.match(t.subject))
+    for c in t.claims:
+        e = c.evidence
+        if e.message_id != root.message_id or e.quoted or not _speed_regression(c):
+            continue
+        if fixes or FIX_WORD.search(e.text or ""):
+            return _claim_reason("fix-of-slowdown", "regression", c)
+    # a patch blaming a commit in its own words ("commit 55cdd0af2bc5 seems broke this way, let's
+    # fix it") and measuring what the fix does to a speed ("fstrim ... reduce from 6.7s to 1.3s")
+    blamed = [c for c in t.own_commits if c.role == "culprit" and c.form == "prose"
+              and c.evidence.message_id == root.message_id and not c.evidence.quoted]
+    timed = [r for r in t.results if r.evidence.message_id == root.message_id and SPEED_UNIT.search(r.unit or "")]
+    if blamed and timed:
+        e = blamed[0].evidence
+        return Reason("fix-of-slowdown", "regression", root.message_id, e.line_start, (e.text or "")[:300])
+    return None
+
+
+#: how many lines apart a slowdown and the commit it is traced to may be said
+TRACED_WITHIN_LINES = 3
+#: how much of the line before a claim's line may hold the words its cue ends ("a performance\nregression")
+WRAPPED_WORDS_CHARS = 40
+
+
+def traced_slowdown(t: ThreadFacts) -> Reason | None:
+    """A slowdown named and traced to a commit: a regression claim naming a measure of speed
+    ("performance regression", "the slowdown"; on its line or at the end of the line before)
+    within a few lines of a culprit prose named ("caused by", "introduced by"), or anywhere in
+    the message of a bisection's result; or the subject saying so of a culprit the thread names.
+    A Fixes: tag traces nothing (a patch names what it fixes).  Quoted text counts: its origin
+    is not in the thread (what it says is the thread's only copy)."""
+    culprits = [c for c in t.own_commits if c.role == "culprit" and c.form != "fixes" and c.evidence]
+    if not culprits:
+        return None
+    if PERF_NAMED.search(t.subject) and SLOWDOWN.search(t.subject):
+        return _subject_reason(t, "traced-slowdown", "regression")
+    bodies = {m.message_id: m.body for m in t.messages}
+    bisected = {c.evidence.message_id for c in culprits if found_by_bisection(c)}
+    for c in t.claims:
+        e = c.evidence
+        if c.kind != "regression" or e is None:
+            continue
+        near = any(u.evidence.message_id == e.message_id
+                   and abs(u.evidence.line_start - e.line_start) <= TRACED_WITHIN_LINES for u in culprits)
+        if not near and e.message_id not in bisected:
+            continue
+        if PERF_NAMED.search(e.text) or PERF_NAMED.search(_line_end_before(bodies, e)):
+            return _claim_reason("traced-slowdown", "regression", c)
+    return None
+
+
+#: the cue of a culprit a bisection found ("first bad commit", "bisected to", "tracked it down to")
+BISECTED_CUE = re.compile(r"bisect|first bad|first faulty|track\w{0,3} down|narrow", re.I)
+
+
+def found_by_bisection(c: CommitCitation) -> bool:
+    """A culprit a bisection found: after its steps, by "first bad commit" or "bisected to", by
+    the robot, or as regzbot records it ("#regzbot introduced")."""
+    return c.role == "culprit" and (c.form in ("bisect-result", "lkp", "regzbot")
+                                    or (c.form == "prose" and BISECTED_CUE.search(c.cue or "") is not None))
+
+
+def _line_end_before(bodies: dict[str, str], e) -> str:
+    """The end of the body line before evidence ``e``'s first line ("" if none)."""
+    from lkmlkb.extract.nlp import line_text
+
+    return line_text(bodies.get(e.message_id, ""), e.line_start - 1)[-WRAPPED_WORDS_CHARS:]
+
+
+#: a result's unit that measures speed or time: a rate, IOPS, operations per second, a latency
+SPEED_UNIT = re.compile(r"/s(?:ec)?\b|\bps\b|iops|ops|per_sec|^(?:[mun\u00b5]?s|sec|msec|usec|nsec|min|h)$", re.I)
+
+
+def bisected_measurement(t: ThreadFacts) -> Reason | None:
+    """A bisection's result in a message that measures speed ("I bisected it to this: X is the
+    first bad commit", then fio's "read: IOPS=412k"): a regression found by measuring, even when
+    the mail never says the word."""
+    found = [c for c in t.own_commits if found_by_bisection(c)]
+    for c in found:
+        mid = c.evidence.message_id
+        for r in t.results:
+            if r.evidence.message_id == mid and SPEED_UNIT.search(r.unit or ""):
+                e = c.evidence
+                return Reason("bisected-measurement", "regression", mid, e.line_start, (e.text or "")[:300])
+    return None
+
+
+def kernel_change(t: ThreadFacts) -> Reason | None:
+    """Where the thread changes the kernel: a commit built, blamed, fixed or reverted; two
+    kernels compared; a result measured with and without a patch or a commit; words of an
+    upgrade ("since 6.5", "after upgrading to", "newer kernels", "used to ... now")."""
+    for c in t.own_commits:
+        if c.role in ("culprit", "fix", "revert", "tested") or c.form in ("bisect-step", "bisect-result"):
+            e = c.evidence
+            return Reason("kernel-change", f"commit {c.sha[:12]} ({c.role})", e.message_id, e.line_start,
+                          (e.text or "")[:300])
+    versions = {}
+    for k in t.kernels:
+        if not k.evidence.quoted:
+            versions.setdefault(_release(k.version), k)
+    if len(versions) >= 2:
+        a, b = list(versions.values())[:2]
+        return Reason("kernel-change", f"kernels {a.version} and {b.version}", a.evidence.message_id,
+                      a.evidence.line_start, (a.evidence.text or "")[:300])
+    for r in t.results:
+        cond = " ".join(x for x in (r.kernel, r.config) if x)
+        if cond and CHANGE_CONDITION.search(cond):
+            e = r.evidence
+            return Reason("kernel-change", f"measured {cond!r}", e.message_id, e.line_start, (e.text or "")[:300])
+    hit = KERNEL_CHANGE_WORDS.search(t.subject)
+    if hit:
+        return _subject_reason(t, "kernel-change", "words of a change")
+    if any(c.kind == "regression" and REGRESS_WORD.search(c.cue or "") for c in t.subject_claims):
+        return _subject_reason(t, "kernel-change", "the subject calls it a regression")
+    for m in t.messages:
+        text = t.new_text(m)
+        hit = KERNEL_CHANGE_WORDS.search(text)
+        if hit:
+            return _line_reason("kernel-change", "words of a change", m, text, hit.start())
+    return None
+
+
+def _release(version: str) -> str:
+    """A kernel's release for telling two kernels apart ("6.8.0-rc3+" and "6.8-rc3" are one)."""
+    from lkmlkb.extract.kernel_versions import normalize_version
+
+    v = normalize_version(version) or version
+    v = re.sub(r"^(\d\.\d{1,2})\.0(?=-rc|$)", r"\1", v)
+    return v
+
+
+def measured_slowdown(t: ThreadFacts) -> Reason | None:
+    """A slowdown measured in the thread's own text: a regression claim with its size ("a 30%
+    drop in throughput", "9x slower"), a regression claim beside figures, or a baseline and a
+    regressed value of one metric, the latter worse."""
+    for c in t.subject_claims + t.claims:
+        if c.kind == "regression" and c.stated_pct is not None:
+            return _claim_reason("measured-slowdown", "regression", c)
+    if t.computed_pct is not None and t.computed_pct > 0:
+        base = next((r for r in t.results if r.label == "baseline"), None)
+        if base is not None:
+            e = base.evidence
+            return Reason("measured-slowdown", f"regression ({t.computed_pct:g}% computed)", e.message_id,
+                          e.line_start, (e.text or "")[:300])
+    measured_in = {r.evidence.message_id for r in t.results}
+    for c in t.claims:
+        if _speed_regression(c) and c.evidence.message_id in measured_in:
+            return _claim_reason("measured-slowdown", "regression", c)
+    for c in t.subject_claims:
+        if (_speed_regression(c) or REGRESS_WORD.search(c.cue or "")) and t.results:
+            return _claim_reason("measured-slowdown", "regression", c)
+    return None
+
+
+def reply_reports_slowdown(t: ThreadFacts) -> Reason | None:
+    """A reply in a patch's thread measuring the patch slowing something down: "this patch costs
+    12% in randwrite", "reverting it brings the numbers back"."""
+    if t.root is None or not is_patch_thread(t.root):
+        return None
+    for c in t.claims:
+        e = c.evidence
+        if e.message_id == t.root.message_id or e.quoted or c.kind != "regression":
+            continue
+        if c.stated_pct is not None and PERF_NAMED.search(e.text or "") is not None or c.stated_pct is not None \
+                and c.metric is not None:
+            return _claim_reason("reply-reports-slowdown", "regression", c)
+    return None
+
+
+# ------------------------------------------------------------------ look-alikes
+
+def improvement(t: ThreadFacts) -> Reason | None:
+    """The change measured is a gain: a subject stating a gain with its size, or gains claimed and
+    measured with no regression claimed."""
+    gains = [c for c in t.subject_claims if c.kind == "improvement" and c.stated_pct is not None]
+    if gains and not any(c.kind == "regression" for c in t.subject_claims):
+        return _claim_reason("improvement", "improvement", gains[0])
+    if any(c.kind == "regression" for c in t.claims):
+        return None
+    for c in t.claims:
+        if c.kind == "improvement" and (t.results or c.stated_pct is not None):
+            return _claim_reason("improvement", "improvement", c)
+    return None
+
+
+def patch_own_numbers(t: ThreadFacts) -> Reason | None:
+    """Patch mail measuring its own change (its gains, "no regression"): no report of a regression
+    unless a culprit is named or its subject says it is about one."""
+    if not PATCH_WORD.search(t.subject):
+        return None  # "[RFC] Slow down of LTP tests ... in kernel 6.6" asks, a patch proposes
+    if any(c.role == "culprit" for c in t.commits) or any(c.kind == "regression" for c in t.subject_claims):
+        return None
+    return _subject_reason(t, "patch-own-numbers", "not a regression")
+
+
+# ------------------------------------------------------------------ the decision
+
+@dataclass
+class Classification:
+    """What :func:`classify` decided, and every reason for it."""
+
+    is_regression: bool
+    kind: str | None  # regression | improvement | None
+    reasons: list[Reason]
+
+
+def classify(t: ThreadFacts) -> Classification:
+    """Run the rules in order (see the module's docstring); the reasons say which decided."""
+    for rule in (pull_request, backport_bundle, retracted, functional):
+        r = rule(t)
+        if r is not None:
+            gain = improvement(t)  # a gain measured in it is still said ("with the patch it runs 12% faster")
+            return Classification(False, "improvement" if gain is not None else None,
+                                  [r] + ([gain] if gain is not None else []))
+    robot = robot_change(t)
+    if robot is not None:
+        return Classification(robot.verdict == "regression", robot.verdict, [robot])
+    if robot_failure(t.root):
+        return Classification(False, None, [_subject_reason(t, "robot-failure", "not a regression")])
+    for rule in (fix_of_slowdown, traced_slowdown, bisected_measurement):
+        r = rule(t)
+        if r is not None:
+            return Classification(True, "regression", [r])
+    gain = improvement(t)
+    if gain is not None:
+        return Classification(False, "improvement", [gain])
+    reply = reply_reports_slowdown(t)
+    if reply is not None:
+        return Classification(True, "regression", [reply])
+    measured = measured_slowdown(t)
+    if measured is None:
+        return Classification(False, None, [])
+    own = patch_own_numbers(t)
+    if own is not None:
+        return Classification(False, None, [measured, own])
+    change = kernel_change(t)
+    if change is None:
+        return Classification(False, None, [measured, Reason("config-comparison", "not a regression", measured.message_id,
+                                                             measured.line, "no kernel change in the thread")])
+    return Classification(True, "regression", [measured, change])

@@ -1,0 +1,105 @@
+"""Where a regression stands, read over the thread's life: named rules, each saying why.
+
+In order, the first that applies decides:
+
+* ``cannot reproduce``: the thread says the slowdown could not be reproduced and nobody
+  confirmed it;
+* ``reverted``: the culprit was reverted for good: a revert a maintainer applied, or mail
+  saying it "has been reverted" (not a revert tried to test: "if I revert it, the speed is
+  back");
+* ``fixed``: a fix was taken: a maintainer applied or queued the fix patch the thread is or
+  carries ("Applied, thanks!", "Queued for 6.9"), or mail says the fix landed ("fixed by
+  <commit>", "merged", "ended up in") and the numbers, where measured, came back;
+* ``fix proposed``: a fix or a revert was posted (the thread is the fix patch, a reply carries
+  a patch to try, or a fix commit is named);
+* ``bisected``: a culprit is named;
+* ``reported``: only the slowdown is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lkmlkb.model import Claim, CommitCitation, Message, Reason
+from lkmlkb.reports.classify import REVERT_SUBJECT, THIS_REVERTS, own_lines
+
+#: words saying a fix went in
+LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended up in", "landed in")
+#: a maintainer taking a patch, in a reply of its own, at the start of a line (not a diff's context
+#: line): "Applied, thanks!" (b4's thank-you opens so), "Applied to for-6.8/block", "Queued for
+#: 6.9", "Thanks, applied"; not a tester's "Applied and trying", a wrapped line of prose ("applied
+#: at full swing?"), the robot's "If your patch is applied to the wrong git tree", nor "Can this
+#: be picked up?" or "queued up a revert" (of 25 "queued/picked ... up" in linux-block and
+#: linux-xfs replies, 14 took nothing)
+PATCH_TAKEN = re.compile(r"^(?:Applied|Queued)(?:[,.!]|[ \t]{1,3}(?:to|into|for|in)\b|[ \t]*$)"
+                         r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b"
+                         r"|^(?i:(?:I've|I[ \t]have|I)[ \t]{1,3}(?:applied|queued)[ \t]{1,3}(?:this|it|the[ \t]{1,3}patch))\b",
+                         re.M)
+#: a revert that stays: "has been reverted", "was reverted upstream", "the revert is queued"; not
+#: "if I revert it" or "reverting it restores the speed" (a revert tried to find the culprit)
+REVERTED = re.compile(
+    r"""\b(?:has|have|had|was|were|got|been|is[ \t]{1,3}now|now)[ \t]{1,3}(?:been[ \t]{1,3})?reverted\b
+      | \brevert(?:[ \t]{1,3}(?:patch|commit))?[ \t]{1,3}(?:is|was|has[ \t]{1,3}been)[ \t]{1,3}(?:queued|applied|merged|in)\b
+      | \b(?:I've|I[ \t]have|we've|we[ \t]have)[ \t]{1,3}(?:queued|applied|merged)[ \t]{1,3}(?:the[ \t]{1,3})?revert""",
+    re.I | re.X)
+#: a patch in the mail's own lines: a diff, or git format-patch's separator and diffstat
+PATCH_IN_TEXT = re.compile(r"^diff --git a/|^--- a/\S.*\n\+\+\+ b/|^ \d{1,5} files? changed, ", re.M)
+
+
+def _at(rule: str, verdict: str, m: Message, text: str, pos: int) -> Reason:
+    lo = text.rfind("\n", 0, pos) + 1
+    hi = text.find("\n", pos)
+    return Reason(rule, verdict, m.message_id, text.count("\n", 0, pos), text[lo:hi if hi >= 0 else len(text)][:300])
+
+
+def derive_status(messages: list[Message], commits: list[CommitCitation], claims: list[Claim],
+                  restored: bool | None = None, fix_thread: bool = False) -> tuple[str, Reason | None]:
+    """The thread's status and the reason for it.  ``fix_thread``: the thread is itself a patch
+    (or a revert) that fixes the regression; ``restored``: whether a measured fix brought the
+    numbers back (None: not measured)."""
+    kinds = {c.kind for c in claims}
+    if "cannot-reproduce" in kinds and "regression" not in kinds:
+        c = next(c for c in claims if c.kind == "cannot-reproduce")
+        return "cannot reproduce", Reason("status-cannot-reproduce", "cannot reproduce", c.evidence.message_id,
+                                          c.evidence.line_start, c.evidence.text[:300])
+    root = messages[0] if messages else None
+    texts = [(m, own_lines(m)) for m in messages]
+    revert_thread = root is not None and (REVERT_SUBJECT.match(root.subject or "") or THIS_REVERTS.search(root.body[:50_000]))
+    for m, text in texts[1:]:
+        taken = PATCH_TAKEN.search(text)
+        if taken and revert_thread:
+            return "reverted", _at("status-reverted", "reverted", m, text, taken.start())
+    for m, text in texts:
+        hit = REVERTED.search(text)
+        if hit:
+            return "reverted", _at("status-reverted", "reverted", m, text, hit.start())
+    if fix_thread and restored is not False:
+        for m, text in texts[1:]:
+            taken = PATCH_TAKEN.search(text)
+            if taken:
+                return "fixed", _at("status-fixed", "fixed", m, text, taken.start())
+    fixes = [c for c in commits if c.role == "fix"]
+    if fixes and restored is not False:
+        for m, text in texts:
+            low = text.lower()
+            for word in LANDED_WORDS:
+                pos = low.find(word)
+                if pos >= 0:
+                    return "fixed", _at("status-fixed", "fixed", m, text, pos)
+    if fix_thread or revert_thread:
+        return "fix proposed", Reason("status-fix-proposed", "fix proposed", root.message_id, -1,
+                                      "Subject: " + (root.subject or ""))
+    if fixes:
+        e = fixes[0].evidence
+        return "fix proposed", Reason("status-fix-proposed", "fix proposed", e.message_id, e.line_start, e.text[:300])
+    for m, text in texts[1:]:
+        hit = PATCH_IN_TEXT.search(text)
+        if hit:
+            return "fix proposed", _at("status-fix-proposed", "fix proposed", m, text, hit.start())
+    culprit = next((c for c in commits if c.role == "culprit"), None)
+    if culprit is not None:
+        e = culprit.evidence
+        return "bisected", Reason("status-bisected", "bisected", e.message_id, e.line_start, e.text[:300])
+    if "regression" in kinds:
+        return "reported", None
+    return "no conclusion", None
