@@ -33,7 +33,7 @@ import re
 
 from lkmlkb.extract import nlp
 from lkmlkb.extract.commits import TITLE_PREFIX_AFTER_FIRST
-from lkmlkb.extract.metric_units import lower_is_better
+from lkmlkb.extract.metric_units import lower_is_better, normalize
 from lkmlkb.model import Claim, Evidence
 
 log = logging.getLogger(__name__)
@@ -171,7 +171,7 @@ def _opens_commit_title(text: str, at: int) -> bool:
 
 _FALL_MEASURED = re.compile(r"\bby[ \t]{1,3}[~-]?\d|\bmuch\b", re.IGNORECASE)
 #: cue words that say which way the quantity went, not whether that is good ("dropped", "higher")
-_WENT_DOWN = frozenset(("drop", "drops", "dropped", "decrease", "decreased", "decreases", "reduction", "lower",
+_WENT_DOWN = frozenset(("drop", "drops", "dropped", "dropping", "decrease", "decreased", "decreases", "reduction", "lower",
                         "reduce", "reduces", "reduced", "reducing"))
 _SHARPLY_UP = frozenset(("skyrocket", "skyrockets", "skyrocketed", "skyrocketing", "soars", "soared", "balloons",
                          "ballooned"))
@@ -200,11 +200,13 @@ _LEVELS_AFTER = re.compile(
 #: values a direction word names, the second with a unit of a rate, a count or a time (a unit
 #: written once, at the end, is the first value's too; "from 16 to 8 cores" names no measure, and
 #: of a size, "extra-writes reduction from 66GB to 9GB", less is as often good as bad)
-_MEASURE_UNIT = r"""(?:[KMGT]i?B/s|[kmgt]i?b/s|[KMGkmg]B/sec|[KMG]?IOPS|[km]?iops|[KMGkmg](?![\w/])
+_MEASURE_UNIT = r"""(?:[KMGT]i?B/s(?:ec)?|[kmgt]i?b/s(?:ec)?|[KMG]?IOPS|[km]?iops|[KMGkmg](?![\w/])
                     |[mun\u00b5]s(?:ec)?|s(?:ec)?|seconds?|minutes?|mins?|hours?|hrs?|h)"""
 _VALUES_AFTER = re.compile(
-    r"""[ \t\n]{1,3}(?i:from)[ \t\n]{1,3}~?(?P<a>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ua>%s)?
-        [ \t\n]{1,3}(?i:to|->)[ \t\n]{1,3}~?(?P<b>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ub>%s)(?![\w/%%])""" % (_MEASURE_UNIT, _MEASURE_UNIT),
+    r"""[,:]?[ \t\n]{1,3}(?i:from)[ \t\n]{1,3}(?:(?i:about|around|roughly|approx\.?|nearly|almost)[ \t]{1,2})?~?
+        (?P<a>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ua>%s)?
+        [ \t\n]{1,3}(?i:to|->)[ \t\n]{1,3}(?:(?i:about|around|roughly|approx\.?|nearly|almost|only|just|barely|under)
+        [ \t]{1,2})?~?(?P<b>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ub>%s)(?![\w/%%])""" % (_MEASURE_UNIT, _MEASURE_UNIT),
     re.VERBOSE)
 #: a change stated as a factor just before its cue ("a 7x slowdown", "10x slower", "2.0x more IOPS",
 #: "twice slower", "2-4x slower"): only an article or "as" between
@@ -218,6 +220,10 @@ _FACTOR_AFTER = re.compile(
     r"|a[ \t]{1,3}factor[ \t]{1,3}of[ \t]{1,3}(?P<of>\d{1,4}(?:\.\d{1,3})?)\b(?![.%]))"
     r"|(?:by[ \t]{1,3})?(?P<f>\d{1,4}(?:\.\d{1,3})?)[ \t]?(?:[xX\u00d7]|times)?(?:[ \t]?-[ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?"
     r"[ \t]?(?:[xX\u00d7]|times)\b)")
+#: a share lost, written as a fraction after the cue ("has slowed by about 2/3", "dropped by 1/3")
+_FRACTION_AFTER = re.compile(
+    r"[ \t]{1,3}(?:down[ \t]{1,3})?by[ \t]{1,3}(?:(?:about|around|roughly|almost|nearly|over)[ \t]{1,2})?~?"
+    r"(?P<a>\d)[ \t]?/[ \t]?(?P<b>\d{1,2})(?![\d/])", re.IGNORECASE)
 #: how far before its cue a factor may start ("nearly a 7x ")
 FACTOR_BEFORE_REACH = 24
 
@@ -233,6 +239,14 @@ def _factor_of(text: str, start: int, end: int, lo: int) -> float | None:
         return 2.0
     f = float(g.get("f2") or g.get("f") or g.get("of"))
     return f if 1.0 < f <= 10_000 else None
+
+
+def _fraction_pct(text: str, end: int) -> float | None:
+    """The share a fraction right after a cue gives ("slowed by about 2/3": 66.67), or None."""
+    m = _FRACTION_AFTER.match(text, end)
+    if m is None or not 0 < int(m["a"]) < int(m["b"]):
+        return None
+    return round(int(m["a"]) / int(m["b"]) * 100, 2)
 
 
 def _factor_pct(factor: float, kind: str, metric: str | None) -> float:
@@ -253,9 +267,16 @@ def _from_to_change(text: str, at: int, hi: int, down: bool) -> float | None:
     drops from 1630K to 1050K IOPS" is a 35.58% drop); None unless the values say the word's way,
     or when the sentence states a percentage right after them."""
     m = _VALUES_AFTER.match(text, at, hi)
-    if not m or (m["ua"] and m["ua"] != m["ub"]) or _PCT_RE.search(text, m.end(), min(hi, m.end() + STATED_AFTER_VALUES)):
+    if not m or _PCT_RE.search(text, m.end(), min(hi, m.end() + STATED_AFTER_VALUES)):
         return None
-    return _relative_change(float(m["a"]), float(m["b"]), down)
+    a, b = float(m["a"]), float(m["b"])
+    if m["ua"] and m["ua"] != m["ub"]:
+        # "from about 2.9 gb/sec to about 949 mb/sec": one measure in two units
+        (na, ua), (nb, ub) = normalize(a, m["ua"]), normalize(b, m["ub"])
+        if na is None or nb is None or ua != ub:
+            return None
+        a, b = na, nb
+    return _relative_change(a, b, down)
 
 
 def _relative_change(a: float, b: float, down: bool) -> float | None:
@@ -284,7 +305,8 @@ CLAIM_LABELS = frozenset(label for label in _KIND if not label.endswith("_WEAK")
 WEAK_CLAIM_LABELS = frozenset(_KIND) - CLAIM_LABELS | {"CHANGE"}
 #: what a paragraph with only weak cues must hold to be read: a percentage, or the values a change
 #: went from and to ("increased from 2min to 40min")
-_PCT_HINT_RE = re.compile(r"%|percent|\bfrom[ \t\n]{1,3}~?\d|\d[ \t]?(?:x|\u00d7|times)\b|\btwice\b|\bby[ \t]half\b|\bfactor[ \t]of\b", re.I)
+_PCT_HINT_RE = re.compile(r"%|percent|\bfrom[ \t\n]{1,3}(?:about[ \t])?~?\d|\d[ \t]?(?:x|\u00d7|times)\b|\btwice\b"
+                          r"|\bby[ \t]half\b|\bfactor[ \t]of\b|\bby[ \t](?:about[ \t])?~?\d[ \t]?/[ \t]?\d", re.I)
 #: how far from a cue a claim looks (its sentence is cut to this on either side)
 SENTENCE_REACH = 200
 #: a metric word counts for a claim this near its cue
@@ -299,6 +321,17 @@ NEG_POST_REACH = 40
 READ_REACH = 400
 
 
+#: a change that clears a regression said gone: a revert or a patch tried ("If i revert this commit
+#: with Linux 5.19-rc6 the performance regression disappears", "the drop goes away with the revert")
+_CLEARED_BY_CHANGE = re.compile(r"\brevert\w{0,3}\b|\bwith(?:out)?[ \t]{1,3}(?:the|this|that|your)[ \t]{1,3}(?:patch|fix|commit)",
+                                re.IGNORECASE)
+#: an inability before "without" makes the two negations an affirmation ("I'm unable to run it
+#: without a massive performance regression", "can't copy anything without the slowdown")
+_UNABLE_BEFORE = re.compile(r"\b(?:unable|cannot|can't|can not|couldn't|could not|impossible)\b[^.\n]*$", re.IGNORECASE)
+#: how far before "without" the inability may stand
+UNABLE_REACH = 80
+
+
 def _negated_before(doc, cue) -> bool:
     """A negation word in the 4 tokens before the cue ("no regression", "don't see a 10% regression")."""
     content = 0
@@ -306,6 +339,8 @@ def _negated_before(doc, cue) -> bool:
         if t.is_punct and t.text not in ("%", "'"):
             return False  # "drop, no" / "fine. Not": the negation belongs elsewhere
         if t.lower_ in _NEG_WORDS:
+            if t.lower_ == "without" and _UNABLE_BEFORE.search(nlp.doc_text(doc), max(0, t.idx - UNABLE_REACH), t.idx):
+                return False  # "unable to run rpi-update without massive performance regression": it regresses
             return True
         if t.is_space or t.like_num or t.text == "%" or t.lower_ in _FILLER:
             continue
@@ -377,8 +412,23 @@ _IN_OR_OF = re.compile(r"[ \t]{0,2}\n?[ \t]{0,2}(?:in|of)[ \t\n]{1,3}(?:the[ \t]
 _WORD_BEFORE_METRIC = re.compile(r"[\w/\-]{1,20}[ \t]{1,3}")
 
 
+#: a comparative's head noun of which less is better, a few words after it ("3 times higher write
+#: IO latency", "longer wall clock time"): what rose is the latency, whatever stands nearer
+_LOWER_BETTER_HEAD = re.compile(
+    r"[ \t]{1,3}(?:[\w/-]{1,20}[ \t]{1,3}){0,3}?(?P<m>latenc(?:y|ies)|(?:wall[ \t-]?clock[ \t]{1,3})?(?:run[ \t-]?)?time|overhead)\b",
+    re.IGNORECASE)
+
+
+#: comparatives that stand before the noun they size ("higher write IO latency")
+_COMPARATIVES = frozenset(("higher", "lower", "longer", "more", "bigger", "larger", "greater", "worse"))
+
+
 def _metric_of(text: str, lo: int, hi: int, cue) -> str | None:
-    """The metric a claim is about: the one its cue is "in" or "of", else the nearest one named."""
+    """The metric a claim is about: the one its cue is "in" or "of", the latency or time a
+    comparative heads, else the nearest one named."""
+    head = _LOWER_BETTER_HEAD.match(text, cue.end, hi) if cue.text.lower() in _COMPARATIVES else None
+    if head:
+        return "lat" if head["m"].lower().startswith("latenc") else "time"
     m = _IN_OR_OF.match(text, cue.end, hi)
     if m:
         pos = m.end()
@@ -446,7 +496,10 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             continue  # "power loss", "data loss": not a loss of speed
         # look only near the cue: a sentence in mail can run for pages (fio output has no full stops)
         s0, s1 = max(c.sent_start, c.start - SENTENCE_REACH), min(c.sent_end, c.end + SENTENCE_REACH)
-        negated = _negated_before(doc, c) or any(c.end <= p.start <= c.end + NEG_POST_REACH and p.start < s1 for p in posts)
+        gone = [p for p in posts if c.end <= p.start <= c.end + NEG_POST_REACH and p.start < s1]
+        if gone and _CLEARED_BY_CHANGE.search(text, s0, s1):
+            gone = []  # "if i revert this commit ... the performance regression disappears": it existed
+        negated = _negated_before(doc, c) or bool(gone)
         if c.label == "CANNOT_REPRODUCE" or c.label == "NO_CHANGE":
             negated = False  # the negation is part of the cue
         if negated:
@@ -457,7 +510,15 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         reach = 30 if c.label.endswith("_WEAK") else 80
         pct = _nearest_pct(text, s0, s1, c.start, reach) if kind in ("regression", "improvement", None) else None
         # the values a direction word goes from and to: its size, before any percentage near it
-        went = _from_to_change(text, c.end, s1, word in _WENT_DOWN) if word in _WENT else None
+        if word in _WENT:
+            went = _from_to_change(text, c.end, s1, word in _WENT_DOWN)
+        elif kind == "regression":
+            # "slowed from about 2.9 gb/sec to about 949 mb/sec": a fall of a rate, a rise of a time
+            went = _from_to_change(text, c.end, s1, True) or _from_to_change(text, c.end, s1, False)
+        else:
+            went = None
+        if pct is None and went is None and kind == "regression":
+            went = _fraction_pct(text, c.end)
         if pct is None and kind in ("regression", "improvement", None):
             pct = went  # "increased from 2min to 40min": a weak word sized so is a claim
         factor = _factor_of(text, c.start, c.end, s0) if pct is None and kind in ("regression", "improvement") \
