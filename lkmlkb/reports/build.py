@@ -15,8 +15,13 @@ import json
 import logging
 import re
 
+from lkmlkb.extract.claims import find_claims, stated_regression_pct
+from lkmlkb.extract.kernel_versions import compare, normalize_version, qualifier, sort_key
+from lkmlkb.extract.kernels import find_kernels
 from lkmlkb.extract.metric_units import lower_is_better
-from lkmlkb.model import Claim, CommitCitation, Findings, KernelMention, Message, Report, Result
+from lkmlkb.extract.nlp import line_text
+from lkmlkb.model import Claim, CommitCitation, Evidence, Findings, KernelMention, Message, Report, Result
+from lkmlkb.threads.segments import quote_depth
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +32,6 @@ DISAGREE_POINTS = 5.0
 
 
 def _kernel_base(version: str | None) -> str:
-    from lkmlkb.extract.kernel_versions import normalize_version
-
     if not version:
         return ""
     return normalize_version(version) or version
@@ -81,8 +84,6 @@ def merge_kernels(findings: list[Findings]) -> list[KernelMention]:
                 seen[k.version] = k
             elif cur.role is None and k.role:
                 cur.role = k.role
-    from lkmlkb.extract.kernel_versions import sort_key
-
     return sorted(seen.values(), key=lambda k: sort_key(k.version))
 
 
@@ -109,8 +110,6 @@ def _dedupe_results(findings: list[Findings]) -> list[Result]:
 
 
 def _qual(raw: str | None) -> str:
-    from lkmlkb.extract.kernel_versions import qualifier
-
     q = (qualifier(raw) or "") if raw else ""
     return "revert" if "revert" in q else ("patch" if q else "")
 
@@ -137,8 +136,6 @@ def other_of_two(kernels: list[KernelMention]) -> None:
     6.9.11-200.fc40.x86_64 as compared to around 1 second on 6.8.10-300.fc40.x86_64".  Fills
     the roles the text left open (so the results measured on it are labelled); a good kernel
     with a revert or a patch on top is another kernel than its release, and is left alone."""
-    from lkmlkb.extract.kernel_versions import sort_key
-
     versions = list(dict.fromkeys(k.version for k in kernels))
     roles = {k.role for k in kernels if k.role}
     if len(versions) != 2 or len(roles) != 1 or not roles <= {"good", "bad"}:
@@ -291,8 +288,6 @@ def _label_later_kernels(results: list[Result], kernels: list[KernelMention]) ->
     Seed 002: "happened sometime between 2.6.29 and 2.6.30 and stays the same
     since then" — the 2.6.32-rc5 numbers are the regressed ones.
     """
-    from lkmlkb.extract.kernel_versions import compare, sort_key
-
     goods = [k.version for k in kernels if k.role == "good" and not _qual(k.raw)]
     bads = [k.version for k in kernels if k.role == "bad" and not _qual(k.raw)]
     if not goods or not bads:
@@ -411,8 +406,6 @@ def derive_status(commits: list[CommitCitation], claims: list[Claim], texts: lis
     if "fix" in roles:
         return "fix proposed"
     if patch_fix:
-        from lkmlkb.threads.segments import quote_depth
-
         replies = "\n".join(line for t in texts[1:] for line in t.split("\n") if not quote_depth(line)[0])
         return "fixed" if restored is not False and PATCH_TAKEN.search(replies) else "fix proposed"
     if "culprit" in roles:
@@ -482,8 +475,6 @@ WRAPPED_WORDS_CHARS = 40
 
 def _line_end_before(bodies: dict[str, str], e) -> str:
     """The end of the body line before evidence ``e``'s first line ("" if none)."""
-    from lkmlkb.extract.nlp import line_text
-
     return line_text(bodies.get(e.message_id, ""), e.line_start - 1)[-WRAPPED_WORDS_CHARS:]
 
 
@@ -531,8 +522,6 @@ def subject_kernel_roles(root: Message | None, kernels: list[KernelMention]) -> 
     """
     if root is None or not root.subject or not kernels:
         return
-    from lkmlkb.extract.kernels import find_kernels
-
     try:
         said = {k.version: k.role for k in find_kernels(root.subject) if k.role}
     except Exception:
@@ -546,9 +535,6 @@ def subject_claims(root: Message | None) -> list[Claim]:
     """What the thread's subject claims ("... performance drop", "fio.write_iops -72.9% regression")."""
     if root is None or not root.subject:
         return []
-    from lkmlkb.extract.claims import find_claims
-    from lkmlkb.model import Evidence
-
     if not PERF_WORD.search(root.subject):
         return []  # "drop bio mode ..." names no measure: no claim about performance
     try:
@@ -589,8 +575,6 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
                 seen_setup.add((s.key, s.value))
                 setup.append(s)
     regress_claims = [c for c in claims if c.kind == "regression"]
-    from lkmlkb.extract.claims import stated_regression_pct
-
     stated = stated_regression_pct(claims)
     pair = headline(results)
     computed = computed_change(*pair) if pair else None
