@@ -293,10 +293,10 @@ def run_m2s(mbox: str, workdir: str, **_) -> dict:
 def _extract_fn():
     """extract_view if every extractor imports, else (None, reason)."""
     try:
-        from lkmlkb.extract import views as pipeline
+        from lkmlkb.extract import messages
 
-        pipeline._extractors()
-        return pipeline.extract_view, None
+        messages._extractors()
+        return messages.extract_view, None
     except Exception as exc:
         return None, f"{exc.__class__.__name__}: {exc}"
 
@@ -308,11 +308,15 @@ def run_stages(mbox: str, workdir: str, **_) -> dict:
     one-off ``warm_up`` (spaCy's import and the cue pipelines), which is
     reported apart as ``warm_up_seconds``.
     """
-    from lkmlkb.db.store import Store, connect
-    from lkmlkb.extract.views import build_view, focus_view, prefilter, warm_up
+    from lkmlkb.db.connection import connect
+    from lkmlkb.db.store import Store
+    from lkmlkb.extract.messages import warm_up
+    from lkmlkb.extract.prefilter import prefilter
+    from lkmlkb.extract.views import build_view, focus_view
     from lkmlkb.sources.mail import parse_message
     from lkmlkb.sources.mbox import split_mbox
-    from lkmlkb.threads.segments import DictBackend, Threader, new_text, segment_body
+    from lkmlkb.threads.segments import new_text, segment_body
+    from lkmlkb.threads.threader import DictBackend, Threader
 
     extract_view, why = _extract_fn()
     warm = time.process_time()
@@ -467,7 +471,9 @@ def run_prefilter(mbox: str, **_) -> dict:
     from lkmlkb.sources import iter_source
     from lkmlkb.sources.mail import parse_message
     from lkmlkb.sources.mbox import split_mbox
-    from lkmlkb.threads.segments import attribute_quotes, segment_body, thread_messages
+    from lkmlkb.threads.quotes import attribute_quotes
+    from lkmlkb.threads.segments import segment_body
+    from lkmlkb.threads.threader import thread_messages
 
     n = passed = 0
     t0 = time.perf_counter()
@@ -610,7 +616,8 @@ def build_search_db(mbox: str, db_path: str, limit: int | None, workers: int) ->
     """
     import multiprocessing
 
-    from lkmlkb.db.store import MESSAGE_COLUMNS, connect
+    from lkmlkb.db.connection import connect
+    from lkmlkb.db.store import MESSAGE_COLUMNS
     from lkmlkb.sources.mbox import split_mbox
 
     db = connect(db_path)

@@ -29,7 +29,7 @@ def extractors() -> list[tuple[str, object]]:
     """(name, function of a view's text) for each extractor timed."""
     from lkmlkb.extract.results import find_results
     from lkmlkb.extract.setup import find_setup, find_tools
-    from lkmlkb.fio import find_fio_jobs, fio_version
+    from lkmlkb.fio.find import find_fio_jobs, fio_version
 
     return [("fio_jobs", find_fio_jobs), ("results", find_results), ("setup", find_setup),
             ("tools", find_tools), ("fio_version", fio_version)]

@@ -40,8 +40,8 @@ import time
 from pathlib import Path
 
 from lkmlkb.errors import LkmlkbError
-from lkmlkb.extract.views import extract_message, warm_up
-from lkmlkb.ingest.run import _freeze_once
+from lkmlkb.extract.messages import extract_message, warm_up
+from lkmlkb.ingest.pool import freeze_once
 from lkmlkb.model import Message
 from lkmlkb.sources import iter_source
 from lkmlkb.sources.base import RawMail
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     warm_up()
     # as the ingest's workers do after warm-up: collections no longer walk the spaCy pipelines,
     # which otherwise land as tens of ms on whichever message they interrupt
-    _freeze_once(True)
+    freeze_once(True)
     log.warning("warm-up: %.2fs", time.perf_counter() - t0)
     groups = {"fuzz corpus": fuzz_corpus(), "adversarial": adversarial()}
     if args.archive.exists():

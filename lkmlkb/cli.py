@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
+import time
+from pathlib import Path
 
 import click
 
@@ -65,8 +68,6 @@ def ingest(sources, db_path, workers, no_extract, progress):
 
 def _ingest_with_progress(run_ingest, sources, db_path, workers, extract):
     """A progress bar: messages, rate, and an ETA where the input size is known."""
-    import time
-
     from rich.progress import (
         BarColumn,
         Progress,
@@ -102,12 +103,10 @@ def _ingest_with_progress(run_ingest, sources, db_path, workers, extract):
 @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text", show_default=True)
 def extract(paths, fmt):
     """Extract reports from mail of any form ingest reads, without a database."""
-    from lkmlkb.extract.views import extract_paths
+    from lkmlkb.reports.from_mail import extract_paths
 
     messages, reports = extract_paths(list(paths))
     if fmt == "json":
-        import json
-
         from lkmlkb.reports.contract import document
 
         click.echo(json.dumps(document(messages, reports), ensure_ascii=False, indent=1, sort_keys=True))
@@ -128,9 +127,9 @@ def reprocess(db_path, threads):
     parsed again first, and messages of a public-inbox epoch whose git object
     was missing then are read again from their commit.
     """
-    from lkmlkb.db.findings import reprocess as run
-    from lkmlkb.db.store import connect
-    from lkmlkb.ingest.run import retry_errors
+    from lkmlkb.db.connection import connect
+    from lkmlkb.ingest.reprocess import reprocess as run
+    from lkmlkb.ingest.reprocess import retry_errors
 
     db = connect(db_path, create=False)
     recovered, failing = retry_errors(db_path)
@@ -146,16 +145,14 @@ def reprocess(db_path, threads):
 @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text", show_default=True)
 def show(report_id, db_path, fmt):
     """Print one report in full (REPORT is a report id, i.e. its thread id)."""
-    from lkmlkb.db.findings import load_report
-    from lkmlkb.db.store import connect
+    from lkmlkb.db.connection import connect
+    from lkmlkb.db.reports import load_report
 
     db = connect(db_path, create=False)
     report = load_report(db, report_id)
     if report is None:
         raise click.ClickException(f"{db_path}: no report {report_id!r} (see `lkmlkb reports`)")
     if fmt == "json":
-        import json
-
         from lkmlkb.reports.contract import report_json
 
         click.echo(json.dumps(report_json(report), ensure_ascii=False, indent=1, sort_keys=True))
@@ -167,10 +164,8 @@ def show(report_id, db_path, fmt):
 
 def _report_for(spec: str, db_path: str):
     """(report, message texts) by report id, or extracted on the spot from a mail file."""
-    from pathlib import Path
-
     if Path(spec).exists():
-        from lkmlkb.extract.views import extract_paths
+        from lkmlkb.reports.from_mail import extract_paths
 
         messages, reports = extract_paths([spec])
         best = sorted(reports, key=lambda r: (not r.is_regression_report, -len(r.results) - len(r.fio_jobs)))
@@ -178,8 +173,9 @@ def _report_for(spec: str, db_path: str):
             raise click.ClickException(f"{spec}: no report found in this mail")
         ids = set(best[0].message_ids)
         return best[0], [m.body for m in messages if m.message_id in ids]
-    from lkmlkb.db.findings import load_messages, load_report
-    from lkmlkb.db.store import connect
+    from lkmlkb.db.connection import connect
+    from lkmlkb.db.reports import load_report
+    from lkmlkb.db.store import load_messages
 
     db = connect(db_path, create=False)
     report = load_report(db, spec)
@@ -197,8 +193,6 @@ def _report_for(spec: str, db_path: str):
 @click.option("--smoke", is_flag=True, help="Scale jobs down so they finish in seconds.")
 def repro(report, out_dir, db_path, target, allow_device_writes, smoke):
     """Write a runnable, safe reproduction bundle for REPORT (id or mail file)."""
-    from pathlib import Path
-
     from lkmlkb.repro.bundle import write_bundle
 
     r, texts = _report_for(report, db_path)
@@ -243,7 +237,7 @@ def serve(db_path, host, port):
 @click.option("--rev", default="HEAD", show_default=True, help="The branch or commit of the tree to search.")
 def link(db_path, git_path, rev):
     """Resolve cited commits (full SHA, subject, first tag, later fixes) and link them to reports."""
-    from lkmlkb.db.store import connect
+    from lkmlkb.db.connection import connect
     from lkmlkb.link.commits import link as run
     from lkmlkb.link.commits import link_without_tree
 
@@ -259,8 +253,8 @@ def link(db_path, git_path, rev):
 @DB_OPTION
 def commit(sha, db_path):
     """Every report that blames, fixes, reverts or tests a commit, with the numbers."""
+    from lkmlkb.db.connection import connect
     from lkmlkb.db.queries import reports_citing
-    from lkmlkb.db.store import connect
 
     rows = reports_citing(connect(db_path, create=False), sha)
     if not rows:
@@ -285,8 +279,8 @@ def commit(sha, db_path):
 @click.option("--limit", default=50, show_default=True)
 def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, limit):
     """List reports, newest first."""
+    from lkmlkb.db.connection import connect
     from lkmlkb.db.queries import list_reports
-    from lkmlkb.db.store import connect
 
     rows = list_reports(connect(db_path, create=False), status=status, list_name=list_name, kernel=kernel,
                         tool=tool, commit=commit_sha, limit=limit, regressions_only=not show_all)
@@ -302,8 +296,8 @@ def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, 
 @click.option("--limit", default=20, show_default=True)
 def search(text, db_path, limit):
     """Full-text search over reports and messages."""
+    from lkmlkb.db.connection import connect
     from lkmlkb.db.queries import search as run
-    from lkmlkb.db.store import connect
 
     for r in run(connect(db_path, create=False), text, limit=limit):
         click.echo(f"{r.get('kind', ''):<7} {(r.get('date') or '')[:10]}  {r.get('title') or ''}")

@@ -52,6 +52,9 @@ def detail(score, case: Path, doc: dict) -> list[str]:
     lines = []
     if bool(gold["is_regression_report"]) != pred["is_regression_report"]:
         lines.append(f"  is_report: want {gold['is_regression_report']} got {pred['is_regression_report']}")
+        for rep in doc.get("reports", []):
+            for r in rep.get("reasons", []):
+                lines.append(f"    [{r['rule']}] {r['verdict']}: {r['text'][:100]!r}")
     if not gold["is_regression_report"]:
         return lines
     gk = {score.norm_kernel(v) for v in gold.get("kernel_versions", [])}

@@ -53,15 +53,15 @@ def count_parses(monkeypatch):
     """``start()`` counts the ingest's parses of raw messages from then on, in the one-item
     list it returns (the workers' too when the pool forks after it)."""
     def start() -> list[int]:
-        from lkmlkb.ingest import run as ingest
+        from lkmlkb.ingest import prepare
 
         calls = [0]
-        real = ingest.parse_message
+        real = prepare.parse_message
 
         def counting(*a, **kw):
             calls[0] += 1
             return real(*a, **kw)
 
-        monkeypatch.setattr(ingest, "parse_message", counting)
+        monkeypatch.setattr(prepare, "parse_message", counting)
         return calls
     return start

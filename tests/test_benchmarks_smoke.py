@@ -45,10 +45,10 @@ def test_synth_is_deterministic_and_seed_dependent():
 def test_synth_mail_parses_threads_and_carries_reports():
     import io
 
-    from lkmlkb.extract.views import prefilter
+    from lkmlkb.extract.prefilter import prefilter
     from lkmlkb.sources.mail import parse_message
     from lkmlkb.sources.mbox import split_mbox
-    from lkmlkb.threads.segments import thread_messages
+    from lkmlkb.threads.threader import thread_messages
 
     data = b"".join(synth.generate(600, seed=3))
     msgs = [parse_message(raw, "synth") for raw in split_mbox(io.BytesIO(data))]

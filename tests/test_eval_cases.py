@@ -29,7 +29,7 @@ def test_robot_table_columns_are_the_base_and_tested_commits():
     """corpus/101 (kernel test robot, linux-block 2024-01-31): the table's two columns were measured
     on 8f764b91fd (base) and 574e7779cf (the commit under test): each number is attributed to its
     commit and labelled baseline / regressed by the commit's role."""
-    from lkmlkb.extract.views import extract_paths
+    from lkmlkb.reports.from_mail import extract_paths
 
     (path,) = (ROOT / "corpus").glob("101_*.mbox")
     _, reports = extract_paths([str(path)])

@@ -12,8 +12,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from lkmlkb.extract.views import extract_paths
 from lkmlkb.reports.contract import document
+from lkmlkb.reports.from_mail import extract_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted(p for p in (ROOT / "corpus").iterdir() if p.suffix in (".txt", ".mbox"))

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from lkmlkb.extract.views import extract_paths
-from lkmlkb.ingest import run as ingest
+from lkmlkb.ingest import prepare
+from lkmlkb.ingest.known import Known
 from lkmlkb.model import Evidence, Findings, Message, Segment, pickled_as_fields
+from lkmlkb.reports.from_mail import extract_paths
 from lkmlkb.sources.mbox import iter_mbox_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,12 +51,12 @@ def raw_mail(tmp_path_factory):
 def test_raw_mail_and_what_the_workers_make_of_it_come_back_whole(raw_mail):
     assert len(raw_mail) == 300 and all(r.cursor for r in raw_mail)
     assert held(round_trip(raw_mail)) == held(raw_mail)
-    prepared = ingest._prepare_and_screen(raw_mail)
-    assert sum(isinstance(p, ingest.Prepared) for p in prepared) == 300
+    prepared = prepare.prepare_and_screen(raw_mail)
+    assert sum(isinstance(p, prepare.Prepared) for p in prepared) == 300
     assert sum(p.screened for p in prepared) == 300 and any(p.passed for p in prepared)
     assert held(round_trip(prepared)) == held(prepared)
-    known = ingest.Known("a.mbox", "entry 3", "mbox:/a.mbox", "mbox1 1 1 1 00")
-    failure = ingest.Failure("a.mbox", "entry 4", "parse", "no headers", b"x")
+    known = Known("a.mbox", "entry 3", "mbox:/a.mbox", "mbox1 1 1 1 00")
+    failure = prepare.Failure("a.mbox", "entry 4", "parse", "no headers", b"x")
     assert held(round_trip([known, failure])) == held([known, failure])
 
 

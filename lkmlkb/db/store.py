@@ -1,346 +1,27 @@
-"""The knowledge base: schema as migrations, idempotent writes, threading in SQL.
+"""The message store: messages written in batches, threaded as they are written, and read back.
 
-Only this module writes SQLite.  The schema is defined by the migrations
-below (sqlite-utils ``Migrations``); ``schemas/kb.sql`` is generated from a
-fresh database and a test keeps it current.  Writes happen in large
-transactions from one process, so a killed ingest leaves the database as it
-was after the last committed batch, and the next run completes it (every
-write is keyed by Message-ID and therefore idempotent).
+Only the db package writes SQLite.  Every write is keyed by Message-ID: a
+second delivery of a message merges its lists and records its copy.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import sqlite3
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
 
 import sqlite_utils
-from sqlite_utils.migrations import Migrations
 
-from lkmlkb.errors import DatabaseError
-from lkmlkb.model import Message, Segment
-from lkmlkb.threads.segments import Threader, normalize_subject, parent_of, references_of
-
-log = logging.getLogger(__name__)
-
-SCHEMA_VERSION = "lkmlkb-1"
-migrations = Migrations("lkmlkb")
-
-
-@migrations()
-def m001_messages(db: sqlite_utils.Database) -> None:
-    db.execute("""
-    CREATE TABLE lists (
-        name TEXT PRIMARY KEY,
-        message_count INTEGER NOT NULL DEFAULT 0
-    )""")
-    db.execute("""
-    CREATE TABLE threads (
-        thread_id TEXT PRIMARY KEY,
-        subject TEXT,
-        topic TEXT,
-        root_message_id TEXT,
-        message_count INTEGER NOT NULL DEFAULT 0,
-        first_date TEXT,
-        last_date TEXT
-    )""")
-    db.execute("""
-    CREATE TABLE messages (
-        message_id TEXT PRIMARY KEY,
-        thread_id TEXT,
-        parent_id TEXT,
-        subject TEXT,
-        from_name TEXT,
-        from_addr TEXT,
-        from_obfuscated INTEGER NOT NULL DEFAULT 0,
-        date_raw TEXT,
-        date_utc TEXT,
-        in_reply_to TEXT,
-        "references" TEXT,
-        to_addrs TEXT,
-        cc_addrs TEXT,
-        body TEXT,
-        new_text TEXT,
-        archive_url TEXT,
-        source TEXT,
-        synthetic_id INTEGER NOT NULL DEFAULT 0,
-        content_hash TEXT,
-        lists TEXT
-    )""")
-    db.execute("CREATE INDEX idx_messages_thread ON messages(thread_id, date_utc)")
-    db.execute("CREATE INDEX idx_messages_date ON messages(date_utc)")
-    db.execute("""
-    CREATE TABLE raw_messages (
-        message_id TEXT PRIMARY KEY REFERENCES messages(message_id) ON DELETE CASCADE,
-        raw BLOB
-    )""")
-    db.execute("""
-    CREATE TABLE message_lists (
-        message_id TEXT NOT NULL REFERENCES messages(message_id) ON DELETE CASCADE,
-        list TEXT NOT NULL REFERENCES lists(name),
-        PRIMARY KEY (message_id, list)
-    )""")
-    db.execute("""
-    CREATE TABLE message_copies (
-        message_id TEXT NOT NULL REFERENCES messages(message_id) ON DELETE CASCADE,
-        content_hash TEXT NOT NULL,
-        source TEXT,
-        locator TEXT,
-        first_seen TEXT,
-        PRIMARY KEY (message_id, content_hash)
-    )""")
-    # every id the threader has seen, ghosts (referenced, never received) included
-    db.execute("""
-    CREATE TABLE thread_members (
-        message_id TEXT PRIMARY KEY,
-        thread_id TEXT NOT NULL
-    )""")
-    db.execute("CREATE INDEX idx_thread_members_thread ON thread_members(thread_id)")
-    db.execute("""
-    CREATE TABLE thread_topics (
-        topic TEXT PRIMARY KEY,
-        thread_id TEXT NOT NULL
-    )""")
-    db.execute("""
-    CREATE TABLE segments (
-        message_id TEXT NOT NULL REFERENCES messages(message_id) ON DELETE CASCADE,
-        seq INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        line_start INTEGER NOT NULL,
-        line_end INTEGER NOT NULL,
-        depth INTEGER NOT NULL DEFAULT 0,
-        quotes_message_id TEXT,
-        PRIMARY KEY (message_id, seq)
-    )""")
-    db.execute("""
-    CREATE TABLE ingest_runs (
-        id INTEGER PRIMARY KEY,
-        started TEXT NOT NULL,
-        finished TEXT,
-        sources TEXT,
-        new INTEGER NOT NULL DEFAULT 0,
-        unchanged INTEGER NOT NULL DEFAULT 0,
-        copies INTEGER NOT NULL DEFAULT 0,
-        errors INTEGER NOT NULL DEFAULT 0,
-        status TEXT NOT NULL DEFAULT 'running',
-        lkmlkb_version TEXT
-    )""")
-    db.execute("""
-    CREATE TABLE ingest_errors (
-        id INTEGER PRIMARY KEY,
-        run_id INTEGER REFERENCES ingest_runs(id),
-        source TEXT,
-        locator TEXT,
-        stage TEXT NOT NULL,
-        reason TEXT NOT NULL,
-        message_id TEXT,
-        raw BLOB,
-        resolved INTEGER NOT NULL DEFAULT 0
-    )""")
-    db.execute("""
-    CREATE TABLE source_state (
-        source TEXT PRIMARY KEY,
-        cursor TEXT NOT NULL,
-        updated TEXT
-    )""")
-    db.execute("""
-    CREATE TABLE kb_info (
-        key TEXT PRIMARY KEY,
-        value TEXT
-    )""")
-    db["messages"].enable_fts(["subject", "new_text"], tokenize="porter unicode61 tokenchars '-_'",
-                              create_triggers=True)
-
-
-@migrations()
-def m002_findings_and_reports(db: sqlite_utils.Database) -> None:
-    """What extraction and report building produce; replaced wholesale on reprocess."""
-    prov = """
-        message_id TEXT NOT NULL,
-        thread_id TEXT,
-        line_start INTEGER,
-        line_end INTEGER,
-        evidence TEXT,
-        quoted INTEGER NOT NULL DEFAULT 0"""
-    db.execute(f"""
-    CREATE TABLE fio_jobs (
-        id INTEGER PRIMARY KEY,
-        report_id TEXT,
-        name TEXT,
-        form TEXT NOT NULL,
-        options TEXT NOT NULL,
-        global_options TEXT,
-        normalized TEXT,
-        unknown_options TEXT,
-        notes TEXT,
-        rw TEXT, bs TEXT, ioengine TEXT, iodepth TEXT, numjobs TEXT,
-        {prov}
-    )""")
-    db.execute(f"""
-    CREATE TABLE results (
-        id INTEGER PRIMARY KEY,
-        report_id TEXT,
-        kernel TEXT,
-        kernel_sort TEXT,
-        label TEXT,
-        config TEXT,
-        tool TEXT,
-        metric TEXT NOT NULL,
-        direction TEXT,
-        value REAL NOT NULL,
-        unit TEXT,
-        normalized_value REAL,
-        normalized_unit TEXT,
-        stddev REAL,
-        samples TEXT,
-        {prov}
-    )""")
-    db.execute(f"""
-    CREATE TABLE kernel_mentions (
-        id INTEGER PRIMARY KEY,
-        version TEXT NOT NULL,
-        raw TEXT,
-        sort_key TEXT,
-        role TEXT,
-        {prov}
-    )""")
-    db.execute(f"""
-    CREATE TABLE commit_citations (
-        id INTEGER PRIMARY KEY,
-        sha TEXT NOT NULL,
-        subject TEXT,
-        role TEXT NOT NULL,
-        cue TEXT,
-        form TEXT,
-        range_end TEXT,
-        {prov}
-    )""")
-    db.execute(f"""
-    CREATE TABLE setup_facts (
-        id INTEGER PRIMARY KEY,
-        key TEXT NOT NULL,
-        value TEXT NOT NULL,
-        {prov}
-    )""")
-    db.execute(f"""
-    CREATE TABLE claims (
-        id INTEGER PRIMARY KEY,
-        kind TEXT NOT NULL,
-        stated_pct REAL,
-        metric TEXT,
-        cue TEXT,
-        {prov}
-    )""")
-    db.execute("""
-    CREATE TABLE extraction_errors (
-        message_id TEXT NOT NULL,
-        extractor TEXT NOT NULL,
-        reason TEXT NOT NULL,
-        at TEXT,
-        PRIMARY KEY (message_id, extractor)
-    )""")
-    db.execute("""
-    CREATE TABLE extracted_messages (
-        message_id TEXT PRIMARY KEY,
-        extractor_version TEXT NOT NULL,
-        prefilter_passed INTEGER NOT NULL,
-        extra TEXT
-    )""")
-    for t in ("fio_jobs", "results", "kernel_mentions", "commit_citations", "setup_facts", "claims"):
-        db.execute(f"CREATE INDEX idx_{t}_message ON {t}(message_id)")
-        db.execute(f"CREATE INDEX idx_{t}_thread ON {t}(thread_id)")
-    db.execute("CREATE INDEX idx_commit_citations_sha ON commit_citations(sha)")
-    db.execute("""
-    CREATE TABLE reports (
-        report_id TEXT PRIMARY KEY,
-        thread_id TEXT NOT NULL,
-        title TEXT,
-        is_regression_report INTEGER NOT NULL DEFAULT 0,
-        kind TEXT,
-        status TEXT,
-        workload TEXT,
-        tools TEXT,
-        good_kernel TEXT,
-        bad_kernel TEXT,
-        stated_pct REAL,
-        computed_pct REAL,
-        regression_pct REAL,
-        pct_disagrees INTEGER NOT NULL DEFAULT 0,
-        headline_metric TEXT,
-        baseline_value REAL,
-        regressed_value REAL,
-        unit TEXT,
-        culprits TEXT,
-        fixes TEXT,
-        fio_version TEXT,
-        scheduler TEXT,
-        filesystem TEXT,
-        device_class TEXT,
-        people TEXT,
-        lists TEXT,
-        first_date TEXT,
-        last_date TEXT,
-        message_count INTEGER,
-        first_message_id TEXT,
-        summary TEXT,
-        built TEXT
-    )""")
-    db.execute("CREATE INDEX idx_reports_date ON reports(last_date)")
-    db.execute("""
-    CREATE TABLE report_kernels (
-        report_id TEXT NOT NULL REFERENCES reports(report_id) ON DELETE CASCADE,
-        version TEXT NOT NULL,
-        sort_key TEXT,
-        role TEXT,
-        PRIMARY KEY (report_id, version)
-    )""")
-    db.execute("""
-    CREATE TABLE report_commits (
-        report_id TEXT NOT NULL REFERENCES reports(report_id) ON DELETE CASCADE,
-        sha TEXT NOT NULL,
-        subject TEXT,
-        role TEXT NOT NULL,
-        message_id TEXT,
-        line_start INTEGER,
-        line_end INTEGER,
-        cue TEXT,
-        PRIMARY KEY (report_id, sha, role)
-    )""")
-    db.execute("CREATE INDEX idx_report_commits_sha ON report_commits(sha)")
-    db.execute("""
-    CREATE TABLE setups (
-        report_id TEXT NOT NULL REFERENCES reports(report_id) ON DELETE CASCADE,
-        key TEXT NOT NULL,
-        value TEXT NOT NULL,
-        message_id TEXT,
-        PRIMARY KEY (report_id, key, value)
-    )""")
-    db.execute("""
-    CREATE TABLE commits (
-        sha TEXT PRIMARY KEY,
-        full_sha TEXT,
-        status TEXT,
-        subject TEXT,
-        subject_in_mail TEXT,
-        subject_matches INTEGER,
-        author TEXT,
-        date TEXT,
-        first_tag TEXT,
-        candidates TEXT,
-        fixed_by TEXT,
-        linked_by TEXT,
-        tree TEXT,
-        checked TEXT
-    )""")
-    db["reports"].enable_fts(["title", "summary", "workload"], tokenize="porter unicode61 tokenchars '-_'",
-                             create_triggers=True)
-
+from lkmlkb import __version__
+from lkmlkb.db.connection import max_variables, now, rows_in
+from lkmlkb.db.schema import FINDING_TABLES, REPORT_TABLES
+from lkmlkb.model import (
+    Message,
+    Segment,
+)
+from lkmlkb.threads.threader import Threader, normalize_subject, parent_of, references_of
 
 MESSAGE_COLUMNS = (
     "message_id", "thread_id", "parent_id", "subject", "from_name", "from_addr", "from_obfuscated",
@@ -349,19 +30,9 @@ MESSAGE_COLUMNS = (
 )
 
 
-#: tables of what the extractors found per message (each row names its message and thread)
-FINDING_TABLES = ("fio_jobs", "results", "kernel_mentions", "commit_citations", "setup_facts", "claims")
-#: tables of a report's rows besides ``reports`` itself (keyed by report_id)
-REPORT_TABLES = ("report_kernels", "report_commits", "setups")
-
-
 def content_hash(msg: Message) -> str:
     """Identity of a delivery: the raw bytes (public-inbox hashes headers + body)."""
     return hashlib.sha256(msg.raw or msg.body.encode("utf-8", "replace")).hexdigest()
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class SqlBackend:
@@ -482,194 +153,6 @@ class StoreOutcome:
     errors: int = 0
 
 
-#: page size of a new knowledge base: most rows are whole messages (raw bytes, body), which at
-#: SQLite's default 4 KiB spill into chains of overflow pages; 16 KiB pages cut the writer's CPU
-#: by about a tenth (a database's page size is fixed when it is created)
-PAGE_SIZE = 16384
-
-#: the writer's page cache, KiB (SQLite's default is 2 MiB: 128 of these pages).  Every new
-#: message inserts into eight indexes keyed by random Message-IDs; once those outgrow the
-#: cache, each insert re-reads leaf pages and spills dirty ones to the WAL mid-transaction,
-#: to write them again.  Measured: the store of linux-block's epoch (100,815 messages,
-#: 1.8 GB) took 34-37 CPU-s with the default and 26-27 with 32 or 64 MiB
-CACHE_KIB = 65536
-#: pages written to the WAL before it is checkpointed into the database (SQLite: 1,000); a
-#: page changed again before then is copied once; after a checkpoint the WAL file is cut
-#: back to JOURNAL_LIMIT bytes
-WAL_CHECKPOINT_PAGES = 10000
-JOURNAL_LIMIT = 64 * 1024 * 1024
-
-
-def connect(path: str | Path, create: bool = True) -> sqlite_utils.Database:
-    """Open (and migrate) the knowledge base at ``path``."""
-    path = Path(path)
-    if not create and not path.exists():
-        raise DatabaseError(str(path), "no such knowledge base (run `lkmlkb ingest` first)")
-    try:
-        conn = sqlite3.connect(str(path), timeout=60, isolation_level=None, check_same_thread=False)
-        db = sqlite_utils.Database(conn)
-        if create:
-            db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # no effect on an existing database
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA foreign_keys=ON")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
-        db.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
-        db.execute(f"PRAGMA journal_size_limit={JOURNAL_LIMIT}")
-        if not create:
-            check_version(db, path)
-            return db
-        migrations.apply(db)
-        from lkmlkb.db import views as schema_views
-
-        schema_views.apply(db)
-        db.execute("INSERT OR REPLACE INTO kb_info(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
-    except sqlite3.DatabaseError as exc:
-        raise DatabaseError(str(path), f"not a usable SQLite database ({exc})") from exc
-    return db
-
-
-#: with a :class:`Checkpointer`, the WAL is checkpointed once about this many bytes of messages
-#: (raw and body) were stored since it started over: their rows, index entries and FTS terms
-#: fill about twice as many bytes of WAL pages
-CHECKPOINT_EVERY_BYTES = 64 * 1024 * 1024
-
-
-class Checkpointer:
-    """Checkpoints the writer's WAL from a thread of its own, for a long run of writes (the ingest).
-
-    A checkpoint copies the WAL into the database and syncs both files.  SQLite's automatic
-    checkpoints run in the writing thread, at a commit: the ingest's writer stopped there for
-    the syncs (4.7-5.4 s over linux-block's epoch, in bursts of 0.2-0.5 s), and the workers,
-    whose next batches it hands out, ran dry meanwhile.  Here, once CHECKPOINT_EVERY_BYTES of
-    messages were stored, a cycle runs, driven by the writer's calls to :meth:`wrote` between
-    its transactions:
-
-    1. a thread with its own connection copies and syncs what the WAL holds, in ROUNDS rounds
-       (PASSIVE: the writer goes on writing; each round has less to copy than the one before);
-    2. the writer copies the little written meanwhile itself (:meth:`_copy_rest`), so that the
-       WAL starts over at its next write: a WAL always written while it is copied never does
-       (checkpoints from a thread alone let it grow to 4.1 GB);
-    3. at its next calls the writer checks that the WAL did start over (its header's
-       checkpoint counter and salts, ``WAL_GENERATION``, changed); a reader holding an older
-       snapshot can keep it from doing so, and then the writer copies again.
-    """
-
-    #: rounds the thread runs before the writer copies the rest
-    ROUNDS = 2
-    #: where a WAL file's header holds its checkpoint sequence number and salts, which change
-    #: whenever the WAL starts over (SQLite's file format, "WAL File Format")
-    WAL_GENERATION = slice(12, 24)
-
-    def __init__(self, db: sqlite_utils.Database, path: str | Path):
-        self.conn = db.conn
-        self.db_path = Path(path)
-        self.own = sqlite3.connect(str(path), timeout=60, isolation_level=None, check_same_thread=False)
-        self.own.execute("PRAGMA synchronous=NORMAL")
-        self.conn.execute("PRAGMA wal_autocheckpoint=0")
-        self.pending = 0  # bytes of messages stored since the last cycle
-        self.rounds = 0  # rounds the thread ran
-        self._out = 0  # rounds of the cycle out with the thread, this one included
-        self._settling: bytes | None = None  # after the writer's copy: the WAL's generation then
-        self._closed = False
-        self._wake = threading.Event()
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="lkmlkb-checkpoint", daemon=True)
-        self._thread.start()
-
-    def wrote(self, nbytes: int) -> None:
-        """Called by the writer between transactions, ``nbytes`` of messages later."""
-        self.pending += nbytes
-        if self._out:
-            if not self._done.is_set():
-                return
-            self._out -= 1
-            if self._out:
-                self._start()
-            else:
-                self._copy_rest()
-        elif self._settling is not None:
-            if self._generation() == self._settling:  # it did not start over: copy again
-                self._copy_rest()
-            else:
-                self._settling = None
-        if not self._out and self.pending >= CHECKPOINT_EVERY_BYTES:
-            self.pending = 0
-            self._settling = None
-            self._out = self.ROUNDS
-            self._start()
-
-    def _start(self) -> None:
-        self._done.clear()
-        self._wake.set()
-
-    def _copy_rest(self) -> None:
-        try:
-            self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        except sqlite3.Error as exc:  # as SQLite's own checkpoints, a failure stops no write
-            log.info("%s: checkpoint failed: %s", self.db_path, exc)
-        self._settling = self._generation()
-
-    def _generation(self) -> bytes:
-        try:
-            with open(f"{self.db_path}-wal", "rb") as f:
-                return f.read(24)[self.WAL_GENERATION]
-        except OSError:
-            return b""
-
-    def _run(self) -> None:
-        while True:
-            self._wake.wait()
-            self._wake.clear()
-            if self._closed:
-                return
-            try:
-                self._checkpoint()
-            except Exception as exc:  # the thread must live on: the writer waits for its rounds
-                log.info("%s: checkpoint failed: %s", self.db_path, exc)
-            finally:
-                self._done.set()
-
-    def _checkpoint(self) -> tuple[int, int, int]:
-        """One round: (busy, frames in the WAL, frames copied), as SQLite answers."""
-        row = self.own.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        self.rounds += 1
-        return row
-
-    def close(self) -> None:
-        """Stop the thread (after a round it runs) and give checkpoints back to SQLite; once."""
-        if self._closed:
-            return
-        self._closed = True
-        self._wake.set()
-        self._thread.join()
-        self.own.close()
-        self.conn.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
-
-
-def check_version(db: sqlite_utils.Database, path) -> None:
-    try:
-        row = db.execute("SELECT value FROM kb_info WHERE key='schema'").fetchone()
-    except sqlite3.DatabaseError as exc:
-        raise DatabaseError(str(path), "not an lkmlkb knowledge base (no kb_info table)") from exc
-    if not row:
-        raise DatabaseError(str(path), "not an lkmlkb knowledge base")
-    if row[0] != SCHEMA_VERSION:
-        raise DatabaseError(str(path), f"built by another version of lkmlkb (schema {row[0]}, "
-                                       f"this is {SCHEMA_VERSION}); rebuild it with `lkmlkb ingest`")
-    pending = migrations.pending(db)
-    if pending:
-        raise DatabaseError(str(path), "needs migrations; run `lkmlkb ingest` or `lkmlkb reprocess` to upgrade it")
-
-
-def _max_variables(conn: sqlite3.Connection) -> int:
-    """How many ``?`` one statement may hold (999 in old SQLite builds)."""
-    try:
-        return min(conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER), 32766)
-    except (AttributeError, sqlite3.Error):
-        return 999
-
-
 class Store:
     """Writes messages in batches; one instance per ingest run."""
 
@@ -683,8 +166,6 @@ class Store:
 
     # -- runs
     def start_run(self, sources: list[str]) -> int:
-        from lkmlkb import __version__
-
         cur = self.conn.execute(
             "INSERT INTO ingest_runs(started, sources, lkmlkb_version) VALUES (?, ?, ?)",
             (now(), json.dumps(sources), __version__))
@@ -705,6 +186,23 @@ class Store:
             "INSERT INTO ingest_errors(run_id, source, locator, stage, reason, message_id, raw) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (self.run_id, source, locator, stage, reason[:2000], message_id, raw))
+
+    def retryable_errors(self) -> list[tuple[int, str, str, str, bytes | None]]:
+        """(id, stage, source, locator, raw) of the unresolved errors worth another try: messages
+        kept raw that failed to parse, and messages of a public-inbox epoch (``repo.git@commit``,
+        the blob's 40-digit id) whose git object was missing."""
+        return self.conn.execute(
+            "SELECT id, stage, source, locator, raw FROM ingest_errors WHERE resolved = 0 AND "
+            "((stage = 'parse' AND raw IS NOT NULL) OR (stage = 'read' AND raw IS NULL AND "
+            "length(locator) = 40 AND source LIKE '%@%')) ORDER BY id").fetchall()
+
+    def still_failing(self, error_id: int, reason: str) -> None:
+        """An error tried again that failed again, with its new reason."""
+        self.conn.execute("UPDATE ingest_errors SET reason = ? WHERE id = ?", (reason[:2000], error_id))
+
+    def resolved(self, error_id: int, message_id: str) -> None:
+        """An error tried again whose message is now stored."""
+        self.conn.execute("UPDATE ingest_errors SET resolved = 1, message_id = ? WHERE id = ?", (message_id, error_id))
 
     # -- cursors for incremental sources
     def get_cursor(self, source: str) -> str | None:
@@ -813,7 +311,7 @@ class Store:
                          msg.from_addr, int(msg.from_obfuscated), msg.date_raw, msg.date_utc, msg.in_reply_to,
                          json.dumps(refs), msg.to, msg.cc, msg.body, text, msg.archive_url, msg.source,
                          int(msg.synthetic_id), h, json.dumps(msg.lists)))
-        per = max(1, min(len(rows), _max_variables(c) // len(MESSAGE_COLUMNS)))
+        per = max(1, min(len(rows), max_variables(c) // len(MESSAGE_COLUMNS)))
         cols = ",".join(f'"{k}"' for k in MESSAGE_COLUMNS)
         one = "(%s)" % ",".join("?" * len(MESSAGE_COLUMNS))
         for i in range(0, len(rows), per):
@@ -920,4 +418,42 @@ def known_copies(conn: sqlite3.Connection, ids: list[str]) -> dict[str, tuple[se
     return out
 
 
-__all__ = ["Store", "connect", "content_hash", "migrations"]
+_MESSAGE_FIELDS = ("message_id, subject, from_name, from_addr, from_obfuscated, date_raw, date_utc, in_reply_to, "
+                   "\"references\", body, archive_url, lists, source, synthetic_id, parent_id")
+
+
+def _message_of(r: tuple) -> Message:
+    m = Message(message_id=r[0], subject=r[1] or "", from_name=r[2] or "", from_addr=r[3] or "",
+                from_obfuscated=bool(r[4]), date_raw=r[5] or "", date_utc=r[6], in_reply_to=r[7],
+                references=json.loads(r[8] or "[]"), body=r[9] or "", archive_url=r[10],
+                lists=json.loads(r[11] or "[]"), source=r[12] or "", synthetic_id=bool(r[13]))
+    if not m.in_reply_to and r[14]:
+        m.quoted_parent = r[14]
+    return m
+
+
+def load_messages(db: sqlite_utils.Database, thread_id: str) -> list[Message]:
+    rows = db.execute(
+        f"SELECT {_MESSAGE_FIELDS} FROM messages "
+        "WHERE thread_id=? ORDER BY date_utc IS NULL, date_utc, rowid", (thread_id,)).fetchall()
+    return [_message_of(r) for r in rows]
+
+
+def load_by_ids(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Message]:
+    return {r[0]: _message_of(r)
+            for r in rows_in(conn, f"SELECT {_MESSAGE_FIELDS} FROM messages WHERE message_id IN ({{marks}})", ids)}
+
+
+def threads_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
+    return dict(rows_in(conn, "SELECT message_id, thread_id FROM messages WHERE message_id IN ({marks})", ids))
+
+
+def live_threads(conn: sqlite3.Connection, thread_ids: list[str]) -> set[str]:
+    """Those of ``thread_ids`` that still have messages (not merged into another thread)."""
+    return {r[0] for r in rows_in(conn, "SELECT DISTINCT thread_id FROM messages WHERE thread_id IN ({marks})",
+                                  thread_ids)}
+
+
+def all_threads(conn: sqlite3.Connection) -> list[str]:
+    """Every thread id, oldest thread first."""
+    return [r[0] for r in conn.execute("SELECT thread_id FROM threads ORDER BY first_date")]

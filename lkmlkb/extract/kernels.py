@@ -1,6 +1,6 @@
 """Kernel versions in mail text, with the good/bad role the text gives them.
 
-Versions are found by ``lkmlkb.kernels.find_versions`` (regex + context);
+Versions are found by ``lkmlkb.extract.kernel_versions.find_versions`` (regex + context);
 roles come from the sentence around each version:
 
 * a cue right before it (``lkmlkb/data/cues/kernels.jsonl``): "regression on

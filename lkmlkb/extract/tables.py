@@ -26,6 +26,7 @@ from lkmlkb.extract.fio_output import Line, cue_lines, evidence, filled_lines, j
 from lkmlkb.extract.kernel_versions import find_versions, opens_with_version, qualifier
 from lkmlkb.extract.lines import word_lines
 from lkmlkb.extract.metric_units import normalize, parse_count, parse_quantity, to_float
+from lkmlkb.extract.setup import main_benchmark
 from lkmlkb.model import Result
 
 log = logging.getLogger(__name__)
@@ -80,8 +81,6 @@ def _text_tool(lines: list[Line]) -> str | None:
 
     Counted once per ``lines`` (kept by identity, not by hashing the whole text).
     """
-    from lkmlkb.extract.setup import main_benchmark
-
     if _TEXT_TOOL[0] is not lines:
         _TEXT_TOOL[0], _TEXT_TOOL[1] = lines, main_benchmark(joined_text(lines))
     return _TEXT_TOOL[1]

@@ -1,7 +1,7 @@
 """fio value normalization: sizes and times as fio reads them in job files.
 
 Sizes follow what fio 3.33 actually does (checked against the binary in
-tests/fio/test_units.py), which differs from its HOWTO table:
+tests/fio/test_fio_units.py), which differs from its HOWTO table:
 
 * a bare or one-letter-plus-B prefix (``4k``, ``8K``, ``4m``, ``32G``,
   ``4kb``, ``1024Ki`` - fio only looks at ``k`` when no ``ib`` follows) is

@@ -15,8 +15,11 @@ import json
 import logging
 import re
 
+from lkmlkb.extract.claims import find_claims, stated_regression_pct
+from lkmlkb.extract.kernel_versions import compare, normalize_version, qualifier, sort_key
+from lkmlkb.extract.kernels import find_kernels
 from lkmlkb.extract.metric_units import lower_is_better
-from lkmlkb.model import Claim, CommitCitation, Findings, KernelMention, Message, Report, Result
+from lkmlkb.model import Claim, CommitCitation, Evidence, Findings, KernelMention, Message, Report, Result
 from lkmlkb.reports.classify import (
     PATCH_SUBJECT,
     PERF_WORD,
@@ -35,8 +38,6 @@ DISAGREE_POINTS = 5.0
 
 
 def _kernel_base(version: str | None) -> str:
-    from lkmlkb.extract.kernel_versions import normalize_version
-
     if not version:
         return ""
     return normalize_version(version) or version
@@ -89,8 +90,6 @@ def merge_kernels(findings: list[Findings]) -> list[KernelMention]:
                 seen[k.version] = k
             elif cur.role is None and k.role:
                 cur.role = k.role
-    from lkmlkb.extract.kernel_versions import sort_key
-
     return sorted(seen.values(), key=lambda k: sort_key(k.version))
 
 
@@ -117,8 +116,6 @@ def _dedupe_results(findings: list[Findings]) -> list[Result]:
 
 
 def _qual(raw: str | None) -> str:
-    from lkmlkb.extract.kernel_versions import qualifier
-
     q = (qualifier(raw) or "") if raw else ""
     return "revert" if "revert" in q else ("patch" if q else "")
 
@@ -145,8 +142,6 @@ def other_of_two(kernels: list[KernelMention]) -> None:
     6.9.11-200.fc40.x86_64 as compared to around 1 second on 6.8.10-300.fc40.x86_64".  Fills
     the roles the text left open (so the results measured on it are labelled); a good kernel
     with a revert or a patch on top is another kernel than its release, and is left alone."""
-    from lkmlkb.extract.kernel_versions import sort_key
-
     versions = list(dict.fromkeys(k.version for k in kernels))
     roles = {k.role for k in kernels if k.role}
     if len(versions) != 2 or len(roles) != 1 or not roles <= {"good", "bad"}:
@@ -299,8 +294,6 @@ def _label_later_kernels(results: list[Result], kernels: list[KernelMention]) ->
     Seed 002: "happened sometime between 2.6.29 and 2.6.30 and stays the same
     since then" — the 2.6.32-rc5 numbers are the regressed ones.
     """
-    from lkmlkb.extract.kernel_versions import compare, sort_key
-
     goods = [k.version for k in kernels if k.role == "good" and not _qual(k.raw)]
     bads = [k.version for k in kernels if k.role == "bad" and not _qual(k.raw)]
     if not goods or not bads:
@@ -390,8 +383,6 @@ def subject_kernel_roles(root: Message | None, kernels: list[KernelMention]) -> 
     """
     if root is None or not root.subject or not kernels:
         return
-    from lkmlkb.extract.kernels import find_kernels
-
     try:
         said = {k.version: k.role for k in find_kernels(root.subject) if k.role}
     except Exception:
@@ -405,9 +396,6 @@ def subject_claims(root: Message | None) -> list[Claim]:
     """What the thread's subject claims ("... performance drop", "fio.write_iops -72.9% regression")."""
     if root is None or not root.subject:
         return []
-    from lkmlkb.extract.claims import find_claims
-    from lkmlkb.model import Evidence
-
     if not PERF_WORD.search(root.subject):
         return []  # "drop bio mode ..." names no measure: no claim about performance
     try:
@@ -447,8 +435,6 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
             if (s.key, s.value) not in seen_setup:
                 seen_setup.add((s.key, s.value))
                 setup.append(s)
-    from lkmlkb.extract.claims import stated_regression_pct
-
     stated = stated_regression_pct(claims)
     pair = headline(results)
     computed = computed_change(*pair) if pair else None

@@ -33,6 +33,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from lkmlkb.extract.kernel_versions import normalize_version
+from lkmlkb.extract.nlp import line_text
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Reason, Result
 from lkmlkb.threads.segments import quote_depth
 
@@ -355,8 +357,6 @@ def found_by_bisection(c: CommitCitation) -> bool:
 
 def _line_end_before(bodies: dict[str, str], e) -> str:
     """The end of the body line before evidence ``e``'s first line ("" if none)."""
-    from lkmlkb.extract.nlp import line_text
-
     return line_text(bodies.get(e.message_id, ""), e.line_start - 1)[-WRAPPED_WORDS_CHARS:]
 
 
@@ -415,8 +415,6 @@ def kernel_change(t: ThreadFacts) -> Reason | None:
 
 def _release(version: str) -> str:
     """A kernel's release for telling two kernels apart ("6.8.0-rc3+" and "6.8-rc3" are one)."""
-    from lkmlkb.extract.kernel_versions import normalize_version
-
     v = normalize_version(version) or version
     v = re.sub(r"^(\d\.\d{1,2})\.0(?=-rc|$)", r"\1", v)
     return v

@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 
 from lkmlkb.errors import ReproError
+from lkmlkb.fio import catalog
 from lkmlkb.fio.render import render_jobfile
 from lkmlkb.fio.units import parse_size
 from lkmlkb.model import FioJob, Report
@@ -146,7 +147,6 @@ def collect_workloads(report: Report, texts: list[str]) -> list[Workload]:
 
 def _job_key(job: FioJob) -> tuple:
     """The job's name and options, values compared without case ("8K" is "8k")."""
-    from lkmlkb.fio import catalog
     opts = tuple(sorted(((catalog.canonical_name(str(k)) or str(k)), str(v).strip().lower())
                         for k, v in (job.options or {}).items()))
     return (job.name, opts)
@@ -255,7 +255,6 @@ def render_jobs(jobs: list[FioJob]) -> str:
     """The job-file body: :func:`lkmlkb.fio.render.render_jobfile`, except when the jobs use
     different engines and share an engine-specific option (fio would reject that option in
     ``[global]`` before any engine is loaded); then :func:`render_jobs_own_globals`."""
-    from lkmlkb.fio import catalog
     engines = {j.options.get("ioengine", "psync") for j in jobs}
     engine_opts = any((catalog.entry(k) or {}).get("engines") for j in jobs for k in j.options)
     if len(engines) > 1 and engine_opts:
@@ -276,7 +275,6 @@ def render_jobs_own_globals(jobs: list[FioJob]) -> str:
             if all(j.global_options.get(k) == v and j.options.get(k) == v for j in jobs):
                 shared[k] = v
         if "ioengine" not in shared:
-            from lkmlkb.fio import catalog
             shared = {k: v for k, v in shared.items() if not (catalog.entry(k) or {}).get("engines")}
     lines = []
     if shared:

@@ -12,10 +12,12 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
-from lkmlkb.errors import SourceError
+from lkmlkb.errors import ParseError, SourceError
 from lkmlkb.model import Message
 from lkmlkb.sources import base
 from lkmlkb.sources.base import RawMail, SourceFailure, read_head
+from lkmlkb.sources.lore_http import LoreClient, is_lore_source
+from lkmlkb.sources.mail import decode_bytes, parse_message
 from lkmlkb.sources.mbox import iter_mbox_file, looks_like_mbox
 from lkmlkb.sources.public_inbox import (
     find_epochs,
@@ -24,6 +26,7 @@ from lkmlkb.sources.public_inbox import (
     list_name_of,
     looks_like_public_inbox,
 )
+from lkmlkb.sources.textdump import split_textdump
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +72,6 @@ def iter_source(spec: str, cursors=None) -> Iterator[RawMail | Message]:
     """
     path = Path(spec)
     if "://" in spec or spec.startswith("lore:") or (not path.exists() and "@" in spec):
-        from lkmlkb.sources.lore_http import is_lore_source
-
         if is_lore_source(spec):
             yield from _iter_lore(spec)
             return
@@ -83,8 +84,6 @@ def iter_source(spec: str, cursors=None) -> Iterator[RawMail | Message]:
 
 
 def _iter_lore(spec: str):
-    from lkmlkb.sources.lore_http import LoreClient
-
     client = LoreClient()
     yield from client.thread(spec)
 
@@ -147,12 +146,24 @@ def iter_file(path: Path, cursors=None) -> Iterator[RawMail | Message]:
         else:
             yield data
     else:
-        from lkmlkb.sources.mail import decode_bytes
-        from lkmlkb.sources.textdump import split_textdump
-
         with base.open_archive_file(path) as fh:
             data = fh.read()
         yield from split_textdump(decode_bytes(data), str(path))
 
 
-__all__ = ["RawMail", "iter_file", "iter_source", "sniff"]
+def read_messages(paths: list[str]) -> Iterator[Message]:
+    """Every message of the given sources, parsed, without a database (``extract``)."""
+    for spec in paths:
+        for item in iter_source(spec):
+            if isinstance(item, RawMail):
+                try:
+                    yield parse_message(item.raw, item.source, item.lists)
+                except ParseError as exc:
+                    log.info("%s", exc)
+            elif isinstance(item, Message):
+                yield item
+            else:
+                raise SourceError(spec, getattr(item, "exc", item).reason)
+
+
+__all__ = ["RawMail", "iter_file", "iter_source", "read_messages", "sniff"]

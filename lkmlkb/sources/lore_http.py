@@ -25,6 +25,7 @@ import urllib.request
 import xml.etree.ElementTree as ET
 import zlib
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote, quote_plus, unquote, urljoin, urlsplit
 
@@ -231,8 +232,6 @@ def atom_entry_to_message(entry: AtomEntry, where: str) -> Message:
 
 def _atom_date(value: str) -> str | None:
     """``2024-03-12T10:17:44Z`` -> ``2024-03-12T10:17:44+00:00``."""
-    from datetime import UTC, datetime
-
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC).isoformat()
     except (ValueError, TypeError):

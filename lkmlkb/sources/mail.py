@@ -22,6 +22,7 @@ import email.header
 import email.utils
 import functools
 import hashlib
+import html
 import logging
 import quopri
 import re
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC
 from email.message import Message as EmailMessage
 from email.policy import compat32
+from urllib.parse import quote
 
 from lkmlkb.errors import ParseError
 from lkmlkb.model import Message
@@ -99,8 +101,6 @@ def lore_url(msgid: str) -> str:
     """``https://lore.kernel.org/r/<msgid>`` with the id percent-escaped as lore does (``/``, ``#``, ``?``, ``%``)."""
     if _PLAIN_ID.fullmatch(msgid):
         return LORE_R + msgid
-    from urllib.parse import quote
-
     return LORE_R + quote(msgid, safe=_URL_SAFE)
 
 
@@ -357,8 +357,6 @@ def parse_html(text: str):
     (``<![Download message RAW]``: "unknown status keyword"); such sections are then read as
     text, and a document it still rejects is read as text whole.  Never raises on what a page
     or an HTML mail holds."""
-    import html
-
     from bs4 import BeautifulSoup
     from bs4.exceptions import ParserRejectedMarkup
 

@@ -10,6 +10,7 @@ Python's ``mailbox`` module does not do that.
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import re
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from pathlib import Path
 from lkmlkb.errors import LkmlkbError
 from lkmlkb.sources import base
 from lkmlkb.sources.base import Oversized, RawMail, SourceFailure, open_archive_file, oversized
+from lkmlkb.sources.mail import parse_message
 
 log = logging.getLogger(__name__)
 
@@ -256,10 +258,6 @@ def _resume(fh, cursor: str, hasher) -> tuple[int, int, bool, bytes] | None:
 
 def iter_mbox_bytes(data: bytes, source: str, lists: list[str] | None = None):
     """Messages of an mbox held in memory (an HTTP response), parsed."""
-    import io
-
-    from lkmlkb.sources.mail import parse_message
-
     for raw in split_mbox(io.BytesIO(data), max_message=base.MAX_MESSAGE_BYTES):
         if isinstance(raw, Oversized):
             log.warning("%s", oversized(source, raw.size, "a message"))

@@ -14,19 +14,22 @@ Forms seen in real dumps, each handled here:
   ``From:``/``Sent:``/``Subject:`` (seeds 000, 004).
 
 Messages get stable content-hash ids; threading by quoted text is done by
-:func:`lkmlkb.threads.link_by_quotes` after splitting.
+:func:`_link_by_quotes` (quote attribution) after splitting.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from lkmlkb.model import Message
 from lkmlkb.sources.mail import clean_text, lore_url, parse_date, synthetic_id
 from lkmlkb.sources.obfuscation import is_obfuscated
-from lkmlkb.threads.segments import (
-    quote_depth,  # as the segmenter reads quotes: ">=64=" of fio's IO depths is none
+from lkmlkb.threads.quotes import attribute_quotes
+from lkmlkb.threads.segments import (  # as the segmenter reads quotes: ">=64=" of fio's IO depths is none
+    quote_depth,
+    segment_body,
 )
 
 HEADER_LINE = re.compile(r"^(Date|From|To|Cc|Subject|Message-I[Dd]|In-Reply-To|References):[ \t]?(.{0,2000})$")
@@ -209,8 +212,6 @@ def split_textdump(text: str, source: str) -> list[Message]:
 
 def _link_by_quotes(messages: list[Message]) -> None:
     """Dumps carry no In-Reply-To: find each message's parent by what it quotes."""
-    from lkmlkb.threads.segments import attribute_quotes, segment_body
-
     attribute_quotes([(m, segment_body(m.body)) for m in messages])
 
 
@@ -224,8 +225,6 @@ def parse_loose_date(value: str) -> str | None:
     ``Friday, April 22, 2022 5:02 PM`` (seed 004) and ``2024年3月7日 2:46``
     (seed 000) carry no zone: they are stored as written and read as UTC.
     """
-    from datetime import UTC, datetime
-
     value = value.strip()
     m = CJK_DATE.search(value)
     if m:

@@ -24,6 +24,7 @@ import io
 import json
 import logging
 import re
+import sqlite3
 import tempfile
 import urllib.parse
 import zipfile
@@ -32,11 +33,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+import sqlite_utils
 from datasette import hookimpl
 from datasette.utils import tilde_encode
 from datasette.utils.asgi import Response
+from jinja2 import ChoiceLoader, FileSystemLoader
+from markupsafe import Markup
 
 from lkmlkb.db.queries import fts_queries, fts_query, matching_shas, window_floor
+from lkmlkb.db.reports import load_report
+from lkmlkb.errors import LkmlkbError, ReproError
+from lkmlkb.extract.kernel_versions import compare
+from lkmlkb.fio.render import render_jobfile
+from lkmlkb.model import FioJob
+from lkmlkb.repro.bundle import write_bundle
+from lkmlkb.repro.safety import make_safe
 
 log = logging.getLogger(__name__)
 
@@ -262,21 +273,15 @@ def render_job(name: str, options: dict, global_options: dict | None = None) -> 
     in).  Option names that are not plain words are dropped and values lose
     newlines and control characters *before* rendering, so a value from mail
     can never start a new option line (``exec_prerun=...``) or section.
-    Uses :func:`lkmlkb.fio.render.render_jobfile` when it is available.
+    Uses :func:`lkmlkb.fio.render.render_jobfile`.
     """
     options = _clean_options(options)
     glob = {k: v for k, v in _clean_options(global_options or {}).items() if options.get(k, v) == v}
     name = _section(name)
     try:
-        from lkmlkb.fio.render import render_jobfile
-        from lkmlkb.model import FioJob
-    except ImportError:
-        render_jobfile = None
-    if render_jobfile is not None:
-        try:
-            return render_jobfile([FioJob(name=name, form="jobfile", options=options, global_options=glob)])
-        except Exception:
-            log.debug("lkmlkb.fio.render.render_jobfile failed; using the plain renderer", exc_info=True)
+        return render_jobfile([FioJob(name=name, form="jobfile", options=options, global_options=glob)])
+    except Exception:
+        log.debug("lkmlkb.fio.render.render_jobfile failed; using the plain renderer", exc_info=True)
     lines = []
     if glob:
         lines.append("[global]")
@@ -288,12 +293,7 @@ def render_job(name: str, options: dict, global_options: dict | None = None) -> 
 
 
 def safe_job(name: str, options: dict, global_options: dict) -> tuple[str, dict, dict, list[str]] | None:
-    """The job rewritten for a safe run by :mod:`lkmlkb.repro.safety`, or None when unavailable."""
-    try:
-        from lkmlkb.model import FioJob
-        from lkmlkb.repro.safety import make_safe
-    except ImportError:
-        return None
+    """The job rewritten for a safe run by :mod:`lkmlkb.repro.safety`, or None when that fails."""
     try:
         job, notes = make_safe(FioJob(name=name, form="jobfile", options=dict(options),
                                       global_options=dict(global_options)))
@@ -471,7 +471,7 @@ def commit_data(conn, sha: str) -> dict:
 
     ``sha`` may be a prefix; a cited prefix of it matches too, unless ``lkmlkb
     link`` resolved that prefix to another commit; every SHA written for the
-    same linked commit joins (:func:`lkmlkb.queries.matching_shas`).
+    same linked commit joins (:func:`lkmlkb.db.queries.matching_shas`).
     """
     shas, rows = matching_shas(conn, sha)
     marks = ",".join("?" * len(shas))
@@ -611,37 +611,20 @@ def atom_feed(entries: list[dict], base_url: str, list_name: str | None, now: st
 # ---------------------------------------------------------------- reproduction bundle
 
 
-def _report_loader():
-    """``load_report(db, report_id) -> Report | None``: lkmlkb.reports' when it has one, else lkmlkb.knowledge's."""
-    try:
-        from lkmlkb.reports.build import load_report
-    except ImportError:
-        from lkmlkb.db.findings import load_report
-    return load_report
-
-
 def build_repro_zip(db_path: str | Path, report_id: str) -> bytes:
     """The reproduction bundle of a report as zip bytes.
 
     The two integration points with the rest of lkmlkb are here and only
-    here: ``load_report`` (database -> :class:`lkmlkb.model.Report`) and
-    :func:`lkmlkb.repro.bundle.write_bundle` (Report -> files).  Raises
-    ImportError when either is not available in this build and
-    :class:`lkmlkb.errors.ReproError` when there is no such report or it has
-    nothing to reproduce.  Reads through its own read-only connection: the
+    here: :func:`lkmlkb.db.reports.load_report` (database ->
+    :class:`lkmlkb.model.Report`) and :func:`lkmlkb.repro.bundle.write_bundle`
+    (Report -> files).  Raises :class:`lkmlkb.errors.ReproError` when there
+    is no such report or it has nothing to reproduce.  Reads through its own read-only connection: the
     loader may change connection settings (row factories) that Datasette's
     pooled connections must keep.
     """
-    import sqlite3
-
-    import sqlite_utils
-
-    from lkmlkb.errors import ReproError
-    from lkmlkb.repro.bundle import write_bundle
-
     conn = sqlite3.connect(f"file:{urllib.parse.quote(str(db_path))}?mode=ro", uri=True, check_same_thread=False)
     try:
-        report = _report_loader()(sqlite_utils.Database(conn), report_id)
+        report = load_report(sqlite_utils.Database(conn), report_id)
     finally:
         conn.close()
     if report is None:
@@ -784,13 +767,8 @@ async def repro_view(datasette, request):
     exists = await db.execute("SELECT 1 FROM reports WHERE report_id = ?", [report_id])
     if not exists.rows:
         return Response.text(f"no report {report_id}\n", status=404)
-    from lkmlkb.errors import LkmlkbError
-
     try:
         data = await asyncio.to_thread(build_repro_zip, db.path, report_id)
-    except ImportError as exc:
-        log.info("repro bundle unavailable: %s", exc)
-        return Response.text("reproduction bundles are not available in this build of lkmlkb\n", status=503)
     except LkmlkbError as exc:
         return Response.text(f"no reproduction for this report: {exc.reason}\n", status=404)
     return Response(data, status=200, content_type="application/zip",
@@ -844,8 +822,6 @@ def prepare_jinja2_environment(env, datasette):
     (Datasette finds plugin templates only for plugin *packages*; this plugin
     is a module, so it adds its folder itself.)
     """
-    from jinja2 import ChoiceLoader, FileSystemLoader
-
     loaders = [FileSystemLoader(str(TEMPLATES_DIR)), env.loader]
     if datasette.template_dir:
         loaders.insert(0, FileSystemLoader(datasette.template_dir))
@@ -855,7 +831,6 @@ def prepare_jinja2_environment(env, datasette):
 @hookimpl
 def prepare_connection(conn):
     """SQL functions the canned queries use: kernel version comparison, safe FTS queries."""
-    from lkmlkb.extract.kernel_versions import compare
     def safe_fts(text):
         # every token a quoted phrase; a query of nothing matches nothing instead of failing
         return fts_query(str(text or "")) or '""'
@@ -893,8 +868,6 @@ def extra_template_vars(view_name, datasette):
 @hookimpl
 def render_cell(value, column, table, datasette):
     """Report ids link to their report page, commit ids to their commit page."""
-    from markupsafe import Markup
-
     if not isinstance(value, str) or not value:
         return None
     if column == "report_id" and table in ("reports", "results", "fio_jobs", "report_kernels",

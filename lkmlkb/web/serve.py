@@ -1,6 +1,6 @@
 """``lkmlkb serve``: Datasette on a knowledge base, with lkmlkb's metadata and plugin.
 
-The database is checked first (:func:`lkmlkb.store.connect` with
+The database is checked first (:func:`lkmlkb.db.connection.connect` with
 ``create=False``), so a missing file or one built by another version of
 lkmlkb is a one-line :class:`lkmlkb.errors.DatabaseError`, never a stack
 trace in the browser.  Datasette opens the file read-only (``mode=ro``, not
@@ -11,16 +11,23 @@ trace in the browser.  Datasette opens the file read-only (``mode=ro``, not
 from __future__ import annotations
 
 import argparse
+import asyncio
 import copy
 import json
 import logging
 import sys
+import webbrowser
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-from lkmlkb.db.store import connect
+import uvicorn
+from datasette.app import Datasette
+from datasette.plugins import pm
+
+from lkmlkb.db.connection import connect
 from lkmlkb.errors import DatabaseError, LkmlkbError
+from lkmlkb.web import hooks
 
 log = logging.getLogger(__name__)
 
@@ -68,14 +75,9 @@ def check_database(db_path: str | Path) -> Path:
 
 def make_datasette(db_path: str | Path, settings: dict | None = None):
     """A configured (not yet started) Datasette for the knowledge base at ``db_path``."""
-    from datasette.app import Datasette
-    from datasette.plugins import pm
-
-    from lkmlkb.web import hooks as datasette_plugin
-
     path = check_database(db_path)
-    if not pm.is_registered(datasette_plugin):
-        pm.register(datasette_plugin, name="lkmlkb")  # e.g. running from a checkout without the entry point
+    if not pm.is_registered(hooks):
+        pm.register(hooks, name="lkmlkb")  # e.g. running from a checkout without the entry point
     _quiet_client_errors()
     return Datasette([str(path)], metadata=load_metadata(path.stem), settings={**SETTINGS, **(settings or {})})
 
@@ -85,9 +87,10 @@ def _quiet_client_errors() -> None:
     included, as a traceback with its local variables (~170 lines) whenever ``rich`` can be
     imported, and every handler's result is awaited, so a plugin's own handler cannot stop it.
     Without ``rich`` it prints a traceback for server errors only: that is what a served
-    knowledge base wants from its console."""
-    import datasette.handle_exception as default_handler
-
+    knowledge base wants from its console.  (The handler's module is reached through the plugin
+    manager: imported before ``datasette.plugins``, it would register itself half-initialized,
+    without its hook.)"""
+    default_handler = pm.get_plugin("datasette.handle_exception")
     if getattr(default_handler, "rich", None) is not None:
         default_handler.rich = None
 
@@ -106,10 +109,6 @@ def serve(db_path: str | Path, host: str = "127.0.0.1", port: int = 8001, open_b
     ``on_ready`` is called with the URL just before the server starts (the CLI
     prints it).
     """
-    import asyncio
-
-    import uvicorn
-
     ds = make_datasette(db_path)
     asyncio.run(ds.invoke_startup())
     url = url_for(host, port)
@@ -117,8 +116,6 @@ def serve(db_path: str | Path, host: str = "127.0.0.1", port: int = 8001, open_b
     if on_ready is not None:
         on_ready(url)
     if open_browser:
-        import webbrowser
-
         webbrowser.open(url)
     uvicorn.run(ds.app(), host=host, port=port, log_level="warning", lifespan="on")
 

@@ -24,7 +24,7 @@ import sqlite3
 import pytest
 
 from lkmlkb.db import queries
-from lkmlkb.db.store import connect
+from lkmlkb.db.connection import connect
 from lkmlkb.errors import LkmlkbError
 
 T003 = "20230528175345.C5D1.409509F4@e16-tech.com"

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from lkmlkb.db.store import CACHE_KIB, JOURNAL_LIMIT, WAL_CHECKPOINT_PAGES, Store, connect, content_hash
+from lkmlkb.db.connection import CACHE_KIB, JOURNAL_LIMIT, WAL_CHECKPOINT_PAGES, connect
+from lkmlkb.db.store import Store, content_hash
 from lkmlkb.errors import DatabaseError
-from lkmlkb.ingest.run import prepare_message
+from lkmlkb.ingest.prepare import prepare_message
 from lkmlkb.sources.mail import parse_message
 
 MAIL = Path(__file__).resolve().parents[1] / "fixtures" / "mail"
@@ -167,7 +168,8 @@ def test_failed_batch_rolls_back(store):
 
 def test_a_message_is_never_its_own_parent_and_lore_links_are_escaped(tmp_path):
     """HTML archives can show a message's own id as In-Reply-To; ids may hold '/' or '#'."""
-    from lkmlkb.db.store import Store, connect
+    from lkmlkb.db.connection import connect
+    from lkmlkb.db.store import Store
     from lkmlkb.model import Message
     from lkmlkb.sources.mail import parse_message
 

@@ -19,12 +19,18 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from lkmlkb.db import findings as knowledge
-from lkmlkb.db.store import Store, connect
-from lkmlkb.ingest.run import delivery_key, ingest
+from lkmlkb.db import connection, findings
+from lkmlkb.db import store as db_store
+from lkmlkb.db.connection import connect
+from lkmlkb.db.store import Store
+from lkmlkb.ingest import attribution, reprocess
+from lkmlkb.ingest.known import delivery_key
+from lkmlkb.ingest.run import ingest
 from lkmlkb.model import Message, Segment
 from lkmlkb.sources.mbox import split_mbox
-from lkmlkb.threads.segments import line_key, segment_body
+from lkmlkb.threads import quotes
+from lkmlkb.threads.quotes import line_key
+from lkmlkb.threads.segments import segment_body
 
 ROOT = Path(__file__).resolve().parents[2]
 ARCHIVE = ROOT.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
@@ -74,19 +80,19 @@ def _tables(db: Path) -> dict[str, list]:
     return out
 
 
-@pytest.mark.parametrize("cache_lines", [knowledge.SAID_CACHE_LINES, 60])  # 60: entries evicted mid-thread
+@pytest.mark.parametrize("cache_lines", [attribution.SAID_CACHE_LINES, 60])  # 60: entries evicted mid-thread
 def test_cached_attribution_equals_attribution_over_the_whole_thread(sample, tmp_path, monkeypatch, cache_lines):
-    monkeypatch.setattr(knowledge, "SAID_CACHE_LINES", cache_lines)
+    monkeypatch.setattr(attribution, "SAID_CACHE_LINES", cache_lines)
     fast = tmp_path / "fast.db"
     # small batches: the report threads' messages arrive over several batches
     ingest([str(sample)], str(fast), workers=1, extract=True, batch_size=6)
 
     def whole_thread(conn, thread_id, new, cache, pending):
         db = sqlite_utils.Database(conn)
-        knowledge.extract_new_in_thread(db, thread_id, knowledge.load_messages(db, thread_id))
+        reprocess.extract_new_in_thread(db, thread_id, db_store.load_messages(db, thread_id))
         return []  # written here: no jobs left
 
-    monkeypatch.setattr(knowledge, "_extract_new_with_index", whole_thread)
+    monkeypatch.setattr(attribution, "_extract_new_with_index", whole_thread)
     plain = tmp_path / "plain.db"
     ingest([str(sample)], str(plain), workers=1, extract=True, batch_size=6)
     a, b = _tables(fast), _tables(plain)
@@ -100,13 +106,13 @@ def test_load_findings_of_a_thread_equals_one_message_at_a_time(sample, tmp_path
     path = tmp_path / "kb.db"
     ingest([str(sample)], str(path), workers=1, extract=True, batch_size=50)
     db = connect(path, create=False)
-    messages = knowledge.load_messages(db, THREAD_IDS[0])
+    messages = db_store.load_messages(db, THREAD_IDS[0])
     ids = [m.message_id for m in messages]
-    together = knowledge.load_findings(db, ids)
-    alone = [knowledge.load_findings(db, [mid])[0] for mid in ids]
+    together = findings.load_findings(db, ids)
+    alone = [findings.load_findings(db, [mid])[0] for mid in ids]
     assert together == alone
     assert sum(len(f.results) for f in together) > 10
-    twice = knowledge.load_findings(db, ids[:1] * 2)
+    twice = findings.load_findings(db, ids[:1] * 2)
     assert twice[0] == twice[1] and twice[0] is not twice[1]
     assert twice[0].results is not twice[1].results and twice[0].results[0] is not twice[1].results[0]
 
@@ -124,11 +130,11 @@ TABLE_LINE = "     20.99 ±  3%     -21.0%      16.58 ±  2%  fio.write_iops"
 ])
 def test_squeeze_is_equal_wherever_line_key_is(said, quoted):
     assert line_key(said) == line_key(quoted)
-    assert knowledge._squeeze(said) == knowledge._squeeze(quoted)
+    assert quotes.squeeze(said) == quotes.squeeze(quoted)
 
 
 def test_squeeze_of_an_ascii_line_is_the_general_one():
-    """``_squeeze`` joins an ASCII line's words without the spaces it then took out (only a
+    """``squeeze`` joins an ASCII line's words without the spaces it then took out (only a
     non-ASCII letter's lower case depends on its neighbour): same text for every line of
     linux-block's 2024 Q1 mail and for ASCII's other whitespace (\\x1c-\\x1f, \\x0b, \\x0c)."""
     def general(line: str) -> str:
@@ -138,7 +144,7 @@ def test_squeeze_of_an_ascii_line_is_the_general_one():
         lines = set(f.read().decode("utf-8", "replace").split("\n"))
     lines.update(["A\x1cB\x1dC\x1eD\x1fE", "\x0bX  Y\x0cZ\t", "ΣΑΣ ΟΔΟΣ", "İd ID"])
     assert sum(line.isascii() for line in lines) > 100_000
-    assert [line for line in lines if knowledge._squeeze(line) != general(line)] == []
+    assert [line for line in lines if quotes.squeeze(line) != general(line)] == []
 
 
 def test_said_lines_keep_every_line_that_has_a_line_key():
@@ -152,7 +158,7 @@ def test_said_lines_keep_every_line_that_has_a_line_key():
         "0-DAY CI Kernel Test Service",
     ])
     segments = segment_body(body)
-    said = knowledge._said_lines(segments)
+    said = attribution.said_lines(segments)
     lines = {line for _, line in said}
     assert {REPORT_LINE, TABLE_LINE} <= lines
     # short lines have no key, quoted and signature lines are not said here
@@ -162,15 +168,15 @@ def test_said_lines_keep_every_line_that_has_a_line_key():
 
 
 def test_said_cache_drops_oldest_past_its_line_limit():
-    cache = knowledge._SaidCache(limit=3)
+    cache = attribution.SaidCache(limit=3)
     two = [Segment("new", 0, 1, REPORT_LINE + "\n" + TABLE_LINE)]
     cache.put("a", two, squeeze=False)
     cache.put("b", two)
     assert cache.get("a") is None and cache.lines == 2
-    assert cache.get("b") == [(knowledge._squeeze(REPORT_LINE), REPORT_LINE),
-                              (knowledge._squeeze(TABLE_LINE), TABLE_LINE)]
+    assert cache.get("b") == [(quotes.squeeze(REPORT_LINE), REPORT_LINE),
+                              (quotes.squeeze(TABLE_LINE), TABLE_LINE)]
     cache.put("c", [Segment("new", 5, 5, TABLE_LINE)], squeeze=False)
-    assert cache.get("c") == [(knowledge._squeeze(TABLE_LINE), TABLE_LINE)]  # squeezed when first read
+    assert cache.get("c") == [(quotes.squeeze(TABLE_LINE), TABLE_LINE)]  # squeezed when first read
     assert cache.lines == 3
 
 
@@ -233,7 +239,7 @@ fio iops are fine here.
     ("ΑΣ ΒΓΔ on v6.8-rc1 the iops dropped", "Ας ΒΓΔ on v6.8-rc1 the iops dropped"),  # same line_key
 ])
 def test_ingest_attributes_quotes_as_attribute_quotes_does_beyond_ascii(tmp_path, said, quoted):
-    from lkmlkb.threads.segments import line_key
+    from lkmlkb.threads.quotes import line_key
 
     assert line_key(said) == line_key(quoted) is not None
     mbox = tmp_path / "t.mbox"
@@ -255,16 +261,16 @@ def test_the_wal_starts_over_while_a_thread_checkpoints_it(tmp_path, monkeypatch
     import os
     import threading
 
-    from lkmlkb.db import store as store_mod
-    from lkmlkb.ingest import run as ingest_mod
+    from lkmlkb.db import checkpoint, connection
+    from lkmlkb.ingest import run
 
-    monkeypatch.setattr(store_mod, "CHECKPOINT_EVERY_BYTES", 1 << 20)
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_EVERY_BYTES", 1 << 20)
     seen: list[int] = []
     automatic: list[int] = []
     copied: list[int] = []  # frames each of the thread's rounds copied
-    made: list[store_mod.Checkpointer] = []
+    made: list[checkpoint.Checkpointer] = []
 
-    class Watched(store_mod.Checkpointer):
+    class Watched(checkpoint.Checkpointer):
         def __init__(self, db, path):
             super().__init__(db, path)
             made.append(self)
@@ -284,7 +290,7 @@ def test_the_wal_starts_over_while_a_thread_checkpoints_it(tmp_path, monkeypatch
             self.autocheckpoint = self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
             self.alive = self._thread.is_alive()
 
-    monkeypatch.setattr(ingest_mod, "Checkpointer", Watched)
+    monkeypatch.setattr(run, "Checkpointer", Watched)
     db_path = tmp_path / "kb.db"
     summary = ingest([str(ARCHIVE)], str(db_path), batch_size=100)
     assert summary.new > 3900 and len(seen) > 30
@@ -294,7 +300,7 @@ def test_the_wal_starts_over_while_a_thread_checkpoints_it(tmp_path, monkeypatch
     assert max(seen) < os.path.getsize(db_path) / 3, (max(seen), os.path.getsize(db_path))
     # the thread did the copying, with SQLite's own checkpoints off until the end
     assert len(copied) == cp.rounds and sum(copied) > 1000
-    assert set(automatic) == {0} and cp.autocheckpoint == store_mod.WAL_CHECKPOINT_PAGES
+    assert set(automatic) == {0} and cp.autocheckpoint == connection.WAL_CHECKPOINT_PAGES
     assert not cp.alive and not [t for t in threading.enumerate() if t.name == "lkmlkb-checkpoint"]
 
 
@@ -327,11 +333,11 @@ def test_the_writer_copies_what_came_during_the_threads_checkpoint(tmp_path, mon
     # checkpoints them itself, between two transactions (else it grows until the next cycle)
     import threading
 
-    from lkmlkb.db import store as store_mod
+    from lkmlkb.db import checkpoint
 
-    monkeypatch.setattr(store_mod, "CHECKPOINT_EVERY_BYTES", 4 << 20)
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_EVERY_BYTES", 4 << 20)
 
-    class Overtaken(store_mod.Checkpointer):
+    class Overtaken(checkpoint.Checkpointer):
         def __init__(self, db, path):
             self.copied, self.committed = threading.Event(), threading.Event()
             self.ends: list[int] = []  # writes done when the writer's copy ended a cycle
@@ -375,11 +381,11 @@ def test_the_wal_starts_over_after_a_reader_kept_it_from_doing_so(tmp_path, monk
     # cycle)
     import sqlite3
 
-    from lkmlkb.db import store as store_mod
+    from lkmlkb.db import checkpoint
 
-    monkeypatch.setattr(store_mod, "CHECKPOINT_EVERY_BYTES", 4 << 20)
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_EVERY_BYTES", 4 << 20)
 
-    class Read(store_mod.Checkpointer):
+    class Read(checkpoint.Checkpointer):
         held = False
         writes = 0
         ends: list[int] = []
@@ -419,11 +425,11 @@ def test_closing_waits_for_the_round_out(tmp_path):
     import threading
     import time
 
-    from lkmlkb.db import store as store_mod
+    from lkmlkb.db import checkpoint
 
     started = threading.Event()
 
-    class Slow(store_mod.Checkpointer):
+    class Slow(checkpoint.Checkpointer):
         def _checkpoint(self):
             started.set()
             time.sleep(0.3)
@@ -433,7 +439,7 @@ def test_closing_waits_for_the_round_out(tmp_path):
     db.execute("CREATE TABLE t(x)")
     db.execute("INSERT INTO t VALUES (1)")
     cp = Slow(db, tmp_path / "kb.db")
-    cp.wrote(store_mod.CHECKPOINT_EVERY_BYTES)  # a cycle starts: the thread's first round
+    cp.wrote(checkpoint.CHECKPOINT_EVERY_BYTES)  # a cycle starts: the thread's first round
     assert started.wait(5)
     cp.close()
     assert cp.rounds == 1 and not cp._thread.is_alive()
@@ -441,7 +447,7 @@ def test_closing_waits_for_the_round_out(tmp_path):
 
 
 def test_rows_in_reads_every_id_500_a_statement():
-    # knowledge._rows_in, behind the thread, message and report lookups of a batch: every id of a
+    # connection.rows_in, behind the thread, message and report lookups of a batch: every id of a
     # list longer than one statement may hold is read, each once
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE TABLE t(id)")
@@ -449,6 +455,6 @@ def test_rows_in_reads_every_id_500_a_statement():
     statements = []
     conn.set_trace_callback(statements.append)
     ids = [f"m{i}" for i in range(1201)] + ["absent"]
-    got = [r[0] for r in knowledge._rows_in(conn, "SELECT id FROM t WHERE id IN ({marks})", ids)]
+    got = [r[0] for r in connection.rows_in(conn, "SELECT id FROM t WHERE id IN ({marks})", ids)]
     assert sorted(got) == sorted(ids[:-1])
     assert len(statements) == 3

@@ -5,7 +5,7 @@ linux-block "[bug-report] Performance regression with fio sequential-write
 on a multipath setup" thread, 4 messages) followed by one hostile message
 that passes the prefilter ("fio regression") and then floods spaCy with
 60 lines of punctuation words (lines, since a single line is cut at
-pipeline.MAX_VIEW_LINE characters) — once the slowest input the fuzzing
+views.MAX_VIEW_LINE characters) — once the slowest input the fuzzing
 found.  The extractors now read such floods in bounded windows, so no real
 input stands in for a slow one any more: where a test needs the budget
 exceeded, one extractor is made to spend CPU on the hostile message
@@ -20,7 +20,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-import lkmlkb.extract.views as pipeline
+from lkmlkb.extract import budget, messages, views
 from lkmlkb.ingest.run import ingest
 from lkmlkb.model import Message
 from lkmlkb.threads.segments import segment_body
@@ -80,7 +80,7 @@ def errors_and_findings(db: Path) -> tuple[dict[str, dict[str, str]], set[str], 
 def burning(monkeypatch, seconds: float) -> None:
     """Make the claims extractor spend ``seconds`` of CPU (not sleep: the budget counts the
     extracting thread's CPU time) before it reads the hostile message; other texts as before."""
-    real = pipeline._extractors()
+    real = messages._extractors()
 
     def slow(fn):
         def run(text):
@@ -91,23 +91,23 @@ def burning(monkeypatch, seconds: float) -> None:
             return fn(text)
         return run
 
-    monkeypatch.setattr(pipeline, "_extractors", lambda: [(n, slow(fn) if n == "claims" else fn) for n, fn in real])
+    monkeypatch.setattr(messages, "_extractors", lambda: [(n, slow(fn) if n == "claims" else fn) for n, fn in real])
 
 
 def test_the_burning_extractor_puts_the_hostile_message_past_the_small_budget(monkeypatch):
     # what makes the next test mean something: extracted as the pipeline does (it passes the
     # prefilter), the message costs more than the small budget
     burning(monkeypatch, 2 * SMALL_BUDGET)
-    pipeline.warm_up()
+    messages.warm_up()
     t0 = time.thread_time()
     body = hostile_body("slow")
-    _, passed = pipeline.extract_message(Message(HOSTILE_ID, subject="fio regression flood", body=body),
+    _, passed = messages.extract_message(Message(HOSTILE_ID, subject="fio regression flood", body=body),
                                          segment_body(body))
     assert passed and time.thread_time() - t0 > 1.5 * SMALL_BUDGET
 
 
 def test_a_message_over_the_budget_is_recorded_and_the_run_goes_on(tmp_path, monkeypatch):
-    monkeypatch.setattr(pipeline, "BUDGET_SECONDS", SMALL_BUDGET)
+    monkeypatch.setattr(budget, "BUDGET_SECONDS", SMALL_BUDGET)
     burning(monkeypatch, 2 * SMALL_BUDGET)
     db = tmp_path / "kb.db"
     summary = ingest([str(hostile_mbox(tmp_path, "small"))], str(db), extract=True)
@@ -124,7 +124,7 @@ def test_a_message_over_the_budget_is_recorded_and_the_run_goes_on(tmp_path, mon
 
 def test_at_the_default_budget_the_hostile_message_is_recorded_or_in_time(tmp_path):
     db = tmp_path / "kb.db"
-    pipeline.warm_up()
+    messages.warm_up()
     t0 = time.perf_counter()
     summary = ingest([str(hostile_mbox(tmp_path, "default"))], str(db), extract=True)
     elapsed = time.perf_counter() - t0
@@ -132,7 +132,7 @@ def test_at_the_default_budget_the_hostile_message_is_recorded_or_in_time(tmp_pa
     errors, found, reports = errors_and_findings(db)
     if HOSTILE_ID not in errors:
         # not recorded: then the whole ingest, hostile message included, stayed inside one budget's reach
-        assert elapsed < pipeline.BUDGET_SECONDS + 10
+        assert elapsed < budget.BUDGET_SECONDS + 10
     else:
         assert "budget" in " ".join(errors[HOSTILE_ID].values())
     assert "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com" in found
@@ -141,8 +141,8 @@ def test_at_the_default_budget_the_hostile_message_is_recorded_or_in_time(tmp_pa
 
 def test_an_extractor_that_overruns_skips_the_rest(monkeypatch):
     # the check between extractors: once the budget is spent, later extractors are skipped by name
-    monkeypatch.setattr(pipeline, "BUDGET_SECONDS", 0.05)
-    real = pipeline._extractors()
+    monkeypatch.setattr(budget, "BUDGET_SECONDS", 0.05)
+    real = messages._extractors()
 
     def slow_first():
         name, fn = real[0]
@@ -155,9 +155,9 @@ def test_an_extractor_that_overruns_skips_the_rest(monkeypatch):
 
         return [(name, slow), *real[1:]]
 
-    monkeypatch.setattr(pipeline, "_extractors", slow_first)
+    monkeypatch.setattr(messages, "_extractors", slow_first)
     text = "fio write regression: WRITE: bw=236MiB/s (247MB/s) on v6.8-rc7\n"
-    f = pipeline.extract_view("m@x", pipeline.View(text, {}))
+    f = messages.extract_view("m@x", views.View(text, {}))
     skipped = {k for k, v in f.errors.items() if v.startswith("skipped")}
     assert skipped == {name for name, _ in real[1:]}
 
@@ -184,7 +184,7 @@ def _never_ending(monkeypatch, which: str) -> None:
     """Make extractor ``which`` spin on CPU for up to 60 s on every text (a hang in all but name),
     inside a ``try/except Exception`` as the extractors that never raise have: the stop must
     get through it."""
-    real = pipeline._extractors()
+    real = messages._extractors()
 
     def spin(text):
         t0 = time.thread_time()
@@ -195,42 +195,42 @@ def _never_ending(monkeypatch, which: str) -> None:
             return []
         return []
 
-    monkeypatch.setattr(pipeline, "_extractors", lambda: [(n, spin if n == which else fn) for n, fn in real])
+    monkeypatch.setattr(messages, "_extractors", lambda: [(n, spin if n == which else fn) for n, fn in real])
 
 
 def test_an_extractor_that_never_returns_is_stopped_past_the_budget(monkeypatch):
-    monkeypatch.setattr(pipeline, "BUDGET_SECONDS", 0.1)
-    monkeypatch.setattr(pipeline, "HARD_STOP_AFTER", 0.2)
-    real = pipeline._extractors()
+    monkeypatch.setattr(budget, "BUDGET_SECONDS", 0.1)
+    monkeypatch.setattr(budget, "HARD_STOP_AFTER", 0.2)
+    real = messages._extractors()
     _never_ending(monkeypatch, "kernels")
     text = "fio write regression: WRITE: bw=236MiB/s (247MB/s) on v6.8-rc7\n"
     t0 = time.thread_time()
-    f = pipeline.extract_view("m@x", pipeline.View(text, {}))
+    f = messages.extract_view("m@x", views.View(text, {}))
     assert time.thread_time() - t0 < 5  # stopped at about 0.3 s, not after the 60 s spin
     assert f.errors["kernels"].startswith("stopped: ")
     names = [n for n, _ in real]
     assert all(f.errors[n].startswith("skipped: ") for n in [*names[names.index("kernels") + 1:], "tools"])
     assert f.results and not f.kernels  # the extractors before it kept what they found
     # the timer is off once the message is done: the next message is extracted in full
-    monkeypatch.setattr(pipeline, "_extractors", lambda: real)
-    g = pipeline.extract_view("n@x", pipeline.View(text, {}))
+    monkeypatch.setattr(messages, "_extractors", lambda: real)
+    g = messages.extract_view("n@x", views.View(text, {}))
     assert not g.errors and g.kernels and g.results
 
 
 def test_a_cut_message_stopped_past_its_budget_is_recorded_as_both(monkeypatch):
-    monkeypatch.setattr(pipeline, "BUDGET_SECONDS", 0.1)
-    monkeypatch.setattr(pipeline, "HARD_STOP_AFTER", 0.2)
+    monkeypatch.setattr(budget, "BUDGET_SECONDS", 0.1)
+    monkeypatch.setattr(budget, "HARD_STOP_AFTER", 0.2)
     _never_ending(monkeypatch, "claims")
     text = "fio write regression: WRITE: bw=236MiB/s (247MB/s) on v6.8-rc7\n"
-    f = pipeline.extract_view("m@x", pipeline.View(text, {}, report_lines=600))
+    f = messages.extract_view("m@x", views.View(text, {}, report_lines=600))
     assert f.errors["claims"].startswith("stopped: ") and f.errors["focus"].startswith("cut: 600 lines")
 
 
 def test_a_message_that_hangs_an_extractor_is_recorded_and_the_ingest_goes_on(tmp_path, monkeypatch):
     """The same with the ingest's worker processes: the stop reaches an extractor in a worker."""
-    monkeypatch.setattr(pipeline, "BUDGET_SECONDS", SMALL_BUDGET)
-    monkeypatch.setattr(pipeline, "HARD_STOP_AFTER", 0.2)
-    real = pipeline._extractors()
+    monkeypatch.setattr(budget, "BUDGET_SECONDS", SMALL_BUDGET)
+    monkeypatch.setattr(budget, "HARD_STOP_AFTER", 0.2)
+    real = messages._extractors()
 
     def hang_on_hostile(fn):
         def run(text):
@@ -241,7 +241,7 @@ def test_a_message_that_hangs_an_extractor_is_recorded_and_the_ingest_goes_on(tm
             return fn(text)
         return run
 
-    monkeypatch.setattr(pipeline, "_extractors", lambda: [(n, hang_on_hostile(fn) if n == "commits" else fn)
+    monkeypatch.setattr(messages, "_extractors", lambda: [(n, hang_on_hostile(fn) if n == "commits" else fn)
                                                           for n, fn in real])
     db = tmp_path / "kb.db"
     t0 = time.perf_counter()
@@ -261,10 +261,10 @@ def test_the_stop_counts_this_threads_cpu_system_time_included_and_no_other_thre
     import hashlib
     import threading
 
-    monkeypatch.setattr(pipeline, "BUDGET_SECONDS", 0.2)
-    monkeypatch.setattr(pipeline, "HARD_STOP_AFTER", 0.1)
-    pipeline.warm_up()
-    real = pipeline._extractors()
+    monkeypatch.setattr(budget, "BUDGET_SECONDS", 0.2)
+    monkeypatch.setattr(budget, "HARD_STOP_AFTER", 0.1)
+    messages.warm_up()
+    real = messages._extractors()
     text = "fio write regression: WRITE: bw=236MiB/s (247MB/s) on v6.8-rc7\n"
 
     def allocating(text):
@@ -273,9 +273,9 @@ def test_the_stop_counts_this_threads_cpu_system_time_included_and_no_other_thre
             bytearray(64 << 20)  # mostly system time
         return []
 
-    monkeypatch.setattr(pipeline, "_extractors", lambda: [(n, allocating if n == "results" else fn) for n, fn in real])
+    monkeypatch.setattr(messages, "_extractors", lambda: [(n, allocating if n == "results" else fn) for n, fn in real])
     t0 = time.thread_time()
-    f = pipeline.extract_view("m@x", pipeline.View(text, {}))
+    f = messages.extract_view("m@x", views.View(text, {}))
     assert f.errors["results"].startswith("stopped: ") and time.thread_time() - t0 < 5
 
     stop = threading.Event()
@@ -293,12 +293,12 @@ def test_the_stop_counts_this_threads_cpu_system_time_included_and_no_other_thre
             return []
         return run
 
-    monkeypatch.setattr(pipeline, "_extractors", lambda: [(n, own_cpu(0.25) if n == "results" else fn)
+    monkeypatch.setattr(messages, "_extractors", lambda: [(n, own_cpu(0.25) if n == "results" else fn)
                                                           for n, fn in real])
     worker = threading.Thread(target=busy, daemon=True)
     worker.start()
     try:
-        g = pipeline.extract_view("n@x", pipeline.View(text, {}))
+        g = messages.extract_view("n@x", views.View(text, {}))
     finally:
         stop.set()
         worker.join()

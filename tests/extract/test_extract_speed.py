@@ -238,7 +238,8 @@ def test_lkp_row_reads_every_plus_minus_spelling(row):
 
 def test_job_file_blocks_keep_their_blank_lines():
     # trimmed from corpus/000 (the job file, quote markers removed), then the empty tail of a dmesg paste
-    from lkmlkb.fio import find_fio_jobs, jobfile
+    from lkmlkb.fio import jobfile
+    from lkmlkb.fio.find import find_fio_jobs
 
     job = "[global]\nioengine=libaio\nrw=write\nbs=128k\n\n[job]\nfilename=/dev/dm-0\n"
     blocks = jobfile.find_blocks(job.split("\n"))

@@ -7,8 +7,8 @@ Real text: "[REGRESSION] fio 4k randread: ~1–3.5% IOPS regression on linux-nex
 
 from __future__ import annotations
 
+from lkmlkb.extract.messages import extract_messages
 from lkmlkb.extract.pairs import find_pairs
-from lkmlkb.extract.views import extract_messages
 from lkmlkb.model import Message
 from lkmlkb.reports.build import build_report
 

@@ -10,8 +10,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lkmlkb.extract import views as pipeline
-from lkmlkb.extract.views import MAX_VIEW_CHARS, PREFILTER, PREFILTER_WORDS, build_view, prefilter
+from lkmlkb.extract import prefilter as prefilter_module
+from lkmlkb.extract.prefilter import MAX_VIEW_CHARS, PREFILTER, PREFILTER_WORDS, prefilter
+from lkmlkb.extract.views import build_view
 from lkmlkb.sources.mail import parse_message
 from lkmlkb.sources.mbox import split_mbox
 from lkmlkb.threads.segments import segment_body
@@ -55,14 +56,14 @@ def _count_whole_searches(monkeypatch) -> list[int]:
             searched.append(len(text))
             return PREFILTER.search(text)
 
-    monkeypatch.setattr(pipeline, "PREFILTER", Counting())
+    monkeypatch.setattr(prefilter_module, "PREFILTER", Counting())
     return searched
 
 
 def test_many_occurrences_fall_back_to_one_search(monkeypatch):
     """Past MAX_ANCHORED occurrences of the words the regex searches the text once, and answers the same."""
     searched = _count_whole_searches(monkeypatch)
-    monkeypatch.setattr(pipeline, "MAX_ANCHORED", 3)
+    monkeypatch.setattr(prefilter_module, "MAX_ANCHORED", 3)
     # "fiord" holds the word "fio" but no match of the regex
     assert prefilter("fiord " * 10 + "fio") and searched == [63]
     assert not prefilter("fiord " * 10) and searched == [63, 60]
@@ -90,8 +91,9 @@ def test_attribution_does_not_change_what_the_prefilter_sees():
     """The workers screen a message before its quotes are attributed, and its extraction job
     trusts that answer (``Job.screened_pass``): the prefilter must read the same either way."""
     from lkmlkb.extract.views import may_hold_report
-    from lkmlkb.ingest.run import read_messages
-    from lkmlkb.threads.segments import attribute_quotes, thread_messages
+    from lkmlkb.sources import read_messages
+    from lkmlkb.threads.quotes import attribute_quotes
+    from lkmlkb.threads.threader import thread_messages
 
     msgs = list(read_messages([str(CORPUS)]))
     attributed = 0
@@ -120,12 +122,12 @@ def _screened_by_view(msg, segs) -> bool:
 
 
 def test_the_screen_reads_the_views_lines_without_laying_out_the_view():
-    # may_hold_report reads the new and quoted lines joined (pipeline.screen_text), not the view
+    # may_hold_report reads the new and quoted lines joined (views.screen_text), not the view
     # with a blank line for every patch, signature and header line: the same answer for every
     # message of linux-block's 2024 Q1 mail and the corpus, for a passing word past a line's cut,
     # and for a body longer than a view holds (read as the view is cut)
     from lkmlkb.extract.views import MAX_VIEW_LINE, may_hold_report
-    from lkmlkb.ingest.run import read_messages
+    from lkmlkb.sources import read_messages
 
     msgs = list(read_messages([str(CORPUS)]))
     with gzip.open(ARCHIVE) as fh:

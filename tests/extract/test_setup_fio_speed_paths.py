@@ -16,9 +16,9 @@ from extract_oracles import setup_every_line, tools_every_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lkmlkb import fio
 from lkmlkb.extract import setup
 from lkmlkb.fio import cmdline, inline, jobfile
+from lkmlkb.fio import find as fio
 from lkmlkb.fio.common import split_lines
 
 ROOT = Path(__file__).resolve().parents[2]

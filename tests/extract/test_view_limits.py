@@ -1,6 +1,7 @@
 """What extractors are shown of a message: long lines cut, line numbers kept."""
 
-from lkmlkb.extract.views import MAX_VIEW_LINE, build_view, extract_message
+from lkmlkb.extract.messages import extract_message
+from lkmlkb.extract.views import MAX_VIEW_LINE, build_view
 from lkmlkb.model import Message
 from lkmlkb.threads.segments import segment_body
 
@@ -27,7 +28,8 @@ def test_real_report_lines_are_not_cut():
 
 def test_focus_keeps_the_lines_prefilter_passes_in_a_long_message():
     """A long log with a report line inside: the report line and its neighbourhood stay, far lines go."""
-    from lkmlkb.extract.views import FOCUS_RADIUS, View, _prefilter_lines, focus_view, prefilter
+    from lkmlkb.extract.prefilter import prefilter, prefilter_lines
+    from lkmlkb.extract.views import FOCUS_RADIUS, View, focus_view
 
     # dmesg lines of the shape of the 1 MB linux-block report (CAGS2=YpgcBdW..., 2024-01)
     log_line = "[ 1095.583057] nvme nvme0: invalid id 49408 completed on queue 4"
@@ -35,7 +37,7 @@ def test_focus_keeps_the_lines_prefilter_passes_in_a_long_message():
     lines[1500] = REPORT_LINE
     lines[10] = "\u0130\u0130 Run status group 0 (all jobs):"  # lower() lengthens the line, not the line count
     text = "\n".join(lines)
-    assert _prefilter_lines(text, lines) == [i for i, line in enumerate(lines) if prefilter(line)] == [10, 1500]
+    assert prefilter_lines(text, lines) == [i for i, line in enumerate(lines) if prefilter(line)] == [10, 1500]
     focused = focus_view(View(text, {})).text.split("\n")
     assert len(focused) == len(lines)
     assert focused[1500] == REPORT_LINE and focused[1500 + FOCUS_RADIUS] == log_line
@@ -44,7 +46,8 @@ def test_focus_keeps_the_lines_prefilter_passes_in_a_long_message():
 
 def test_a_kernel_log_line_naming_a_tool_heads_no_report_in_a_long_message():
     """The lines around a dmesg line that names fio or a rate are more log, not a report."""
-    from lkmlkb.extract.views import FOCUS_RADIUS, View, focus_view, prefilter
+    from lkmlkb.extract.prefilter import prefilter
+    from lkmlkb.extract.views import FOCUS_RADIUS, View, focus_view
 
     # lines of the 1 MB linux-block report <CAGS2=YpgcBdW==T=jWXNWePYg2y0c-XsyMxvi5x5hU-cWGXuRw@mail.gmail.com>
     # (2024-01), whose 14,738 lines name fio or Mbps on 11; the far log lines here are filler
@@ -63,7 +66,8 @@ def test_a_kernel_log_line_naming_a_tool_heads_no_report_in_a_long_message():
 
 def test_a_kernel_log_naming_a_tool_on_every_line_is_not_cut():
     """Kernel log lines are not counted toward the FOCUS_MAX_LINES cut, in a short view too."""
-    from lkmlkb.extract.views import FOCUS_MAX_LINES, View, focus_view, prefilter
+    from lkmlkb.extract.prefilter import prefilter
+    from lkmlkb.extract.views import FOCUS_MAX_LINES, View, focus_view
 
     # a line of the same linux-block report: a soft lockup logged 600 times for the fio process
     line = "[ 1516.396298] CPU: 3 PID: 4152 Comm: fio Kdump: loaded Tainted: G             L     6.7.0+ #1"
@@ -81,7 +85,7 @@ def test_a_kernel_name_holding_a_tools_name_is_no_report_line():
     2024-08-07) holds "blk_iostat_count" on 19 of its 9,120 lines: each kept 81 lines of the log
     for the extractors.  The test robot's config attachments hold CONFIG_..._IOSTAT options.
     """
-    from lkmlkb.extract.views import _prefilter_lines, prefilter
+    from lkmlkb.extract.prefilter import prefilter, prefilter_lines
 
     assert not prefilter("[140120.613653] blk_iostat_count: 1 callbacks suppressed")
     assert not prefilter("CONFIG_F2FS_IOSTAT=y")
@@ -91,7 +95,7 @@ def test_a_kernel_name_holding_a_tools_name_is_no_report_line():
     assert prefilter("iostat -x 10 sdb")
     assert prefilter("Note changes of iostat's \"%util\" before/after")
     lines = ["[140120.613653] blk_iostat_count: 1 callbacks suppressed", "$ iostat -tmd /dev/sda 3"]
-    assert _prefilter_lines("\n".join(lines), lines) == [1]
+    assert prefilter_lines("\n".join(lines), lines) == [1]
 
 
 def test_prefilter_lines_are_the_lines_prefilter_passes_on_random_text():
@@ -100,7 +104,7 @@ def test_prefilter_lines_are_the_lines_prefilter_passes_on_random_text():
     # units glued to a word, run status spelled across a case twin, lines lower() lengthens)
     import random
 
-    from lkmlkb.extract.views import _prefilter_lines, prefilter
+    from lkmlkb.extract.prefilter import prefilter, prefilter_lines
 
     rng = random.Random(21)
     pieces = ["fio", "fios", "xfio", "fio-3.35", " ", " ", "KiB/s", "ab/s", "MB/s", "mb/sec", "iops", "IOPS",
@@ -109,7 +113,7 @@ def test_prefilter_lines_are_the_lines_prefilter_passes_on_random_text():
     for _ in range(1500):
         lines = ["".join(rng.choice(pieces) for _ in range(rng.randrange(8))) for _ in range(rng.randrange(1, 12))]
         text = "\n".join(lines)
-        assert _prefilter_lines(text, lines) == [i for i, ln in enumerate(lines) if prefilter(ln)], lines
+        assert prefilter_lines(text, lines) == [i for i, ln in enumerate(lines) if prefilter(ln)], lines
 
 
 # a fio output line of seed 000 (corpus/000_a3585e8f2465c212.txt), quote marker removed

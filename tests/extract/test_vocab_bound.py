@@ -10,8 +10,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from lkmlkb.extract import nlp
-from lkmlkb.extract import views as pipeline
+from lkmlkb.extract import messages, nlp, views
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
@@ -19,7 +18,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 def _findings(texts):
     out = []
     for n, text in enumerate(texts):
-        f = pipeline.extract_view(f"{n}@corpus", pipeline.View(text, {}))
+        f = messages.extract_view(f"{n}@corpus", views.View(text, {}))
         out.append(dataclasses.asdict(f))
     return out
 
@@ -27,17 +26,17 @@ def _findings(texts):
 def test_the_pipelines_are_rebuilt_past_the_word_limit_with_the_same_findings(monkeypatch):
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(CORPUS.iterdir())
              if p.suffix in (".txt", ".mbox")]
-    pipeline.warm_up()
+    messages.warm_up()
     unbounded = _findings(texts)  # as read until now: the limit is far
     assert len(nlp._base_nlp().vocab) < nlp.MAX_LEXEMES
 
     nlp.rebuild_pipelines()  # a fresh vocabulary, as a worker starts with
-    pipeline._run_warm_up_text()
+    messages._run_warm_up_text()
     limit = len(nlp._base_nlp().vocab) + 300
     monkeypatch.setattr(nlp, "MAX_LEXEMES", limit)
     rebuilt, sizes = 0, []
     for n, text in enumerate(texts):
-        f = pipeline.extract_view(f"{n}@corpus", pipeline.View(text, {}))
+        f = messages.extract_view(f"{n}@corpus", views.View(text, {}))
         assert dataclasses.asdict(f) == unbounded[n]
         sizes.append(len(nlp._base_nlp().vocab))
         rebuilt += len(sizes) > 1 and sizes[-1] < sizes[-2]
@@ -49,7 +48,7 @@ def test_the_pipelines_are_rebuilt_past_the_word_limit_with_the_same_findings(mo
 
 
 def test_no_rebuild_below_the_limit():
-    pipeline.warm_up()
+    messages.warm_up()
     before = nlp._base_nlp()
-    pipeline.extract_view("x@corpus", pipeline.View("fio regression of 10% on v6.8 vs v6.7", {}))
+    messages.extract_view("x@corpus", views.View("fio regression of 10% on v6.8 vs v6.7", {}))
     assert nlp._base_nlp() is before

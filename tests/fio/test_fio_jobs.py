@@ -7,7 +7,7 @@ import time
 import pytest
 from fio_helpers import dequote, fixture, gold_jobs, seed
 
-from lkmlkb.fio import find_fio_jobs, fio_version
+from lkmlkb.fio.find import find_fio_jobs, fio_version
 
 
 def by_items(d):

@@ -8,8 +8,8 @@ import subprocess
 import pytest
 from fio_helpers import dequote, seed
 
-from lkmlkb.fio import find_fio_jobs
 from lkmlkb.fio.cmdline import find_cmdlines
+from lkmlkb.fio.find import find_fio_jobs
 from lkmlkb.fio.jobfile import find_jobfiles
 from lkmlkb.fio.render import render_jobfile, to_cmdline
 

@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from lkmlkb.extract.claims import find_claims
 from lkmlkb.extract.commits import find_commits
 from lkmlkb.extract.kernels import find_kernels
+from lkmlkb.extract.messages import extract_message, warm_up
 from lkmlkb.extract.results import find_results
 from lkmlkb.extract.setup import find_setup
-from lkmlkb.extract.views import extract_message, warm_up
-from lkmlkb.fio import find_fio_jobs
+from lkmlkb.fio.find import find_fio_jobs
 from lkmlkb.model import Findings, Message
 from lkmlkb.threads.segments import segment_body
 

@@ -129,29 +129,29 @@ def test_workers_send_no_raw_bytes_back_and_the_ingest_puts_them_back():
     import pickle
     from itertools import islice
 
-    from lkmlkb.ingest import run as ing
+    from lkmlkb.ingest import pool, prepare
     from lkmlkb.sources import iter_source
 
     batch = list(islice(iter_source(str(ARCHIVE)), 200))
-    back = ing._without_raw(ing._prepare_and_screen, batch)
-    assert all(p.message.raw is None for p in back if isinstance(p, ing.Prepared))
+    back = pool._without_raw(prepare.prepare_and_screen, batch)
+    assert all(p.message.raw is None for p in back if isinstance(p, prepare.Prepared))
     shipped = pickle.loads(pickle.dumps(back))  # as the pool carries it
-    kept = ing._raw_put_back(batch, shipped)
+    kept = pool._raw_put_back(batch, shipped)
     assert [p.message.raw for p in kept] == [item.raw for item in batch]
     assert all(p.content_hash == hashlib.sha256(p.message.raw).hexdigest() for p in kept)
 
 
 def test_the_parallel_ingest_takes_raw_bytes_back_from_no_worker(tmp_path, monkeypatch):
-    from lkmlkb.ingest import run as ing
+    from lkmlkb.ingest import pool, prepare
 
     stripped = []
-    real = ing._raw_put_back
+    real = pool._raw_put_back
 
     def put_back(batch, prepared):
-        stripped.extend(p.message.raw is None for p in prepared if isinstance(p, ing.Prepared))
+        stripped.extend(p.message.raw is None for p in prepared if isinstance(p, prepare.Prepared))
         return real(batch, prepared)
 
-    monkeypatch.setattr(ing, "_raw_put_back", put_back)
+    monkeypatch.setattr(pool, "_raw_put_back", put_back)
     s = ingest([str(ARCHIVE)], str(tmp_path / "kb.db"), workers=2, extract=False, batch_size=500)
     assert s.read == len(stripped) == 3995 and all(stripped)  # every message read, none of its bytes sent back
 
@@ -226,7 +226,7 @@ def test_an_ingest_collects_garbage_rarely_and_gives_the_callers_thresholds_back
     also when the ingest fails."""
     import gc
 
-    from lkmlkb.ingest.run import BULK_GC_THRESHOLDS
+    from lkmlkb.ingest.pool import BULK_GC_THRESHOLDS
 
     corpus = ROOT / "corpus"
     before = gc.get_threshold()
@@ -262,7 +262,7 @@ def test_the_worker_pool_wakes_its_handler_when_a_worker_ends_not_for_each_resul
     import multiprocessing
     import multiprocessing.pool as mpp
 
-    from lkmlkb.ingest.run import WorkerPool
+    from lkmlkb.ingest.pool import WorkerPool
 
     rounds = [0]
     real = mpp.Pool._maintain_pool
@@ -315,10 +315,10 @@ def test_a_worker_that_died_holding_a_pipes_lock_does_not_hang_the_pools_end(how
     The pool kills its workers when its terminate takes more than TERMINATE_SECONDS."""
     import multiprocessing
 
-    from lkmlkb.ingest import run as ingest_module
-    from lkmlkb.ingest.run import WorkerPool
+    from lkmlkb.ingest import pool
+    from lkmlkb.ingest.pool import WorkerPool
 
-    monkeypatch.setattr(ingest_module, "TERMINATE_SECONDS", 1.0)
+    monkeypatch.setattr(pool, "TERMINATE_SECONDS", 1.0)
     pool = WorkerPool(1, context=multiprocessing.get_context("fork"))
     assert pool.apply_async(_megabytes, (0,)).get(60) == b""
     if how == "waiting for a task":
@@ -339,10 +339,10 @@ def test_a_worker_that_died_holding_a_pipes_lock_does_not_hang_the_pools_end(how
 def test_a_pool_of_live_workers_ends_by_its_own_terminate(monkeypatch):
     import multiprocessing
 
-    from lkmlkb.ingest import run as ingest_module
-    from lkmlkb.ingest.run import WorkerPool
+    from lkmlkb.ingest import pool
+    from lkmlkb.ingest.pool import WorkerPool
 
-    monkeypatch.setattr(ingest_module, "TERMINATE_SECONDS", 1.0)
+    monkeypatch.setattr(pool, "TERMINATE_SECONDS", 1.0)
     pool = WorkerPool(2, context=multiprocessing.get_context("fork"))
     assert pool.apply_async(_megabytes, (1,)).get(60) == b"x" * (1 << 20)
     time.sleep(0.3)
@@ -359,7 +359,7 @@ def test_the_pipes_to_and_from_the_workers_hold_a_mebibyte(tmp_path):
     import fcntl
     import multiprocessing
 
-    from lkmlkb.ingest.run import PIPE_BYTES, WorkerPool, _widen_pipe
+    from lkmlkb.ingest.pool import PIPE_BYTES, WorkerPool, _widen_pipe
 
     pool = WorkerPool(2, context=multiprocessing.get_context("fork"))
     try:

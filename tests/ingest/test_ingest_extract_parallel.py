@@ -4,7 +4,7 @@ the same database as the serial one"; issue 8: "Nothing lost").
 
 With extraction the workers get each batch twice: parse, segment and prefilter, then,
 after the writer attributed the batch's quotes, extraction of the messages that may hold
-a report (``pipeline.BatchExtraction``).  Small batches put many jobs out at once, with
+a report (``extraction.BatchExtraction``).  Small batches put many jobs out at once, with
 report flushes in between.  Input: ../shared/archives/linux-block-2024q1.mboxrd.gz.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from lkmlkb.db.store import FINDING_TABLES, REPORT_TABLES
+from lkmlkb.db.schema import FINDING_TABLES, REPORT_TABLES
 from lkmlkb.ingest.run import ingest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,17 +103,19 @@ def test_a_worker_killed_mid_run_stops_the_ingest_with_a_clear_error(tmp_path):
     db = tmp_path / "kb.db"
     script = f"""
 import os, sys
-from lkmlkb.ingest import run as ing
-real = ing._prepare_batch
+from lkmlkb.errors import WorkerLost
+from lkmlkb.ingest import prepare
+from lkmlkb.ingest.run import ingest
+real = prepare.prepare_batch
 def dies_on_its_third_batch(batch, screen=False):
-    ing.calls = getattr(ing, "calls", 0) + 1
-    if ing.calls == 3 and os.getpid() != {os.getpid()}:  # a worker's third batch
+    prepare.calls = getattr(prepare, "calls", 0) + 1
+    if prepare.calls == 3 and os.getpid() != {os.getpid()}:  # a worker's third batch
         os.kill(os.getpid(), 9)
     return real(batch, screen)
-ing._prepare_batch = dies_on_its_third_batch
+prepare.prepare_batch = dies_on_its_third_batch
 try:
-    ing.ingest([{str(ARCHIVE)!r}], {str(db)!r}, workers=2, extract=True, batch_size=200)
-except ing.WorkerLost as exc:
+    ingest([{str(ARCHIVE)!r}], {str(db)!r}, workers=2, extract=True, batch_size=200)
+except WorkerLost as exc:
     print("LOST", exc)
     sys.exit(3)
 """
@@ -131,18 +133,18 @@ except ing.WorkerLost as exc:
 def test_batches_cut_by_their_bytes_give_the_serial_findings_and_reports(serial, tmp_path, monkeypatch):
     """A batch ends at BATCH_BYTES of raw mail as well as at its count (memory stays bounded
     whatever the messages' sizes): cut that way, the knowledge is the same."""
-    import lkmlkb.ingest.run as ingest_module
+    from lkmlkb.ingest import run
 
-    monkeypatch.setattr(ingest_module, "BATCH_BYTES", 256 * 1024)
+    monkeypatch.setattr(run, "BATCH_BYTES", 256 * 1024)
     sizes = []
-    real = ingest_module._batches
+    real = run._batches
 
     def counted(items, size, max_bytes=None):
         for batch in real(items, size, max_bytes):
             sizes.append(len(batch))
             yield batch
 
-    monkeypatch.setattr(ingest_module, "_batches", counted)
+    monkeypatch.setattr(run, "_batches", counted)
     db = tmp_path / "kb.db"
     ingest([str(ARCHIVE)], str(db), workers=2, extract=True)
     assert len(sizes) > 3 * (3995 // 500) and max(sizes) < 500  # the bytes cut them, not the count
@@ -159,9 +161,9 @@ def test_with_workers_the_writer_builds_no_spacy_pipeline(tmp_path):
     that message itself."""
     script = f"""
 from lkmlkb.extract import nlp
-from lkmlkb.extract import views as pipeline
+from lkmlkb.ingest import extraction
 from lkmlkb.ingest.run import ingest
-pipeline.REPORT_EVERY_BATCHES = 1
+extraction.REPORT_EVERY_BATCHES = 1
 s = ingest([{str(ROOT / 'corpus')!r}], {str(tmp_path / 'kb.db')!r}, workers=2, extract=True, batch_size=3)
 print(s.new, nlp._base_nlp.cache_info().currsize)
 """

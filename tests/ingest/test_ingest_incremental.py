@@ -16,8 +16,9 @@ import pytest
 from mbox_helpers import ARCHIVE, archive_entries, mboxrd_bytes
 
 from lkmlkb.db.store import content_hash
-from lkmlkb.ingest import run as ingest_mod
-from lkmlkb.ingest.run import delivery_key, ingest
+from lkmlkb.ingest import pool, run
+from lkmlkb.ingest.known import delivery_key
+from lkmlkb.ingest.run import ingest
 from lkmlkb.sources.mbox import split_mbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,7 +100,7 @@ def test_a_new_source_list_is_still_merged(sample, tmp_path, monkeypatch):
     items = list(iter_source(str(sample)))[:3]
     for it in items:
         it.lists = ["linux-kernel.vger.kernel.org"]
-    monkeypatch.setattr(ingest_mod, "iter_source", lambda spec, cursors=None: iter(items))
+    monkeypatch.setattr(run, "iter_source", lambda spec, cursors=None: iter(items))
     s = ingest(["elsewhere"], str(db), workers=1)
     assert (s.new, s.copies, s.unchanged) == (0, 0, 3)
     con = sqlite3.connect(db)
@@ -172,10 +173,10 @@ def test_reports_are_built_at_the_end_of_the_run(whole):
 
 def test_run_killed_between_messages_and_findings_is_completed_by_the_next(report_sample, whole, tmp_path,
                                                                           monkeypatch):
-    from lkmlkb.db import findings as knowledge
+    from lkmlkb.ingest import extraction
 
     db = tmp_path / "kb.db"
-    real = knowledge.store_batch_findings
+    real = extraction.store_batch_findings
     calls = [0]
 
     def dies_on_third_batch(*a, **kw):
@@ -184,10 +185,10 @@ def test_run_killed_between_messages_and_findings_is_completed_by_the_next(repor
             raise KeyboardInterrupt("killed after the batch's messages committed")
         return real(*a, **kw)
 
-    monkeypatch.setattr(knowledge, "store_batch_findings", dies_on_third_batch)
+    monkeypatch.setattr(extraction, "store_batch_findings", dies_on_third_batch)
     with pytest.raises(KeyboardInterrupt):
         ingest([str(report_sample)], str(db), workers=1, extract=True, batch_size=40)
-    monkeypatch.setattr(knowledge, "store_batch_findings", real)
+    monkeypatch.setattr(extraction, "store_batch_findings", real)
     con = sqlite3.connect(db)
     missing = con.execute("SELECT count(*) FROM messages m LEFT JOIN extracted_messages e USING (message_id) "
                           "WHERE e.message_id IS NULL").fetchone()[0]
@@ -217,7 +218,7 @@ def test_parallel_ingest_reads_only_a_few_batches_ahead(sample, tmp_path, monkey
         ahead.append(pulled[0] - store.outcome.new - store.outcome.unchanged - store.outcome.copies)
         time.sleep(0.05)
 
-    monkeypatch.setattr(ingest_mod, "iter_source", counting)
+    monkeypatch.setattr(run, "iter_source", counting)
     s = ingest(["sample"], str(tmp_path / "kb.db"), workers=2, batch_size=5, on_batch=slow_store)
     assert s.read == len(items) and len(ahead) > 10
     # read but not stored: 2 batches in flight per worker, the one being stored and the one being
@@ -237,7 +238,7 @@ def test_the_reader_thread_stops_when_the_ingest_stops_reading():
             pulled[0] += 1
             yield [pulled[0]]
 
-    reader = ingest_mod._read_ahead(endless())
+    reader = pool.read_ahead(endless())
     assert next(reader) == [1] and next(reader) == [2]
     reader.close()
     time.sleep(0.5)
@@ -252,7 +253,7 @@ def test_a_source_error_reaches_the_ingest_through_the_reader_thread():
         yield [1]
         raise OSError("disk went away")
 
-    reader = ingest_mod._read_ahead(broken())
+    reader = pool.read_ahead(broken())
     assert next(reader) == [1]
     with pytest.raises(OSError, match="disk went away"):
         next(reader)

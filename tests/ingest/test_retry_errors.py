@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-import lkmlkb.ingest.run as ingest_mod
 from lkmlkb.cli import main
-from lkmlkb.db.store import connect
+from lkmlkb.db.connection import connect
+from lkmlkb.ingest import prepare, run
 
 RAW = (b"From: Jens Axboe <axboe@kernel.dk>\nSubject: Re: fio regression\nMessage-ID: <retry-1@example.invalid>\n"
        b"Date: Tue, 12 Mar 2024 15:47:44 +0530\n\nWRITE: bw=236MiB/s (247MB/s)\n")
@@ -20,8 +20,8 @@ def test_failed_message_is_kept_then_recovered_by_reprocess(tmp_path, monkeypatc
     def broken(raw, source="", lists=None):  # a parser bug, as an earlier release might have had
         raise ValueError("simulated parser bug")
 
-    monkeypatch.setattr(ingest_mod, "parse_message", broken)
-    summary = ingest_mod.ingest([str(mbox)], str(db_path))
+    monkeypatch.setattr(prepare, "parse_message", broken)
+    summary = run.ingest([str(mbox)], str(db_path))
     assert (summary.new, summary.errors) == (0, 1)
     db = connect(db_path)
     (reason, raw), = db.execute("SELECT reason, raw FROM ingest_errors").fetchall()

@@ -102,15 +102,15 @@ class _SlowPool:
 
 def test_a_thread_merged_while_its_report_is_being_extracted(tmp_path, monkeypatch):
     """The report's findings come back after the late reply merged its thread: they go to the merged thread."""
-    from lkmlkb.extract import views as pipeline
+    from lkmlkb.ingest import extraction
 
     made = []
-    real = pipeline.BatchExtraction.__init__
+    real = extraction.BatchExtraction.__init__
 
     def with_slow_pool(self, store, pool=None):
         real(self, store, _SlowPool())
         made.append(self)
-    monkeypatch.setattr(pipeline.BatchExtraction, "__init__", with_slow_pool)
+    monkeypatch.setattr(extraction.BatchExtraction, "__init__", with_slow_pool)
     db = tmp_path / "kb.db"
     archive = tmp_path / "all.mbox"
     archive.write_text(PATCH + REPORT + JOIN)
@@ -144,20 +144,19 @@ def test_a_report_built_before_its_thread_was_merged_is_not_written(tmp_path, mo
     """With a pool the workers build reports from the database while the writer goes on: the
     report thread's report, read before the late reply merged it into the patch thread and
     written after, no longer has a thread and is dropped; the merged thread's is written."""
-    from lkmlkb.db import findings as knowledge
-    from lkmlkb.extract import views as pipeline
+    from lkmlkb.ingest import extraction
 
-    monkeypatch.setattr(pipeline, "REPORT_EVERY_BATCHES", 1)
+    monkeypatch.setattr(extraction, "REPORT_EVERY_BATCHES", 1)
     built = []
-    real_build = knowledge.build_reports
+    real_build = extraction.build_reports
 
     def recorded(path, thread_ids, upto):
         out = real_build(path, thread_ids, upto)
         built.extend((tid, type(r).__name__) for tid, r in out)
         return out
-    monkeypatch.setattr(knowledge, "build_reports", recorded)
-    real = pipeline.BatchExtraction.__init__
-    monkeypatch.setattr(pipeline.BatchExtraction, "__init__", lambda self, store, pool=None: real(self, store, _EagerPool()))
+    monkeypatch.setattr(extraction, "build_reports", recorded)
+    real = extraction.BatchExtraction.__init__
+    monkeypatch.setattr(extraction.BatchExtraction, "__init__", lambda self, store, pool=None: real(self, store, _EagerPool()))
     db = tmp_path / "kb.db"
     archive = tmp_path / "all.mbox"
     archive.write_text(PATCH + REPORT + JOIN)

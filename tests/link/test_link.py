@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from lkmlkb.db.store import connect
+from lkmlkb.db.connection import connect
 from lkmlkb.errors import GitError
 from lkmlkb.link import commits as gitlink
 

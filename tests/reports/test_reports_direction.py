@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
+from lkmlkb.extract.messages import extract_messages
 from lkmlkb.extract.metric_units import lower_is_better
-from lkmlkb.extract.views import extract_messages
 from lkmlkb.model import Message, Result
 from lkmlkb.reports.build import build_report, computed_change
 

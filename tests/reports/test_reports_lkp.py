@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lkmlkb.extract.claims import find_claims
-from lkmlkb.extract.views import extract_messages
+from lkmlkb.extract.messages import extract_messages
 from lkmlkb.model import Findings, Message
 from lkmlkb.reports.build import build_report
 

@@ -19,7 +19,7 @@ Fixture texts, trimmed, from lore.kernel.org:
 
 from __future__ import annotations
 
-from lkmlkb.extract.views import extract_messages
+from lkmlkb.extract.messages import extract_messages
 from lkmlkb.model import Message
 from lkmlkb.reports.build import build_report
 from lkmlkb.reports.status import PATCH_TAKEN

@@ -15,7 +15,7 @@ import sqlite3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lkmlkb.db.findings import _result_rows
+from lkmlkb.db.reports import _result_rows
 from lkmlkb.model import CommitCitation, Evidence, Findings, Result
 from lkmlkb.reports.build import ROLE_RANK, merge_commits
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from lkmlkb.db.findings import load_report
-from lkmlkb.db.store import connect
-from lkmlkb.extract.views import extract_paths
+from lkmlkb.db.connection import connect
+from lkmlkb.db.reports import load_report
 from lkmlkb.ingest.run import ingest
+from lkmlkb.reports.from_mail import extract_paths
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from lkmlkb.extract.views import extract_messages
+from lkmlkb.extract.messages import extract_messages
 from lkmlkb.model import Message
 from lkmlkb.reports.build import build_report
 

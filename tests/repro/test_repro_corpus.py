@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from lkmlkb.cli import main
-from lkmlkb.extract.views import extract_paths
+from lkmlkb.reports.from_mail import extract_paths
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 FILES = sorted(p for p in CORPUS.iterdir() if p.suffix in (".txt", ".mbox"))

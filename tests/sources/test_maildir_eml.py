@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lkmlkb.db.store import connect
+from lkmlkb.db.connection import connect
 from lkmlkb.errors import SourceError
 from lkmlkb.ingest.run import ingest
 from lkmlkb.sources import RawMail, iter_source, sniff

@@ -20,7 +20,8 @@ from mbox_helpers import archive_entries
 
 from lkmlkb.sources import mail
 from lkmlkb.sources.mail import LonePart, parse_message, read_simple
-from lkmlkb.threads import segments as threads
+from lkmlkb.threads import segments
+from lkmlkb.threads.quotes import line_key
 from lkmlkb.threads.segments import (
     ATTRIBUTION,
     FOOTER_START,
@@ -29,7 +30,6 @@ from lkmlkb.threads.segments import (
     _is_attribution,
     _is_footer,
     _is_outlook_header,
-    line_key,
     quote_depth,
 )
 
@@ -396,12 +396,12 @@ def test_a_patch_minus_line_not_starting_two_dashes_starts_no_outlook_block(rest
     """The segmenter reads a patch's "-x" lines as patch lines without asking whether an
     Outlook block starts there: neither its separator nor its "From:" can start so."""
     line = "-" + rest
-    assert not threads._outlook_block_start([line, "Sent: 01 January 2024 17:51", "From: X"], 0)
+    assert not segments._outlook_block_start([line, "Sent: 01 January 2024 17:51", "From: X"], 0)
 
 
 def test_a_body_with_a_minus_line_in_a_patch_segments_it_as_patch():
     body = "A fix.\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-old line\n+new line\n context\n-\n"
-    kinds = [(s.kind, s.line_start, s.line_end) for s in threads.segment_body(body)]
+    kinds = [(s.kind, s.line_start, s.line_end) for s in segments.segment_body(body)]
     assert kinds == [("new", 0, 1), ("patch", 2, 9)]
 
 
@@ -414,7 +414,7 @@ def test_line_key_normalizes_whitespace_and_case_like_the_regex_did():
 
 def test_outlook_reply_quoted_with_markers_segments_as_before():
     # David Laight's "From: X" above "> Sent: ...": attribution, quoted header, then the quote
-    segs = threads.segment_body(parse_message(PLAIN_QP).body)
+    segs = segments.segment_body(parse_message(PLAIN_QP).body)
     assert [(s.kind, s.depth) for s in segs] == [("attribution", 0), ("quoted_header", 1), ("quoted", 1)]
 
 

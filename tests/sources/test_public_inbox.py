@@ -237,7 +237,7 @@ def test_a_missing_message_blob_is_an_error_for_that_message_not_the_epoch(tmp_p
     """A clone without one message's blob (the mirror of io-uring this project reads has one):
     every other message of the epoch is read, the missing one is recorded with its commit, and
     once the object is back ``retry_errors`` (``lkmlkb reprocess``) reads it."""
-    from lkmlkb.ingest.run import retry_errors
+    from lkmlkb.ingest.reprocess import retry_errors
     from lkmlkb.sources.base import RawMail, SourceFailure
 
     msgs = entries[:30]
@@ -293,7 +293,7 @@ def test_a_cat_file_that_dies_stops_the_epoch_with_one_error(tmp_path, entries, 
 
 
 def test_a_message_blob_over_the_size_limit_is_an_error_and_the_epoch_goes_on(tmp_path, entries, monkeypatch):
-    from lkmlkb.ingest.run import retry_errors
+    from lkmlkb.ingest.reprocess import retry_errors
     from lkmlkb.sources import base
     from lkmlkb.sources.base import RawMail, SourceFailure
 

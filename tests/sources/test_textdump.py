@@ -8,7 +8,7 @@ The expectations were read off the seed files by hand; the counts say why.
 from __future__ import annotations
 
 from lkmlkb.sources.textdump import parse_loose_date, split_textdump
-from lkmlkb.threads.segments import thread_messages
+from lkmlkb.threads.threader import thread_messages
 
 SUBJECT_000 = "[bug-report] Performance regression with fio sequential-write on a multipath setup."
 SUBJECT_002 = "Performance regression in IO scheduler still there"

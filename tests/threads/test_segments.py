@@ -16,7 +16,8 @@ import pytest
 
 from lkmlkb.sources.mail import parse_message
 from lkmlkb.sources.textdump import split_textdump
-from lkmlkb.threads.segments import MAX_SIG_LINES, attribute_quotes, new_text, quote_depth, segment_body
+from lkmlkb.threads.quotes import attribute_quotes
+from lkmlkb.threads.segments import MAX_SIG_LINES, new_text, quote_depth, segment_body
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIL = ROOT / "tests" / "fixtures" / "mail"

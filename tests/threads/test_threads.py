@@ -19,7 +19,7 @@ import pytest
 
 from lkmlkb.ingest.run import ingest
 from lkmlkb.sources.mail import parse_message
-from lkmlkb.threads.segments import Threader, is_reply_subject, normalize_subject, thread_messages
+from lkmlkb.threads.threader import Threader, is_reply_subject, normalize_subject, thread_messages
 
 MAIL = Path(__file__).resolve().parents[1] / "fixtures" / "mail"
 ORIGINAL = "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com"
@@ -176,7 +176,7 @@ def test_a_message_that_links_many_threads_joins_only_its_parents(tmp_path):
     (and their reports) into one; no real message of linux-block or linux-xfs joins more than
     two threads (183,184 messages), so past MAX_THREADS_JOINED it joins its parent's thread
     only and the others stay as they are."""
-    from lkmlkb.threads.segments import MAX_THREADS_JOINED
+    from lkmlkb.threads.threader import MAX_THREADS_JOINED
 
     t = Threader()
     roots = [parse_message(_report(n)) for n in range(5)]

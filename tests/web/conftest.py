@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from lkmlkb.db.store import connect
+from lkmlkb.db.connection import connect
 from lkmlkb.ingest.run import ingest
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lkmlkb.db.store import connect
+from lkmlkb.db.connection import connect
 from lkmlkb.errors import DatabaseError
 from lkmlkb.web.serve import check_database, load_metadata, make_datasette, url_for
 

@@ -1,0 +1,119 @@
+"""Opening the knowledge base: SQLite's settings for it, its migrations, its version check;
+and the helpers every writer and reader of it shares (transactions, statements over many ids).
+
+Writes happen in large transactions from one process, so a killed ingest
+leaves the database as it was after the last committed batch, and the next
+run completes it (every write is keyed by Message-ID and therefore idempotent).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlite_utils
+
+from lkmlkb.db import views
+from lkmlkb.db.schema import SCHEMA_VERSION, migrations
+from lkmlkb.errors import DatabaseError
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+#: page size of a new knowledge base: most rows are whole messages (raw bytes, body), which at
+#: SQLite's default 4 KiB spill into chains of overflow pages; 16 KiB pages cut the writer's CPU
+#: by about a tenth (a database's page size is fixed when it is created)
+PAGE_SIZE = 16384
+
+#: the writer's page cache, KiB (SQLite's default is 2 MiB: 128 of these pages).  Every new
+#: message inserts into eight indexes keyed by random Message-IDs; once those outgrow the
+#: cache, each insert re-reads leaf pages and spills dirty ones to the WAL mid-transaction,
+#: to write them again.  Measured: the store of linux-block's epoch (100,815 messages,
+#: 1.8 GB) took 34-37 CPU-s with the default and 26-27 with 32 or 64 MiB
+CACHE_KIB = 65536
+#: pages written to the WAL before it is checkpointed into the database (SQLite: 1,000); a
+#: page changed again before then is copied once; after a checkpoint the WAL file is cut
+#: back to JOURNAL_LIMIT bytes
+WAL_CHECKPOINT_PAGES = 10000
+JOURNAL_LIMIT = 64 * 1024 * 1024
+
+
+def connect(path: str | Path, create: bool = True) -> sqlite_utils.Database:
+    """Open (and migrate) the knowledge base at ``path``."""
+    path = Path(path)
+    if not create and not path.exists():
+        raise DatabaseError(str(path), "no such knowledge base (run `lkmlkb ingest` first)")
+    try:
+        conn = sqlite3.connect(str(path), timeout=60, isolation_level=None, check_same_thread=False)
+        db = sqlite_utils.Database(conn)
+        if create:
+            db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # no effect on an existing database
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+        db.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
+        db.execute(f"PRAGMA journal_size_limit={JOURNAL_LIMIT}")
+        if not create:
+            check_version(db, path)
+            return db
+        migrations.apply(db)
+        views.apply(db)
+        db.execute("INSERT OR REPLACE INTO kb_info(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(str(path), f"not a usable SQLite database ({exc})") from exc
+    return db
+
+
+
+def database_path(db: sqlite_utils.Database) -> str:
+    """The file of an open knowledge base (for another process to open it)."""
+    return db.execute("PRAGMA database_list").fetchone()[2]
+
+
+def check_version(db: sqlite_utils.Database, path) -> None:
+    try:
+        row = db.execute("SELECT value FROM kb_info WHERE key='schema'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseError(str(path), "not an lkmlkb knowledge base (no kb_info table)") from exc
+    if not row:
+        raise DatabaseError(str(path), "not an lkmlkb knowledge base")
+    if row[0] != SCHEMA_VERSION:
+        raise DatabaseError(str(path), f"built by another version of lkmlkb (schema {row[0]}, "
+                                       f"this is {SCHEMA_VERSION}); rebuild it with `lkmlkb ingest`")
+    pending = migrations.pending(db)
+    if pending:
+        raise DatabaseError(str(path), "needs migrations; run `lkmlkb ingest` or `lkmlkb reprocess` to upgrade it")
+
+
+def max_variables(conn: sqlite3.Connection) -> int:
+    """How many ``?`` one statement may hold (999 in old SQLite builds)."""
+    try:
+        return min(conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER), 32766)
+    except (AttributeError, sqlite3.Error):
+        return 999
+
+
+def rows_in(conn: sqlite3.Connection, sql: str, ids: list) -> Iterator[tuple]:
+    """The rows of ``sql``, whose one ``IN ({marks})`` takes ``ids``: 500 a statement (old
+    SQLite builds allow 999 variables)."""
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        yield from conn.execute(sql.replace("{marks}", ",".join("?" * len(chunk))), chunk)
+
+
+@contextlib.contextmanager
+def writing(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction: committed at the end of the block, rolled back if it raises."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

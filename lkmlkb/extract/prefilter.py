@@ -1,0 +1,86 @@
+"""The prefilter: whether a text can hold a performance report at all.
+
+Real reports are well under 1% of list traffic; spaCy and the full
+extractors must not read the rest.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lkmlkb.extract import has_case_twin
+from lkmlkb.extract.lines import word_lines
+
+# Words without which a message cannot hold a performance report (PERF-NOTES:
+# real reports are well under 1% of list traffic; spaCy and the full
+# extractors must not see the rest).  A plain substring test over the
+# lower-cased text runs first (about 10x a regex); the regex confirms.  A tool's
+# name glued to a kernel symbol is none of it ("blk_iostat_count" on 19 lines of a
+# dmesg paste, "CONFIG_F2FS_IOSTAT", "potentiostats"): of five whole lists, 174 messages
+# passed for such names alone, none in a thread with a regression report.
+PREFILTER_WORDS = ("fio", "iops", "b/s", "mbps", "b/sec", "regress", "bisect", "bw=", "run status group",
+                   "tiobench", "iostat", "fs_mark", "dbench", "%change", "test robot", "lkp", "%stddev",
+                   "slow", "degrad", "performance", "real", "elapsed")
+PREFILTER = re.compile(
+    r"""
+      \bfio\b | fio- | \biops\b | [kmgt]i?b/s\b | \b[kmgt]i?b/sec\b | \bmbps\b   # fio and throughput units
+    | regress | bisect                                                 # report vocabulary
+    | \bslow(?:er|down|downs|ness)\b | \bslowed[ ]down\b               # "Massive slowdown in kernels as of 6.x"
+    | \bdegradation\b                                                  # "we are seeing performance degradation"
+    | \bperformance[ ](?:drop|hit|loss|issue|problem|penalty|decrease)  # "a noticeable performance drop"
+    | \bbw= | run[ ]status[ ]group | tiobench | \biostat | fs_mark | dbench # tools and their output
+    | ^[ \t]{0,8}real[ \t]{1,8}\d{1,6}m\d | elapsed[ ]\(wall[ ]clock\)   # time(1) output
+    | %change | test[ ]robot | \blkp\b | %stddev                          # kernel test robot reports
+    """,
+    re.I | re.X | re.M,
+)
+MAX_VIEW_CHARS = 2_000_000
+
+
+#: every PREFILTER alternative holds one of PREFILTER_WORDS and starts at most this many
+#: characters before it ("KiB/s": "Ki" before "b/s"; every other alternative starts with its word)
+_WORD_LEAD = 2
+#: past this many occurrences of the words, one search over the text costs less than a match at each
+MAX_ANCHORED = 1000
+
+
+def prefilter(text: str) -> bool:
+    """Can this text hold a report?  Cheap substrings first, then the one regex.
+
+    The regex is tried only where a match can start: a few characters
+    before each occurrence of a word (what ``PREFILTER.search`` over the
+    whole text answers, at a fraction of its cost on long views).  That
+    holds where lower-casing keeps every character's position (the lower
+    text as long as the text) and no character folds to an ASCII letter
+    under ``re.I`` that ``lower()`` leaves alone (``CASE_TWINS``); such
+    rare text is searched whole.
+    """
+    text = text[:MAX_VIEW_CHARS]
+    low = text.lower()
+    if not text.isascii() and (len(low) != len(text) or has_case_twin(text)):
+        return any(w in low for w in PREFILTER_WORDS) and bool(PREFILTER.search(text))
+    tried = 0  # the loop below finds every occurrence of every word (none: False)
+    for w in PREFILTER_WORDS:
+        pos = low.find(w)
+        while pos != -1:
+            for start in range(max(0, pos - _WORD_LEAD), pos + 1):
+                if PREFILTER.match(text, start):
+                    return True
+            tried += 1
+            if tried > MAX_ANCHORED:
+                return bool(PREFILTER.search(text))
+            pos = low.find(w, pos + 1)
+    return False
+
+
+def prefilter_lines(text: str, lines: list[str]) -> list[int]:
+    """Numbers of the lines of ``text`` (split into ``lines``) that pass :func:`prefilter`.
+
+    The prefilter's words are found in the lower-cased text with ``str.find``
+    (lower-casing keeps the line breaks, so a hit's line number is the count
+    of breaks before it), then the regex runs on those lines only: the same
+    lines as testing each one, without a Python loop over the 15,000 lines
+    of a pasted kernel log.
+    """
+    candidates = word_lines(text.lower(), PREFILTER_WORDS)  # lower() keeps every line break
+    return [i for i in candidates if i < len(lines) and lines[i] and prefilter(lines[i])]
