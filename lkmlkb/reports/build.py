@@ -16,6 +16,7 @@ import logging
 import re
 
 from lkmlkb.extract.claims import find_claims, stated_regression_pct
+from lkmlkb.extract.commits import find_commits
 from lkmlkb.extract.kernel_versions import compare, normalize_version, qualifier, sort_key
 from lkmlkb.extract.kernels import find_kernels
 from lkmlkb.extract.metric_units import lower_is_better
@@ -392,6 +393,21 @@ def subject_kernel_roles(root: Message | None, kernels: list[KernelMention]) -> 
             k.role = said[k.version]
 
 
+def subject_findings(root: Message) -> Findings:
+    """The commits a thread's subject cites ("Slow I/O on USB media after commit f664a3cc17b7",
+    "12aceb89b0bc eventfd: ... causes 6.7% performance regression"), with the subject as evidence."""
+    found = Findings(root.message_id)
+    if root.subject and _SUBJECT_SHA.search(root.subject):
+        for c in find_commits(root.subject):
+            c.evidence = Evidence(root.message_id, 0, 0, "Subject: " + root.subject)
+            found.commits.append(c)
+    return found
+
+
+#: a SHA-shaped word in a subject: the cheap test before the commit reader runs on it
+_SUBJECT_SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
+
+
 def subject_claims(root: Message | None) -> list[Claim]:
     """What the thread's subject claims ("... performance drop", "fio.write_iops -72.9% regression")."""
     if root is None or not root.subject:
@@ -414,6 +430,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     root = messages[0] if messages else None
     said_in_subject = subject_claims(root)
     claims = said_in_subject + [c for f in findings for c in f.claims]
+    findings = list(findings) + [subject_findings(root)] if root is not None else list(findings)
     commits = merge_commits(findings)
     kernels = merge_kernels(findings)
     subject_kernel_roles(root, kernels)
@@ -441,6 +458,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     facts = ThreadFacts(messages=messages, claims=[c for f in findings for c in f.claims],
                         subject_claims=said_in_subject, commits=commits,
                         own_commits=[c for f in findings for c in f.commits], kernels=kernels, results=results,
+                        own_kernels=[k for f in findings for k in f.kernels],
                         stated_pct=stated, computed_pct=computed)
     decided = classify(facts)
     is_regression = decided.is_regression

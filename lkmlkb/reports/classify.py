@@ -143,6 +143,7 @@ class ThreadFacts:
     own_commits: list[CommitCitation]  # every message's own citations, unmerged
     kernels: list[KernelMention]
     results: list[Result]
+    own_kernels: list[KernelMention] = field(default_factory=list)  # every message's own mentions
     stated_pct: float | None = None
     computed_pct: float | None = None
     reasons: list[Reason] = field(default_factory=list)
@@ -229,7 +230,9 @@ def functional(t: ThreadFacts) -> Reason | None:
     if robot_change(t) is not None or any(_speed_regression(c) and c.stated_pct is not None for c in t.claims):
         return None
     if FAILURE.search(t.subject) and not PERF_NAMED.search(t.subject):
-        if not any(_speed_regression(c) for c in t.claims):
+        # a reply's "performance" does not make a hang a slowdown; the reporter's own words would
+        root_id = t.root.message_id if t.root is not None else ""
+        if not any(_speed_regression(c) and c.evidence.message_id == root_id for c in t.claims):
             return _subject_reason(t, "functional", "not a regression")
         return None
     if t.root is None or PERF_NAMED.search(t.subject):
@@ -378,18 +381,27 @@ def bisected_measurement(t: ThreadFacts) -> Reason | None:
     return None
 
 
-def kernel_change(t: ThreadFacts) -> Reason | None:
-    """Where the thread changes the kernel: a commit built, blamed, fixed or reverted; two
-    kernels compared; a result measured with and without a patch or a commit; words of an
-    upgrade ("since 6.5", "after upgrading to", "newer kernels", "used to ... now")."""
+def kernel_change(t: ThreadFacts, mid: str) -> Reason | None:
+    """Where the thread changes the kernel the slowdown (said in message ``mid``) is measured on:
+    a commit blamed, fixed or reverted anywhere in the thread, or built and run in that message;
+    two kernels in that message (or a kernel the thread calls good or bad); a result measured
+    with and without a patch or a commit; words of a change in the subject or that message
+    ("since 6.5", "after upgrading to", "newer kernels", "used to ... now", "with the patch").
+    A version named in passing elsewhere in the thread ("tested on 5.10 too") is none."""
     for c in t.own_commits:
-        if c.role in ("culprit", "fix", "revert", "tested") or c.form in ("bisect-step", "bisect-result"):
+        if c.role in ("culprit", "fix", "revert") or (
+                c.evidence.message_id == mid and (c.role == "tested" or c.form in ("bisect-step", "bisect-result"))):
             e = c.evidence
             return Reason("kernel-change", f"commit {c.sha[:12]} ({c.role})", e.message_id, e.line_start,
                           (e.text or "")[:300])
-    versions = {}
-    for k in t.kernels:
-        if not k.evidence.quoted:
+    judged = next((k for k in t.kernels if k.role in ("good", "bad")), None)
+    if judged is not None:
+        e = judged.evidence
+        return Reason("kernel-change", f"kernel {judged.version} ({judged.role})", e.message_id, e.line_start,
+                      (e.text or "")[:300])
+    versions: dict[str, KernelMention] = {}
+    for k in t.own_kernels:
+        if k.evidence.message_id == mid:
             versions.setdefault(_release(k.version), k)
     if len(versions) >= 2:
         a, b = list(versions.values())[:2]
@@ -406,6 +418,8 @@ def kernel_change(t: ThreadFacts) -> Reason | None:
     if any(c.kind == "regression" and REGRESS_WORD.search(c.cue or "") for c in t.subject_claims):
         return _subject_reason(t, "kernel-change", "the subject calls it a regression")
     for m in t.messages:
+        if m.message_id != mid:
+            continue
         text = t.new_text(m)
         hit = KERNEL_CHANGE_WORDS.search(text)
         if hit:
@@ -524,7 +538,7 @@ def classify(t: ThreadFacts) -> Classification:
     own = patch_own_numbers(t)
     if own is not None:
         return Classification(False, None, [measured, own])
-    change = kernel_change(t)
+    change = kernel_change(t, measured.message_id)
     if change is None:
         return Classification(False, None, [measured, Reason("config-comparison", "not a regression", measured.message_id,
                                                              measured.line, "no kernel change in the thread")])
