@@ -288,7 +288,8 @@ def normalize_version(raw: str) -> str | None:
     """Normalized kernel version for ``raw`` or None when it is not one.
 
     ``"v5.12-rc7"`` -> ``"5.12-rc7"``, ``"6.8-rc7+ Revert"`` -> ``"6.8-rc7"``,
-    ``"Linux 6.8"`` -> ``"6.8"``, ``"4.19.x"`` -> ``"4.19.x"`` (kept),
+    ``"Linux 6.8"`` -> ``"6.8"``, ``"4.19.x"`` -> ``"4.19.x"`` (kept), ``"5.11.0-rc5+"`` ->
+    ``"5.11.0-rc5+"`` (a locally modified build, as ``uname -r`` writes it),
     ``"LTS"`` -> None.  Trailing punctuation (``"6.1.36."``) is dropped.
     """
     if not isinstance(raw, str) or len(raw) > 200:
@@ -298,6 +299,8 @@ def normalize_version(raw: str) -> str | None:
     if not m:
         return None
     body = m.group("body").lower().rstrip(".")
+    if (m.group("qual") or "").strip() == "+" and body[:1].isdigit():
+        return body + "+"  # "5.11.0-rc5+": `uname -r` of a tree built with local changes, as written
     return body
 
 
@@ -331,11 +334,12 @@ _PARSE_RE = re.compile(
 
 
 def _parse(version: str):
-    """Match a normalized version (or raw: it is normalized first)."""
+    """Match a normalized version (or raw: it is normalized first); a local build's "+" sorts
+    with its release."""
     norm = normalize_version(version) if isinstance(version, str) else None
     if norm is None:
         return None, version if isinstance(version, str) else ""
-    return _PARSE_RE.match(norm), norm
+    return _PARSE_RE.match(norm.rstrip("+")), norm
 
 
 @lru_cache(maxsize=8192)

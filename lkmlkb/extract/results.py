@@ -273,6 +273,24 @@ def _dedupe(results: list[Result], lines: list[Line]) -> list[Result]:
 
 
 _COLUMN_SHA = re.compile(r"[0-9a-f]{7,40}")
+#: how many lines may part two outputs of one run of a tool (time(1)'s real/user/sys and a blank)
+RUN_GAP_LINES = 6
+
+
+def _share_kernel_along_runs(results: list[Result], lines: list[Line]) -> None:
+    """Outputs of one tool run again and again under one kernel (ten `time` outputs after one
+    `uname -a`, linux-ext4 2020-08) are that kernel's: a result with no kernel takes the one of
+    the result of its tool and metric just before it, when no line between names a kernel."""
+    ordered = sorted(results, key=lambda r: r.evidence.line_start)
+    for prev, r in zip(ordered, ordered[1:]):
+        if r.kernel is not None or prev.kernel is None or r.config or (r.tool, r.metric) != (prev.tool, prev.metric):
+            continue
+        a, b = prev.evidence.line_end + 1, r.evidence.line_start
+        if not 0 <= b - a <= RUN_GAP_LINES:
+            continue
+        if any(find_versions(lines[i].text) for i in range(a, min(b, len(lines)))):
+            continue
+        r.kernel = prev.kernel
 
 
 def find_results(text: str) -> list[Result]:
@@ -292,8 +310,9 @@ def find_results(text: str) -> list[Result]:
                 if k:
                     r.kernel = k[0]
                     q = qualifier(k[1])
-                    if q and not r.config:
+                    if q and q != "+" and not r.config:  # a bare "+" is a local build, part of the version
                         r.config = q
+        _share_kernel_along_runs(results, lines)
         if any(r.kernel is None for r in results):
             sha = _tested_commit(lines)
             for r in results:

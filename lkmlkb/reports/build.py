@@ -118,7 +118,7 @@ def _dedupe_results(findings: list[Findings]) -> list[Result]:
 
 def _qual(raw: str | None) -> str:
     q = (qualifier(raw) or "") if raw else ""
-    return "revert" if "revert" in q else ("patch" if q else "")
+    return "revert" if "revert" in q else ("patch" if q and q != "+" else "")  # a bare "+": a local build
 
 
 def kernel_roles(kernels: list[KernelMention]) -> dict[tuple[str, str], str]:

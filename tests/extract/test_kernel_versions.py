@@ -72,12 +72,21 @@ def test_sorted_list_matches_history():
     ("next-20251219", "next-20251219"),
     ("6.19.0-rc1-next-20251219", "6.19.0-rc1-next-20251219"),
     ("5.14.0-362.el9", "5.14.0-362.el9"),
+    # a tree built with local changes, as `uname -r` and iostat's banner write it (linux-block:
+    # "Linux 5.1.0+ (localhost.localdomain)", "Not tainted 5.1.0-rc3+ #4")
+    ("5.1.0+", "5.1.0+"),
+    ("5.1.0-rc3+", "5.1.0-rc3+"),
+    ("v6.4.0-rc3+", "6.4.0-rc3+"),
     ("LTS", None),
     ("fio-3.19", None),
     ("", None),
 ])
 def test_normalize_version(raw, norm):
     assert normalize_version(raw) == norm
+
+
+def test_a_local_build_sorts_with_its_release():
+    assert compare("5.1.0-rc3+", "5.1.0-rc3") == 0 and compare("5.1.0-rc3+", "5.1.0") < 0
 
 
 @pytest.mark.parametrize("raw,qual", [

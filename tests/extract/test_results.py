@@ -132,3 +132,42 @@ def test_pathological_input_is_fast(text):
     res = find_results(text)
     assert time.perf_counter() - t0 < 10.0  # a hang guard (catastrophic backtracking), not a speed test: speed is in benchmarks/
     assert isinstance(res, list)
+
+
+# the shape of a report timing a command again and again on two kernels (linux-ext4 reports
+# paste `uname -a`, then time(1)'s output per run); written for the test
+RUNS_UNDER_UNAME = """\
+$ uname -a
+Linux host1 6.1.0-13-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.55-1 x86_64 GNU/Linux
+$ for i in 1 2 3; do time ./create-files; done
+
+real    0m1.500s
+user    0m0.041s
+sys     0m1.420s
+
+real    0m2.900s
+user    0m0.035s
+sys     0m2.800s
+
+real    0m4.100s
+user    0m0.035s
+sys     0m4.000s
+
+$ uname -a
+Linux host2 5.10.0-26-amd64 #1 SMP Debian 5.10.197-1 x86_64 GNU/Linux
+$ for i in 1 2 3; do time ./create-files; done
+
+real    0m0.700s
+user    0m0.031s
+sys     0m0.650s
+
+real    0m0.710s
+user    0m0.031s
+sys     0m0.660s
+"""
+
+
+def test_a_run_of_outputs_of_one_tool_shares_the_kernel_above_it():
+    got = [(r.value, r.kernel) for r in find_results(RUNS_UNDER_UNAME) if r.tool == "time"]
+    assert got == [(1.5, "6.1.0-13-amd64"), (2.9, "6.1.0-13-amd64"), (4.1, "6.1.0-13-amd64"),
+                   (0.7, "5.10.0-26-amd64"), (0.71, "5.10.0-26-amd64")]
