@@ -24,6 +24,7 @@ import re
 
 from lkmlkb.extract import kernel_versions as kv
 from lkmlkb.extract import nlp
+from lkmlkb.extract.measurements import find_measurements
 from lkmlkb.model import Evidence, KernelMention
 
 log = logging.getLogger(__name__)
@@ -167,4 +168,7 @@ def find_kernels(text: str) -> list[KernelMention]:
     except Exception as exc:  # never let one message stop a run
         log.warning("find_kernels failed: %s", exc)
         return []
+    # a bare number a change statement gives as a kernel ("from ~15 seconds w/ 5.9 to ... in 5.10")
+    for k in find_measurements(text)[1]:
+        out.setdefault((k.version, None), k)
     return list(out.values())

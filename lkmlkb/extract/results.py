@@ -24,6 +24,7 @@ import re
 
 from lkmlkb.extract.fio_output import Line, filled_lines, find_fio_output, prepare_lines
 from lkmlkb.extract.kernel_versions import find_versions, opens_with_version, qualifier
+from lkmlkb.extract.measurements import find_measurements
 from lkmlkb.extract.pairs import find_pairs
 from lkmlkb.extract.tables import find_tables
 from lkmlkb.extract.timing import find_timings
@@ -320,6 +321,9 @@ def find_results(text: str) -> list[Result]:
                     r.kernel = sha
         # before/after pairs carry no kernel of their own: the report maps them onto its good/bad kernels
         results.extend(find_pairs(text))
+        # figures in prose, each with the condition its sentence gives it, on lines no other reader read
+        taken = {i for r in results for i in range(r.evidence.line_start, r.evidence.line_end + 1)}
+        results.extend(r for r in find_measurements(text)[0] if r.evidence.line_start not in taken)
         results.sort(key=lambda r: (r.evidence.line_start, r.evidence.line_end))
         return _dedupe(results, lines)
     except Exception:

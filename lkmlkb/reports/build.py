@@ -332,9 +332,10 @@ def unlabel_unaffected(results: list[Result], claims: list[Claim]) -> None:
 
 
 def headline(results: list[Result]) -> tuple[Result, Result] | None:
-    """The first metric with a baseline and a regressed value, in headline order."""
+    """The first metric with a baseline and a regressed value, in headline order; a tool's
+    figures before what prose rounds ("around 15 minutes" beside time(1)'s "15m36.508s")."""
     by_metric: dict[tuple[str, str | None], dict[str, Result]] = {}
-    for r in results:
+    for r in sorted(results, key=lambda r: r.tool == "prose"):
         if r.label in ("baseline", "regressed"):
             by_metric.setdefault((r.metric, r.direction), {}).setdefault(r.label, r)
     order = sorted(by_metric, key=lambda md: HEADLINE_METRICS.index(md[0]) if md[0] in HEADLINE_METRICS else 99)

@@ -1,0 +1,281 @@
+"""Measurements written in prose: a quantity and the condition it was measured under.
+
+A quantity is a number and its unit as written (``949 mb/sec``, ``~34 seconds``, ``1m20s``,
+``1050K IOPS``); its condition is the kernel or the side of a change the sentence gives it:
+
+* change statements: "went from ~15 seconds w/ 5.9 to nearly 5 minutes in 5.10", "slowed
+  from about 2.9 gb/sec to about 949 mb/sec", "788 MB/s vs 689 MB/s", "20 minutes instead of
+  one", "used to run in about 12 seconds, now it is taking 51 seconds": the first value is
+  the state before (``config`` "before"), the second the state after, each with the kernel
+  written beside it where there is one;
+* labelled values: "(6.5: ~1 min 6.6: ~9 min)", "v5.4: 1050K IOPS";
+* a value beside its kernel: "it was already 35 seconds slow with 5.9".
+
+A bare number is a kernel where the message says so: a version found as one elsewhere in the
+message ("w/ Linux kernel 5.10"), or one written where a kernel stands in a change statement
+whose other side is a kernel ("from ... w/ 5.9 to ... in 5.10").  Such kernels are also
+returned as mentions, so the report lists them.
+
+Which side is the baseline is not decided here: the report does that for the whole thread.
+What other readers find (fio output, tables, time(1)) is theirs; ``find_results`` keeps one
+result per line and value.
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import logging
+import re
+from collections.abc import Iterator
+
+from lkmlkb.extract.kernel_versions import find_versions, normalize_version
+from lkmlkb.extract.metric_units import normalize
+from lkmlkb.model import Evidence, KernelMention, Result
+
+log = logging.getLogger(__name__)
+
+#: a paragraph longer than this is no prose (a pasted log): not read
+MAX_PARAGRAPH = 4_000
+#: how far a kernel written beside a quantity may stand from it ("35 seconds slow with 5.9")
+BESIDE_REACH = 32
+
+# ------------------------------------------------------------------ quantities
+
+_RATE_UNIT = r"(?:[KMGTkmgt]i?[Bb](?:ytes)?/[sS](?:ec)?|[Bb]ytes/s(?:ec)?|[KMGkmg]i?B[Pp]s)"
+_IOPS_UNIT = r"(?:[KkMm][ ]?IOPS|IOPS|iops|IOPs|kiops)"
+_OPS_UNIT = r"(?:(?:ops|operations|files|jobs|requests|reqs|transactions|txns)[ ]?(?:/|per[ ])[ ]?(?:s|sec|second|min|minute)s?)"
+_TIME_UNIT = (r"(?:nsecs?|nanoseconds?|usecs?|microseconds?|\u00b5s|msecs?|milliseconds?|ms|us|ns"
+              r"|seconds?|secs?|s|minutes?|mins?|min|hours?|hrs?|days?)")
+#: "~949 mb/sec", "nearly 5 minutes", "1050K IOPS", "1m20s", "12,345 IOPS"
+QUANTITY = re.compile(
+    rf"""
+    (?<![\w.,/:=-])
+    (?:
+        (?P<mins>\d{{1,4}})m[ ]?(?P<secs>\d{{1,2}}(?:\.\d{{1,6}})?)s                  # "1m20s", "3m28.093s"
+      | (?P<num>\d{{1,3}}(?:,\d{{3}})+(?![\d.])|\d{{1,12}}(?:\.\d{{1,6}})?)          # "12,345", "949", "2.9"
+        (?P<mult>[kKM](?=[ ]?(?:IOPS|iops)))?                                  # "94k IOPS"
+        [ ]?(?P<unit>{_RATE_UNIT}|{_IOPS_UNIT}|{_OPS_UNIT}|{_TIME_UNIT})
+    )
+    (?![\w/%])
+    """,
+    re.VERBOSE,
+)
+_KINDS = [(re.compile(_RATE_UNIT + "$"), "bw"), (re.compile(_IOPS_UNIT + "$"), "iops"),
+          (re.compile(_OPS_UNIT + "$"), "ops"), (re.compile(_TIME_UNIT + "$"), "elapsed")]
+#: time units metric_units does not know, in seconds
+_LONG_TIMES = {"minute": 60.0, "minutes": 60.0, "min": 60.0, "mins": 60.0, "hour": 3600.0, "hours": 3600.0,
+               "hr": 3600.0, "hrs": 3600.0, "day": 86400.0, "days": 86400.0, "second": 1.0}
+
+
+def metric_of(unit: str) -> str:
+    """What a unit as written measures: bw, iops, ops, elapsed."""
+    return next((kind for rx, kind in _KINDS if rx.match(unit)), "value")
+
+
+def normalized(value: float, unit: str) -> tuple[float | None, str | None]:
+    """The value in lkmlkb's normalized units (B/s, IOPS, us), minutes and hours included."""
+    seconds = _LONG_TIMES.get(unit.lower())
+    if seconds is not None:
+        return value * seconds * 1e6, "us"
+    return normalize(value, unit)
+
+
+#: a line of time(1)'s output: its real time is timing's reader's; user and sys time are CPU
+_TIME_LINE = re.compile(r"^[ \t>]{0,8}(?:real|user|sys)[ \t]{1,8}\d{1,6}m[\d.]{1,12}s[ \t]*$", re.MULTILINE)
+
+
+def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
+    """(start, end, value, unit as written) of every quantity of speed or time in ``text``, but
+    those of time(1)'s output lines."""
+    skip = [m.span() for m in _TIME_LINE.finditer(text)] if "m" in text else []
+    for m in QUANTITY.finditer(text):
+        if skip and any(a <= m.start() < b for a, b in skip):
+            continue
+        if m.group("mins") is not None:
+            yield m.start(), m.end(), int(m.group("mins")) * 60 + float(m.group("secs")), "s"
+            continue
+        value = float(m.group("num").replace(",", ""))
+        if m.group("mult"):
+            value *= 1e6 if m.group("mult") == "M" else 1e3
+        yield m.start(), m.end(), value, m.group("unit")
+
+
+# ------------------------------------------------------------------ kernels in sentences
+
+#: a bare release number ("5.9", "6.10.3"): a kernel only where the message says so; not a
+#: measure ("6.4 Gbps", "2.5 GB", "3.5x", "1.5 seconds")
+_BARE_VERSION = re.compile(
+    r"""(?<![\w.:/-])v?(?P<v>[2-7]\.\d{1,2}(?:\.\d{1,3})?)(?![\w.%]|\.\d)
+        (?![ ]?(?:[KMGTkmgt]i?[Bb]\b|[KMGTkmgt]i?[Bb](?:ps|/s)|[KMG]?Hz|x\b|times\b|[mun\u00b5]?s\b|sec|min|hours?
+                 |IOPS|iops|GT/s|V\b|W\b|C\b))""",
+    re.VERBOSE)
+#: a number labelling a value after it ("- 6.4: 966.84MiB/s", "(6.5: ~1 min")
+_LABEL_AFTER = re.compile(r"[ \t]{0,2}:[ \t]{0,3}~?\d")
+#: the words before a number that make it a condition ("w/ 5.9", "in 5.10", "on 6.3.9", "(6.5:")
+_LEAD = re.compile(r"(?:\bw/|\bwith|\bon|\bin|\bunder|\busing|\bfrom|\bto|\bvs\.?|\bversus|\bthan|\bkernel"
+                   r"|\blinux|[(,;])[ \t]{0,3}$", re.IGNORECASE)
+
+
+def _kernels(text: str, known: set[str]) -> list[tuple[int, int, str]]:
+    """(start, end, version) of the kernels of ``text``: what find_versions accepts, and bare
+    numbers the message elsewhere names as kernels, or that stand after a kernel's lead word
+    beside a known kernel of the same major ("w/ 5.9" where "5.10" is one)."""
+    found = {(a, norm) for a, _b, _raw, norm in find_versions(text)}
+    out = [(a, b, norm) for a, b, _raw, norm in find_versions(text)]
+    majors = {k.split(".", 1)[0] for k in known}
+    for m in _BARE_VERSION.finditer(text):
+        v = m.group("v")
+        if any(a == m.start() for a, _ in found):
+            continue
+        lead = _LEAD.search(text, max(0, m.start() - 12), m.start()) or _LABEL_AFTER.match(text, m.end())
+        if v in known or (lead and v.split(".", 1)[0] in majors):
+            out.append((m.start(), m.end(), v))
+    return sorted(out)
+
+
+def _beside(kernels: list[tuple[int, int, str]], lo: int, hi: int) -> str | None:
+    """The first kernel written in ``[lo, hi)``."""
+    return next((k for a, b, k in kernels if lo <= a and b <= hi), None)
+
+
+# ------------------------------------------------------------------ statements
+
+_FROM = re.compile(r"\bfrom[ \t\n]{1,3}(?:about[ \t]|around[ \t]|roughly[ \t]|~)?$", re.IGNORECASE)
+_TO = re.compile(r"[ \t\n]{1,3}(?:to|->|=>|\u2192)[ \t\n]{1,3}", re.IGNORECASE)
+_VERSUS = re.compile(r"[ \t\n]{1,3}(?:vs\.?|versus|compared[ \t]to|against)[ \t\n]{1,3}", re.IGNORECASE)
+_USED_TO = re.compile(r"\bused[ \t]{1,3}to\b", re.IGNORECASE)
+_NOW = re.compile(r"\b(?:now|today|currently|these[ \t]days|nowadays)\b", re.IGNORECASE)
+_INSTEAD = re.compile(r"[ \t\n]{1,3}instead[ \t]of[ \t\n]{1,3}(?:(?P<word>one|two|three|five|ten|a|an)\b"
+                      r"|(?P<num>\d{1,9}(?:\.\d{1,6})?)(?![\w.]))", re.IGNORECASE)
+_NUMBER_WORDS = {"one": 1.0, "two": 2.0, "three": 3.0, "five": 5.0, "ten": 10.0, "a": 1.0, "an": 1.0}
+#: a label ending just before a value: "6.5: ~1 min", "v5.4 : 1050K IOPS"
+_LABEL_GAP = re.compile(r"[ \t]{0,2}:[ \t]{0,3}(?:~|about[ \t])?$", re.IGNORECASE)
+#: words of a run measured, near a value that stands alone ("the script usually completes in about
+#: 1m20s", "I waited 20 minutes", "over 5 hours to copy", "reads ran at 160MB/s")
+_MEASURED = re.compile(
+    r"""\b(?:slow\w{0,6}|fast\w{0,3}|took|takes?|taking|run|runs|ran|running|complet\w{1,3}|finish\w{0,3}|wait\w{0,3}
+          |speed|throughput|performance|regress\w{0,4}|drop\w{0,4}|reads?|reading|writes?|writing|copy\w{0,3}
+          |copied|rate|latency|iops|bandwidth|elapsed|duration|scrub\w{0,4}|rsync|tar|extract\w{0,3}|boot\w{0,3}
+          |mount\w{0,3}|resync\w{0,3}|rebuild\w{0,3}|format\w{0,3})\b""",
+    re.IGNORECASE | re.VERBOSE)
+#: how far from a lone value its words of a run may stand
+CONTEXT_REACH = 60
+#: the longest gap between the two values of one statement
+STATEMENT_GAP = 90
+
+
+class _Para:
+    """One paragraph being read: its text, where it starts, its quantities and kernels."""
+
+    def __init__(self, text: str, offset: int, known: set[str]):
+        self.text = text
+        self.offset = offset
+        self.qs = list(quantities(text))
+        self.kernels = _kernels(text, known) if self.qs else []
+
+
+#: the last text read and what was found in it: the results and the kernels extractors both ask
+_LAST: list = [None, ([], [])]
+
+
+def find_measurements(text: str) -> tuple[list[Result], list[KernelMention]]:
+    """The prose measurements of ``text`` and the kernels their conditions name; never raises.
+    The records are new for each call (a caller may change them)."""
+    if _LAST[0] is not text:
+        try:
+            found = _find(text)
+        except Exception:
+            log.exception("find_measurements failed")
+            found = ([], [])
+        _LAST[0], _LAST[1] = text, found
+    results, mentions = _LAST[1]
+    return [copy.deepcopy(r) for r in results], [copy.deepcopy(k) for k in mentions]
+
+
+def _find(text: str) -> tuple[list[Result], list[KernelMention]]:
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    known = {norm for _a, _b, _raw, norm in find_versions(text)}
+    results: list[Result] = []
+    mentions: list[KernelMention] = []
+
+    def emit(para: _Para, q: tuple[int, int, float, str], kernel: str | None, config: str | None) -> None:
+        pos = para.offset + q[0]
+        line = bisect.bisect_right(starts, pos) - 1
+        end = text.find("\n", starts[line])
+        line_text = text[starts[line]:end if end >= 0 else len(text)]
+        nv, nu = normalized(q[2], q[3])
+        results.append(Result(metric=metric_of(q[3]), value=q[2], unit=q[3], kernel=kernel, config=config,
+                              tool="prose", normalized_value=nv, normalized_unit=nu,
+                              evidence=Evidence(line_start=line, line_end=line, text=line_text[:500])))
+        if kernel is not None and kernel not in known:
+            mentions.append(KernelMention(raw=kernel, version=normalize_version(kernel) or kernel,
+                                          evidence=Evidence(line_start=line, line_end=line, text=line_text[:500])))
+            known.add(kernel)
+
+    for lo, hi in _paragraphs(text):
+        if hi - lo > MAX_PARAGRAPH:
+            continue
+        para = _Para(text[lo:hi], lo, known)
+        used: set[int] = set()
+        for i in range(len(para.qs) - 1):
+            if i not in used:
+                used.update(_statement(para, i, emit))
+        for i, q in enumerate(para.qs):
+            if i not in used:
+                _alone(para, q, emit)
+    return results, mentions
+
+
+def _statement(para: _Para, i: int, emit) -> set[int]:
+    """A change statement starting at quantity ``i``: the indices it used (none: no statement)."""
+    t = para.text
+    a, b = para.qs[i], para.qs[i + 1]
+    gap = t[a[1]:b[0]]
+    if len(gap) > STATEMENT_GAP or "\n\n" in gap or metric_of(a[3]) != metric_of(b[3]):
+        return set()
+    joined = _TO.search(gap) if _FROM.search(t, max(0, a[0] - 16), a[0]) else None
+    versus = _VERSUS.search(gap)
+    used_to = _USED_TO.search(t, max(0, a[0] - 60), a[0]) and _NOW.search(gap)
+    if re.fullmatch(r"[ \t\n]{1,3}instead[ \t]of[ \t\n]{1,3}", gap, re.IGNORECASE):
+        emit(para, b, None, "before")  # "finished after 10s instead of 20s": the second is what it was
+        emit(para, a, None, "after")
+        return {i, i + 1}
+    if not (joined or versus or used_to):
+        return set()
+    cut = (joined or versus or used_to).start() if (joined or versus) else len(gap)
+    ka = _beside(para.kernels, a[1], a[1] + cut)
+    kb = _beside(para.kernels, b[1], min(len(t), b[1] + BESIDE_REACH))
+    first, second = ("first", "second") if versus else ("before", "after")
+    emit(para, a, ka, ka or first)
+    emit(para, b, kb, kb or second)
+    return {i, i + 1}
+
+
+def _alone(para: _Para, q: tuple[int, int, float, str], emit) -> None:
+    """A quantity outside a change statement: its label ("6.5: ~1 min"), the kernel beside it
+    ("35 seconds slow with 5.9"), or "B instead of one" (a value and the one it replaced)."""
+    t = para.text
+    label = next((k for a, b, k in para.kernels if 0 <= q[0] - b <= 6 and _LABEL_GAP.search(t, b, q[0])), None)
+    if label is not None:
+        emit(para, q, label, label)
+        return
+    inst = _INSTEAD.match(t, q[1])
+    if inst:
+        # "20 minutes instead of one", "takes 40 instead of 4": the other is what it was, in its unit
+        was = _NUMBER_WORDS[inst.group("word").lower()] if inst.group("word") else float(inst.group("num"))
+        emit(para, (q[0], q[1], was, q[3]), None, "before")
+        emit(para, q, None, "after")
+        return
+    kernel = _beside(para.kernels, q[1], min(len(t), q[1] + BESIDE_REACH))
+    if kernel is None and not _MEASURED.search(t, max(0, q[0] - CONTEXT_REACH), min(len(t), q[1] + CONTEXT_REACH)):
+        return  # "devices with 8ms seek time", "a 10ms timeout": a number of the discussion, not a run
+    emit(para, q, kernel, kernel)
+
+
+def _paragraphs(text: str) -> Iterator[tuple[int, int]]:
+    lo = 0
+    for m in re.finditer(r"\n[ \t>]*\n", text):
+        yield lo, m.start()
+        lo = m.end()
+    yield lo, len(text)
