@@ -23,6 +23,9 @@ FIO_VERSION_RE = re.compile(r"""
     |\bfio\ version\ (?P<v2>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)\b                                      # "fio version 3.35"
     """, re.VERBOSE | re.IGNORECASE)
 
+#: how LKP's job-script writes the fio task it runs: "echo '[global]" then the options
+ROBOT_RENDERING = re.compile(r"[ \t]{0,8}echo[ \t]{1,3}['\"]\[global\]")
+
 #: the characters FIO_VERSION_RE (case-insensitive) takes for "i" or "s" that lowercase to something else
 _TWINS = "\u0130\u0131\u017f"
 
@@ -67,6 +70,10 @@ def find_fio_jobs(text: str) -> list[FioJob]:
             continue
         seen.add(key)
         kept.append(job)
+    if any(j.form == "lkp-params" for j in kept):
+        # the kernel test robot's job-script renders its parameters block as a fio task (echo
+        # '[global] ...' | fio): one workload, described once, by the parameters the report gives
+        kept = [j for j in kept if not (j.form == "jobfile" and ROBOT_RENDERING.match(j.evidence.text or ""))]
     return kept
 
 

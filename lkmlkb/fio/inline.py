@@ -27,8 +27,9 @@ log = logging.getLogger(__name__)
 
 #: LKP fio-basic parameters that are not fio option names but say what fio ran
 #: (lkp-tests programs/fio-setup-basic maps them: nr_task -> numjobs, test_size -> size)
-LKP_EQUIVALENTS = frozenset({"nr_task", "test_size", "fs", "disk", "fs2", "nr_files", "file_size",
-                             "filesize", "nr_threads"})
+#: keys of an LKP record that say what fio ran, in LKP's words (the machine's disk and file system,
+#: "disk: 1HDD", "fs: ext4", are the setup's, not the job's)
+LKP_EQUIVALENTS = frozenset({"nr_task", "test_size", "nr_files", "file_size", "filesize", "nr_threads"})
 #: keys in an LKP record that are fio option names but mean something else there
 LKP_NOT_FIO = frozenset({"cpufreq_governor", "kconfig", "compiler", "rootfs", "tbox_group", "testcase",
                          "mode", "test", "ucode"})

@@ -9,7 +9,8 @@ from fio_helpers import dequote, fixture, seed
 
 from lkmlkb.fio.inline import find_inline
 
-LKP_PARAMS = {"runtime": "300s", "disk": "1HDD", "fs": "xfs", "nr_task": "100%", "test_size": "128G",
+# the machine's disk and file system ("disk: 1HDD", "fs: xfs") are the run's setup, not the job's
+LKP_PARAMS = {"runtime": "300s", "nr_task": "100%", "test_size": "128G",
               "rw": "write", "bs": "4k", "ioengine": "io_uring", "direct": "direct"}
 
 
@@ -21,7 +22,7 @@ def test_lkp_report_parameters_and_axes_are_one_job():
     assert job.options == LKP_PARAMS                      # cpufreq_governor is not about fio
     assert job.name == "fio-basic"
     assert job.normalized["runtime"] == 300
-    assert set(job.unknown_options) == {"disk", "fs", "nr_task", "test_size"}
+    assert set(job.unknown_options) == {"nr_task", "test_size"}
     lines = text.split("\n")
     assert lines[job.evidence.line_start].strip() == "parameters:"
     assert lines[job.evidence.line_end].strip() == "cpufreq_governor: performance"  # the whole block
@@ -42,8 +43,7 @@ def test_lkp_parameters_in_a_quoted_reply():
     for candidate in (text, dequote(text)):
         (job,) = find_inline(candidate)
         assert job.form == "lkp-params"
-        assert job.options == {"runtime": "300s", "disk": "1HDD", "fs": "xfs", "nr_task": "100%",
-                               "test_size": "128G", "rw": "write"}
+        assert job.options == {"runtime": "300s", "nr_task": "100%", "test_size": "128G", "rw": "write"}
 
 
 def test_prose_parameters():
