@@ -210,6 +210,17 @@ CREATE TABLE report_kernels (
         PRIMARY KEY (report_id, version)
     );
 
+CREATE TABLE report_reasons (
+        report_id TEXT NOT NULL REFERENCES reports(report_id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        rule TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        message_id TEXT,
+        line INTEGER,
+        text TEXT,
+        PRIMARY KEY (report_id, seq)
+    );
+
 CREATE TABLE reports (
         report_id TEXT PRIMARY KEY,
         thread_id TEXT NOT NULL,

@@ -54,6 +54,9 @@ def write_report(conn: sqlite3.Connection, r: Report) -> str:
                        c.evidence.line_end, c.cue) for c in r.commits])
     conn.executemany("INSERT OR IGNORE INTO setups(report_id, key, value, message_id) VALUES (?,?,?,?)",
                      [(rid, s.key, s.value, s.evidence.message_id) for s in r.setup])
+    conn.executemany("INSERT INTO report_reasons(report_id, seq, rule, verdict, message_id, line, text) "
+                     "VALUES (?,?,?,?,?,?,?)",
+                     [(rid, i, x.rule, x.verdict, x.message_id, x.line, x.text) for i, x in enumerate(r.reasons)])
     # results carry the report id and their final labels
     conn.execute("UPDATE results SET report_id=NULL WHERE thread_id=?", (rid,))
     conn.executemany("UPDATE results SET report_id=?, label=? WHERE rowid=?", _result_rows(conn, rid, r.results))

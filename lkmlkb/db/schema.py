@@ -322,7 +322,23 @@ def m002_findings_and_reports(db: sqlite_utils.Database) -> None:
                              create_triggers=True)
 
 
+@migrations()
+def m003_report_reasons(db: sqlite_utils.Database) -> None:
+    """Why each report is what it is: the named rules of its classification and status."""
+    db.execute("""
+    CREATE TABLE report_reasons (
+        report_id TEXT NOT NULL REFERENCES reports(report_id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        rule TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        message_id TEXT,
+        line INTEGER,
+        text TEXT,
+        PRIMARY KEY (report_id, seq)
+    )""")
+
+
 #: tables of what the extractors found per message (each row names its message and thread)
 FINDING_TABLES = ("fio_jobs", "results", "kernel_mentions", "commit_citations", "setup_facts", "claims")
 #: tables of a report's rows besides ``reports`` itself (keyed by report_id)
-REPORT_TABLES = ("report_kernels", "report_commits", "setups")
+REPORT_TABLES = ("report_kernels", "report_commits", "setups", "report_reasons")

@@ -9,6 +9,12 @@ def _fmt_value(v: float) -> str:
     return f"{v:g}"
 
 
+def _one_line(text: str, limit: int = 100) -> str:
+    """Evidence on one line of the terminal: whitespace runs folded, cut at ``limit``."""
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "\u2026"
+
+
 def render_report(r: Report, report_id: str | None = None) -> str:
     out: list[str] = []
     head = r.title or r.thread_id
@@ -33,11 +39,17 @@ def render_report(r: Report, report_id: str | None = None) -> str:
         for k in r.kernel_versions:
             ks.append(k.version + (f" ({k.role})" if k.role else ""))
         out.append("kernels: " + ", ".join(ks))
+    if r.reasons:
+        out.append("why:")
+        for x in r.reasons:
+            where = "subject" if x.line < 0 else f"line {x.line + 1}"
+            out.append(f"  {x.rule}: {x.verdict} <{x.message_id}> {where}: {_one_line(x.text)}")
     if r.commits:
         out.append("commits:")
         for c in r.commits:
             subj = f' ("{c.subject}")' if c.subject else ""
-            out.append(f"  {c.role:<9} {c.sha}{subj}")
+            why = f"  [{c.form}" + (f', "{_one_line(c.cue, 40)}"' if c.cue else "") + "]"
+            out.append(f"  {c.role:<9} {c.sha}{subj}{why}")
     if r.tools:
         out.append("tools: " + ", ".join(r.tools) + (f" ({r.fio_version})" if r.fio_version else ""))
     if r.fio_jobs:
