@@ -140,6 +140,12 @@ _ASKED_BEFORE = re.compile(r"\b(?:if|whether)\b", re.IGNORECASE)
 #: what ends the clause an "if" opens: punctuation (not ":", a commit title's), "then", a new list
 #: item or labelled line ("- Fix for a regression ...", "Result: also meet performance degradation")
 _CLAUSE_BREAK = re.compile(r"[,;!?]|\.\s|\bthen\b|\n[ \t]*(?:[-*+\u2022][ \t]|\w[\w ]{0,20}:)", re.IGNORECASE)
+#: a modal before a cue: a slowdown supposed, not measured ("this would be (at worst) a 2x slowdown",
+#: "it could be a 10% regression"); not "would see" or "could measure" (those report what was seen)
+_SUPPOSED = re.compile(r"\b(?:would|could|might|may)[ \t]{1,3}(?:be|cause|mean|result[ \t]in|introduce|lead[ \t]to)\b[^.;\n]{0,40}$",
+                       re.IGNORECASE)
+#: how far before its cue a modal may stand
+SUPPOSED_REACH = 60
 #: how far before its cue the "if" of an asking clause may stand
 ASKED_REACH = 100
 
@@ -558,6 +564,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
                 continue  # "IO pressure is 10x higher": higher of what, and is that bad?
         if kind == "regression" and pct is None and _asked(text, max(s0, c.start - ASKED_REACH), c.start):
             continue  # asked or supposed, not found: "to see if it's a regression", "whether X caused a regression"
+        if kind == "regression" and _SUPPOSED.search(text, max(s0, c.start - SUPPOSED_REACH), c.start):
+            continue  # "then this would be (at worst) a 2x slowdown": what might happen, not what did
         if pct is None and _opens_commit_title(text, c.start):
             continue  # "block: Drop spurious might_sleep() from blk_put_queue()": the patch's verb
         out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=" ".join(c.text.split()),
