@@ -16,7 +16,8 @@ from lkmlkb.extract.messages import EXTRACTOR_VERSION
 from lkmlkb.model import (
     Report,
 )
-from lkmlkb.reports.build import build_report, headline
+from lkmlkb.reports.build import build_report
+from lkmlkb.reports.labels import headline
 
 
 def write_report(conn: sqlite3.Connection, r: Report) -> str:

@@ -31,9 +31,10 @@ from __future__ import annotations
 import logging
 import re
 
-from lkmlkb.extract import nlp
 from lkmlkb.extract.commits import TITLE_PREFIX_AFTER_FIRST
+from lkmlkb.extract.lines import line_of, line_text
 from lkmlkb.extract.metric_units import lower_is_better
+from lkmlkb.extract.nlp import cue_files, reading
 from lkmlkb.model import Claim, Evidence
 
 log = logging.getLogger(__name__)
@@ -293,16 +294,16 @@ METRIC_REACH = 60
 CHANGE_NAMES_PATCH_REACH = 12
 #: a negation after a cue ("regression, not really") counts this near its end
 NEG_POST_REACH = 40
-#: what is read around a cue word in a long paragraph (nlp.parse's ``reach``): SENTENCE_REACH,
+#: what is read around a cue word in a long paragraph (reading.parse's ``reach``): SENTENCE_REACH,
 #: a negation after the cue (NEG_POST_REACH and its own words), and the cue's own words (each at
-#: most nlp.CUE_WORDS_CHARS, and the line breaks a negation may hold)
+#: most cue_files.CUE_WORDS_CHARS, and the line breaks a negation may hold)
 READ_REACH = 400
 
 
 def _negated_before(doc, cue) -> bool:
     """A negation word in the 4 tokens before the cue ("no regression", "don't see a 10% regression")."""
     content = 0
-    for t in reversed(nlp.tokens_before(doc, cue.start, 8)):
+    for t in reversed(reading.tokens_before(doc, cue.start, 8)):
         if t.is_punct and t.text not in ("%", "'"):
             return False  # "drop, no" / "fine. Not": the negation belongs elsewhere
         if t.lower_ in _NEG_WORDS:
@@ -408,10 +409,10 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             continue
         kind = _KIND.get(c.label)
         word = c.text.lower()
-        line = nlp.line_of(text, c.start)
-        line_text = nlp.line_text(text, line)
-        if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(line_text) \
-                or _DIAGNOSTIC_LINE.match(line_text):
+        line = line_of(text, c.start)
+        text_of_line = line_text(text, line)
+        if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(text_of_line) \
+                or _DIAGNOSTIC_LINE.match(text_of_line):
             continue  # a tool's field ("drop: 0/0"), code ("uint32_t dropped;"), a checker's warning
         if word in _REGRESSION_NOUNS and _NAMES_TESTING.match(text, c.end) \
                 and not _PCT_JUST_BEFORE.search(text, max(0, c.start - 12), c.start):
@@ -481,7 +482,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if pct is None and _opens_commit_title(text, c.start):
             continue  # "block: Drop spurious might_sleep() from blk_put_queue()": the patch's verb
         out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=" ".join(c.text.split()),
-                         evidence=Evidence(line_start=line, line_end=line, text=line_text[:500] or c.text)))
+                         evidence=Evidence(line_start=line, line_end=line, text=text_of_line[:500] or c.text)))
     return out
 
 
@@ -524,12 +525,12 @@ def find_claims(text: str) -> list[Claim]:
         return []
     try:
         # only paragraphs holding a word some claim cue needs ("regression", "faster", ...)
-        doc = nlp.parse(text, "claims", anchors=CLAIM_LABELS, weak_anchors=WEAK_CLAIM_LABELS,
+        doc = reading.parse(text, "claims", anchors=CLAIM_LABELS, weak_anchors=WEAK_CLAIM_LABELS,
                         weak_needs=_PCT_HINT_RE, reach=READ_REACH)
-        cues = nlp.cues(doc)
-        claims = _sentence_claims(text[:nlp.MAX_DOC_CHARS], doc, cues)
+        cues = reading.cues(doc)
+        claims = _sentence_claims(text[:reading.MAX_DOC_CHARS], doc, cues)
         return _dedupe(_resolve_changes(claims))
-    except nlp.CueFileError:
+    except cue_files.CueFileError:
         raise  # a broken rule file is our bug, not bad input
     except Exception as exc:  # never let one message stop a run
         log.warning("find_claims failed: %s", exc)

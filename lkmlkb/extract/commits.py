@@ -32,8 +32,8 @@ import logging
 import re
 from dataclasses import dataclass, field
 
-from lkmlkb.extract import nlp
-from lkmlkb.extract.lines import lines_holding
+from lkmlkb.extract.lines import line_of, line_text, lines_holding
+from lkmlkb.extract.nlp import cue_files, reading
 from lkmlkb.model import CommitCitation, Evidence
 
 log = logging.getLogger(__name__)
@@ -431,7 +431,7 @@ _HELPS_RE = re.compile(
 def _negated(doc, cue_start_char: int) -> bool:
     """True when one of the 3 tokens before the cue is a negation ("not caused by")."""
     return any(t.lower_ in ("not", "n't", "never", "no", "nor", "neither")
-               for t in nlp.tokens_before(doc, cue_start_char, 3))
+               for t in reading.tokens_before(doc, cue_start_char, 3))
 
 
 def _live_cues(doc, titles: list[tuple[int, int]] = ()) -> tuple[list, list[int]]:
@@ -445,7 +445,7 @@ def _live_cues(doc, titles: list[tuple[int, int]] = ()) -> tuple[list, list[int]
         k = bisect.bisect_right(title_starts, pos) - 1
         return k >= 0 and pos < titles[k][1]
 
-    cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start) and not (titles and in_title(c.start))]
+    cues = [c for c in reading.cues(doc) if not _negated(doc, c.start) and not (titles and in_title(c.start))]
     return cues, [c.start for c in cues]
 
 
@@ -461,18 +461,18 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
     if not undecided:
         return
     near = [h.start for h in undecided]
-    doc = nlp.parse(text, "commits", near=near)  # the paragraphs of the SHAs to decide
+    doc = reading.parse(text, "commits", near=near)  # the paragraphs of the SHAs to decide
     titles = sorted((h.end, h.extra["title_end"]) for h in hits if "title_end" in h.extra)
     cues, cue_starts = _live_cues(doc, titles)
     runs: dict[int, list] = {}  # per sentence start: what _nearest_before has seen
     lead_ins = False
     prev_end_in_sent: dict[tuple[int, int], int] = {}
-    doc_text = nlp.doc_text(doc)
+    doc_text = reading.doc_text(doc)
     hit_starts = sorted(x.start for x in hits)
     for h in sorted(undecided, key=lambda x: x.start):
         if h.start >= len(doc_text):
             continue
-        s0, s1 = nlp.sentence_bounds(doc, h.start, h.end)
+        s0, s1 = reading.sentence_bounds(doc, h.start, h.end)
         prev_end = prev_end_in_sent.get((s0, s1), s0)
         prev_end_in_sent[(s0, s1)] = h.extra.get("subj_end", h.end)
         upto = bisect.bisect_left(cue_starts, h.start)
@@ -488,7 +488,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         chosen = [max(pool, key=_nearness)] if pool else after[:1]
         if not chosen and not lead_ins and _after_lead_in(doc_text, s0):
             # a lead-in may end a paragraph before ("bisected to:\n\ncommit X"): read those too
-            doc = nlp.parse(text, "commits", near=near, lookback=LEAD_IN_CHARS)
+            doc = reading.parse(text, "commits", near=near, lookback=LEAD_IN_CHARS)
             cues, cue_starts = _live_cues(doc, titles)
             runs.clear()
             lead_ins = True
@@ -553,9 +553,9 @@ def _cues_of_colon_sentence(doc_text: str, cues, s0: int):
 
 
 def _to_citation(text: str, h: _Hit) -> CommitCitation:
-    line_a = nlp.line_of(text, h.start)
-    line_b = nlp.line_of(text, max(h.start, h.extra.get("subj_end", h.end) - 1))
-    lines = [nlp.line_text(text, i) for i in range(line_a, line_b + 1)] if line_b - line_a < 5 else [text[h.start:h.end]]
+    line_a = line_of(text, h.start)
+    line_b = line_of(text, max(h.start, h.extra.get("subj_end", h.end) - 1))
+    lines = [line_text(text, i) for i in range(line_a, line_b + 1)] if line_b - line_a < 5 else [text[h.start:h.end]]
     return CommitCitation(sha=h.sha, subject=h.subject, role=h.role, cue=h.cue, form=h.form,
                           range_end=h.range_end, evidence=Evidence(line_start=line_a, line_end=line_b,
                                                                    text="\n".join(lines)[:500]))
@@ -582,7 +582,7 @@ def find_commit_mentions(text: str) -> list[CommitCitation]:
         _apply_git_output(text, hits)
     try:
         _assign_roles_by_cues(text, hits)
-    except nlp.CueFileError:
+    except cue_files.CueFileError:
         raise
     except Exception as exc:  # spaCy on pathological text: keep the SHAs, log the reason
         log.info("commit cue analysis failed, roles left as mentioned: %s", exc)
@@ -607,7 +607,7 @@ def find_commits(text: str) -> list[CommitCitation]:
     The evidence is that of the mention that decided the role."""
     try:
         mentions = find_commit_mentions(text)
-    except nlp.CueFileError:
+    except cue_files.CueFileError:
         raise  # a broken rule file is our bug, not bad input
     except Exception as exc:  # never let one message stop a run
         log.warning("find_commits failed: %s", exc)

@@ -183,7 +183,7 @@ def test_a_robot_report_of_a_failure_is_no_performance_regression():
 
 
 def test_a_persons_subject_shaped_like_the_robots_is_no_robot_failure():
-    from lkmlkb.reports.build import robot_failure
+    from lkmlkb.reports.classify import robot_failure
 
     assert robot_failure(Message("a@x", subject="[xfs]  47a6df7cd3: Assertion_failed"))
     assert robot_failure(Message("b@x", subject="Re: [nvme] f9c499bbbf: nvme nvme0: Identify Controller failed (16641)"))

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from lkmlkb.extract.messages import extract_messages
 from lkmlkb.model import Message
-from lkmlkb.reports.build import PATCH_TAKEN, build_report
+from lkmlkb.reports.build import build_report
+from lkmlkb.reports.status import PATCH_TAKEN
 
 PLUG_ORDER = """\
 Commit 26fed4ac4eab ("block: flush plug based on hardware and software
@@ -197,7 +198,8 @@ def test_a_series_tested_for_regressions_is_no_fix_of_the_one_the_robot_finds_in
 
 
 def test_a_series_measuring_its_own_drop_fixes_nothing():
-    from lkmlkb.reports.build import derive_status, patch_fix_of
+    from lkmlkb.reports.classify import patch_fix_of
+    from lkmlkb.reports.status import derive_status
 
     root = Message("20221123055827.26996-1-nj.shetty@samsung.com", subject="[PATCH v5 00/10] Implement copy offload support",
                    body=COPY_OFFLOAD, date_utc="2022-11-23T05:58:17+00:00")

@@ -22,7 +22,8 @@ import pytest
 
 from lkmlkb.extract.messages import extract_messages
 from lkmlkb.model import Message
-from lkmlkb.reports.build import PERF_NAMED, build_report
+from lkmlkb.reports.build import build_report
+from lkmlkb.reports.classify import PERF_NAMED
 
 ASYNC_DEPTH = """\
 In downstream kernel, we test with mq-deadline with many fio workloads, and
