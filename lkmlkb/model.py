@@ -165,6 +165,10 @@ class KernelMention:
     evidence: Evidence = field(default_factory=Evidence)
 
 
+#: the roles a commit citation can have, strongest first (a commit cited in two roles keeps the stronger)
+ROLE_RANK = {"culprit": 0, "fix": 1, "revert": 2, "tested": 3, "base": 4, "mentioned": 5}
+
+
 @pickled_as_fields
 @dataclass
 class CommitCitation:

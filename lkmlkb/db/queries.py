@@ -26,13 +26,10 @@ from collections.abc import Iterable
 
 from lkmlkb.errors import LkmlkbError
 from lkmlkb.extract.kernel_versions import normalize_version, sort_key
+from lkmlkb.model import ROLE_RANK
 
 log = logging.getLogger(__name__)
 
-#: strongest role first, as reports.py ranks them
-ROLE_RANK = {"culprit": 0, "fix": 1, "revert": 2, "tested": 3, "base": 4, "mentioned": 5}
-#: statuses of a ``commits`` row that name one commit of a tree
-IN_TREE = ("resolved", "resolved-by-subject", "subject-match")
 REPORT_COLUMNS = (
     "report_id", "thread_id", "title", "kind", "status", "is_regression_report", "good_kernel", "bad_kernel",
     "headline_metric", "baseline_value", "regressed_value", "unit", "regression_pct", "stated_pct",

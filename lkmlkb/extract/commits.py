@@ -34,12 +34,11 @@ from dataclasses import dataclass, field
 
 from lkmlkb.extract.lines import line_of, line_text, lines_holding
 from lkmlkb.extract.nlp import cue_files, reading
-from lkmlkb.model import CommitCitation, Evidence
+from lkmlkb.model import ROLE_RANK, CommitCitation, Evidence
 
 log = logging.getLogger(__name__)
 
 MAX_LINE = 4000
-ROLE_RANK = {"culprit": 5, "fix": 4, "revert": 3, "tested": 2, "base": 1, "mentioned": 0}
 
 _SHA_RE = re.compile(
     r"""
@@ -597,7 +596,7 @@ def _share_range_roles(hits: list[_Hit]) -> None:
     for h in hits:
         if h.form == "range" and h.range_end in by_sha:
             o = by_sha[h.range_end]
-            if ROLE_RANK[o.role] > ROLE_RANK[h.role]:
+            if ROLE_RANK[o.role] < ROLE_RANK[h.role]:
                 h.role, h.cue = o.role, o.cue
 
 
@@ -631,7 +630,7 @@ def find_commits(text: str) -> list[CommitCitation]:
             same.sha = c.sha
         same.subject = same.subject or c.subject
         same.range_end = same.range_end or c.range_end
-        if ROLE_RANK[c.role] > ROLE_RANK[same.role]:
+        if ROLE_RANK[c.role] < ROLE_RANK[same.role]:
             same.role, same.cue, same.evidence = c.role, c.cue, c.evidence
             if c.form != "prose":
                 same.form = c.form

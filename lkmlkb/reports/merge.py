@@ -7,9 +7,7 @@ import bisect
 import json
 
 from lkmlkb.extract.kernel_versions import sort_key
-from lkmlkb.model import CommitCitation, Findings, KernelMention, Result
-
-ROLE_RANK = {"culprit": 0, "fix": 1, "revert": 2, "tested": 3, "base": 4, "mentioned": 5}
+from lkmlkb.model import ROLE_RANK, CommitCitation, Findings, KernelMention, Result
 
 
 def merge_commits(findings: list[Findings]) -> list[CommitCitation]:

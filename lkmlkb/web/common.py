@@ -42,15 +42,6 @@ LIST_NAME_RE = re.compile(r"""
     ^[A-Za-z0-9][A-Za-z0-9._@+-]{0,120}$    # "linux-block", "linux-block@vger.kernel.org"
 """, re.VERBOSE)
 
-OPTION_NAME_RE = re.compile(r"""
-    ^[A-Za-z][A-Za-z0-9_-]{0,60}$    # fio option names ("iodepth_batch_complete", "hugepage-size")
-""", re.VERBOSE)
-
-CONTROL_RE = re.compile(r"""
-    [\x00-\x08\x0b\x0c\x0e-\x1f\x7f]    # control characters: invalid in XML, unsafe in job files
-""", re.VERBOSE)
-
-
 def valid_report_id(value: str) -> str | None:
     """The report id from a (percent-decoded) URL segment, or None when it is not one.
 

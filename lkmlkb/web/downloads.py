@@ -19,13 +19,11 @@ from datasette.utils.asgi import Response
 from lkmlkb.db.queries import dict_rows
 from lkmlkb.db.reports import load_report
 from lkmlkb.errors import LkmlkbError, ReproError
-from lkmlkb.fio.render import render_jobfile
+from lkmlkb.fio.render import one_line, render_stored_job, section_name
 from lkmlkb.model import FioJob
 from lkmlkb.repro.bundle import write_bundle
 from lkmlkb.repro.safety import make_safe
 from lkmlkb.web.common import (
-    CONTROL_RE,
-    OPTION_NAME_RE,
     json_dict,
     kb_database,
     url_var,
@@ -35,48 +33,6 @@ from lkmlkb.web.common import (
 )
 
 log = logging.getLogger(__name__)
-
-def _job_value(value) -> str:
-    """An option value on one job-file line (fio reads one line per option)."""
-    text = "" if value is None else str(value)
-    return CONTROL_RE.sub(" ", text.replace("\r", " ").replace("\n", " ")).strip()[:4000]
-
-
-def _section(name) -> str:
-    clean = re.sub(r"[^A-Za-z0-9_.-]", "_", str(name or "job"))[:60].strip("_.") or "job"
-    return "job" if clean.lower() == "global" else clean
-
-
-def _clean_options(options: dict) -> dict[str, str]:
-    """Options that can be written as job-file lines: plain names, one-line values."""
-    return {str(k): _job_value(v) for k, v in (options or {}).items() if OPTION_NAME_RE.match(str(k))}
-
-
-def render_job(name: str, options: dict, global_options: dict | None = None) -> str:
-    """One job as a fio job file: ``[global]`` with the options it took from there, then ``[name]``.
-
-    ``options`` is the merged option set as stored (``[global]`` already folded
-    in).  Option names that are not plain words are dropped and values lose
-    newlines and control characters *before* rendering, so a value from mail
-    can never start a new option line (``exec_prerun=...``) or section.
-    Uses :func:`lkmlkb.fio.render.render_jobfile`.
-    """
-    options = _clean_options(options)
-    glob = {k: v for k, v in _clean_options(global_options or {}).items() if options.get(k, v) == v}
-    name = _section(name)
-    try:
-        return render_jobfile([FioJob(name=name, form="jobfile", options=options, global_options=glob)])
-    except Exception:
-        log.debug("lkmlkb.fio.render.render_jobfile failed; using the plain renderer", exc_info=True)
-    lines = []
-    if glob:
-        lines.append("[global]")
-        lines += [k if v == "" else f"{k}={v}" for k, v in glob.items()]
-        lines.append("")
-    lines.append(f"[{name}]")
-    lines += [k if v == "" else f"{k}={v}" for k, v in options.items() if k not in glob]
-    return "\n".join(lines) + "\n"
-
 
 def safe_job(name: str, options: dict, global_options: dict) -> tuple[str, dict, dict, list[str]] | None:
     """The job rewritten for a safe run by :mod:`lkmlkb.repro.safety`, or None when that fails."""
@@ -101,21 +57,21 @@ def job_download_text(report: dict, job: dict, index: int, as_posted: bool = Fal
     glob = json_dict(job.get("global_options"))
     name = job.get("name") or f"job{index}"
     head = [f"; lkmlkb: job {index} of report {report['report_id']}",
-            f"; {_job_value(report.get('title'))[:200]}",
-            f"; posted in <{_job_value(job.get('message_id'))}> lines "
-            f"{(job.get('line_start') or 0) + 1}-{(job.get('line_end') or 0) + 1} ({_job_value(job.get('form'))})"]
+            f"; {one_line(report.get('title'))[:200]}",
+            f"; posted in <{one_line(job.get('message_id'))}> lines "
+            f"{(job.get('line_start') or 0) + 1}-{(job.get('line_end') or 0) + 1} ({one_line(job.get('form'))})"]
     safe = None if as_posted else safe_job(name, options, glob)
     if safe is not None:
         name, options, glob, notes = safe
         head.append("; rewritten for a safe run; the job as posted: ?as=posted")
-        head += [f";   - {_job_value(n)[:300]}" for n in notes]
+        head += [f";   - {one_line(n)[:300]}" for n in notes]
         head.append("; run: LKMLKB_TARGET=/path/to/scratch/file fio THIS.fio")
     else:
         target = options.get("filename") or options.get("directory") or ""
         if str(target).startswith("/dev/"):
-            head.append(f"; WARNING: as posted; this job uses the device {_job_value(target)} of the reporter's "
+            head.append(f"; WARNING: as posted; this job uses the device {one_line(target)} of the reporter's "
                         "machine. Point filename= at a scratch file or device before running it.")
-    return "\n".join(head) + "\n\n" + render_job(name, options, glob)
+    return "\n".join(head) + "\n\n" + render_stored_job(name, options, glob)
 
 
 def job_row(conn, report_id: str, index: int) -> tuple[dict, dict] | None:
@@ -174,7 +130,7 @@ async def job_view(datasette, request):
         return Response.text(f"report {report_id} has no job {index}\n", status=404)
     as_posted = request.args.get("as") == "posted"
     text = job_download_text(found[0], found[1], index, as_posted=as_posted)
-    filename = f"{_section(found[1].get('name') or 'job')}-{index}{'-posted' if as_posted else ''}.fio"
+    filename = f"{section_name(found[1].get('name') or 'job')}-{index}{'-posted' if as_posted else ''}.fio"
     return Response(text, status=200, content_type="text/plain; charset=utf-8",
                     headers={"content-disposition": f'attachment; filename="{filename}"'})
 

@@ -9,7 +9,8 @@ from xml.etree import ElementTree as ET
 from datasette.utils.asgi import Response
 
 from lkmlkb.db.queries import dict_rows
-from lkmlkb.web.common import CONTROL_RE, json_list, kb_database, report_path, valid_list_name, with_conn
+from lkmlkb.fio.render import CONTROL_RE
+from lkmlkb.web.common import json_list, kb_database, report_path, valid_list_name, with_conn
 
 FEED_LIMIT = 50
 

@@ -17,9 +17,9 @@ from collections import OrderedDict
 from datasette.utils import tilde_encode
 
 from lkmlkb.db.queries import dict_rows, fts_queries, fts_query, matching_shas, window_floor
+from lkmlkb.fio.render import CONTROL_RE, render_stored_job
 from lkmlkb.web.chart import CHART_SKIP_RE, chart_groups, chart_svg
 from lkmlkb.web.common import (
-    CONTROL_RE,
     commit_url,
     error_page,
     has_table,
@@ -35,7 +35,6 @@ from lkmlkb.web.common import (
     valid_sha,
     with_conn,
 )
-from lkmlkb.web.downloads import render_job
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +139,7 @@ def report_data(conn, report_id: str) -> dict | None:
     jobs = dict_rows(conn, "SELECT * FROM fio_jobs WHERE report_id = ? ORDER BY id", (rid,))
     for n, job in enumerate(jobs, 1):
         job["index"] = n
-        job["jobfile"] = render_job(job.get("name") or f"job{n}", json_dict(job.get("options")),
+        job["jobfile"] = render_stored_job(job.get("name") or f"job{n}", json_dict(job.get("options")),
                                     json_dict(job.get("global_options")))
         job["download"] = report_path(rid, f"/job/{n}.fio")
     setup = dict_rows(conn, "SELECT * FROM setups WHERE report_id = ? ORDER BY key, value", (rid,))

@@ -19,7 +19,8 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from lkmlkb.db.queries import fts_query
-from lkmlkb.web import chart, downloads, pages
+from lkmlkb.fio.render import render_stored_job
+from lkmlkb.web import chart, pages
 
 CULPRIT = "d47f9717e5cf"
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -249,7 +250,7 @@ def test_job_download_path_traversal_in_report_id(get):
 
 
 def test_render_job_drops_unsafe_names_and_newlines():
-    text = downloads.render_job("job\n[evil]", {"rw": "write", "bad name": "x", "filename": "/tmp/a\n[x]\nexec_prerun=rm"},
+    text = render_stored_job("job\n[evil]", {"rw": "write", "bad name": "x", "filename": "/tmp/a\n[x]\nexec_prerun=rm"},
                              {"rw": "write"})
     assert text.splitlines() == ["[global]", "rw=write", "", "[job__evil]", "filename=/tmp/a [x] exec_prerun=rm"]
 
