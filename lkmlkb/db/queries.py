@@ -37,6 +37,7 @@ REPORT_COLUMNS = (
     "message_count",
 )
 JSON_COLUMNS = ("culprits", "fixes", "lists", "tools", "people", "candidates", "fixed_by", "linked_by")
+#: the most rows a listing returns, whatever limit it is asked for
 MAX_LIMIT = 100_000
 #: a commit as the user types it: 4 to 40 hex digits (git's own minimum is 4)
 _SHA_QUERY_RE = re.compile(r"[0-9a-f]{4,40}")
@@ -386,7 +387,7 @@ def fts_queries(text: str) -> list[str]:
 
 
 #: relevance is ranked among the newest this many matches of a query: bm25 over every match of a
-#: common term grows with the archive (50 ms for 11k hits at 200k messages), this stays bounded
+#: common term grows with the archive, this stays bounded
 RANK_WINDOW = 2000
 
 

@@ -83,8 +83,8 @@ _NAMES_TESTING = re.compile(
 #: ("|   |-- drivers-vfio-pci-vfio_pci_config.c:sparse:sparse:restricted-pci_power_t-degrades-to-integer")
 _DIAGNOSTIC_LINE = re.compile(r"^[\s|>`+-]{0,40}\w[\w./+-]{0,200}\.[A-Za-z]{1,3}:(?:\d+(?::\d+)?:[ \t]|[a-z]{1,20}:)")
 #: metric words near a cue, to the metric name stored
-#: the lead's lookbehind is implied by each alternative's \b; said once, it made the pattern's scan of
-#: real mail ~40% cheaper (a place inside a word fails before any alternative is tried)
+#: the lead's lookbehind is implied by each alternative's \b; said once, it makes the pattern's scan
+#: of real mail cheaper (a place inside a word fails before any alternative is tried)
 _METRIC_RE = re.compile(
     r"""
     (?<!\w)(?=[^\W\d_])  # every alternative starts a word with a letter: lets the engine skip other places fast
@@ -123,8 +123,8 @@ _HIT_BY_SIZE = re.compile(r"[ \t]{1,3}by[ \t]{1,3}(?:about[ \t]{1,3}|~)?\d")
 _LOSS_OF_OTHER = re.compile(r"\b(?:power|data|packet|frame|signal|carrier|link|quorum|connection|heartbeat"
                             r"|information)[ \t]{1,3}$", re.IGNORECASE)
 #: a state of arrays and devices as often as of speed ("State : clean, degraded", "the array is now
-#: degraded", "in degraded state as virtio never supported surprise removal"): 73 of the 74 unsized
-#: "degraded" claims of linux-raid had no word of speed near them, and no measure
+#: degraded", "in degraded state as virtio never supported surprise removal"): an unsized
+#: "degraded" on linux-raid nearly never has a word of speed near it, or a measure
 _STATE_WORDS = frozenset(("degraded",))
 #: how far after the drop word its object and "by N" / "much" are looked for
 DROP_OBJECT_REACH = 25

@@ -38,6 +38,7 @@ from lkmlkb.model import ROLE_RANK, CommitCitation, Evidence
 
 log = logging.getLogger(__name__)
 
+#: lines are read for SHAs up to this many characters (a longer one is base64 or binary junk)
 MAX_LINE = 4000
 
 _SHA_RE = re.compile(
@@ -222,8 +223,8 @@ def _email_spans(text: str) -> list[tuple[int, int]]:
 class _Spans:
     """The excluded spans, asked whether one holds ``a..b``: the largest end among the spans
     starting at or before ``a`` (a prefix maximum over the sorted starts) answers it in one
-    bisection.  Asking every span for every SHA cost a flood of 3,000 ``Reported-by:`` lines
-    with addresses 18 M comparisons (5 s)."""
+    bisection.  Asking every span for every SHA would cost a flood of ``Reported-by:`` lines
+    with addresses time in the square of its length."""
 
     def __init__(self, spans: list[tuple[int, int]]) -> None:
         spans = sorted(spans)
@@ -613,7 +614,7 @@ def find_commits(text: str) -> list[CommitCitation]:
         return []
     out: list[CommitCitation] = []
     # prefix-equal SHAs share their first 7 digits (the shortest SHA read): the candidates
-    # for a merge are looked up there, not in every commit so far (a flood of SHAs was quadratic)
+    # for a merge are looked up there, not in every commit so far (else a flood of SHAs costs time in the square of its length)
     by_head: dict[str, list[CommitCitation]] = {}
     for c in mentions:
         same = None

@@ -48,7 +48,7 @@ def warm_up() -> None:
     """Build the spaCy pipelines and compile the rules once, outside any time budget."""
     if _WARM:
         return
-    catalog.canonical_name("bs")  # fio's option catalog: 70 ms of JSON, once
+    catalog.canonical_name("bs")  # fio's option catalog: a JSON file, read once
     _run_warm_up_text()
     _WARM.append(True)
 

@@ -70,6 +70,7 @@ log = logging.getLogger(__name__)
 MAX_LINE = 4000
 #: a SHA as cited: 7-40 hex digits (git itself accepts 4, mail never cites fewer than 7)
 SHA_RE = re.compile(r"[0-9a-f]{7,40}")
+#: seconds a git command may take: one ``git log`` of a whole kernel tree takes minutes
 _GIT_TIMEOUT = 3600
 
 _FIXES_RE = re.compile(

@@ -13,8 +13,8 @@ LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended
 #: line): "Applied, thanks!" (b4's thank-you opens so), "Applied to for-6.8/block", "Queued for
 #: 6.9", "Thanks, applied"; not a tester's "Applied and trying", a wrapped line of prose ("applied
 #: at full swing?"), the robot's "If your patch is applied to the wrong git tree", nor "Can this
-#: be picked up?" or "queued up a revert" (of 25 "queued/picked ... up" in linux-block and
-#: linux-xfs replies, 14 took nothing)
+#: be picked up?" or "queued up a revert" (a reply's "queued/picked ... up" as often takes
+#: nothing)
 PATCH_TAKEN = re.compile(r"^(?:Applied|Queued)(?:[,.!]|[ \t]{1,3}(?:to|into|for|in)\b|[ \t]*$)"
                          r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b", re.M)
 

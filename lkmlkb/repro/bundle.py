@@ -28,6 +28,8 @@ from lkmlkb.repro.setup_script import render_setup
 
 log = logging.getLogger(__name__)
 
+#: what a smoke run scales a job down to, so that a bundle is checked end to end in seconds: its
+#: file size, its runtime (seconds) and its number of jobs
 SMOKE_SIZE = 64 * 1024 * 1024
 SMOKE_RUNTIME = "1"
 SMOKE_NUMJOBS = 2

@@ -12,6 +12,7 @@ from lkmlkb.db.queries import dict_rows
 from lkmlkb.fio.render import CONTROL_RE
 from lkmlkb.web.common import json_list, kb_database, report_path, valid_list_name, with_conn
 
+#: entries of the feed: newest reports first
 FEED_LIMIT = 50
 
 

@@ -38,6 +38,7 @@ from lkmlkb.web.common import (
 
 log = logging.getLogger(__name__)
 
+#: hits shown per searched table
 SEARCH_LIMIT = 20
 #: snippet markers: control characters that cannot occur in stored mail text after html-escaping
 MARK_OPEN, MARK_CLOSE = "\x02", "\x03"

@@ -77,8 +77,8 @@ def _infix_finditer(finditer):
 
     Every English infix consumes one of ``. + - * ^ , ~ : < > = /`` or a
     non-ASCII character (ellipses, dashes, symbols); a word of ASCII letters
-    and digits alone has none, and the regex scan of it (about 15 µs a word
-    in LKP tables) is skipped.  A test compares both on every corpus word.
+    and digits alone has none, and the regex scan of it (most words of an LKP
+    table) is skipped.  A test compares both on every corpus word.
     """
     def quick_finditer(text: str):
         if text.isascii() and not _INFIX_CHAR_RE.search(text):
@@ -94,8 +94,8 @@ def _tail_search(search):
     """``search`` (spaCy's end-anchored English suffix regex), skipped where it cannot match.
 
     spaCy tries the suffix regex (83 alternatives) on every word it splits,
-    and Python's ``re`` tries it at every position of the word: 23 µs a
-    word in kernel logs, a third of a long message's tokenizing.  No English
+    and Python's ``re`` tries it at every position of the word: much of a
+    long message's tokenizing.  No English
     suffix ends in an ASCII digit, and the ones ending in an ASCII letter are
     a unit after a digit ("10ms", "4KB", "km/h": at most four letters) or
     "'s"; any other word ending in a letter or a digit has no suffix.  The
@@ -127,8 +127,8 @@ class TokenPatterns:
     """Cue token patterns matched only where a cue can start (spaCy's Matcher, made sparse).
 
     spaCy's ``Matcher`` tests every pattern's first token at every token of
-    the text: on a 60 KB report that was 0.25 s per cue set, most of the
-    extraction time of a long message.  Every cue pattern starts with (or
+    the text: on a long report, most of the extraction time per cue set.
+    Every cue pattern starts with (or
     within a few optional tokens of) a literal word, so the positions where a
     match can begin are found by one vectorized lookup of the lower-cased
     tokens, and the pattern is run from those positions only.  Supported:
@@ -201,8 +201,8 @@ class TokenPatterns:
             keys = self._keys[col]
             if not len(keys):
                 continue
-            # membership by binary search in the sorted keys (numpy.isin sorted them and the
-            # tokens again at every call: a third of the matcher's time)
+            # membership by binary search in the sorted keys (numpy.isin would sort them and the
+            # tokens again at every call)
             values = arr[:, col]
             at = numpy.searchsorted(keys, values)
             at[at == len(keys)] = 0
@@ -373,9 +373,9 @@ def get_pipeline(*names: str):
         return _build(key)
 
 
-#: spaCy's vocabulary keeps every word it has read (SHAs, numbers, paths: about 400 bytes each,
-#: 7,000 new words per 1,000 real messages read); past this many the pipelines are rebuilt, so
-#: a worker's memory stays flat over a whole archive (a rebuild costs about 0.4 s of CPU)
+#: spaCy's vocabulary keeps every word it has read (SHAs, numbers, paths: hundreds of bytes each,
+#: a few new words for every message read); past this many the pipelines are rebuilt, so a
+#: worker's memory stays flat over a whole archive (a rebuild is a fraction of a second)
 MAX_LEXEMES = 100_000
 
 

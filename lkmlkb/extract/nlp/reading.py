@@ -25,11 +25,9 @@ from lkmlkb.extract.nlp.matcher import CuePipeline, base_nlp, drop_pipelines, ge
 MAX_DOC_CHARS = 100_000
 #: the cue extractors tokenize at most this many chars of a flood (a paragraph holding more
 #: than FLOOD_HITS of what one of them looks for); lines past it are not read (no cues, no
-#: sentences).  10,000 chars of the fuzz test's sha-flood hold 158 of its lines.  Of the 23,029
-#: messages of five lists that pass the prefilter, 11 hold a flood (the test robot's build
-#: reports: compiler warnings, git-blame listings); reading 10,000 chars of it rather than 20,000
-#: changed 3 commit roles in the three archives reprocessed, each a false one its cue took from a
-#: code comment in a blame listing ("due to", "parent")
+#: sentences).  Floods are rare and hold no report past their start (the test robot's build
+#: reports: compiler warnings, git-blame listings): what a cue finds deeper in one is taken
+#: from a code comment ("due to", "parent"), a false role
 MAX_PARAGRAPH_READ = 10_000
 
 
@@ -56,7 +54,7 @@ def rebuild_pipelines() -> None:
 class Reading:
     """One text as the cue extractors read it: paragraph by paragraph, only where asked.
 
-    spaCy's tokenizer costs about 2 µs a character, most of extraction, and a
+    spaCy's tokenizer costs most of extraction's time, per character, and a
     cue only matters near what an extractor found (a version, a SHA, a word a
     claim needs).  A sentence never spans a blank line (see
     :func:`_mark_mail_breaks`), so the text is cut into *paragraphs* at blank
@@ -556,14 +554,14 @@ def _prepare(text: str) -> str:
     spaces: a quoted blank line ("> > >") separates sentences like a blank
     line does.  Long punctuation runs (rulers, ">>>>", "[[[[") and 400+
     character words hold no cue, and spaCy's tokenizer strips them one affix
-    at a time, rescanning the rest each time (2,000 "=" took 3 s, 5,000 took
-    21 s): blanked.
+    at a time, rescanning the rest each time (time in the square of the
+    run's length): blanked.
     """
     text = text[:MAX_DOC_CHARS]
     text = _CONTROL_RE.sub(" ", text)
     text = _QUOTE_PREFIX_RE.sub(_blank, text)
     # a 400+ character word lies within one line: without such a line only the punctuation
-    # runs can match, and their pattern alone costs a third of the two (tests: same output)
+    # runs can match, and their pattern alone costs less than the two (tests: same output)
     rx = _PUNCT_RUN_RE if max(map(len, text.split("\n"))) >= LONG_WORD else _PUNCT_ONLY_RE
     return rx.sub(_blank, text)
 

@@ -1,6 +1,6 @@
 """lore.kernel.org (public-inbox) message pages: ``/<list>/<msgid>/``.
 
-Markup per public-inbox View.pm (ARCHIVES.md 1.2): one ``<pre id=b>`` holds
+Markup per public-inbox's View.pm: one ``<pre id=b>`` holds
 the decoded headers (From, To, Cc, Subject, Date ``[thread overview]``,
 Message-ID ``(raw)``, In-Reply-To ``<<a href="../PARENT/">``) then a blank
 line and the body, with quotes in ``<span class="q">`` and everything

@@ -1,6 +1,6 @@
 """lists.openwall.net (blists) message pages: ``/<list>/YYYY/MM/DD/N``.
 
-Markup per ARCHIVES.md 2.5 (text captures): a nav line ``[<prev] [next>]
+Markup as text captures of its pages show it: a nav line ``[<prev] [next>]
 [<thread-prev] [thread-next>] [day] [month] [year] [list]``, then one
 ``<pre>`` with ``Message-ID:`` (missing on some old pages), ``Date:``,
 ``From:``, ``To:``, ``Cc:``, ``Subject:`` lines (tab- or space-aligned), a
