@@ -23,17 +23,16 @@ class Checkpointer:
     """Checkpoints the writer's WAL from a thread of its own, for a long run of writes (the ingest).
 
     A checkpoint copies the WAL into the database and syncs both files.  SQLite's automatic
-    checkpoints run in the writing thread, at a commit: the ingest's writer stopped there for
-    the syncs (4.7-5.4 s over linux-block's epoch, in bursts of 0.2-0.5 s), and the workers,
-    whose next batches it hands out, ran dry meanwhile.  Here, once CHECKPOINT_EVERY_BYTES of
+    checkpoints run in the writing thread, at a commit: the ingest's writer would stop there
+    for the syncs, and the workers, whose next batches it hands out, would run dry meanwhile.  Here, once CHECKPOINT_EVERY_BYTES of
     messages were stored, a cycle runs, driven by the writer's calls to :meth:`wrote` between
     its transactions:
 
     1. a thread with its own connection copies and syncs what the WAL holds, in ROUNDS rounds
        (PASSIVE: the writer goes on writing; each round has less to copy than the one before);
     2. the writer copies the little written meanwhile itself (:meth:`_copy_rest`), so that the
-       WAL starts over at its next write: a WAL always written while it is copied never does
-       (checkpoints from a thread alone let it grow to 4.1 GB);
+       WAL starts over at its next write: a WAL always written while it is copied never does,
+       and grows for as long as the writes go on;
     3. at its next calls the writer checks that the WAL did start over (its header's
        checkpoint counter and salts, ``WAL_GENERATION``, changed); a reader holding an older
        snapshot can keep it from doing so, and then the writer copies again.

@@ -26,15 +26,14 @@ def now() -> str:
 
 
 #: page size of a new knowledge base: most rows are whole messages (raw bytes, body), which at
-#: SQLite's default 4 KiB spill into chains of overflow pages; 16 KiB pages cut the writer's CPU
-#: by about a tenth (a database's page size is fixed when it is created)
+#: SQLite's default 4 KiB spill into chains of overflow pages the writer walks (a database's page
+#: size is fixed when it is created)
 PAGE_SIZE = 16384
 
 #: the writer's page cache, KiB (SQLite's default is 2 MiB: 128 of these pages).  Every new
 #: message inserts into eight indexes keyed by random Message-IDs; once those outgrow the
 #: cache, each insert re-reads leaf pages and spills dirty ones to the WAL mid-transaction,
-#: to write them again.  Measured: the store of linux-block's epoch (100,815 messages,
-#: 1.8 GB) took 34-37 CPU-s with the default and 26-27 with 32 or 64 MiB
+#: to write them again (beyond 32 MiB a whole epoch of a list is stored no faster)
 CACHE_KIB = 65536
 #: pages written to the WAL before it is checkpointed into the database (SQLite: 1,000); a
 #: page changed again before then is copied once; after a checkpoint the WAL file is cut

@@ -26,13 +26,10 @@ from collections.abc import Iterable
 
 from lkmlkb.errors import LkmlkbError
 from lkmlkb.extract.kernel_versions import normalize_version, sort_key
+from lkmlkb.model import ROLE_RANK
 
 log = logging.getLogger(__name__)
 
-#: strongest role first, as reports.py ranks them
-ROLE_RANK = {"culprit": 0, "fix": 1, "revert": 2, "tested": 3, "base": 4, "mentioned": 5}
-#: statuses of a ``commits`` row that name one commit of a tree
-IN_TREE = ("resolved", "resolved-by-subject", "subject-match")
 REPORT_COLUMNS = (
     "report_id", "thread_id", "title", "kind", "status", "is_regression_report", "good_kernel", "bad_kernel",
     "headline_metric", "baseline_value", "regressed_value", "unit", "regression_pct", "stated_pct",
@@ -40,6 +37,7 @@ REPORT_COLUMNS = (
     "message_count",
 )
 JSON_COLUMNS = ("culprits", "fixes", "lists", "tools", "people", "candidates", "fixed_by", "linked_by")
+#: the most rows a listing returns, whatever limit it is asked for
 MAX_LIMIT = 100_000
 #: a commit as the user types it: 4 to 40 hex digits (git's own minimum is 4)
 _SHA_QUERY_RE = re.compile(r"[0-9a-f]{4,40}")
@@ -55,7 +53,7 @@ def _conn(db) -> sqlite3.Connection:
     return getattr(db, "conn", db)
 
 
-def _rows(db, sql: str, params: Iterable = ()) -> list[dict]:
+def dict_rows(db, sql: str, params: Iterable = ()) -> list[dict]:
     cur = _conn(db).execute(sql, tuple(params))
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
@@ -101,7 +99,7 @@ def _known_commits(db, shas: Iterable[str]) -> dict[str, dict]:
     shas = sorted(set(shas))
     for i in range(0, len(shas), 500):
         chunk = shas[i:i + 500]
-        for r in _rows(db, "SELECT * FROM commits WHERE sha IN (%s)" % ",".join("?" * len(chunk)), chunk):
+        for r in dict_rows(db, "SELECT * FROM commits WHERE sha IN (%s)" % ",".join("?" * len(chunk)), chunk):
             out[r["sha"]] = _decode(r)
     return out
 
@@ -179,7 +177,7 @@ def reports_citing(db, sha_prefix: str) -> list[dict]:
     if not shas:
         return []
     marks = ",".join("?" * len(shas))
-    cites = _rows(db, f"""
+    cites = dict_rows(db, f"""
         SELECT rc.report_id, rc.sha, rc.subject, rc.role, rc.message_id, rc.line_start, rc.line_end, rc.cue
         FROM report_commits rc WHERE rc.sha IN ({marks})
         UNION
@@ -192,7 +190,7 @@ def reports_citing(db, sha_prefix: str) -> list[dict]:
     if not by_report:
         return []
     ids = sorted(by_report)
-    reports = {r["report_id"]: _decode(r) for r in _rows(
+    reports = {r["report_id"]: _decode(r) for r in dict_rows(
         db, "SELECT %s FROM reports WHERE report_id IN (%s)" % (", ".join(REPORT_COLUMNS), ",".join("?" * len(ids))),
         ids)}
     commit = _commit_summary(known)
@@ -230,7 +228,7 @@ def _fixes_in_mail(db, shas: list) -> list[dict]:
 
 
 def _report_results(db, report_id: str, limit: int = 50) -> list[dict]:
-    return _rows(db, """
+    return dict_rows(db, """
         SELECT kernel, label, metric, direction, value, unit, config, message_id, line_start
         FROM results WHERE report_id = ? ORDER BY kernel_sort IS NULL, kernel_sort, id LIMIT ?""",
                  (report_id, limit))
@@ -274,7 +272,7 @@ def list_reports(db, status: str | None = None, list_name: str | None = None, ke
         params += ids
     sql = "SELECT %s FROM reports r %s ORDER BY r.last_date IS NULL, r.last_date DESC, r.report_id LIMIT ?" % (
         ", ".join("r." + c for c in REPORT_COLUMNS), ("WHERE " + " AND ".join(where)) if where else "")
-    return [_decode(r) for r in _rows(db, sql, [*params, _limit(limit)])]
+    return [_decode(r) for r in dict_rows(db, sql, [*params, _limit(limit)])]
 
 
 def kernels_between(db, a: str, b: str, limit: int = 200) -> list[dict]:
@@ -298,7 +296,7 @@ def kernels_between(db, a: str, b: str, limit: int = 200) -> list[dict]:
     out = []
     for i in range(0, len(ids), 500):
         chunk = ids[i:i + 500]
-        out += _rows(db, "SELECT %s FROM reports WHERE report_id IN (%s)" % (
+        out += dict_rows(db, "SELECT %s FROM reports WHERE report_id IN (%s)" % (
             ", ".join(REPORT_COLUMNS), ",".join("?" * len(chunk))), chunk)
     for r in out:
         _decode(r)
@@ -389,7 +387,7 @@ def fts_queries(text: str) -> list[str]:
 
 
 #: relevance is ranked among the newest this many matches of a query: bm25 over every match of a
-#: common term grows with the archive (50 ms for 11k hits at 200k messages), this stays bounded
+#: common term grows with the archive, this stays bounded
 RANK_WINDOW = 2000
 
 
@@ -405,7 +403,7 @@ def window_floor(db, fts: str, q: str, window: int = RANK_WINDOW) -> int:
 
 
 def _search_reports(db, q: str, limit: int, mark: tuple[str, str]) -> list[dict]:
-    rows = _rows(db, """
+    rows = dict_rows(db, """
         SELECT r.report_id, r.thread_id, r.title, r.status, r.last_date, r.regression_pct, r.bad_kernel,
                r.is_regression_report,
                snippet(reports_fts, -1, ?, ?, '…', 16) AS snippet, bm25(reports_fts) AS rank
@@ -418,7 +416,7 @@ def _search_reports(db, q: str, limit: int, mark: tuple[str, str]) -> list[dict]
 
 
 def _search_messages(db, q: str, limit: int, mark: tuple[str, str]) -> list[dict]:
-    rows = _rows(db, """
+    rows = dict_rows(db, """
         SELECT m.message_id, m.thread_id, m.subject AS title, m.from_name, m.date_utc AS last_date,
                (SELECT rp.report_id FROM reports rp WHERE rp.thread_id = m.thread_id) AS report_id,
                snippet(messages_fts, -1, ?, ?, '…', 16) AS snippet, bm25(messages_fts) AS rank

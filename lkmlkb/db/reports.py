@@ -16,7 +16,8 @@ from lkmlkb.extract.messages import EXTRACTOR_VERSION
 from lkmlkb.model import (
     Report,
 )
-from lkmlkb.reports.build import build_report, headline
+from lkmlkb.reports.build import build_report
+from lkmlkb.reports.labels import headline
 
 
 def write_report(conn: sqlite3.Connection, r: Report) -> str:
@@ -68,7 +69,7 @@ def _result_rows(conn: sqlite3.Connection, rid: str, results: list) -> list[tupl
     """(report id, label, rowid) for every stored result row each of ``results`` stands for:
     the rows of its message on its line with its metric, value and kernel, later results
     relabelling a row after earlier ones.  The rows are read once and matched in a dict (an
-    UPDATE per result scanned all of its message's results: a message with 6,000 took 6 s)."""
+    UPDATE per result would scan all of its message's results: quadratic in them)."""
     ids = sorted({x.evidence.message_id for x in results})
     rows: dict[tuple, list[int]] = {}
     for rowid, *key in rows_in(conn, "SELECT rowid, message_id, line_start, metric, value, coalesce(kernel, '') "

@@ -10,6 +10,16 @@ import sqlite_utils
 from sqlite_utils.migrations import Migrations
 
 SCHEMA_VERSION = "lkmlkb-1"
+
+#: statuses of a ``commits`` row, as ``lkmlkb link`` judges the SHA as written:
+RESOLVED = "resolved"  # one commit of the tree
+RESOLVED_BY_SUBJECT = "resolved-by-subject"  # several; the subject quoted in mail names one of them
+AMBIGUOUS = "ambiguous"  # several (the candidates listed)
+SUBJECT_MATCH = "subject-match"  # none, but the quoted subject names one commit of the tree
+UNKNOWN = "unknown"  # none: a commit of another tree, or mistyped
+UNRESOLVED = "unresolved"  # no tree asked: SHAs of one commit joined by their prefix
+#: statuses that name one commit of the tree
+IN_TREE = (RESOLVED, RESOLVED_BY_SUBJECT, SUBJECT_MATCH)
 migrations = Migrations("lkmlkb")
 
 

@@ -43,6 +43,7 @@ class _Watchdog:
     reads, ``time.thread_time``) passes a deadline.  A daemon thread polls that clock, one per
     process (a forked worker starts its own); other threads' CPU does not count."""
 
+    #: seconds between two readings of the clock: the hard stop comes at most this late
     POLL = 0.05
 
     def __init__(self) -> None:

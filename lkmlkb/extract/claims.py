@@ -31,9 +31,10 @@ from __future__ import annotations
 import logging
 import re
 
-from lkmlkb.extract import nlp
 from lkmlkb.extract.commits import TITLE_PREFIX_AFTER_FIRST
+from lkmlkb.extract.lines import line_of, line_text
 from lkmlkb.extract.metric_units import lower_is_better, normalize
+from lkmlkb.extract.nlp import cue_files, reading
 from lkmlkb.model import Claim, Evidence
 
 log = logging.getLogger(__name__)
@@ -82,8 +83,8 @@ _NAMES_TESTING = re.compile(
 #: ("|   |-- drivers-vfio-pci-vfio_pci_config.c:sparse:sparse:restricted-pci_power_t-degrades-to-integer")
 _DIAGNOSTIC_LINE = re.compile(r"^[\s|>`+-]{0,40}\w[\w./+-]{0,200}\.[A-Za-z]{1,3}:(?:\d+(?::\d+)?:[ \t]|[a-z]{1,20}:)")
 #: metric words near a cue, to the metric name stored
-#: the lead's lookbehind is implied by each alternative's \b; said once, it made the pattern's scan of
-#: real mail ~40% cheaper (a place inside a word fails before any alternative is tried)
+#: the lead's lookbehind is implied by each alternative's \b; said once, it makes the pattern's scan
+#: of real mail cheaper (a place inside a word fails before any alternative is tried)
 _METRIC_RE = re.compile(
     r"""
     (?<!\w)(?=[^\W\d_])  # every alternative starts a word with a letter: lets the engine skip other places fast
@@ -122,8 +123,8 @@ _HIT_BY_SIZE = re.compile(r"[ \t]{1,3}by[ \t]{1,3}(?:about[ \t]{1,3}|~)?\d")
 _LOSS_OF_OTHER = re.compile(r"\b(?:power|data|packet|frame|signal|carrier|link|quorum|connection|heartbeat"
                             r"|information)[ \t]{1,3}$", re.IGNORECASE)
 #: a state of arrays and devices as often as of speed ("State : clean, degraded", "the array is now
-#: degraded", "in degraded state as virtio never supported surprise removal"): 73 of the 74 unsized
-#: "degraded" claims of linux-raid had no word of speed near them, and no measure
+#: degraded", "in degraded state as virtio never supported surprise removal"): an unsized
+#: "degraded" on linux-raid nearly never has a word of speed near it, or a measure
 _STATE_WORDS = frozenset(("degraded",))
 #: how far after the drop word its object and "by N" / "much" are looked for
 DROP_OBJECT_REACH = 25
@@ -321,9 +322,9 @@ METRIC_REACH = 60
 CHANGE_NAMES_PATCH_REACH = 12
 #: a negation after a cue ("regression, not really") counts this near its end
 NEG_POST_REACH = 40
-#: what is read around a cue word in a long paragraph (nlp.parse's ``reach``): SENTENCE_REACH,
+#: what is read around a cue word in a long paragraph (reading.parse's ``reach``): SENTENCE_REACH,
 #: a negation after the cue (NEG_POST_REACH and its own words), and the cue's own words (each at
-#: most nlp.CUE_WORDS_CHARS, and the line breaks a negation may hold)
+#: most cue_files.CUE_WORDS_CHARS, and the line breaks a negation may hold)
 READ_REACH = 400
 
 
@@ -341,11 +342,11 @@ UNABLE_REACH = 80
 def _negated_before(doc, cue) -> bool:
     """A negation word in the 4 tokens before the cue ("no regression", "don't see a 10% regression")."""
     content = 0
-    for t in reversed(nlp.tokens_before(doc, cue.start, 8)):
+    for t in reversed(reading.tokens_before(doc, cue.start, 8)):
         if t.is_punct and t.text not in ("%", "'"):
             return False  # "drop, no" / "fine. Not": the negation belongs elsewhere
         if t.lower_ in _NEG_WORDS:
-            if t.lower_ == "without" and _UNABLE_BEFORE.search(nlp.doc_text(doc), max(0, t.idx - UNABLE_REACH), t.idx):
+            if t.lower_ == "without" and _UNABLE_BEFORE.search(reading.doc_text(doc), max(0, t.idx - UNABLE_REACH), t.idx):
                 return False  # "unable to run rpi-update without massive performance regression": it regresses
             return True
         if t.is_space or t.like_num or t.text == "%" or t.lower_ in _FILLER:
@@ -483,10 +484,10 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             continue  # a cited commit's title: the commit's words
         kind = _KIND.get(c.label)
         word = c.text.lower()
-        line = nlp.line_of(text, c.start)
-        line_text = nlp.line_text(text, line)
-        if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(line_text) \
-                or _DIAGNOSTIC_LINE.match(line_text):
+        line = line_of(text, c.start)
+        text_of_line = line_text(text, line)
+        if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(text_of_line) \
+                or _DIAGNOSTIC_LINE.match(text_of_line):
             continue  # a tool's field ("drop: 0/0"), code ("uint32_t dropped;"), a checker's warning
         if word in _REGRESSION_NOUNS and _NAMES_TESTING.match(text, c.end) \
                 and not _PCT_JUST_BEFORE.search(text, max(0, c.start - 12), c.start):
@@ -569,7 +570,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if pct is None and _opens_commit_title(text, c.start):
             continue  # "block: Drop spurious might_sleep() from blk_put_queue()": the patch's verb
         out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=" ".join(c.text.split()),
-                         evidence=Evidence(line_start=line, line_end=line, text=line_text[:500] or c.text)))
+                         evidence=Evidence(line_start=line, line_end=line, text=text_of_line[:500] or c.text)))
     return out
 
 
@@ -612,12 +613,12 @@ def find_claims(text: str) -> list[Claim]:
         return []
     try:
         # only paragraphs holding a word some claim cue needs ("regression", "faster", ...)
-        doc = nlp.parse(text, "claims", anchors=CLAIM_LABELS, weak_anchors=WEAK_CLAIM_LABELS,
+        doc = reading.parse(text, "claims", anchors=CLAIM_LABELS, weak_anchors=WEAK_CLAIM_LABELS,
                         weak_needs=_PCT_HINT_RE, reach=READ_REACH)
-        cues = nlp.cues(doc)
-        claims = _sentence_claims(text[:nlp.MAX_DOC_CHARS], doc, cues)
+        cues = reading.cues(doc)
+        claims = _sentence_claims(text[:reading.MAX_DOC_CHARS], doc, cues)
         return _dedupe(_resolve_changes(claims))
-    except nlp.CueFileError:
+    except cue_files.CueFileError:
         raise  # a broken rule file is our bug, not bad input
     except Exception as exc:  # never let one message stop a run
         log.warning("find_claims failed: %s", exc)

@@ -32,14 +32,14 @@ import logging
 import re
 from dataclasses import dataclass, field
 
-from lkmlkb.extract import nlp
-from lkmlkb.extract.lines import lines_holding
-from lkmlkb.model import CommitCitation, Evidence
+from lkmlkb.extract.lines import line_of, line_text, lines_holding
+from lkmlkb.extract.nlp import cue_files, reading
+from lkmlkb.model import ROLE_RANK, CommitCitation, Evidence
 
 log = logging.getLogger(__name__)
 
+#: lines are read for SHAs up to this many characters (a longer one is base64 or binary junk)
 MAX_LINE = 4000
-ROLE_RANK = {"culprit": 5, "fix": 4, "revert": 3, "tested": 2, "base": 1, "mentioned": 0}
 
 _SHA_RE = re.compile(
     r"""
@@ -231,8 +231,8 @@ def _email_spans(text: str) -> list[tuple[int, int]]:
 class _Spans:
     """The excluded spans, asked whether one holds ``a..b``: the largest end among the spans
     starting at or before ``a`` (a prefix maximum over the sorted starts) answers it in one
-    bisection.  Asking every span for every SHA cost a flood of 3,000 ``Reported-by:`` lines
-    with addresses 18 M comparisons (5 s)."""
+    bisection.  Asking every span for every SHA would cost a flood of ``Reported-by:`` lines
+    with addresses time in the square of its length."""
 
     def __init__(self, spans: list[tuple[int, int]]) -> None:
         spans = sorted(spans)
@@ -466,7 +466,7 @@ _HELPS_RE = re.compile(
 def _negated(doc, cue_start_char: int) -> bool:
     """True when one of the 3 tokens before the cue is a negation ("not caused by")."""
     return any(t.lower_ in ("not", "n't", "never", "no", "nor", "neither")
-               for t in nlp.tokens_before(doc, cue_start_char, 3))
+               for t in reading.tokens_before(doc, cue_start_char, 3))
 
 
 def _live_cues(doc, titles: list[tuple[int, int]] = ()) -> tuple[list, list[int]]:
@@ -480,7 +480,7 @@ def _live_cues(doc, titles: list[tuple[int, int]] = ()) -> tuple[list, list[int]
         k = bisect.bisect_right(title_starts, pos) - 1
         return k >= 0 and pos < titles[k][1]
 
-    cues = [c for c in nlp.cues(doc) if not _negated(doc, c.start) and not (titles and in_title(c.start))]
+    cues = [c for c in reading.cues(doc) if not _negated(doc, c.start) and not (titles and in_title(c.start))]
     return cues, [c.start for c in cues]
 
 
@@ -496,18 +496,18 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
     if not undecided:
         return
     near = [h.start for h in undecided]
-    doc = nlp.parse(text, "commits", near=near)  # the paragraphs of the SHAs to decide
+    doc = reading.parse(text, "commits", near=near)  # the paragraphs of the SHAs to decide
     titles = sorted((h.end, h.extra["title_end"]) for h in hits if "title_end" in h.extra)
     cues, cue_starts = _live_cues(doc, titles)
     runs: dict[int, list] = {}  # per sentence start: what _nearest_before has seen
     lead_ins = False
     prev_end_in_sent: dict[tuple[int, int], int] = {}
-    doc_text = nlp.doc_text(doc)
+    doc_text = reading.doc_text(doc)
     hit_starts = sorted(x.start for x in hits)
     for h in sorted(undecided, key=lambda x: x.start):
         if h.start >= len(doc_text):
             continue
-        s0, s1 = nlp.sentence_bounds(doc, h.start, h.end)
+        s0, s1 = reading.sentence_bounds(doc, h.start, h.end)
         prev_end = prev_end_in_sent.get((s0, s1), s0)
         prev_end_in_sent[(s0, s1)] = h.extra.get("subj_end", h.end)
         upto = bisect.bisect_left(cue_starts, h.start)
@@ -523,7 +523,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         chosen = [max(pool, key=_nearness)] if pool else after[:1]
         if not chosen and not lead_ins and _after_lead_in(doc_text, s0):
             # a lead-in may end a paragraph before ("bisected to:\n\ncommit X"): read those too
-            doc = nlp.parse(text, "commits", near=near, lookback=LEAD_IN_CHARS)
+            doc = reading.parse(text, "commits", near=near, lookback=LEAD_IN_CHARS)
             cues, cue_starts = _live_cues(doc, titles)
             runs.clear()
             lead_ins = True
@@ -588,9 +588,9 @@ def _cues_of_colon_sentence(doc_text: str, cues, s0: int):
 
 
 def _to_citation(text: str, h: _Hit) -> CommitCitation:
-    line_a = nlp.line_of(text, h.start)
-    line_b = nlp.line_of(text, max(h.start, h.extra.get("subj_end", h.end) - 1))
-    lines = [nlp.line_text(text, i) for i in range(line_a, line_b + 1)] if line_b - line_a < 5 else [text[h.start:h.end]]
+    line_a = line_of(text, h.start)
+    line_b = line_of(text, max(h.start, h.extra.get("subj_end", h.end) - 1))
+    lines = [line_text(text, i) for i in range(line_a, line_b + 1)] if line_b - line_a < 5 else [text[h.start:h.end]]
     return CommitCitation(sha=h.sha, subject=h.subject, role=h.role, cue=h.cue, form=h.form,
                           range_end=h.range_end, evidence=Evidence(line_start=line_a, line_end=line_b,
                                                                    text="\n".join(lines)[:500]))
@@ -617,7 +617,7 @@ def find_commit_mentions(text: str) -> list[CommitCitation]:
         _apply_git_output(text, hits)
     try:
         _assign_roles_by_cues(text, hits)
-    except nlp.CueFileError:
+    except cue_files.CueFileError:
         raise
     except Exception as exc:  # spaCy on pathological text: keep the SHAs, log the reason
         log.info("commit cue analysis failed, roles left as mentioned: %s", exc)
@@ -632,7 +632,7 @@ def _share_range_roles(hits: list[_Hit]) -> None:
     for h in hits:
         if h.form == "range" and h.range_end in by_sha:
             o = by_sha[h.range_end]
-            if ROLE_RANK[o.role] > ROLE_RANK[h.role]:
+            if ROLE_RANK[o.role] < ROLE_RANK[h.role]:
                 h.role, h.cue = o.role, o.cue
 
 
@@ -642,14 +642,14 @@ def find_commits(text: str) -> list[CommitCitation]:
     The evidence is that of the mention that decided the role."""
     try:
         mentions = find_commit_mentions(text)
-    except nlp.CueFileError:
+    except cue_files.CueFileError:
         raise  # a broken rule file is our bug, not bad input
     except Exception as exc:  # never let one message stop a run
         log.warning("find_commits failed: %s", exc)
         return []
     out: list[CommitCitation] = []
     # prefix-equal SHAs share their first 7 digits (the shortest SHA read): the candidates
-    # for a merge are looked up there, not in every commit so far (a flood of SHAs was quadratic)
+    # for a merge are looked up there, not in every commit so far (else a flood of SHAs costs time in the square of its length)
     by_head: dict[str, list[CommitCitation]] = {}
     for c in mentions:
         same = None
@@ -666,7 +666,7 @@ def find_commits(text: str) -> list[CommitCitation]:
             same.sha = c.sha
         same.subject = same.subject or c.subject
         same.range_end = same.range_end or c.range_end
-        if ROLE_RANK[c.role] > ROLE_RANK[same.role]:
+        if ROLE_RANK[c.role] < ROLE_RANK[same.role]:
             same.role, same.cue, same.evidence = c.role, c.cue, c.evidence
             if c.form != "prose":
                 same.form = c.form

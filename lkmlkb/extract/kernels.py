@@ -23,8 +23,9 @@ import logging
 import re
 
 from lkmlkb.extract import kernel_versions as kv
-from lkmlkb.extract import nlp
+from lkmlkb.extract.lines import line_of, line_text
 from lkmlkb.extract.measurements import find_measurements
+from lkmlkb.extract.nlp import cue_files, reading
 from lkmlkb.model import Evidence, KernelMention
 
 log = logging.getLogger(__name__)
@@ -33,8 +34,8 @@ log = logging.getLogger(__name__)
 CUE_REACH = 60
 #: a cue after a version ("v6.8 is fine") counts when it starts at most this far past it
 POST_CUE_REACH = 25
-#: what is read around a version's start and end in a long paragraph (nlp.parse's ``reach``):
-#: CUE_REACH before it and POST_CUE_REACH after it, plus a cue's own words (nlp.CUE_WORDS_CHARS)
+#: what is read around a version's start and end in a long paragraph (reading.parse's ``reach``):
+#: CUE_REACH before it and POST_CUE_REACH after it, plus a cue's own words (cue_files.CUE_WORDS_CHARS)
 READ_REACH = 150
 
 _REGRESSION_WORDS_RE = re.compile(
@@ -59,12 +60,12 @@ _REVERT_HELPS_RE = re.compile(
 
 def _negated(doc, cue) -> bool:
     """A negation in the 2 tokens before a cue ("not observed on 5.15")."""
-    return any(t.lower_ in ("not", "n't", "never") for t in nlp.tokens_before(doc, cue.start, 2))
+    return any(t.lower_ in ("not", "n't", "never") for t in reading.tokens_before(doc, cue.start, 2))
 
 
 def _role_from_cues(text: str, doc, cues, start: int, end: int, prev_end: int) -> tuple[str | None, str]:
     """Role of the version at ``start``..``end`` from the nearest cue in its sentence."""
-    s0, s1 = nlp.sentence_bounds(doc, start, end)
+    s0, s1 = reading.sentence_bounds(doc, start, end)
     lo = max(s0, prev_end, start - CUE_REACH)
     before = [c for c in cues if lo <= c.start and c.end <= start and not c.label.endswith("_POST")]
     if before:
@@ -117,16 +118,16 @@ def _versions_and_roles(text: str) -> list[tuple[int, int, str, str, str | None]
         return []
     roles: list[tuple[str | None, str]] = [(None, "")] * len(found)
     try:
-        doc = nlp.parse(text, "kernels", near=[a for a, _, _, _ in found], also_near=[b - 1 for _, b, _, _ in found],
+        doc = reading.parse(text, "kernels", near=[a for a, _, _, _ in found], also_near=[b - 1 for _, b, _, _ in found],
                         reach=READ_REACH)
-        cues = nlp.cues(doc)
+        cues = reading.cues(doc)
         prev_end = 0
-        parsed_chars = len(nlp.doc_text(doc))
+        parsed_chars = len(reading.doc_text(doc))
         for i, (a, b, _, _) in enumerate(found):
             if b <= parsed_chars:
                 roles[i] = _role_from_cues(text, doc, cues, a, b, prev_end)
             prev_end = b
-    except nlp.CueFileError:
+    except cue_files.CueFileError:
         raise
     except Exception as exc:  # the cue pipeline must not lose the versions
         log.info("kernel role cues failed, roles left empty: %s", exc)
@@ -140,10 +141,10 @@ def _versions_and_roles(text: str) -> list[tuple[int, int, str, str, str | None]
 
 
 def _mention(text: str, a: int, b: int, raw: str, norm: str, role: str | None) -> KernelMention:
-    line_a, line_b = nlp.line_of(text, a), nlp.line_of(text, max(a, b - 1))
-    line_text = nlp.line_text(text, line_a) if line_a == line_b else raw
+    line_a, line_b = line_of(text, a), line_of(text, max(a, b - 1))
+    text_of_line = line_text(text, line_a) if line_a == line_b else raw
     return KernelMention(raw=raw, version=norm, sort_key=kv.sort_key(norm), role=role,
-                         evidence=Evidence(line_start=line_a, line_end=line_b, text=line_text[:500]))
+                         evidence=Evidence(line_start=line_a, line_end=line_b, text=text_of_line[:500]))
 
 
 def find_kernel_mentions(text: str) -> list[KernelMention]:
@@ -163,7 +164,7 @@ def find_kernels(text: str) -> list[KernelMention]:
                 out[key] = _mention(text, a, b, raw, norm, role)  # a repeat's line is never read
             elif out[key].role is None and role is not None:
                 out[key].role = role
-    except nlp.CueFileError:
+    except cue_files.CueFileError:
         raise  # a broken rule file is our bug, not bad input
     except Exception as exc:  # never let one message stop a run
         log.warning("find_kernels failed: %s", exc)

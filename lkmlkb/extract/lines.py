@@ -9,6 +9,8 @@ are read: the same lines as testing each one, without a Python step per line.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Iterator
 
@@ -110,3 +112,33 @@ def lines_holding(text: str, rx: re.Pattern, max_line: int) -> Iterator[tuple[in
         if end == -1:
             return
         pos = end + 1
+
+
+#: [(the text last indexed, its line start offsets)]: one pair, replaced whole, so that an
+#: extraction stopped half way (the budget's hard stop) cannot leave a text with another's offsets
+_LINES: list[tuple[str | None, list[int]]] = [(None, [])]
+
+
+def _line_starts(text: str) -> list[int]:
+    """Offsets where each line starts; computed once per text, not once per hit."""
+    indexed, starts = _LINES[0]
+    if indexed is not text:
+        lines = text.split("\n")
+        starts = [0]
+        starts.extend(itertools.accumulate(len(line) + 1 for line in lines[:-1]))
+        _LINES[0] = (text, starts)
+    return starts
+
+
+def line_of(text: str, pos: int) -> int:
+    """0-based line number of char ``pos`` in ``text`` (binary search over line starts)."""
+    return bisect.bisect_right(_line_starts(text), max(0, min(pos, len(text)))) - 1
+
+
+def line_text(text: str, line: int) -> str:
+    """The text of 0-based line ``line`` ("" past the end)."""
+    starts = _line_starts(text)
+    if not 0 <= line < len(starts):
+        return ""
+    end = starts[line + 1] - 1 if line + 1 < len(starts) else len(text)
+    return text[starts[line]:end]

@@ -12,11 +12,12 @@ import logging
 import time
 from collections.abc import Callable
 
-from lkmlkb.extract import budget, nlp
+from lkmlkb.extract import budget
 from lkmlkb.extract.budget import Stopped, hard_stop
 from lkmlkb.extract.claims import find_claims
 from lkmlkb.extract.commits import find_commits
 from lkmlkb.extract.kernels import find_kernels
+from lkmlkb.extract.nlp import matcher, reading
 from lkmlkb.extract.results import find_results
 from lkmlkb.extract.setup import find_setup, find_tools
 from lkmlkb.extract.views import FOCUS_MAX_LINES, FOCUS_RADIUS, View, build_view, focus_view, screened_view
@@ -47,7 +48,7 @@ def warm_up() -> None:
     """Build the spaCy pipelines and compile the rules once, outside any time budget."""
     if _WARM:
         return
-    catalog.canonical_name("bs")  # fio's option catalog: 70 ms of JSON, once
+    catalog.canonical_name("bs")  # fio's option catalog: a JSON file, read once
     _run_warm_up_text()
     _WARM.append(True)
 
@@ -67,11 +68,11 @@ def warmed_up() -> bool:
 
 
 def bound_vocabulary() -> None:
-    """Rebuild the spaCy pipelines once they hold too many words (``nlp.MAX_LEXEMES``), here,
+    """Rebuild the spaCy pipelines once they hold too many words (``matcher.MAX_LEXEMES``), here,
     between messages: outside any message's budget."""
-    if nlp.vocab_over_limit():
-        log.info("rebuilding the spaCy pipelines (vocabulary over %d words)", nlp.MAX_LEXEMES)
-        nlp.rebuild_pipelines()
+    if matcher.vocab_over_limit():
+        log.info("rebuilding the spaCy pipelines (vocabulary over %d words)", matcher.MAX_LEXEMES)
+        reading.rebuild_pipelines()
         _run_warm_up_text()
 
 

@@ -33,6 +33,7 @@ PAIR = re.compile(
 HEADING = re.compile(r"^\s{0,8}[-*•]?\s{0,3}(?P<label>[\w=.,/ -]{1,60}?)\s{0,2}:\s*$")
 METRIC_WORDS = (("clat", "clat"), ("slat", "slat"), ("lat", "lat"), ("iops", "iops"), ("bandwidth", "bw"),
                 ("bw", "bw"), ("throughput", "throughput"), ("util", "util"), ("cpu", "cpu"))
+#: a before/after pair is a short line; longer ones are prose or logs, not read
 MAX_LINE = 400
 
 
@@ -64,7 +65,7 @@ def _has_arrow(line: str) -> bool:
 
 #: the part of every PAIR match from the last digit of the first figure to the arrow ("554 IOPS →",
 #: "57.7 ms ->", "94k to"): searched before PAIR, whose 80-character lead is tried at every offset of a
-#: line like "EXT4-fs (nbd0): unable to read superblock" (600 of them in one dmesg paste)
+#: line like "EXT4-fs (nbd0): unable to read superblock" (a dmesg paste can hold hundreds)
 PAIR_CUE = re.compile(rf"\d[kKM]?\s{{0,3}}(?:{UNIT})?\s{{0,4}}(?:→|->|=>|-->|\bto\b)")
 #: what _has_arrow looks for, searched in the whole text: the lines holding none are passed over
 ARROW_WORDS = ("->", "=>", "→", "to")

@@ -11,13 +11,12 @@ import re
 from lkmlkb.extract import has_case_twin
 from lkmlkb.extract.lines import word_lines
 
-# Words without which a message cannot hold a performance report (PERF-NOTES:
-# real reports are well under 1% of list traffic; spaCy and the full
-# extractors must not see the rest).  A plain substring test over the
-# lower-cased text runs first (about 10x a regex); the regex confirms.  A tool's
-# name glued to a kernel symbol is none of it ("blk_iostat_count" on 19 lines of a
-# dmesg paste, "CONFIG_F2FS_IOSTAT", "potentiostats"): of five whole lists, 174 messages
-# passed for such names alone, none in a thread with a regression report.
+# Words without which a message cannot hold a performance report (real reports
+# are well under 1% of list traffic; spaCy and the full extractors must not see
+# the rest).  A plain substring test over the lower-cased text runs first (much
+# cheaper than a regex); the regex confirms.  A tool's name glued to a kernel
+# symbol is none of it ("blk_iostat_count" in a dmesg paste, "CONFIG_F2FS_IOSTAT",
+# "potentiostats"): messages that pass for such names alone hold no report.
 PREFILTER_WORDS = ("fio", "iops", "b/s", "mbps", "b/sec", "regress", "bisect", "bw=", "run status group",
                    "tiobench", "iostat", "fs_mark", "dbench", "%change", "test robot", "lkp", "%stddev",
                    "slow", "degrad", "performance", "real", "elapsed")
@@ -34,6 +33,7 @@ PREFILTER = re.compile(
     """,
     re.I | re.X | re.M,
 )
+#: the prefilter reads at most this much of a text (a report says what it is about long before)
 MAX_VIEW_CHARS = 2_000_000
 
 
@@ -79,8 +79,8 @@ def prefilter_lines(text: str, lines: list[str]) -> list[int]:
     The prefilter's words are found in the lower-cased text with ``str.find``
     (lower-casing keeps the line breaks, so a hit's line number is the count
     of breaks before it), then the regex runs on those lines only: the same
-    lines as testing each one, without a Python loop over the 15,000 lines
-    of a pasted kernel log.
+    lines as testing each one, without a Python loop over every line of a
+    pasted kernel log.
     """
     candidates = word_lines(text.lower(), PREFILTER_WORDS)  # lower() keeps every line break
     return [i for i in candidates if i < len(lines) and lines[i] and prefilter(lines[i])]

@@ -32,7 +32,9 @@ from lkmlkb.model import Result
 
 log = logging.getLogger(__name__)
 
+#: how far up from a result its heading (a kernel naming the block) may be: a fio run's output
 HEADING_WINDOW = 60
+#: ... and the prose naming its kernel: the sentence introducing it
 PROSE_WINDOW = 6
 
 _NEGATED = re.compile(

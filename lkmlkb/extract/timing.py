@@ -25,6 +25,7 @@ ELAPSED = re.compile(
 REAL = re.compile(r"^\s{0,8}real\s{1,10}(?:(?P<m>\d{1,6})m)?(?P<s>\d{1,6}(?:\.\d{1,6})?)s\s*$")  # bash `time`
 HEADING = re.compile(r"^\s{0,8}(?P<label>[^\s:][^:]{0,60}?)\s{0,2}:\s*$")
 SKIP_HEADINGS = ("command being timed",)
+#: a timing line is short; longer ones are not read
 MAX_LINE = 300
 #: what every ELAPSED or REAL match spells
 CUES = ("lapsed", "real")

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from lkmlkb.extract.prefilter import MAX_VIEW_CHARS, prefilter, prefilter_lines
 from lkmlkb.model import Message, Segment
 
-#: extractors read at most this much of a line: no line of a real report comes near
-#: (the longest of linux-block 2024 Q1's 359 passing views has 830 characters), and a
-#: line of 100,000 (base64, a minified log, a flood) cost every extractor time for nothing
+#: extractors read at most this much of a line: no line of a real report comes near (they
+#: hold under a thousand characters), and a line of 100,000 (base64, a minified log, a flood)
+#: costs every extractor time for nothing
 MAX_VIEW_LINE = 4_000
 
 
@@ -100,17 +100,14 @@ FOCUS_ABOVE_CHARS = 64_000
 FOCUS_RADIUS = 40
 #: a kernel log line ("[   94.641946] ...", dmesg's timestamp) is an event among others: one
 #: naming a tool ("Comm: fio", "in process dbench", "gen() 17777 MB/s") heads no report, and its
-#: neighbourhood is more log.  Of five whole lists, 19 long views read less for it; what they lost
-#: were setup facts and kernels of crash logs; the 760 KB test robot report it was found in costs
-#: a ninth less
+#: neighbourhood is more log (what a long view loses for it are setup facts and kernels of crash
+#: logs)
 _KERNEL_LOG_LINE = re.compile(r"[ \t]{0,8}\[[ \t]{0,12}\d{1,12}\.\d{1,9}\]")
 #: a view is read up to its this-many-th line that can hold a report (and that line's
 #: neighbourhood).  The extractors' work grows with such lines (a SHA, a version, a result or a
-#: claim on each, 30-100 us apiece): a flood of them cost 200-300 ms.  Kernel log lines are not
-#: counted.  Of the 23,029 messages of five whole lists (linux-block, linux-xfs, io-uring,
-#: linux-ext4, linux-raid) that passed the prefilter in the tenth session, one had more (a
-#: stress-ng iostat dump of 713, which yields nothing past its first 100 lines) and the next most
-#: 169 (LKP reports of 700 KB hold at most 158).
+#: claim on each): a flood of them costs a message its budget.  Kernel log lines are not counted.
+#: Real reports hold far fewer, the longest test robot reports included; a view with more is a
+#: dump (a stress-ng iostat log) that yields nothing past its first lines.
 FOCUS_MAX_LINES = 500
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 from importlib import resources
 from typing import Any
 
@@ -18,6 +19,12 @@ log = logging.getLogger(__name__)
 
 #: the JSON file under lkmlkb/data/
 DATA_FILE = "fio_options.json"
+
+#: what an option name looks like: every name and alias the catalog holds
+#: ("iodepth_batch_complete_min", "hugepage-size") is one
+OPTION_NAME_RE = re.compile(r"""
+    ^[A-Za-z][A-Za-z0-9_-]{0,60}$
+""", re.VERBOSE)
 
 
 @functools.cache

@@ -124,7 +124,7 @@ def find_blocks(lines: list[str]) -> list[_Block]:
                 cur, pending_blank = _Block([classify(line, i)]), []
             continue
         if not raw:
-            pending_blank.append(i)  # classify("") is blank; a dmesg paste can end in 14,000 of these
+            pending_blank.append(i)  # classify("") is blank; a dmesg paste can end in thousands of these
             continue
         ln = classify(clean_line(raw), i)
         if ln.kind == "blank":

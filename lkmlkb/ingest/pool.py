@@ -89,8 +89,8 @@ def in_order(pool, work: Callable, batches: Iterable[list], ahead: int) -> Itera
 
 def _without_raw(work: Callable, batch: list) -> list:
     """``work(batch)`` in a worker, each message parsed from a raw one sent back without its
-    bytes: the ingest has them (half of what the workers returned, measured: 14 of
-    30.5 MB per 2,000 messages of linux-block, and half of the pickling)."""
+    bytes: the ingest has them (they are about half of what the workers would return, and of
+    the pickling)."""
     out = work(batch)
     for item, p in zip(batch, out):
         if isinstance(item, RawMail) and isinstance(p, Prepared) and p.message.raw is item.raw:
@@ -112,9 +112,8 @@ class WorkerPool(multiprocessing.pool.Pool):
 
     The process pool also wakes it whenever a result waits in the pipe from the
     workers, and it then loops until the result thread has read it all: a
-    batch's result is megabytes, read in pipe-sized pieces, so the handler spun
-    (15,000-24,000 rounds for 40 results of 8 MB; 2.2 CPU-s of an ingest of
-    linux-block's epoch) and took the GIL from the writer meanwhile.  A worker
+    batch's result is megabytes, read in pipe-sized pieces, so the handler would spin
+    thousands of rounds per result and take the GIL from the writer meanwhile.  A worker
     that dies still wakes it (its process sentinel), and it starts another.
     """
 
@@ -162,9 +161,8 @@ TERMINATE_SECONDS = 10.0
 
 
 #: the pipes between the ingest and its workers hold this much (Linux: 64 KiB by default).  A
-#: batch or its result is megabytes: through the default pipe, its reader and writer each woke
-#: for every 64 KiB (8 MB results, 1.6 GB in all: 25,000 context switches in the workers,
-#: 10,000-14,000 in the parent, 3.7-4.8 CPU-s; with 1 MiB: 1,700 and 150-250, 2.8-3.2 CPU-s)
+#: batch or its result is megabytes: through the default pipe, its reader and writer each wake
+#: for every 64 KiB, and the context switches cost the ingest CPU time
 PIPE_BYTES = 1 << 20
 
 
@@ -213,8 +211,8 @@ _FROZEN: list[bool] = []
 def freeze_once(extract: bool) -> None:
     """Move what the process holds so far (modules; with ``extract`` the spaCy pipelines) out
     of the cyclic garbage collector's sight, once per process (again if the pipelines came
-    since): every collection walked them again (3 % of an ingest's CPU), and forked workers
-    no longer touch their pages by collecting them."""
+    since): else every collection walks them again, and forked workers touch (and so copy)
+    their pages by collecting them."""
     if _FROZEN and (_FROZEN[0] or not extract):
         return
     gc.collect()
@@ -224,9 +222,8 @@ def freeze_once(extract: bool) -> None:
 
 #: the cyclic collector's thresholds while an ingest runs (the workers inherit them).  An ingest
 #: frees almost everything it allocates by reference counting, yet with Python's default
-#: (700, 10, 10) the collector ran about 80 times per thousand messages, walking every batch in
-#: flight each time: 7 % of the writer's CPU.  At 50,000 a cycle of garbage still goes within a
-#: few batches.
+#: (700, 10, 10) the collector runs dozens of times per thousand messages, walking every batch in
+#: flight each time.  At 50,000 a cycle of garbage still goes within a few batches.
 BULK_GC_THRESHOLDS = (50_000, 20, 100)
 
 

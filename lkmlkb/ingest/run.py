@@ -34,6 +34,7 @@ from lkmlkb.sources.base import SourceFailure
 
 log = logging.getLogger(__name__)
 
+#: messages per batch: a worker's task and the writer's transaction
 BATCH = 500
 
 
@@ -113,7 +114,7 @@ def _ingest(sources: list[str], db_path: str, workers: int, batch_size: int, ext
     if extract and workers <= 1:
         warm_up()  # outside the first message's budget
     # with workers, each builds its pipelines on its first extraction job (extraction.extract_payloads),
-    # beside the others' first batches: built here they held up the start by a second and more
+    # beside the others' first batches: built here they would hold up the start
     freeze_once(extract and workers <= 1)
     db = connect(db_path)
     store = Store(db)

@@ -52,25 +52,25 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from lkmlkb.db.schema import (
+    AMBIGUOUS,
+    IN_TREE,
+    RESOLVED,
+    RESOLVED_BY_SUBJECT,
+    SUBJECT_MATCH,
+    UNKNOWN,
+    UNRESOLVED,
+)
 from lkmlkb.errors import GitError
 from lkmlkb.extract.kernel_versions import sort_key
 
 log = logging.getLogger(__name__)
 
-#: statuses a commits row can have
-RESOLVED = "resolved"
-RESOLVED_BY_SUBJECT = "resolved-by-subject"
-AMBIGUOUS = "ambiguous"
-SUBJECT_MATCH = "subject-match"
-UNKNOWN = "unknown"
-UNRESOLVED = "unresolved"
-#: statuses that name one commit of the tree
-IN_TREE = (RESOLVED, RESOLVED_BY_SUBJECT, SUBJECT_MATCH)
-
 #: bodies' lines longer than this are not read for trailers (base64, binary junk)
 MAX_LINE = 4000
 #: a SHA as cited: 7-40 hex digits (git itself accepts 4, mail never cites fewer than 7)
 SHA_RE = re.compile(r"[0-9a-f]{7,40}")
+#: seconds a git command may take: one ``git log`` of a whole kernel tree takes minutes
 _GIT_TIMEOUT = 3600
 
 _FIXES_RE = re.compile(

@@ -10,372 +10,32 @@ results, with a flag when the two disagree.
 
 from __future__ import annotations
 
-import bisect
-import json
 import logging
 import re
 
 from lkmlkb.extract.claims import find_claims, stated_regression_pct
 from lkmlkb.extract.commits import find_commits
-from lkmlkb.extract.kernel_versions import compare, normalize_version, qualifier, sort_key
 from lkmlkb.extract.kernels import find_kernels
-from lkmlkb.extract.metric_units import lower_is_better
-from lkmlkb.model import Claim, CommitCitation, Evidence, Findings, KernelMention, Message, Report, Result
-from lkmlkb.reports.classify import (
-    PATCH_SUBJECT,
-    PERF_WORD,
-    ThreadFacts,
-    classify,
-    is_patch_thread,
+from lkmlkb.model import Claim, Evidence, Findings, KernelMention, Message, Report
+from lkmlkb.reports.classify import PERF_WORD, ThreadFacts, classify, is_patch_thread
+from lkmlkb.reports.labels import (
+    attribute_commit_results,
+    computed_change,
+    decide_kernels,
+    fix_restores,
+    headline,
+    label_results,
+    label_with_without,
+    other_of_two,
+    unlabel_unaffected,
 )
+from lkmlkb.reports.merge import dedupe_jobs, dedupe_results, merge_commits, merge_kernels
 from lkmlkb.reports.status import derive_status
 
 log = logging.getLogger(__name__)
 
-ROLE_RANK = {"culprit": 0, "fix": 1, "revert": 2, "tested": 3, "base": 4, "mentioned": 5}
-HEADLINE_METRICS = ("bw", "throughput", "iops", "util", "lat", "clat")
 #: stated and computed magnitudes that differ by more than this many points disagree
 DISAGREE_POINTS = 5.0
-
-
-def _kernel_base(version: str | None) -> str:
-    if not version:
-        return ""
-    return normalize_version(version) or version
-
-
-def merge_commits(findings: list[Findings]) -> list[CommitCitation]:
-    """One citation per commit (SHA prefixes of different lengths joined), strongest role.
-
-    A citation joins the earliest-kept one whose SHA is a prefix of its SHA or
-    has it as a prefix.  Those are found through the kept SHAs' prefixes (a
-    dict) and their sorted order (the ones its SHA begins), not by comparing
-    with every kept SHA: a thread citing thousands of commits (a stable
-    review series, a flood) cost time in the square of their number.
-    """
-    by_sha: dict[str, tuple[int, CommitCitation]] = {}  # kept SHA -> (when kept, citation)
-    ordered: list[str] = []  # the kept SHAs, sorted
-    kept = 0
-    for f in findings:
-        for c in f.commits:
-            if c.form == "link":
-                continue
-            sha = c.sha
-            found = [k for k in (sha[:n] for n in range(len(sha) + 1)) if k in by_sha]  # prefixes of sha
-            i = bisect.bisect_left(ordered, sha)
-            while i < len(ordered) and ordered[i].startswith(sha):  # those sha is a prefix of
-                found.append(ordered[i])
-                i += 1
-            kept += 1
-            if not found:
-                by_sha[sha] = (kept, c)
-                bisect.insort(ordered, sha)
-                continue
-            key = min(found, key=lambda k: by_sha[k][0])
-            cur = by_sha.pop(key)[1]
-            del ordered[bisect.bisect_left(ordered, key)]
-            keep = c if ROLE_RANK.get(c.role, 9) < ROLE_RANK.get(cur.role, 9) else cur
-            keep.subject = keep.subject or cur.subject or c.subject
-            keep.sha = max(cur.sha, c.sha, key=len)  # the longest SHA any message wrote
-            by_sha[keep.sha] = (kept, keep)
-            bisect.insort(ordered, keep.sha)
-    return sorted((c for _, c in by_sha.values()), key=lambda c: (ROLE_RANK.get(c.role, 9), c.sha))
-
-
-def merge_kernels(findings: list[Findings]) -> list[KernelMention]:
-    seen: dict[str, KernelMention] = {}
-    for f in findings:
-        for k in f.kernels:
-            cur = seen.get(k.version)
-            if cur is None:
-                seen[k.version] = k
-            elif cur.role is None and k.role:
-                cur.role = k.role
-    return sorted(seen.values(), key=lambda k: sort_key(k.version))
-
-
-def _dedupe_jobs(findings: list[Findings]):
-    out, seen = [], set()
-    for f in findings:
-        for j in f.fio_jobs:
-            key = (j.form, json.dumps(j.options, sort_keys=True))
-            if key not in seen:
-                seen.add(key)
-                out.append(j)
-    return out
-
-
-def _dedupe_results(findings: list[Findings]) -> list[Result]:
-    out, seen = [], set()
-    for f in findings:
-        for r in f.results:
-            key = (r.kernel, r.config, r.metric, r.direction, round(r.value, 6), r.unit)
-            if key not in seen:
-                seen.add(key)
-                out.append(r)
-    return out
-
-
-def _qual(raw: str | None) -> str:
-    q = (qualifier(raw) or "") if raw else ""
-    return "revert" if "revert" in q else ("patch" if q and q != "+" else "")  # a bare "+": a local build
-
-
-def kernel_roles(kernels: list[KernelMention]) -> dict[tuple[str, str], str]:
-    """(version, qualifier) -> good | bad; "6.8-rc7" and "6.8-rc7+ Revert" are two keys."""
-    roles: dict[tuple[str, str], str] = {}
-    for k in kernels:
-        if k.role in ("good", "bad"):
-            roles.setdefault((k.version, _qual(k.raw)), k.role)
-    return roles
-
-
-def decide_kernels(kernels: list[KernelMention], claims: list[Claim]) -> tuple[str | None, str | None]:
-    """The good and the bad kernel, where the thread says so (first said wins)."""
-    good = next((k.raw if _qual(k.raw) else k.version for k in kernels if k.role == "good"), None)
-    bad = next((k.version for k in kernels if k.role == "bad"), None)
-    return good, bad
-
-
-def other_of_two(kernels: list[KernelMention]) -> None:
-    """Of two kernels a regression thread names, one said to be good (or bad), the other is the
-    bad (or good) one when it is the later (earlier) release: "15 minutes on
-    6.9.11-200.fc40.x86_64 as compared to around 1 second on 6.8.10-300.fc40.x86_64".  Fills
-    the roles the text left open (so the results measured on it are labelled); a good kernel
-    with a revert or a patch on top is another kernel than its release, and is left alone."""
-    versions = list(dict.fromkeys(k.version for k in kernels))
-    roles = {k.role for k in kernels if k.role}
-    if len(versions) != 2 or len(roles) != 1 or not roles <= {"good", "bad"}:
-        return
-    role = roles.pop()
-    known = {k.version for k in kernels if k.role}
-    if len(known) != 1 or any(_qual(k.raw) for k in kernels):
-        return
-    (said,) = known
-    (other,) = [v for v in versions if v != said]
-    if sort_key(other) == sort_key(said):
-        return  # one release written two ways: "6.11-rc1", "6.11.0-rc1"
-    later = sort_key(other) > sort_key(said)
-    if later != (role == "good"):
-        return  # "a regression on 6.9 ... still there on 6.10-rc1": the later one is not the good one
-    for k in kernels:
-        if k.version == other:
-            k.role = "bad" if role == "good" else "good"
-
-
-def _result_key(r: Result) -> tuple[str, str]:
-    version = _kernel_base(r.kernel)
-    q = _qual(r.kernel) or _qual(f"{version}{r.config or ''}" if r.config and r.config.startswith("+") else None)
-    if not q and r.config and "revert" in r.config.lower():
-        q = "revert"
-    return version, q
-
-
-def patched_kernels(kernels: list[KernelMention], commits: list[CommitCitation]) -> set[str]:
-    """Kernels a fix or tested commit was applied on ("applied c8ed1b359312 on 6.1.36")."""
-    out = set()
-    for c in commits:
-        if c.role not in ("fix", "tested"):
-            continue
-        for k in kernels:
-            line = k.evidence.text.lower()
-            if "appl" in line and c.sha[:7] in line:
-                out.add(k.version)
-    return out
-
-
-_SHA_CONFIG = re.compile(r"[0-9a-f]{7,40}")  # an LKP table column "8f764b91fdf29659", "574e7779cf583171acb5bf63650"
-#: the state a commit's role says its measurements show
-_COMMIT_ROLE_LABEL = {"base": "baseline", "culprit": "regressed", "fix": "fixed"}
-
-
-def attribute_commit_results(results: list[Result], commits: list[CommitCitation]) -> None:
-    """A number measured on a cited commit was measured on the kernel built from it.
-
-    Kernel test robot tables head their columns with the base and the tested
-    commit (``8f764b91fdf29659  574e7779cf583171acb5bf63650``): such a result
-    has no release but the commit as its configuration.  Its kernel becomes
-    that commit, and the commit's role says which side it is: the robot's
-    base is the baseline, the commit under test (the culprit) the regressed
-    state, a fix the fixed one.  Results of other configurations are left alone.
-    """
-    for r in results:
-        if r.kernel or not r.config or not _SHA_CONFIG.fullmatch(r.config):
-            continue
-        c = next((c for c in commits if c.sha.startswith(r.config) or r.config.startswith(c.sha)), None)
-        if c is None:
-            continue
-        r.kernel = r.config
-        if not r.label:
-            r.label = _COMMIT_ROLE_LABEL.get(c.role)
-    # the other column of a row whose tested column regressed is the robot's base (a commit or a release)
-    regressed_rows = {(r.evidence.message_id, r.evidence.line_start, r.metric) for r in results
-                      if r.label == "regressed" and r.config and _SHA_CONFIG.fullmatch(r.config)}
-    for r in results:
-        if r.label is None and r.kernel and (r.evidence.message_id, r.evidence.line_start, r.metric) in regressed_rows:
-            r.label = "baseline"
-
-
-def label_pairs(results: list[Result], kernels: list[KernelMention]) -> None:
-    """Before/after pairs ("old: 554 IOPS → new: 535 IOPS"): baseline and regressed, on the good and bad kernels."""
-    good = next((k.version for k in kernels if k.role == "good"), None)
-    bad = next((k.version for k in kernels if k.role == "bad"), None)
-    for r in results:
-        side = (r.config or "").split(" ", 1)[0]
-        if r.kernel or side not in ("before", "after"):
-            continue
-        r.label = "baseline" if side == "before" else "regressed"
-        r.kernel = good if side == "before" else bad
-
-
-#: a result's heading naming the culprit's absence or presence ("Without this patch:", "With:", "Just
-#: adding this patch on the previous:"; "with the commit reverted" is its absence)
-_WITHOUT_CULPRIT = re.compile(r"(?:without|before)\b|with\b.{0,40}\brevert", re.IGNORECASE)
-_WITH_CULPRIT = re.compile(r"(?:with|after|(?:just\s{1,3})?(?:adding|applying))\b", re.IGNORECASE)
-
-
-def _culprit_side(heading: str) -> str | None:
-    """"baseline" for a heading without the culprit, "regressed" for one with it, else None."""
-    if _WITHOUT_CULPRIT.match(heading):
-        return "baseline"
-    return "regressed" if _WITH_CULPRIT.match(heading) else None
-
-
-def label_with_without(results: list[Result], commits: list[CommitCitation], root: Message | None) -> None:
-    """In a regression report whose culprit a bisection or the reporter names (not a patch
-    thread's Fixes: tag), numbers headed "without" and "with" (the patch, the commit) are the
-    baseline and the regressed state: the iSCSI rescan report's "Without this patch: 0:02.04",
-    "Just adding this patch on the previous: 0:13.45".  Only where no result is labelled yet,
-    no fix is cited, the subject is no patch's (there "this patch" is the mail's own) and both
-    sides are measured, and only if the side with the culprit measured worse."""
-    if any(r.label for r in results) or (root is not None and PATCH_SUBJECT.match(root.subject or "")) \
-            or not any(c.role == "culprit" and c.form != "fixes" for c in commits) \
-            or any(c.role == "fix" for c in commits):
-        return
-    sides = [_culprit_side((r.config or "").strip()) for r in results]
-    if not {"baseline", "regressed"} <= set(sides):
-        return
-    for r, side in zip(results, sides):
-        r.label = side  # none was labelled before
-    pair = headline(results)
-    change = computed_change(*pair) if pair else None
-    if change is None or change <= 0:  # "with" was the better side: a fix tried, not the culprit
-        for r in results:
-            r.label = None
-
-
-def label_results(results: list[Result], kernels: list[KernelMention], commits: list[CommitCitation]) -> None:
-    """baseline / regressed / fixed, from the kernels' roles and qualifiers."""
-    label_pairs(results, kernels)
-    roles = kernel_roles(kernels)
-    patched = patched_kernels(kernels, commits)
-    has_fix = any(c.role == "fix" for c in commits)
-    for r in results:
-        if r.label or not r.kernel:
-            continue
-        version, q = _result_key(r)
-        role = roles.get((version, q))
-        if role is None and q == "revert":
-            role = "good"  # a revert on top of a kernel is the thread's candidate baseline
-        if version in patched and not q:
-            r.label = "fixed" if has_fix else None
-        elif q == "patch" and has_fix:
-            r.label = "fixed"
-        elif role == "good":
-            r.label = "baseline"
-        elif role == "bad":
-            r.label = "regressed"
-    if not any(r.label == "regressed" for r in results):
-        _label_later_kernels(results, kernels)
-
-
-def _label_later_kernels(results: list[Result], kernels: list[KernelMention]) -> None:
-    """The regression entered between a good and a bad kernel: later kernels still have it.
-
-    Seed 002: "happened sometime between 2.6.29 and 2.6.30 and stays the same
-    since then" — the 2.6.32-rc5 numbers are the regressed ones.
-    """
-    goods = [k.version for k in kernels if k.role == "good" and not _qual(k.raw)]
-    bads = [k.version for k in kernels if k.role == "bad" and not _qual(k.raw)]
-    if not goods or not bads:
-        return
-    first_bad = min(bads, key=sort_key)
-    for r in results:
-        if r.label or not r.kernel or r.config:
-            continue
-        version, q = _result_key(r)
-        if q:
-            continue
-        try:
-            if compare(version, first_bad) >= 0:
-                r.label = "regressed"
-        except (ValueError, TypeError):
-            continue
-
-
-DIRECTIONS = {"read", "write", "randread", "randwrite", "trim", "randtrim", "rw", "randrw"}
-
-
-def unlabel_unaffected(results: list[Result], claims: list[Claim]) -> None:
-    """Results of a direction the thread says is not regressed are no baseline/regressed pair.
-
-    "Almost there is no regression on sequential-read" (seed 000): the read
-    figures are reported beside the write regression, not as part of it.
-    """
-    clear = {c.metric for c in claims if c.kind == "no-regression" and c.metric in DIRECTIONS}
-    if not clear:
-        return
-    regressed = {c.metric for c in claims if c.kind == "regression" and c.metric in DIRECTIONS}
-    for r in results:
-        if r.direction in clear and r.direction not in regressed and r.label in ("baseline", "regressed"):
-            r.label = None
-
-
-def headline(results: list[Result]) -> tuple[Result, Result] | None:
-    """The first metric with a baseline and a regressed value, in headline order; a tool's
-    figures before what prose rounds ("around 15 minutes" beside time(1)'s "15m36.508s")."""
-    by_metric: dict[tuple[str, str | None], dict[str, Result]] = {}
-    for r in sorted(results, key=lambda r: r.tool == "prose"):
-        if r.label in ("baseline", "regressed"):
-            by_metric.setdefault((r.metric, r.direction), {}).setdefault(r.label, r)
-    order = sorted(by_metric, key=lambda md: HEADLINE_METRICS.index(md[0]) if md[0] in HEADLINE_METRICS else 99)
-    for md in order:
-        pair = by_metric[md]
-        if "baseline" in pair and "regressed" in pair:
-            return pair["baseline"], pair["regressed"]
-    return None
-
-
-def computed_change(base: Result, bad: Result) -> float | None:
-    """The size of the change, in percent of the state it was measured from.
-
-    The reference is the kernel as it was before the change under test: the
-    older kernel when two releases are compared (5.15.y -> 6.4-rc3: 49.4%),
-    but the regressed kernel itself when the baseline is that kernel with the
-    culprit reverted (6.8-rc7 -> 6.8-rc7 + revert: 1884 -> 2518 IOPS, 33.65%).
-    """
-    b = base.normalized_value if base.normalized_value is not None else base.value
-    x = bad.normalized_value if bad.normalized_value is not None else bad.value
-    revert_of_bad = _result_key(base)[1] == "revert" and _result_key(base)[0] == _result_key(bad)[0]
-    ref = x if revert_of_bad else b
-    if not ref:
-        return None
-    lower_better = lower_is_better(base.metric, base.normalized_unit)
-    delta = (x - b) if lower_better else (b - x)
-    return round(delta / ref * 100.0, 2)
-
-
-def fix_restores(results: list[Result]) -> bool | None:
-    """Did a tested fix bring the headline metric back to the baseline?  None when unmeasured."""
-    pair = headline(results)
-    if not pair:
-        return None
-    base, bad = pair
-    fixed = [r for r in results if r.label == "fixed" and r.metric == base.metric and r.direction == base.direction]
-    if not fixed:
-        return None
-    v = fixed[-1].value
-    return abs(v - base.value) < abs(v - bad.value)
 
 
 def subject_kernel_roles(root: Message | None, kernels: list[KernelMention]) -> None:
@@ -438,8 +98,8 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     patch_thread = is_patch_thread(root)
     if any(c.kind == "regression" for c in claims) and not patch_thread:
         other_of_two(kernels)  # a series names the tree it is based on: not a kernel compared
-    results = _dedupe_results(findings)
-    jobs = _dedupe_jobs(findings)
+    results = dedupe_results(findings)
+    jobs = dedupe_jobs(findings)
     good, bad = decide_kernels(kernels, claims)
     attribute_commit_results(results, commits)
     label_results(results, kernels, commits)

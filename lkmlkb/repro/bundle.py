@@ -28,6 +28,8 @@ from lkmlkb.repro.setup_script import render_setup
 
 log = logging.getLogger(__name__)
 
+#: what a smoke run scales a job down to, so that a bundle is checked end to end in seconds: its
+#: file size, its runtime (seconds) and its number of jobs
 SMOKE_SIZE = 64 * 1024 * 1024
 SMOKE_RUNTIME = "1"
 SMOKE_NUMJOBS = 2
@@ -247,10 +249,6 @@ def _comment(text: str) -> str:
     return "; " + COMMENT_UNSAFE_RE.sub(" ", str(text))[:300]
 
 
-def _option_line(name: str, value: str) -> str:
-    return name if value == "" else f"{name}={value}"
-
-
 def render_jobs(jobs: list[FioJob]) -> str:
     """The job-file body: :func:`lkmlkb.fio.render.render_jobfile`, except when the jobs use
     different engines and share an engine-specific option (fio would reject that option in
@@ -276,16 +274,7 @@ def render_jobs_own_globals(jobs: list[FioJob]) -> str:
                 shared[k] = v
         if "ioengine" not in shared:
             shared = {k: v for k, v in shared.items() if not (catalog.entry(k) or {}).get("engines")}
-    lines = []
-    if shared:
-        lines.append("[global]")
-        lines.extend(_option_line(k, v) for k, v in safety._ordered(shared).items())
-        lines.append("")
-    for job in jobs:
-        lines.append(f"[{job.name}]")
-        lines.extend(_option_line(k, v) for k, v in job.options.items() if k not in shared)
-        lines.append("")
-    return "\n".join(lines)
+    return render_jobfile(jobs, safety._ordered(shared))
 
 
 def jobfile_text(report: Report, wl: Workload, jobs: list[FioJob], notes: list[str]) -> str:

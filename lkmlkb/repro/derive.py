@@ -21,6 +21,7 @@ from lkmlkb.model import Evidence, FioJob, Report
 
 log = logging.getLogger(__name__)
 
+#: lines are read up to this many characters (a longer one is base64 or junk)
 MAX_LINE = 4000
 #: forms that already are fio jobs
 RUNNABLE_FORMS = frozenset({"jobfile", "cmdline", "inline"})

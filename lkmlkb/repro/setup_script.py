@@ -16,6 +16,7 @@ from lkmlkb.model import Report, SetupFact
 
 log = logging.getLogger(__name__)
 
+#: lines are read up to this many characters (a longer one is base64 or junk)
 MAX_LINE = 4000
 SCHEDULERS = ("mq-deadline", "deadline", "bfq", "kyber", "cfq", "noop", "none", "anticipatory")
 #: legacy (single-queue) schedulers, removed in 5.0, and their closest blk-mq successor
@@ -39,8 +40,8 @@ VM_TUNABLES = frozenset({"dirty_ratio", "dirty_background_ratio", "dirty_bytes",
                          "vfs_cache_pressure", "drop_caches"})
 
 TUNABLE_RE = re.compile(r"""
-    \b                                          # names start a word: without it a run of 50,000 letters
-                                                # was retried at every offset (4 s)
+    \b                                          # names start a word: without it a long run of letters
+                                                # is retried at every offset
     (?P<name>[a-z][a-z0-9_]{1,39})              # "low_latency", "queue_depth", "nr_requests"
     \s{0,3}
     (?:=|:|\bset\s{1,3}to\b|\bis\b|\bof\b)?      # "low_latency=0", "low_latency set to 0", "queue_depth is 254"

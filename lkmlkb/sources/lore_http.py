@@ -1,6 +1,6 @@
 """lore.kernel.org (public-inbox) over HTTP: threads, raw messages, Atom discovery.
 
-URLs per ARCHIVES.md 1.1: ``/<list>/<msgid>/t.mbox.gz`` (gzipped mboxrd of the
+lore's URLs: ``/<list>/<msgid>/t.mbox.gz`` (gzipped mboxrd of the
 whole thread), ``/<list>/<msgid>/raw`` (one mboxrd message),
 ``/<list>/new.atom`` (newest 25) and ``/<list>/?q=...&x=A`` (search as Atom).
 Atom is used for discovery only; content always comes from ``/raw``.

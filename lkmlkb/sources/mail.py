@@ -2,8 +2,8 @@
 
 This is the hot path of every mail source (mbox, Maildir, .eml, public-inbox
 git, lore HTTP), so it parses with the ``compat32`` policy and decodes the
-few headers it needs itself: the ``policy.default`` path costs about 7x more
-per message on real mail (PERF-NOTES.md) and raises on charsets real archives
+few headers it needs itself: the ``policy.default`` path costs several times
+more per message on real mail and raises on charsets real archives
 hold (``unknown-8bit``, ``x-unknown``, ``none``).
 
 Tolerated, each because real list mail has it: RFC 2047 words split across
@@ -40,14 +40,16 @@ log = logging.getLogger(__name__)
 
 LORE_R = "https://lore.kernel.org/r/"
 SYNTHETIC_DOMAIN = "lkmlkb.invalid"
+#: a header value is cut at this length (a hostile 1 MB To: header; real ones are far shorter)
 MAX_HEADER_CHARS = 16_384
+#: a Message-ID is cut at this length: RFC 5322's longest line
 MAX_ID_CHARS = 998
 #: header values longer than this are not kept in a cache (a hostile 1 MB Content-Type
 #: or From would otherwise stay in memory with hundreds of others)
 CACHED_VALUE_CHARS = 256
 
 CHARSET_ALIASES = {
-    # GBK-only characters are routinely sent declared as gb2312 (ARCHIVES.md 3)
+    # GBK-only characters are routinely sent declared as gb2312
     "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030",
     "ks_c_5601-1987": "cp949", "iso-8859-8-i": "iso-8859-8",
     "unicode-1-1-utf-7": "utf-7", "ansi_x3.4-1968": "ascii",
@@ -55,8 +57,8 @@ CHARSET_ALIASES = {
 
 ANGLE_ID = re.compile(r"<([^<>\s]{1,998})>")
 # ids written without angle brackets (some mailers, HTML archives)
-# an id starts after a delimiter (lookbehind): unanchored, a 1 MB Message-ID header
-# without "@" was rescanned 500 characters deep at every offset (20 s)
+# an id starts after a delimiter (lookbehind): unanchored, a long Message-ID header
+# without "@" is rescanned 500 characters deep at every offset
 BARE_ID = re.compile(r"(?<![^<>\s@])([^<>\s@]{1,500}@[^<>\s]{1,500})")
 LIST_ID = re.compile(r"<([^<>\s]{1,300})>")
 # "addr (Name)": old mailers and pipermail ("jack at suse.cz (Jan Kara)"); the

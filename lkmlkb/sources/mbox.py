@@ -2,8 +2,8 @@
 
 Split on the strict separator public-inbox uses (``From <addr> <asctime>``),
 so a body line "From what I've seen" never starts a message, and read the
-file in large blocks rather than line by line (the floor in PERF-NOTES.md is
-one bytes regex over the stream).  mboxrd's ``>From`` escaping is undone;
+file in large blocks rather than line by line (one bytes regex over the
+stream, near the speed of reading it).  mboxrd's ``>From`` escaping is undone;
 Python's ``mailbox`` module does not do that.
 """
 
@@ -36,6 +36,7 @@ SEPARATOR = re.compile(
 MBOXRD_ESCAPE = re.compile(rb"^>(>*From )", re.M)
 # mboxo: only "From " itself was escaped (irreversible for ">From")
 MBOXO_ESCAPE = re.compile(rb"^>(From )", re.M)
+#: the file is read this many bytes at a time: few reads, and a block stays small in memory
 BLOCK = 8 << 20
 #: no separator line is longer (the pattern bounds each field)
 MAX_SEPARATOR = 1024

@@ -1,7 +1,6 @@
 """Recognize and undo the address obfuscation of web mail archives.
 
-The patterns are the ones listed in ARCHIVES.md 2.11, each seen on a real
-archive.  Some are reversible (``name at domain``, MARC's ``a () b ! com``,
+The patterns are the ones archives use, each seen on a real archive.  Some are reversible (``name at domain``, MARC's ``a () b ! com``,
 public-inbox's ``kernel&#8226;org``, MHonArc's ROT13 ``X-From-R13`` comment);
 the rest only tell us that the address shown is not the real one
 (``ja...@suse.cz``, ``user@xxxxxxxxxx``, ``@...cle.com``, ``Name <>``,

@@ -146,9 +146,8 @@ def read_message_at(source: str, commit: str) -> bytes:
 
 
 #: blobs asked of ``git cat-file --batch`` at once, in one write; git streams the objects back
-#: while they are read, instead of a round trip per message (reading linux-block's epoch
-#: alone: 17.9 s and 17.7 CPU-s, git's 11.6 of them, one at a time; 8.7-9.1 s and
-#: 10.6-10.9 CPU-s so)
+#: while they are read, instead of a round trip per message (which doubles the time an epoch
+#: takes to read)
 CAT_AHEAD = 128
 #: ... and at most this many bytes of ids: what a pipe holds whatever its size (one page,
 #: as Linux gives a user past its pipe-buffer quota), so the write never waits on git, which

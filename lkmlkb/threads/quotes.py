@@ -12,19 +12,23 @@ from collections.abc import Callable
 
 from lkmlkb.model import Message, Segment
 
+#: lines shorter than this ("Thanks,", "Hi Jens,") recur in many messages: they get no key
 MIN_QUOTE_CHARS = 24
 
 
-def line_key(line: str) -> str | None:
-    """A normalized key for matching a quoted line against where it was said.
+def _key_text(line: str) -> str:
+    """What a line's key is made of: whitespace runs made one space (``str.split`` and ``\\s``
+    agree on what whitespace is), ends stripped, lower-cased."""
+    return " ".join(line.split()).lower()
 
-    Whitespace runs become one space (``str.split`` and ``\\s`` agree on what
-    whitespace is), ends stripped, lower-cased; lines shorter than
-    MIN_QUOTE_CHARS get no key.
+
+def line_key(line: str) -> str | None:
+    """A normalized key for matching a quoted line against where it was said: a hash of
+    :func:`_key_text`; lines shorter than MIN_QUOTE_CHARS get no key.
     """
     if len(line) < MIN_QUOTE_CHARS and line.isascii():  # ASCII never grows when lower-cased
         return None
-    s = " ".join(line.split()).lower()
+    s = _key_text(line)
     if len(s) < MIN_QUOTE_CHARS:
         return None
     return hashlib.blake2b(s.encode("utf-8", "replace"), digest_size=8).hexdigest()
@@ -112,14 +116,13 @@ def may_have_key(line: str) -> bool:
 
 
 def squeeze(line: str) -> str:
-    """The text :func:`line_key` hashes (whitespace runs made one space, stripped,
-    lower-cased) without its spaces: equal for two lines whenever their keys are, so
+    """The text :func:`line_key` hashes (:func:`_key_text`) without its spaces: equal for two lines whenever their keys are, so
     lines whose squeeze no quoted line has can never be the origin of a quote.  It is
     lower-cased with the spaces in, as the key is: the lower case of some letters
     depends on what follows (Greek "Σ" ends a word as "ς"); an ASCII letter's does not."""
-    if line.isascii():  # its whitespace deleted as bytes: a third faster than joining its words
+    if line.isascii():  # its whitespace deleted as bytes: faster than joining its words
         return line.encode().translate(None, _ASCII_SPACE).lower().decode()
-    return " ".join(line.split()).lower().replace(" ", "")
+    return _key_text(line).replace(" ", "")
 
 
 #: what ``str.split`` splits an ASCII line at (\x1c-\x1f too)

@@ -58,6 +58,7 @@ OUTLOOK_FROM = re.compile(r"^[ \t]{0,3}(?:From|发件人|Von)[ \t]{0,2}[:：]") 
 OUTLOOK_SENT = re.compile(r"^[ \t]{0,3}(?:Sent|发送时间|Gesendet)[ \t]{0,2}[:：]")  # "Sent: ..." / "发送时间: ..."
 # the git version format-patch writes under "-- " at the end of a patch: "2.43.0", "2.39.3 (Apple Git-145)"
 GIT_VERSION = re.compile(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,4}){0,2}(?:[ .-][\w.() -]{0,40})?$")
+#: a signature under "-- " holds at most this many lines; a longer run is text
 MAX_SIG_LINES = 15
 
 

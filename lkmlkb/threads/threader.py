@@ -114,8 +114,8 @@ class DictBackend:
 
 
 #: a message whose references name messages of more threads than this merges none of them: no
-#: real message of linux-block or linux-xfs (183,184 messages) joins more than two, and one that
-#: names the roots of a hundred threads would fold a hundred reports into one
+#: real message of whole lists joins more than two, and one that names the roots of a hundred
+#: threads would fold a hundred reports into one
 MAX_THREADS_JOINED = 3
 
 

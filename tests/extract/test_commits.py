@@ -261,7 +261,7 @@ def test_nearest_before_is_max_over_the_sentence_before_each_sha():
     import random
 
     from lkmlkb.extract.commits import _nearest_before, _nearness
-    from lkmlkb.extract.nlp import Cue
+    from lkmlkb.extract.nlp.reading import Cue
 
     rng = random.Random(3)
     for _ in range(300):

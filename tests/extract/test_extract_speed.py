@@ -604,10 +604,10 @@ def test_anchor_tries_find_what_the_longest_first_alternation_finds():
     # and words that extend one another
     import random
 
-    from lkmlkb.extract import nlp
     from lkmlkb.extract.lines import trie_pattern
+    from lkmlkb.extract.nlp import matcher
 
-    pipe = nlp.get_pipeline("claims")
+    pipe = matcher.get_pipeline("claims")
     sets = [pipe.anchor_words[pid] for pid in pipe.labels]
     sets = [s for s in sets if s] + [set().union(*[s for s in sets if s])]
     sets.append({"increase", "increased", "increases", "inc", "in", "regress", "regression", "regressions"})

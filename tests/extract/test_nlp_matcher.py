@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from spacy.matcher import Matcher
 
-from lkmlkb.extract import nlp
+from lkmlkb.extract.nlp import cue_files, matcher, reading
 
 CORPUS = sorted(p for p in (Path(__file__).resolve().parents[2] / "corpus").iterdir() if p.suffix in (".txt", ".mbox"))
 CUE_FILES = ("claims", "commits", "kernels")
@@ -13,10 +13,10 @@ CUE_FILES = ("claims", "commits", "kernels")
 
 @pytest.fixture(scope="module")
 def matchers():
-    pipe = nlp.get_pipeline(*CUE_FILES)
+    pipe = matcher.get_pipeline(*CUE_FILES)
     reference = Matcher(pipe.nlp.vocab)
     for name in CUE_FILES:
-        for pat in nlp.load_patterns(name):
+        for pat in cue_files.load_patterns(name):
             if isinstance(pat["pattern"], list):
                 reference.add(pat["id"], [pat["pattern"]])
     return pipe, reference
@@ -25,7 +25,7 @@ def matchers():
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
 def test_same_matches_as_spacy_matcher_on_corpus_threads(matchers, path):
     pipe, reference = matchers
-    doc = pipe.nlp(path.read_text(encoding="utf-8", errors="replace")[:nlp.MAX_DOC_CHARS])
+    doc = pipe.nlp(path.read_text(encoding="utf-8", errors="replace")[:reading.MAX_DOC_CHARS])
     expected = set(reference(doc))
     assert expected, "every corpus thread holds some cue"
     assert set(pipe.tokens(doc)) == expected
@@ -33,23 +33,23 @@ def test_same_matches_as_spacy_matcher_on_corpus_threads(matchers, path):
 
 def test_every_cue_pattern_runs_sparse():
     """The cue files stay inside the subset the sparse matcher runs (else spaCy's runs them, slowly)."""
-    pipe = nlp.get_pipeline(*CUE_FILES)
+    pipe = matcher.get_pipeline(*CUE_FILES)
     assert len(pipe.matcher) == 0
     assert len(pipe.tokens.patterns) == sum(
-        isinstance(p["pattern"], list) for name in CUE_FILES for p in nlp.load_patterns(name))
+        isinstance(p["pattern"], list) for name in CUE_FILES for p in cue_files.load_patterns(name))
 
 
 def test_unsupported_pattern_is_left_to_spacy():
-    assert not nlp._TokenPatterns.supports([{"LOWER": "fixed"}, {"LOWER": "by", "OP": "+"}])
-    assert not nlp._TokenPatterns.supports([{"IS_ALPHA": True}, {"LOWER": "by"}])  # may start anywhere
-    assert nlp._TokenPatterns.supports([{"LOWER": "bisected"}, {"IS_ALPHA": True, "OP": "?"}, {"LOWER": "to"}])
+    assert not matcher.TokenPatterns.supports([{"LOWER": "fixed"}, {"LOWER": "by", "OP": "+"}])
+    assert not matcher.TokenPatterns.supports([{"IS_ALPHA": True}, {"LOWER": "by"}])  # may start anywhere
+    assert matcher.TokenPatterns.supports([{"LOWER": "bisected"}, {"IS_ALPHA": True, "OP": "?"}, {"LOWER": "to"}])
 
 
 def test_list_items_and_blank_lines_start_sentences():
     # shape of seed 002's numbered findings (corpus/002-*.txt): "1) ... 2) ..." on new lines
     text = "Findings below\n1) fio shows a drop\n2) bisected to abc\n\nThanks, it helps"
-    doc = nlp.parse(text, "commits")
-    assert [text[a:b] for a, b in nlp.sentences(doc)] == ["Findings below\n", "1) fio shows a drop\n",
+    doc = reading.parse(text, "commits")
+    assert [text[a:b] for a, b in reading.sentences(doc)] == ["Findings below\n", "1) fio shows a drop\n",
                                                           "2) bisected to abc\n\n", "Thanks, it helps"]
 
 
@@ -57,7 +57,7 @@ def test_suffix_shortcut_finds_what_spacys_suffix_regex_finds_on_corpus_words():
     import spacy
 
     reference = spacy.blank("en").tokenizer.suffix_search
-    fast = nlp._base_nlp().tokenizer.suffix_search
+    fast = matcher.base_nlp().tokenizer.suffix_search
     words = {w for path in CORPUS for w in path.read_text(encoding="utf-8", errors="replace").split()}
     # every tail a word can have while spaCy strips its affixes, plus units and possessives
     tails = {w[:k] for w in words for k in range(1, min(len(w), 30) + 1)}
@@ -76,7 +76,7 @@ def test_infix_shortcut_finds_what_spacys_infix_regex_finds_on_corpus_words():
     import spacy
 
     reference = spacy.blank("en").tokenizer.infix_finditer
-    fast = nlp._base_nlp().tokenizer.infix_finditer
+    fast = matcher.base_nlp().tokenizer.infix_finditer
     words = {w for path in CORPUS for w in path.read_text(encoding="utf-8", errors="replace").split()}
     pieces = {w[:k] for w in words for k in range(1, min(len(w), 30) + 1)} | words
     pieces |= {"fio.write_bw_MBps", "a,b", "x-y", "5-6", "io=13.8GiB", "3^2", "r/w", "a~b", "ümlaut-x", "a…b"}
@@ -90,8 +90,8 @@ def test_tokens_are_spacys_on_real_mail():
 
     reference = spacy.blank("en")
     for path in CORPUS:
-        text = nlp._prepare(path.read_text(encoding="utf-8", errors="replace"))
-        ours = [(t.text, t.whitespace_) for t in nlp._base_nlp().make_doc(text)]
+        text = reading._prepare(path.read_text(encoding="utf-8", errors="replace"))
+        ours = [(t.text, t.whitespace_) for t in matcher.base_nlp().make_doc(text)]
         assert ours == [(t.text, t.whitespace_) for t in reference.make_doc(text)], path.name
 
 

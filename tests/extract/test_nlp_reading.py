@@ -1,6 +1,6 @@
 """Reading a text paragraph by paragraph gives the whole text's sentences and cues.
 
-The cue extractors tokenize only the paragraphs they need (``nlp.Reading``);
+The cue extractors tokenize only the paragraphs they need (``reading.Reading``);
 what they read there must be what one spaCy Doc of the whole text says: the
 same sentence bounds for every token, the same cues — except, by design, a
 cue that would span a blank line.  Checked on the corpus threads, each read
@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from lkmlkb.extract import claims as claims_mod
 from lkmlkb.extract import kernels as kernels_mod
-from lkmlkb.extract import nlp
 from lkmlkb.extract.claims import find_claims
 from lkmlkb.extract.commits import find_commits
 from lkmlkb.extract.kernels import find_kernel_mentions, find_kernels
+from lkmlkb.extract.nlp import cue_files, matcher, reading
 
 CORPUS = sorted(p for p in (Path(__file__).resolve().parents[2] / "corpus").iterdir() if p.suffix in (".txt", ".mbox"))
 CUE_SETS = ("claims", "commits", "kernels")
@@ -31,9 +31,9 @@ CUE_SETS = ("claims", "commits", "kernels")
 def whole_doc(text: str, name: str):
     """Of one Doc of ``text``: each token's sentence (start, end) by its offset, and the cues
     (label, id, start, end, sentence)."""
-    pipe = nlp.get_pipeline(name)
-    prepared = nlp._prepare(text)
-    doc = nlp._make_doc(pipe.nlp, prepared)
+    pipe = matcher.get_pipeline(name)
+    prepared = reading._prepare(text)
+    doc = matcher.make_doc(pipe.nlp, prepared)
     sents = [(s.start_char, s.end_char) for s in doc.sents]
     starts = [s.start for s in doc.sents]
 
@@ -51,40 +51,40 @@ def whole_doc(text: str, name: str):
 
 
 def read_cues(text: str, name: str, order: list[list[int]] | None = None):
-    nlp._LAST_READING[0] = None
-    r = nlp.reading_of(text)
-    doc = nlp.parse(text, name)
+    reading._LAST_READING[0] = None
+    r = reading.reading_of(text)
+    doc = reading.parse(text, name)
     for group in order or []:
         r.read(set(group))
-    return r, doc, [(c.label, c.id, c.start, c.end, (c.sent_start, c.sent_end)) for c in nlp.cues(doc)]
+    return r, doc, [(c.label, c.id, c.start, c.end, (c.sent_start, c.sent_end)) for c in reading.cues(doc)]
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
 def test_paragraphs_read_as_the_whole_doc(path):
-    text = path.read_text(encoding="utf-8", errors="replace")[:nlp.MAX_DOC_CHARS]
+    text = path.read_text(encoding="utf-8", errors="replace")[:reading.MAX_DOC_CHARS]
     rng = random.Random(path.name)
     found = 0
     for name in CUE_SETS:
         token_sents, expected = whole_doc(text, name)
-        n = len(nlp.reading_of(text).starts)
+        n = len(reading.reading_of(text).starts)
         shuffled = list(range(n))
         rng.shuffle(shuffled)
         for order in (None, [[i] for i in shuffled], [list(range(0, n, 2)), list(range(1, n, 2))]):
             r, doc, got = read_cues(text, name, order)
-            assert got == expected[:nlp.MAX_CUES], (path.name, name, order and len(order))
+            assert got == expected[:reading.MAX_CUES], (path.name, name, order and len(order))
             for pos, bounds in token_sents.items():
-                assert nlp.sentence_bounds(doc, pos, pos + 1) == bounds, (path.name, pos, text[pos:pos + 30])
+                assert reading.sentence_bounds(doc, pos, pos + 1) == bounds, (path.name, pos, text[pos:pos + 30])
         found += len(expected)
     assert n > 3 and found
 
 
 def test_a_cue_does_not_span_a_blank_line_and_negation_stays_in_its_paragraph():
     text = "IOPS drop is not\n\nobserved on 6.8.\n\nNot\n\nbisected to 0123456789ab (\"block: x\")"
-    doc = nlp.parse(text, "claims")
-    assert [c.id for c in nlp.cues(doc)] == ["reg-drop"]  # not "is not <blank line> observed"
-    doc = nlp.parse(text, "commits")
-    cue = next(c for c in nlp.cues(doc) if c.text == "bisected to")
-    assert nlp.tokens_before(doc, cue.start, 3) == []
+    doc = reading.parse(text, "claims")
+    assert [c.id for c in reading.cues(doc)] == ["reg-drop"]  # not "is not <blank line> observed"
+    doc = reading.parse(text, "commits")
+    cue = next(c for c in reading.cues(doc) if c.text == "bisected to")
+    assert reading.tokens_before(doc, cue.start, 3) == []
     assert find_commits(text)[0].role == "culprit"
 
 
@@ -94,9 +94,9 @@ def test_only_paragraphs_that_can_matter_are_tokenized():
     report = ("We see a 12% regression of randread IOPS on v6.8-rc1 compared to v6.7,\n"
               "bisected to commit 0123456789ab (\"block: change plugging\").")
     text = log_lines + "\n\n" + report + "\n\n" + log_lines
-    nlp._LAST_READING[0] = None
+    reading._LAST_READING[0] = None
     kernels, commits, claims = find_kernels(text), find_commits(text), find_claims(text)
-    r = nlp._LAST_READING[1]
+    r = reading._LAST_READING[1]
     assert sum(len(rec.doc.text) for rec in r.records) < len(report) + 10
     # the same findings as the report read on its own
     assert [(k.version, k.role) for k in kernels] == [(k.version, k.role) for k in find_kernels(report)]
@@ -107,9 +107,9 @@ def test_only_paragraphs_that_can_matter_are_tokenized():
 
 def test_weak_claim_words_need_a_percentage_in_their_paragraph():
     text = "The numbers look better now.\n\nWith the patch throughput is 9% higher."
-    nlp._LAST_READING[0] = None
+    reading._LAST_READING[0] = None
     claims = find_claims(text)
-    r = nlp._LAST_READING[1]
+    r = reading._LAST_READING[1]
     assert [(c.kind, c.stated_pct) for c in claims] == [("improvement", 9.0)]
     assert [rec.paragraphs for rec in r.records] == [[1]]
 
@@ -128,15 +128,15 @@ def test_claims_do_not_depend_on_what_another_extractor_read_first():
     # a version every 25 words: kernels reads the paragraph whole (its windows would cover it),
     # in one Doc with the next paragraph
     text = " ".join(("v6.1 " if k % 25 == 0 else "") + "better" for k in range(400)) + "\n\nWe see a 12% regression on v6.2."
-    nlp._LAST_READING[0] = None
+    reading._LAST_READING[0] = None
     alone = [(c.kind, c.stated_pct) for c in find_claims(text)]
-    nlp._LAST_READING[0] = None
+    reading._LAST_READING[0] = None
     find_kernels(text)  # reads the flood's paragraph first, as the pipeline does
     after = [(c.kind, c.stated_pct) for c in find_claims(text)]
     assert alone == after == [("regression", 12.0)]
     # what makes it mean something: claims read paragraph 1 from the Doc kernels made, which holds
     # the 400 "better" cues of paragraph 0 that claims itself does not read (no "%" there)
-    assert nlp._LAST_READING[1].record_of[1].paragraphs == [0, 1]
+    assert reading._LAST_READING[1].record_of[1].paragraphs == [0, 1]
 
 
 def test_the_percentage_a_weak_claim_needs_is_looked_for_in_the_text_as_written():
@@ -161,9 +161,9 @@ def test_a_sha_glued_to_a_blanked_long_word_keeps_its_sentence():
 def test_a_text_ending_in_a_space_ends_its_last_sentence_where_the_whole_doc_does():
     text = "We see it on v6.1 works fine "
     token_sents, _ = whole_doc(text, "kernels")
-    nlp._LAST_READING[0] = None
-    doc = nlp.parse(text, "kernels")
-    assert nlp.sentence_bounds(doc, 13, 17) == token_sents[13]
+    reading._LAST_READING[0] = None
+    doc = reading.parse(text, "kernels")
+    assert reading.sentence_bounds(doc, 13, 17) == token_sents[13]
 
 
 # Windows: a long paragraph (an LKP comparison table, a pasted trace) is read only
@@ -185,9 +185,9 @@ def _corpus_text(path, long_lines):
 @pytest.mark.parametrize("long_lines", [False, True], ids=["lines", "long-lines"])
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
 def test_a_window_reads_the_whole_docs_cues_and_sentences_up_to_its_edges(path, long_lines, monkeypatch):
-    monkeypatch.setattr(nlp, "WINDOW_ABOVE", 0)  # every paragraph read in windows
-    monkeypatch.setattr(nlp, "WINDOW_SHARE", 1.0)
-    text = _corpus_text(path, long_lines)[:nlp.MAX_DOC_CHARS]
+    monkeypatch.setattr(reading, "WINDOW_ABOVE", 0)  # every paragraph read in windows
+    monkeypatch.setattr(reading, "WINDOW_SHARE", 1.0)
+    text = _corpus_text(path, long_lines)[:reading.MAX_DOC_CHARS]
     rng = random.Random(path.name)
     margin = 100  # longer than any cue of the corpus: a cue ending this far inside the window is whole
     checked = 0
@@ -196,12 +196,12 @@ def test_a_window_reads_the_whole_docs_cues_and_sentences_up_to_its_edges(path, 
         positions = rng.sample(sorted(token_sents), k=min(15, len(token_sents)))
         positions += [e[2] + rng.choice((-120, -60, 0, 60)) for e in rng.sample(expected, k=min(8, len(expected)))]
         positions = sorted(p for p in set(positions) if p in token_sents)
-        nlp._LAST_READING[0] = None
-        doc = nlp.parse(text, name, near=positions, reach=150)
+        reading._LAST_READING[0] = None
+        doc = reading.parse(text, name, near=positions, reach=150)
         windows = _windows_of(doc)
         assert windows and not doc.paragraphs
-        got = [(c.label, c.id, c.start, c.end, (c.sent_start, c.sent_end)) for c in nlp.cues(doc)]
-        r = nlp.reading_of(text)
+        got = [(c.label, c.id, c.start, c.end, (c.sent_start, c.sent_end)) for c in reading.cues(doc)]
+        r = reading.reading_of(text)
 
         def cut(i, a, b, s0, s1, r=r):  # a window's edge cuts a sentence, a paragraph's does not
             return (max(s0, a) if a > r.starts[i] else s0), (min(s1, b) if b < r.ends[i] else s1)
@@ -215,7 +215,7 @@ def test_a_window_reads_the_whole_docs_cues_and_sentences_up_to_its_edges(path, 
             i, a, b = next(w for w in windows if w[1] <= pos < w[2])
             assert a <= pos - 150 or a == r.starts[i]
             assert b >= pos + 150 or b == r.ends[i]
-            assert nlp.sentence_bounds(doc, pos, pos + 1) == cut(i, a, b, *token_sents[pos]), (path.name, pos)
+            assert reading.sentence_bounds(doc, pos, pos + 1) == cut(i, a, b, *token_sents[pos]), (path.name, pos)
     assert checked
 
 
@@ -223,23 +223,23 @@ def test_a_window_reads_the_whole_docs_cues_and_sentences_up_to_its_edges(path, 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
 def test_tokens_before_a_cue_in_a_window_are_those_of_its_paragraph(path, long_lines, monkeypatch):
     """Near a window's start, the tokens before a position are read from the whole paragraph."""
-    text = _corpus_text(path, long_lines)[:nlp.MAX_DOC_CHARS]
+    text = _corpus_text(path, long_lines)[:reading.MAX_DOC_CHARS]
     for name in CUE_SETS:
-        nlp._LAST_READING[0] = None
-        whole = nlp.parse(text, name)
-        cues = nlp.cues(whole)
-        want = [[t.text for t in nlp.tokens_before(whole, c.start, 8)] for c in cues]
-        monkeypatch.setattr(nlp, "WINDOW_ABOVE", 0)
-        monkeypatch.setattr(nlp, "WINDOW_SHARE", 1.0)
-        nlp._LAST_READING[0] = None
-        doc = nlp.parse(text, name, near=[c.start for c in cues], reach=10)
-        got = [[t.text for t in nlp.tokens_before(doc, c.start, 8)] for c in cues]
-        monkeypatch.setattr(nlp, "WINDOW_ABOVE", 10**9)
+        reading._LAST_READING[0] = None
+        whole = reading.parse(text, name)
+        cues = reading.cues(whole)
+        want = [[t.text for t in reading.tokens_before(whole, c.start, 8)] for c in cues]
+        monkeypatch.setattr(reading, "WINDOW_ABOVE", 0)
+        monkeypatch.setattr(reading, "WINDOW_SHARE", 1.0)
+        reading._LAST_READING[0] = None
+        doc = reading.parse(text, name, near=[c.start for c in cues], reach=10)
+        got = [[t.text for t in reading.tokens_before(doc, c.start, 8)] for c in cues]
+        monkeypatch.setattr(reading, "WINDOW_ABOVE", 10**9)
         assert got == want, (path.name, name)
 
 
 def _findings(text):
-    nlp._LAST_READING[0] = None
+    reading._LAST_READING[0] = None
     return [repr([dataclasses.asdict(r) for r in fn(text)]) for fn in (find_kernels, find_commits, find_claims)]
 
 
@@ -247,14 +247,14 @@ def _findings(text):
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
 def test_reading_windows_gives_the_findings_of_reading_whole_paragraphs(path, long_lines, monkeypatch):
     text = _corpus_text(path, long_lines)
-    monkeypatch.setattr(nlp, "WINDOW_ABOVE", 10**9)
+    monkeypatch.setattr(reading, "WINDOW_ABOVE", 10**9)
     whole = _findings(text)
-    monkeypatch.setattr(nlp, "WINDOW_ABOVE", 0)
-    monkeypatch.setattr(nlp, "WINDOW_SHARE", 1.0)
+    monkeypatch.setattr(reading, "WINDOW_ABOVE", 0)
+    monkeypatch.setattr(reading, "WINDOW_SHARE", 1.0)
     assert _findings(text) == whole
     alone = []  # each extractor on a fresh reading: what another read first does not matter
     for fn in (find_kernels, find_commits, find_claims):
-        nlp._LAST_READING[0] = None
+        reading._LAST_READING[0] = None
         alone.append(repr([dataclasses.asdict(r) for r in fn(text)]))
     assert alone == whole
 
@@ -264,30 +264,30 @@ def test_an_lkp_comparison_table_is_read_only_around_its_claim_words():
     ("change", "hit": claim words): the claims are the same, and a few KB are tokenized."""
     path = next(p for p in CORPUS if p.name.startswith("101_lkp"))
     text = path.read_text(encoding="utf-8", errors="replace")
-    r = nlp.Reading(None, text)
+    r = reading.Reading(None, text)
     assert max(b - a for a, b in zip(r.starts, r.ends)) > 50_000
     table = max(range(len(r.starts)), key=lambda i: r.ends[i] - r.starts[i])
-    nlp._LAST_READING[0] = None
+    reading._LAST_READING[0] = None
     claims = [(c.kind, c.stated_pct, c.metric, c.evidence.line_start) for c in find_claims(text)]
-    read = sum(len(rec.doc.text) for rec in nlp._LAST_READING[1].records)
-    assert table not in nlp._LAST_READING[1].record_of
-    assert sum(b - a for a, b, _ in nlp._LAST_READING[1].window_records[table]) < 4_000
+    read = sum(len(rec.doc.text) for rec in reading._LAST_READING[1].records)
+    assert table not in reading._LAST_READING[1].record_of
+    assert sum(b - a for a, b, _ in reading._LAST_READING[1].window_records[table]) < 4_000
     assert ("regression", 72.9, "fio.write_iops", 169) in claims  # what the report says
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(nlp, "WINDOW_ABOVE", 10**9)
-        nlp._LAST_READING[0] = None
+        mp.setattr(reading, "WINDOW_ABOVE", 10**9)
+        reading._LAST_READING[0] = None
         assert [(c.kind, c.stated_pct, c.metric, c.evidence.line_start) for c in find_claims(text)] == claims
-        whole = sum(len(rec.doc.text) for rec in nlp._LAST_READING[1].records)
+        whole = sum(len(rec.doc.text) for rec in reading._LAST_READING[1].records)
     assert whole > 90_000 and read < 40_000
 
 
 @pytest.mark.parametrize("name", ["kernels", "claims"])
 def test_the_reach_read_around_a_hit_holds_the_longest_cue(name):
-    """READ_REACH counts on cue words of at most nlp.CUE_WORDS_CHARS: a cue file growing a longer
+    """READ_REACH counts on cue words of at most cue_files.CUE_WORDS_CHARS: a cue file growing a longer
     pattern must raise it."""
     module = {"kernels": kernels_mod, "claims": claims_mod}[name]
     longest = 0
-    for pat in nlp.load_patterns(name):
+    for pat in cue_files.load_patterns(name):
         if isinstance(pat["pattern"], str):
             longest = max(longest, len(pat["pattern"]))
             continue
@@ -300,11 +300,11 @@ def test_the_reach_read_around_a_hit_holds_the_longest_cue(name):
             else:
                 assert tok.get("IS_SPACE"), pat["id"]  # a line break; any other token kind is unbounded
         longest = max(longest, chars)
-    assert longest <= nlp.CUE_WORDS_CHARS
+    assert longest <= cue_files.CUE_WORDS_CHARS
     if name == "kernels":  # read around a version's start and its end
-        assert max(module.CUE_REACH, module.POST_CUE_REACH + nlp.CUE_WORDS_CHARS) <= module.READ_REACH
+        assert max(module.CUE_REACH, module.POST_CUE_REACH + cue_files.CUE_WORDS_CHARS) <= module.READ_REACH
     else:
-        assert module.READ_REACH >= module.SENTENCE_REACH + module.NEG_POST_REACH + 2 * nlp.CUE_WORDS_CHARS
+        assert module.READ_REACH >= module.SENTENCE_REACH + module.NEG_POST_REACH + 2 * cue_files.CUE_WORDS_CHARS
 
 
 def test_a_flood_paragraph_is_tokenized_up_to_the_budget_and_its_first_lines_still_read():
@@ -313,11 +313,11 @@ def test_a_flood_paragraph_is_tokenized_up_to_the_budget_and_its_first_lines_sti
     text = "".join(f"bisected to {(i * 2654435761) % 16**12:012x} on v6.{i % 20}-rc{i % 8}, "
                    f"regression of {i % 50}% in fio\n" for i in range(3_000))
     assert len(text) > 180_000
-    nlp._LAST_READING[0] = None
+    reading._LAST_READING[0] = None
     kernels, commits, claims = find_kernels(text), find_commits(text), find_claims(text)
-    r = nlp._LAST_READING[1]
+    r = reading._LAST_READING[1]
     read = sum(len(rec.doc.text.strip()) for rec in r.records)
-    assert nlp.MAX_PARAGRAPH_READ - 100 <= read <= nlp.MAX_PARAGRAPH_READ
+    assert reading.MAX_PARAGRAPH_READ - 100 <= read <= reading.MAX_PARAGRAPH_READ
     assert r.unread > 85_000 and {i for _, i in r.floods} == {0}  # of the 100,000 chars read (MAX_DOC_CHARS)
     roles = {c.sha: c.role for c in commits}
     read_lines = [roles.get(f"{(i * 2654435761) % 16**12:012x}") for i in range(150)]  # 9,450 chars
@@ -330,15 +330,15 @@ def test_a_flood_paragraph_is_tokenized_up_to_the_budget_and_its_first_lines_sti
 # ---- found in review: edges of the windows and floods (each failed before its fix)
 
 def _fresh(fn, text):
-    nlp._LAST_READING[0] = None  # a new Reading: nothing another extractor read is reused
+    reading._LAST_READING[0] = None  # a new Reading: nothing another extractor read is reused
     return fn(text)
 
 
 def test_a_window_ending_at_the_texts_last_space_reads_as_the_whole_text():
     """A long last line ending in "word " asked _word_end for the char after the text's last."""
     text = "We see a 12% regression on v6.8, good on v6.7 with this job" + "  word" * 300 + " "
-    nlp._LAST_READING[0] = None
-    nlp.parse(text, "kernels", near=[text.index("v6.8")], reach=150)
+    reading._LAST_READING[0] = None
+    reading.parse(text, "kernels", near=[text.index("v6.8")], reach=150)
     assert [(k.raw, k.role) for k in _fresh(find_kernels, text)] == [("v6.8", "bad"), ("v6.7", "good")]
     assert [(c.kind, c.stated_pct) for c in _fresh(find_claims, text)] == [("regression", 12.0)]
 
@@ -367,7 +367,7 @@ def test_a_flood_of_one_extractor_does_not_cut_what_another_reads(filler):
     text = _kernels_flood(filler, 250 if filler == 0 else 110)
     alone = [(c.kind, c.stated_pct) for c in _fresh(find_claims, text)]
     _fresh(find_kernels, text)
-    r = nlp._LAST_READING[1]
+    r = reading._LAST_READING[1]
     if filler == 0:
         assert {i for _, i in r.floods} == {1} and r.cuts[1] < r.ends[1]  # kernels read it cut
     else:
@@ -387,10 +387,10 @@ def test_a_paragraph_of_150_versions_is_no_flood():
 
 
 def _prepare_with_both_patterns(text: str) -> str:
-    """What ``nlp._prepare`` gave before its fast path: both alternatives on every text."""
-    text = nlp._CONTROL_RE.sub(" ", text[:nlp.MAX_DOC_CHARS])
-    text = nlp._QUOTE_PREFIX_RE.sub(nlp._blank, text)
-    return nlp._PUNCT_RUN_RE.sub(nlp._blank, text)
+    """What ``reading._prepare`` gave before its fast path: both alternatives on every text."""
+    text = reading._CONTROL_RE.sub(" ", text[:reading.MAX_DOC_CHARS])
+    text = reading._QUOTE_PREFIX_RE.sub(reading._blank, text)
+    return reading._PUNCT_RUN_RE.sub(reading._blank, text)
 
 
 _PUNCT_PIECES = ["=", "-", ">", "|", "[", ".", ",", "a", "7", " ", "\n", "\t", "é", "_", "+0x1c/0x40", "=" * 15]
@@ -406,12 +406,12 @@ def test_prepare_without_a_long_line_blanks_what_both_patterns_blank(pieces, lon
     if long_word:
         cut = len(text) // 2
         text = text[:cut] + ("x=" * long_word)[:long_word] + text[cut:]
-    assert nlp._prepare(text) == _prepare_with_both_patterns(text)
+    assert reading._prepare(text) == _prepare_with_both_patterns(text)
 
 
 def test_prepare_blanks_punctuation_runs_and_long_words_as_before_on_real_mail():
     for path in CORPUS:
         text = path.read_text(encoding="utf-8", errors="replace")
-        assert nlp._prepare(text) == _prepare_with_both_patterns(text), path.name
+        assert reading._prepare(text) == _prepare_with_both_patterns(text), path.name
     ruler = "Results:\n" + "=" * 40 + "\nfio " + "Q" * 500 + " bw\n=============== x\n"
-    assert nlp._prepare(ruler) == "Results:\n" + " " * 40 + "\nfio " + " " * 500 + " bw\n=============== x\n"
+    assert reading._prepare(ruler) == "Results:\n" + " " * 40 + "\nfio " + " " * 500 + " bw\n=============== x\n"

@@ -2,7 +2,7 @@
 
 spaCy keeps every word it has read; over the linux-block epoch a worker's vocabulary grew by
 about 7,000 words per 1,000 messages extracted (SHAs, numbers, paths), ~400 bytes each.  Past
-``nlp.MAX_LEXEMES`` the pipelines are rebuilt between two messages.
+``matcher.MAX_LEXEMES`` the pipelines are rebuilt between two messages.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from lkmlkb.extract import messages, nlp, views
+from lkmlkb.extract import messages, views
+from lkmlkb.extract.nlp import matcher, reading
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
@@ -28,17 +29,17 @@ def test_the_pipelines_are_rebuilt_past_the_word_limit_with_the_same_findings(mo
              if p.suffix in (".txt", ".mbox")]
     messages.warm_up()
     unbounded = _findings(texts)  # as read until now: the limit is far
-    assert len(nlp._base_nlp().vocab) < nlp.MAX_LEXEMES
+    assert len(matcher.base_nlp().vocab) < matcher.MAX_LEXEMES
 
-    nlp.rebuild_pipelines()  # a fresh vocabulary, as a worker starts with
+    reading.rebuild_pipelines()  # a fresh vocabulary, as a worker starts with
     messages._run_warm_up_text()
-    limit = len(nlp._base_nlp().vocab) + 300
-    monkeypatch.setattr(nlp, "MAX_LEXEMES", limit)
+    limit = len(matcher.base_nlp().vocab) + 300
+    monkeypatch.setattr(matcher, "MAX_LEXEMES", limit)
     rebuilt, sizes = 0, []
     for n, text in enumerate(texts):
         f = messages.extract_view(f"{n}@corpus", views.View(text, {}))
         assert dataclasses.asdict(f) == unbounded[n]
-        sizes.append(len(nlp._base_nlp().vocab))
+        sizes.append(len(matcher.base_nlp().vocab))
         rebuilt += len(sizes) > 1 and sizes[-1] < sizes[-2]
     # rebuilt more than once: the vocabulary came back down, below the limit
     assert rebuilt > 1, sizes
@@ -49,6 +50,6 @@ def test_the_pipelines_are_rebuilt_past_the_word_limit_with_the_same_findings(mo
 
 def test_no_rebuild_below_the_limit():
     messages.warm_up()
-    before = nlp._base_nlp()
+    before = matcher.base_nlp()
     messages.extract_view("x@corpus", views.View("fio regression of 10% on v6.8 vs v6.7", {}))
-    assert nlp._base_nlp() is before
+    assert matcher.base_nlp() is before

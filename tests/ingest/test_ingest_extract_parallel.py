@@ -160,12 +160,12 @@ def test_with_workers_the_writer_builds_no_spacy_pipeline(tmp_path):
     message's extraction job is out waits for the next flush instead of the writer extracting
     that message itself."""
     script = f"""
-from lkmlkb.extract import nlp
+from lkmlkb.extract.nlp import matcher
 from lkmlkb.ingest import extraction
 from lkmlkb.ingest.run import ingest
 extraction.REPORT_EVERY_BATCHES = 1
 s = ingest([{str(ROOT / 'corpus')!r}], {str(tmp_path / 'kb.db')!r}, workers=2, extract=True, batch_size=3)
-print(s.new, nlp._base_nlp.cache_info().currsize)
+print(s.new, matcher.base_nlp.cache_info().currsize)
 """
     p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=ROOT)
     assert p.returncode == 0, p.stderr[-2000:]

@@ -15,7 +15,8 @@ import pytest
 from lkmlkb.extract.messages import extract_messages
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.model import Message, Result
-from lkmlkb.reports.build import build_report, computed_change
+from lkmlkb.reports.build import build_report
+from lkmlkb.reports.labels import computed_change
 
 MOUNT_TIMEOUT = """\
 With a filesystem that contains a very large amount of hardlinks

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lkmlkb.db.reports import _result_rows
-from lkmlkb.model import CommitCitation, Evidence, Findings, Result
-from lkmlkb.reports.build import ROLE_RANK, merge_commits
+from lkmlkb.model import ROLE_RANK, CommitCitation, Evidence, Findings, Result
+from lkmlkb.reports.merge import merge_commits
 
 
 def merge_commits_oracle(findings: list[Findings]) -> list[CommitCitation]:

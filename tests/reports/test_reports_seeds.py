@@ -138,7 +138,7 @@ def test_stored_report_equals_extracted_report(corpus_db, prefix):
 
 def test_one_commit_cited_with_short_and_long_shas_keeps_the_longest():
     from lkmlkb.model import CommitCitation, Findings
-    from lkmlkb.reports.build import merge_commits
+    from lkmlkb.reports.merge import merge_commits
 
     short = Findings("a", commits=[CommitCitation("d47f9717e5cf", None, "mentioned")])
     long_ = Findings("b", commits=[CommitCitation("d47f9717e5cf1a2b3c", "block/mq-deadline: x", "culprit")])

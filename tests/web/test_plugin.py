@@ -18,7 +18,9 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from lkmlkb.web import hooks as plugin
+from lkmlkb.db.queries import fts_query
+from lkmlkb.fio.render import render_stored_job
+from lkmlkb.web import chart, pages
 
 CULPRIT = "d47f9717e5cf"
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -70,7 +72,7 @@ def test_search_never_errors_on_fts_syntax(get, typed):
     ('', None),
 ])
 def test_fts_query_quotes_every_token(typed, expected):
-    assert plugin.fts_query(typed) == expected
+    assert fts_query(typed) == expected
 
 
 def test_fts_query_results_match_in_sqlite(kb):
@@ -78,10 +80,10 @@ def test_fts_query_results_match_in_sqlite(kb):
 
     conn = sqlite3.connect(kb[0])
     for typed in ('io_uring', 'NEAR', '"mq-deadline', 'fio*', '('):
-        q = plugin.fts_query(typed)
+        q = fts_query(typed)
         if q is not None:
             conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (q,)).fetchone()
-    hits = plugin.search_kb(conn, "mq-deadline")
+    hits = pages.search_kb(conn, "mq-deadline")
     assert [s["table"] for s in hits][:2] == ["reports", "messages"]
     assert hits[0]["rows"][0]["report_id"] == kb[1]
 
@@ -90,13 +92,13 @@ def test_search_falls_back_to_any_word_when_no_row_holds_them_all(kb):
     import sqlite3
 
     conn = sqlite3.connect(kb[0])
-    every = plugin.search_kb(conn, "mq-deadline zzqxnotaword")
+    every = pages.search_kb(conn, "mq-deadline zzqxnotaword")
     assert every[0]["table"] == "reports" and every[0]["rows"][0]["report_id"] == kb[1]
-    assert not any(s["rows"] for s in plugin.search_kb(conn, "zzqxnotaword"))
+    assert not any(s["rows"] for s in pages.search_kb(conn, "zzqxnotaword"))
 
 
 def test_highlight_escapes_mail_html():
-    out = plugin.highlight("<script>x</script> \x02mq-deadline\x03 & more")
+    out = pages.highlight("<script>x</script> \x02mq-deadline\x03 & more")
     assert out == "&lt;script&gt;x&lt;/script&gt; <mark>mq-deadline</mark> &amp; more"
 
 
@@ -146,8 +148,8 @@ def test_report_chart_bars_are_proportional():
                 "unit": "MiB/s", "value": 315.0, "config": None},
                {"kernel": "6.8-rc7", "label": None, "metric": "bw", "direction": "read", "unit": "MiB/s",
                 "value": 448.0, "config": None}]
-    (group,) = plugin.chart_groups(results)  # only labelled results are drawn when there are some
-    svg = plugin.chart_svg(group)
+    (group,) = chart.chart_groups(results)  # only labelled results are drawn when there are some
+    svg = chart.chart_svg(group)
     widths = [int(w) for w in re.findall(r'<rect x="\d+" y="\d+" width="(\d+)"', svg)]
     assert len(widths) == 2 and abs(widths[0] / widths[1] - 236 / 315) < 0.01
     ET.fromstring(svg)  # well-formed
@@ -193,8 +195,8 @@ def test_commit_page_matches_commits_as_lkmlkb_commit_does(kb, tmp_path):
     conn.execute("INSERT INTO commits(sha, full_sha, status) VALUES (?,?,?)",
                  ("d47f971", "d47f971aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "resolved"))
     conn.commit()
-    assert plugin.commit_data(conn, CULPRIT)["count"] == 0
-    other = plugin.commit_data(conn, "d47f971aaaaaaaa")
+    assert pages.commit_data(conn, CULPRIT)["count"] == 0
+    other = pages.commit_data(conn, "d47f971aaaaaaaa")
     assert [r["report_id"] for _, rows in other["by_role"] for r in rows] == [kb[1]]
     assert [c["full_sha"] for c in other["known"]] == ["d47f971aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]
 
@@ -248,7 +250,7 @@ def test_job_download_path_traversal_in_report_id(get):
 
 
 def test_render_job_drops_unsafe_names_and_newlines():
-    text = plugin.render_job("job\n[evil]", {"rw": "write", "bad name": "x", "filename": "/tmp/a\n[x]\nexec_prerun=rm"},
+    text = render_stored_job("job\n[evil]", {"rw": "write", "bad name": "x", "filename": "/tmp/a\n[x]\nexec_prerun=rm"},
                              {"rw": "write"})
     assert text.splitlines() == ["[global]", "rw=write", "", "[job__evil]", "filename=/tmp/a [x] exec_prerun=rm"]
 

@@ -5,7 +5,7 @@ file, from the generator's markers in the page) and hands the page to that
 site's parser.  Every failure is a ``ParseError`` with a one-line reason;
 hostile markup never escapes as another exception.
 
-HTML archives lose headers, zones and addresses (ARCHIVES.md): use them to
+HTML archives lose headers, zones and addresses: use them to
 find a Message-ID, then prefer lore's raw message.
 """
 

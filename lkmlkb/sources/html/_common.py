@@ -406,6 +406,26 @@ def build_message(
     )
 
 
+def message_from_headers(url: str, raw: bytes, headers: dict[str, str], body: str, lists: list[str],
+                         **fields) -> Message:
+    """:func:`build_message` of a page that shows the message's header block (names lower-cased,
+    as :func:`split_header_block` gives them) above its body; ``fields`` adds or overrides."""
+    return build_message(
+        url=url,
+        raw=raw,
+        subject=headers.get("subject", ""),
+        from_value=headers.get("from", ""),
+        date_raw=headers.get("date", ""),
+        message_id=headers.get("message-id"),
+        in_reply_to=headers.get("in-reply-to"),
+        to=headers.get("to", ""),
+        cc=headers.get("cc", ""),
+        body=body.strip("\n") + "\n" if body.strip() else "",
+        lists=lists,
+        **fields,
+    )
+
+
 _HEADER_LINE_RE = re.compile(
     r"""
     ^ (?P<name>[A-Za-z][A-Za-z0-9-]{0,40}) : [ \t]{0,40} (?P<value>.*) $   # "Subject: ...", "Message-ID:\t<..>"

@@ -1,7 +1,7 @@
 """lkml.iu.edu ``/hypermail/linux/kernel/YYMM.W/NNNN.html`` pages, both eras.
 
-Up to about 2003 the pages come from hypermail (checked on a real 2001 page,
-ARCHIVES.md 2.2): ``<!-- name="value" -->`` comments (``sent``, ``name``,
+Up to about 2003 the pages come from hypermail (checked on a real 2001 page):
+``<!-- name="value" -->`` comments (``sent``, ``name``,
 ``email``, ``subject``, ``id``, ``inreplyto``), a visible
 ``<STRONG>From:</STRONG> Name (<A HREF="mailto:...">addr</A>)`` line, and
 the body between ``<!-- body="start" -->`` and ``<!-- body="end" -->`` as

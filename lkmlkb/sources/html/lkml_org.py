@@ -1,6 +1,6 @@
 """lkml.org message pages: ``/lkml/YYYY/M/D/N``.
 
-Markup per ARCHIVES.md 2.1 (third-party parser code + text capture):
+Markup as third-party parsers and text captures of its pages show it:
 schema.org ``itemprop`` attributes ``name`` (subject), ``author``,
 ``datePublished`` and ``articleBody`` (lines separated by ``<br>``).  The
 From has its address stripped (``Name <>``), so every message is flagged

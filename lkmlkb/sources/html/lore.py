@@ -1,6 +1,6 @@
 """lore.kernel.org (public-inbox) message pages: ``/<list>/<msgid>/``.
 
-Markup per public-inbox View.pm (ARCHIVES.md 1.2): one ``<pre id=b>`` holds
+Markup per public-inbox's View.pm: one ``<pre id=b>`` holds
 the decoded headers (From, To, Cc, Subject, Date ``[thread overview]``,
 Message-ID ``(raw)``, In-Reply-To ``<<a href="../PARENT/">``) then a blank
 line and the body, with quotes in ``<span class="q">`` and everything
@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 from lkmlkb.errors import ParseError
 from lkmlkb.model import Message
-from lkmlkb.sources.html._common import build_message, render_text, soup_of, split_header_block
+from lkmlkb.sources.html._common import message_from_headers, render_text, soup_of, split_header_block
 
 log = logging.getLogger(__name__)
 
@@ -71,19 +71,5 @@ def parse(data: bytes, text: str, url: str) -> list[Message]:
         if key in headers:
             headers[key] = _TRAILERS_RE.sub("", headers[key])
     refs = headers.get("references", "")
-    return [
-        build_message(
-            url=url,
-            raw=data,
-            subject=headers.get("subject", ""),
-            from_value=headers.get("from", ""),
-            date_raw=headers.get("date", ""),
-            message_id=headers.get("message-id"),
-            in_reply_to=headers.get("in-reply-to"),
-            references=re.findall(r"<([^<>\s]{1,998})>", refs[:20000]),
-            to=headers.get("to", ""),
-            cc=headers.get("cc", ""),
-            body=body.strip("\n") + "\n" if body.strip() else "",
-            lists=list_from_url(url),
-        )
-    ]
+    return [message_from_headers(url, data, headers, body, list_from_url(url),
+                                 references=re.findall(r"<([^<>\s]{1,998})>", refs[:20000]))]

@@ -1,6 +1,6 @@
 """mail-archive.com pages: ``/<list-address>/msgNNNNN.html``.
 
-ARCHIVES.md 2.6 rates the markup [inferred]: the site is said to be
+The markup is inferred, not checked on a saved page: the site is said to be
 MHonArc-derived, so the MHonArc comments are used when present; otherwise
 the schema.org microdata the site's templates carry (``itemprop="name"``
 subject, ``itemprop="author"``, ``itemprop="datePublished"``,

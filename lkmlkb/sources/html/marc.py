@@ -1,6 +1,6 @@
 """marc.info message pages: ``?l=<list>&m=<id>&w=2``.
 
-Markup checked on a real 2016 page (ARCHIVES.md 2.3): title
+Markup checked on a real 2016 page: title
 ``'<subject>' - MARC``; one ``<pre>`` holding the nav line, a
 ``<b><font size=+1>`` block with ``List:``, ``Subject:``, ``From:``,
 ``Date:`` (``2016-07-31 20:18:42``, no zone) and ``Message-ID:``, then

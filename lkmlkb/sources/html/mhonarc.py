@@ -1,7 +1,7 @@
 """MHonArc message pages: lkml.iu.edu (2003-), spinics.net, oss.sgi.com, mail-archive.com.
 
-Markup per MHonArc's defaults (ARCHIVES.md 2.2/2.4, checked on a real 2016
-lkml.iu.edu page): leading comments ``<!--X-Subject: -->``,
+Markup per MHonArc's defaults (checked on a real 2016 lkml.iu.edu page):
+leading comments ``<!--X-Subject: -->``,
 ``<!--X-From-R13: -->`` (ROT13 of the real From), ``<!--X-Date: -->``,
 ``<!--X-Message-Id: -->``, ``<!--X-Reference: -->`` (one per id, oldest
 first) and ``<!--X-Head-End-->``, with ``-&<`` written ``&#45;&#38;&#60;``;

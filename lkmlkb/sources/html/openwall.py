@@ -1,6 +1,6 @@
 """lists.openwall.net (blists) message pages: ``/<list>/YYYY/MM/DD/N``.
 
-Markup per ARCHIVES.md 2.5 (text captures): a nav line ``[<prev] [next>]
+Markup as text captures of its pages show it: a nav line ``[<prev] [next>]
 [<thread-prev] [thread-next>] [day] [month] [year] [list]``, then one
 ``<pre>`` with ``Message-ID:`` (missing on some old pages), ``Date:``,
 ``From:``, ``To:``, ``Cc:``, ``Subject:`` lines (tab- or space-aligned), a
@@ -15,7 +15,7 @@ import re
 
 from lkmlkb.errors import ParseError
 from lkmlkb.model import Message
-from lkmlkb.sources.html._common import build_message, render_text, soup_of, split_header_block
+from lkmlkb.sources.html._common import message_from_headers, render_text, soup_of, split_header_block
 
 HOSTS = ("lists.openwall.net", "www.openwall.com")
 _HEADERS = frozenset(["message-id", "date", "from", "to", "cc", "subject", "in-reply-to", "references"])
@@ -43,18 +43,4 @@ def parse(data: bytes, text: str, url: str) -> list[Message]:
             break
     else:
         raise ParseError(url, "blists page without a header <pre>")
-    return [
-        build_message(
-            url=url,
-            raw=data,
-            subject=headers.get("subject", ""),
-            from_value=headers.get("from", ""),
-            date_raw=headers.get("date", ""),
-            message_id=headers.get("message-id"),
-            in_reply_to=headers.get("in-reply-to"),
-            to=headers.get("to", ""),
-            cc=headers.get("cc", ""),
-            body=body.strip("\n") + "\n" if body.strip() else "",
-            lists=list_from_url(url),
-        )
-    ]
+    return [message_from_headers(url, data, headers, body, list_from_url(url))]

@@ -1,6 +1,6 @@
 """Mailman 2 pipermail articles: ``/pipermail/<list>/YYYY-Month/NNNNNN.html``.
 
-Markup per Mailman's HyperArch article template (ARCHIVES.md 2.7):
+Markup per Mailman's HyperArch article template:
 ``<H1>[List] subject</H1>``, ``<B>Author</B>``, a ``mailto:`` link whose
 ``In-Reply-To=`` parameter carries *this* message's Message-ID and whose
 text is ``user at domain``, ``<I>Thu Feb 11 20:15:18 CST 2016</I>``, and the

@@ -1,6 +1,6 @@
 """spinics.net list archives: ``/lists/<list>/msgNNNNN.html`` (MHonArc).
 
-spinics runs MHonArc with SPAMMODE (``tj@xxxxxxxxxx``; ARCHIVES.md 2.4), so
+spinics runs MHonArc with SPAMMODE (``tj@xxxxxxxxxx``), so
 the shared MHonArc parser does the work; this module adds the list name
 from the URL.
 """

@@ -1,33 +1,13 @@
-"""The shared spaCy pipeline for cue phrases: built once per process, lazily.
+"""How the cue extractors read a text: paragraph by paragraph, only where they ask.
 
-Cue phrases ("bisection points to", "fixed by", "no regression") live as data
-in ``lkmlkb/data/cues/<name>.jsonl``, one pattern per line::
-
-    {"id": "culprit-bisected-to", "label": "CULPRIT", "pattern": "bisected to"}
-    {"id": "fix-fixed-by", "label": "FIX",
-     "pattern": [{"LOWER": {"IN": ["fixed", "solved"]}}, {"LOWER": "by"}]}
-
-A string pattern is matched on lower-cased tokens; a list is a spaCy
-token pattern.  Every line is validated (JSON object, unique non-empty ``id``,
-upper-case ``label``, pattern of the right type); a bad file raises
-``CueFileError`` naming the file and line, because a broken rule file is a
-programming error, not bad input.
-
-The pipeline is ``spacy.blank("en")`` with a sentencizer and a component that
-also starts a sentence after a blank line or at a list item (mail has few
-full stops); the cue patterns go into a sparse token matcher (validated as
-spaCy token patterns) and a ``PhraseMatcher`` on LOWER (strings), keyed by
-pattern id.  Unlike an EntityRuler, overlapping cues are all kept ("is
-broken" and "broken since").
-
-A text is read paragraph by paragraph (:class:`Reading`): an extractor asks
-:func:`parse` for the paragraphs near its regex hits (SHAs, versions) or
-holding a word its cues need, and only those are tokenized; :func:`cues`,
-:func:`sentence_bounds` and :func:`tokens_before` answer in the text's
-character offsets.  An extractor that looks no farther than a reach from its
-hits (kernels, claims) has a long paragraph read only in windows around them
-(a 58 KB LKP table holding "%change" is read in 3 KB), and a flood (a long
-paragraph with over FLOOD_HITS hits) is read up to MAX_PARAGRAPH_READ chars.
+An extractor asks :func:`parse` for the paragraphs near its regex hits (SHAs,
+versions) or holding a word its cues need, and only those are tokenized;
+:func:`cues`, :func:`sentence_bounds` and :func:`tokens_before` answer in the
+text's character offsets.  An extractor that looks no farther than a reach
+from its hits (kernels, claims) has a long paragraph read only in windows
+around them (a 58 KB LKP table holding "%change" is read in 3 KB), and a
+flood (a long paragraph with over FLOOD_HITS hits) is read up to
+MAX_PARAGRAPH_READ chars.
 """
 
 from __future__ import annotations
@@ -35,42 +15,20 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import itertools
-import json
-import logging
 import re
-import threading
 from dataclasses import dataclass, field
-from functools import cache, cached_property, lru_cache
-from pathlib import Path
+from functools import cached_property
 
-from lkmlkb.errors import LkmlkbError
-from lkmlkb.extract.lines import trie_pattern
-
-log = logging.getLogger(__name__)
-
-CUES_DIR = Path(__file__).resolve().parent.parent / "data" / "cues"
+from lkmlkb.extract.nlp.matcher import CuePipeline, base_nlp, drop_pipelines, get_pipeline, make_doc
 
 #: texts longer than this are cut before spaCy sees them (a thread dump is far below)
 MAX_DOC_CHARS = 100_000
 #: the cue extractors tokenize at most this many chars of a flood (a paragraph holding more
 #: than FLOOD_HITS of what one of them looks for); lines past it are not read (no cues, no
-#: sentences).  10,000 chars of the fuzz test's sha-flood hold 158 of its lines.  Of the 23,029
-#: messages of five lists that pass the prefilter, 11 hold a flood (the test robot's build
-#: reports: compiler warnings, git-blame listings); reading 10,000 chars of it rather than 20,000
-#: changed 3 commit roles in the three archives reprocessed, each a false one its cue took from a
-#: code comment in a blame listing ("due to", "parent")
+#: sentences).  Floods are rare and hold no report past their start (the test robot's build
+#: reports: compiler warnings, git-blame listings): what a cue finds deeper in one is taken
+#: from a code comment ("due to", "parent"), a false role
 MAX_PARAGRAPH_READ = 10_000
-#: chars of the longest cue (its words and the spaces between) of a cue file read in windows
-#: (kernels, claims; a test holds them to it): what such an extractor adds to its reach
-CUE_WORDS_CHARS = 40
-
-_LABEL_RE = re.compile(r"[A-Z][A-Z_]{0,40}")
-_ID_RE = re.compile(r"[a-z0-9][a-z0-9_.\-]{0,80}")
-_lock = threading.Lock()
-
-
-class CueFileError(LkmlkbError):
-    """A cue pattern file that is missing or malformed."""
 
 
 @dataclass(frozen=True)
@@ -86,428 +44,17 @@ class Cue:
     sent_end: int
 
 
-def _validate_line(path: Path, lineno: int, obj, seen: set[str]) -> dict:
-    """Check one JSONL pattern object; return it in EntityRuler form."""
-    where = f"{path.name}:{lineno}"
-    if not isinstance(obj, dict):
-        raise CueFileError(where, "pattern line is not a JSON object")
-    pid, label, pattern = obj.get("id"), obj.get("label"), obj.get("pattern")
-    if not isinstance(pid, str) or not _ID_RE.fullmatch(pid):
-        raise CueFileError(where, f"bad or missing id {pid!r}")
-    if pid in seen:
-        raise CueFileError(where, f"duplicate id {pid!r}")
-    if not isinstance(label, str) or not _LABEL_RE.fullmatch(label):
-        raise CueFileError(where, f"bad or missing label {label!r}")
-    if isinstance(pattern, str):
-        if not pattern.strip():
-            raise CueFileError(where, "empty phrase pattern")
-    elif isinstance(pattern, list):
-        if not pattern or not all(isinstance(t, dict) and t for t in pattern):
-            raise CueFileError(where, "token pattern must be a non-empty list of objects")
-    else:
-        raise CueFileError(where, "pattern must be a string or a list of token objects")
-    unknown = set(obj) - {"id", "label", "pattern", "comment", "example"}
-    if unknown:
-        raise CueFileError(where, f"unknown keys {sorted(unknown)}")
-    seen.add(pid)
-    return {"id": pid, "label": label, "pattern": pattern.lower() if isinstance(pattern, str) else pattern}
-
-
-@cache
-def load_patterns(name: str) -> tuple[dict, ...]:
-    """The validated patterns of ``data/cues/<name>.jsonl`` (blank and ``//`` lines skipped)."""
-    path = CUES_DIR / f"{name}.jsonl"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise CueFileError(str(path), f"cannot read cue file: {exc}") from exc
-    seen: set[str] = set()
-    out = []
-    for i, line in enumerate(lines, 1):
-        if not line.strip() or line.lstrip().startswith("//"):
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CueFileError(f"{path.name}:{i}", f"invalid JSON: {exc.msg}") from exc
-        out.append(_validate_line(path, i, obj, seen))
-    if not out:
-        raise CueFileError(str(path), "no patterns")
-    return tuple(out)
-
-
-def _mark_mail_breaks(doc, text: str) -> None:
-    """Start sentences after a blank line and at "1)"/"2." list items or "Tag:" lines on a new line.
-
-    Mail has few full stops: a blank line ends a sentence, and so does the
-    line before a list item or a trailer.  Only tokens holding a line break
-    can start such a sentence, so the scan visits those (one per line, found
-    from ``text``'s newlines), not every token.
-    """
-    from spacy.attrs import IDX
-
-    n = len(doc)
-    if n < 2:
-        return
-    starts = doc.to_array([IDX]).tolist()
-    seen = -1
-    pos = text.find("\n")
-    while pos != -1:
-        i = bisect.bisect_right(starts, pos) - 1
-        if seen < i < n - 1:
-            seen = i
-            tok, nxt = doc[i], doc[i + 1]
-            if "\n\n" in tok.text or (tok.is_space and tok.text.count("\n") >= 2):
-                nxt.is_sent_start = True
-            elif "\n" in tok.whitespace_ or (tok.is_space and "\n" in tok.text):
-                after = doc[i + 2].text if i + 2 < n else None
-                if ((nxt.like_num and after in (")", ".")) or nxt.text.endswith(":")
-                        or (after == ":" and nxt.text[:1].isupper() and "-" in nxt.text)):
-                    nxt.is_sent_start = True
-        pos = text.find("\n", pos + 1)
-
-
-@lru_cache(maxsize=1)
-def _base_nlp():
-    """The blank English pipeline with a sentencizer, built once per process.
-
-    Mail's own sentence breaks are added by :func:`_mark_mail_breaks` after
-    the sentencizer (see :func:`_make_doc`).
-    """
-    import spacy  # lazy: importing spaCy costs about a second
-
-    nlp = spacy.blank("en")
-    nlp.add_pipe("sentencizer")
-    nlp.tokenizer.suffix_search = _tail_search(nlp.tokenizer.suffix_search)
-    nlp.tokenizer.infix_finditer = _infix_finditer(nlp.tokenizer.infix_finditer)
-    return nlp
-
-
-def _infix_finditer(finditer):
-    """``finditer`` (spaCy's English infix regex), skipped on ASCII words that cannot hold an infix.
-
-    Every English infix consumes one of ``. + - * ^ , ~ : < > = /`` or a
-    non-ASCII character (ellipses, dashes, symbols); a word of ASCII letters
-    and digits alone has none, and the regex scan of it (about 15 µs a word
-    in LKP tables) is skipped.  A test compares both on every corpus word.
-    """
-    def quick_finditer(text: str):
-        if text.isascii() and not _INFIX_CHAR_RE.search(text):
-            return ()
-        return finditer(text)
-    return quick_finditer
-
-
-_INFIX_CHAR_RE = re.compile(r"[.+\-*^,~:<>=/]")
-
-
-def _tail_search(search):
-    """``search`` (spaCy's end-anchored English suffix regex), skipped where it cannot match.
-
-    spaCy tries the suffix regex (83 alternatives) on every word it splits,
-    and Python's ``re`` tries it at every position of the word: 23 µs a
-    word in kernel logs, a third of a long message's tokenizing.  No English
-    suffix ends in an ASCII digit, and the ones ending in an ASCII letter are
-    a unit after a digit ("10ms", "4KB", "km/h": at most four letters) or
-    "'s"; any other word ending in a letter or a digit has no suffix.  The
-    rest are searched as before (a test compares both on every word of the
-    corpus).
-    """
-    def tail_search(text: str):
-        last = text[-1:]
-        if last.isascii() and last.isalnum():
-            if last.isdigit():
-                return None
-            if text[-2:-1] not in ("'", "\u2019") and not _DIGIT_RE.search(text, max(0, len(text) - 6)):
-                return None
-        return search(text)
-    return tail_search
-
-
-_DIGIT_RE = re.compile(r"[0-9]")
-
-
-def _make_doc(nlp, text: str):
-    """The Doc of ``text`` (already :func:`_prepare`-d): tokens, sentences, mail's sentence breaks."""
-    doc = nlp(text)
-    _mark_mail_breaks(doc, text)
-    return doc
-
-
-class _TokenPatterns:
-    """Cue token patterns matched only where a cue can start (spaCy's Matcher, made sparse).
-
-    spaCy's ``Matcher`` tests every pattern's first token at every token of
-    the text: on a 60 KB report that was 0.25 s per cue set, most of the
-    extraction time of a long message.  Every cue pattern starts with (or
-    within a few optional tokens of) a literal word, so the positions where a
-    match can begin are found by one vectorized lookup of the lower-cased
-    tokens, and the pattern is run from those positions only.  Supported:
-    ``LOWER``/``TEXT`` (a string or ``{"IN": [...]}``), ``IS_ALPHA``,
-    ``IS_SPACE``, and ``OP`` ``?``/``*``; the same matches as spaCy's Matcher
-    (all of them, overlaps included; a test compares both on real mail).
-    """
-
-    SUPPORTED_KEYS = frozenset({"LOWER", "TEXT", "IS_ALPHA", "IS_SPACE", "OP"})
-
-    def __init__(self, strings):
-        self.strings = strings
-        #: per pattern: (pid hash, [(column, values | bool, op)])
-        self.patterns: list[tuple[int, list[tuple[int, object, str]]]] = []
-        #: (column, hash) -> indexes of the patterns a match can start with there
-        self.starts: dict[tuple[int, int], list[int]] = {}
-        #: per column: the sorted hashes of ``starts`` (built at the first call after an add)
-        self._keys: dict[int, object] | None = None
-
-    @classmethod
-    def supports(cls, pattern: list[dict]) -> bool:
-        """Whether ``pattern`` is in the subset this matcher runs (else spaCy's Matcher does)."""
-        for tok in pattern:
-            if not set(tok) <= cls.SUPPORTED_KEYS or tok.get("OP", "") not in ("", "?", "*"):
-                return False
-            for key in ("LOWER", "TEXT"):
-                v = tok.get(key)
-                if v is not None and not (isinstance(v, str) or (isinstance(v, dict) and set(v) == {"IN"})):
-                    return False
-            for key in ("IS_ALPHA", "IS_SPACE"):
-                if key in tok and not isinstance(tok[key], bool):
-                    return False
-            if not any(k in tok for k in ("LOWER", "TEXT", "IS_ALPHA", "IS_SPACE")):
-                return False
-        # a match must be able to begin at a literal word
-        return any(("LOWER" in t or "TEXT" in t) and t.get("OP", "") == "" for t in pattern) and all(
-            "LOWER" in t or "TEXT" in t for t in pattern[:_first_required(pattern) + 1])
-
-    def add(self, pid: str, pattern: list[dict]) -> None:
-        specs = []
-        for tok in pattern:
-            if "LOWER" in tok or "TEXT" in tok:
-                col = _LOWER if "LOWER" in tok else _ORTH
-                v = tok.get("LOWER", tok.get("TEXT"))
-                words = [v] if isinstance(v, str) else list(v["IN"])  # as written, as spaCy compares them
-                specs.append((col, frozenset(self.strings.add(w) for w in words), tok.get("OP", "")))
-            else:
-                col = _ALPHA if "IS_ALPHA" in tok else _SPACE
-                specs.append((col, int(tok.get("IS_ALPHA", tok.get("IS_SPACE"))), tok.get("OP", "")))
-        n = len(self.patterns)
-        self.patterns.append((self.strings.add(pid), specs))
-        self._keys = None
-        for col, values, _ in specs[:_first_required(pattern) + 1]:
-            for h in values:
-                self.starts.setdefault((col, h), []).append(n)
-
-    def __call__(self, doc) -> list[tuple[int, int, int]]:
-        """(pattern id hash, start, end) of every match in ``doc``."""
-        if not self.patterns or not len(doc):
-            return []
-        import numpy
-        from spacy.attrs import IS_ALPHA, IS_SPACE, LOWER, ORTH
-
-        arr = doc.to_array([LOWER, ORTH, IS_ALPHA, IS_SPACE])
-        if self._keys is None:
-            self._keys = {col: numpy.unique(numpy.fromiter((h for c, h in self.starts if c == col), dtype=arr.dtype))
-                          for col in (_LOWER, _ORTH)}
-        candidates: dict[int, set[int]] = {}
-        for col in (_LOWER, _ORTH):
-            keys = self._keys[col]
-            if not len(keys):
-                continue
-            # membership by binary search in the sorted keys (numpy.isin sorted them and the
-            # tokens again at every call: a third of the matcher's time)
-            values = arr[:, col]
-            at = numpy.searchsorted(keys, values)
-            at[at == len(keys)] = 0
-            for pos in numpy.flatnonzero(keys[at] == values).tolist():
-                for n in self.starts[(col, int(arr[pos, col]))]:
-                    candidates.setdefault(n, set()).add(pos)
-        if not candidates:
-            return []
-        cols = [arr[:, c].tolist() for c in range(4)]
-        out = []
-        for n in sorted(candidates):
-            pid, specs = self.patterns[n]
-            for start in sorted(candidates[n]):
-                for end in sorted(_ends(specs, cols, start)):
-                    if end > start:
-                        out.append((pid, start, end))
-        return out
-
-
-_LOWER, _ORTH, _ALPHA, _SPACE = range(4)
-
-
-def _first_required(pattern: list[dict]) -> int:
-    """Index of the first token of ``pattern`` without an optional OP (len - 1 if none)."""
-    for i, tok in enumerate(pattern):
-        if tok.get("OP", "") == "":
-            return i
-    return len(pattern) - 1
-
-
-def _ends(specs: list, cols: list[list[int]], start: int) -> set[int]:
-    """Every token index where ``specs`` can end when matched from token ``start``.
-
-    A walk over (pattern position, token) states, each visited once, so a
-    long run of words a ``*`` accepts costs time in its length, not more.
-    """
-    n = len(cols[0])
-    ends: set[int] = set()
-    seen: set[tuple[int, int]] = set()
-    todo = [(0, start)]
-    while todo:
-        state = todo.pop()
-        if state in seen:
-            continue
-        seen.add(state)
-        si, pos = state
-        if si == len(specs):
-            ends.add(pos)
-            continue
-        col, want, op = specs[si]
-        if op in ("?", "*"):
-            todo.append((si + 1, pos))  # the token left out
-        if pos < n:
-            have = cols[col][pos]
-            if (have in want) if col <= _ORTH else (have == want):
-                todo.append((si if op == "*" else si + 1, pos + 1))
-    return ends
-
-
-class _CuePipeline:
-    """A blank pipeline plus sparse token patterns and a PhraseMatcher holding cue patterns by id."""
-
-    def __init__(self, names: tuple[str, ...]):
-        from spacy.matcher import Matcher, PhraseMatcher
-        from spacy.schemas import validate_token_pattern
-
-        # one tokenizer and vocabulary for every cue set, so one parse of a text serves them all
-        self.nlp = _base_nlp()
-        self.matcher = Matcher(self.nlp.vocab, validate=True)
-        self.tokens = _TokenPatterns(self.nlp.vocab.strings)
-        self.phrases = PhraseMatcher(self.nlp.vocab, attr="LOWER")
-        self.labels: dict[str, str] = {}
-        self.patterns: dict[str, object] = {}
-        self._anchor_res: dict[frozenset[str], object] = {}
-        for name in names:
-            for pat in load_patterns(name):
-                if pat["id"] in self.labels:
-                    raise CueFileError(name, f"id {pat['id']!r} also used in another cue file")
-                self.labels[pat["id"]] = pat["label"]
-                self.patterns[pat["id"]] = pat["pattern"]
-                if isinstance(pat["pattern"], str):
-                    self.phrases.add(pat["id"], [self.nlp.make_doc(pat["pattern"])])
-                    continue
-                errors = validate_token_pattern(pat["pattern"])  # spaCy's check, also for those it will not run
-                if errors:
-                    raise CueFileError(f"{name}.jsonl", f"pattern {pat['id']!r}: {'; '.join(errors)}")
-                if _TokenPatterns.supports(pat["pattern"]):
-                    self.tokens.add(pat["id"], pat["pattern"])
-                    continue
-                try:
-                    self.matcher.add(pat["id"], [pat["pattern"]])
-                except (ValueError, KeyError) as exc:
-                    raise CueFileError(f"{name}.jsonl", f"pattern {pat['id']!r}: {exc}") from exc
-        log.debug("built spaCy cue pipeline %s with %d patterns", names, len(self.labels))
-
-    def matches(self, doc, keep=None) -> list[tuple[str, str, int, int]]:
-        """(label, id, start token, end token): the longest match per (label, start).
-
-        ``keep(start, end)`` drops matches before the longest is chosen (a cue
-        across two paragraphs of a :class:`Reading` is no cue).
-        """
-        best: dict[tuple[str, int], tuple[str, str, int, int]] = {}
-        found = self.tokens(doc) + (list(self.matcher(doc)) if len(self.matcher) else []) + list(self.phrases(doc))
-        for match_id, start, end in found:
-            if keep is not None and not keep(start, end):
-                continue
-            pid = self.nlp.vocab.strings[match_id]
-            label = self.labels[pid]
-            key = (label, start)
-            if key not in best or end > best[key][3]:
-                best[key] = (label, pid, start, end)
-        return sorted(best.values(), key=lambda m: (m[2], m[3]))
-
-    @cached_property
-    def anchor_words(self) -> dict[str, frozenset[str]]:
-        """Per pattern id: lower-cased words one of which every match holds as a token.
-
-        One required token of the pattern: the one with the fewest words, then
-        the one whose shortest word is longest (rarer in mail); a match of the pattern has a token whose
-        lower case is one of them, so a paragraph whose lower-cased text holds
-        none of them cannot match.
-        """
-        out = {}
-        for pid in self.labels:
-            pattern = self.patterns[pid]
-            if isinstance(pattern, str):
-                options = [frozenset([t.lower_]) for t in self.nlp.make_doc(pattern) if not t.is_space]
-            else:
-                options = []
-                for tok in pattern:
-                    v = tok.get("LOWER", tok.get("TEXT"))
-                    if v is None or tok.get("OP", "") not in ("", "+"):
-                        continue
-                    words = [v] if isinstance(v, str) else v.get("IN", []) if isinstance(v, dict) else []
-                    if words and all(isinstance(w, str) and w for w in words):
-                        options.append(frozenset(w.lower() for w in words))
-            out[pid] = min(options, key=lambda ws: (len(ws), -min(map(len, ws)))) if options else frozenset()
-        return out
-
-    def anchor_re(self, labels: frozenset[str]):
-        """A regex finding, in lower-cased text, a word every cue of ``labels`` needs (None: any text can match)."""
-        if labels not in self._anchor_res:
-            self._anchor_res[labels] = self._anchor_re(labels)
-        return self._anchor_res[labels]
-
-    def _anchor_re(self, labels: frozenset[str]):
-        words: set[str] = set()
-        for pid, label in self.labels.items():
-            if label in labels:
-                if not self.anchor_words[pid]:
-                    return None
-                words |= self.anchor_words[pid]
-        if not words:
-            return re.compile(r"(?!)")
-        return re.compile(trie_pattern(words))  # the longest word at a place, as finditer needs
-
-
-@cache
-def _build(names: tuple[str, ...]) -> _CuePipeline:
-    """The cue pipeline for the named cue files (cached: built once per process)."""
-    return _CuePipeline(names)
-
-
-def get_pipeline(*names: str):
-    """The cached pipeline holding the cue files ``names`` (thread-safe build)."""
-    key = tuple(sorted(set(names)))
-    with _lock:
-        return _build(key)
-
-
-#: spaCy's vocabulary keeps every word it has read (SHAs, numbers, paths: about 400 bytes each,
-#: 7,000 new words per 1,000 real messages read); past this many the pipelines are rebuilt, so
-#: a worker's memory stays flat over a whole archive (a rebuild costs about 0.4 s of CPU)
-MAX_LEXEMES = 100_000
-
-
-def vocab_over_limit() -> bool:
-    """Whether the pipelines built in this process hold more than MAX_LEXEMES words."""
-    return _base_nlp.cache_info().currsize > 0 and len(_base_nlp().vocab) > MAX_LEXEMES
-
-
 def rebuild_pipelines() -> None:
     """Drop the pipelines and what was read with them; the next parse builds them afresh
     (same rules, same findings: nothing read depends on what an earlier text added)."""
-    with _lock:
-        _LAST_READING[0] = _LAST_READING[1] = None
-        _build.cache_clear()
-        _base_nlp.cache_clear()
+    _LAST_READING[0] = _LAST_READING[1] = None
+    drop_pipelines()
 
 
 class Reading:
     """One text as the cue extractors read it: paragraph by paragraph, only where asked.
 
-    spaCy's tokenizer costs about 2 µs a character, most of extraction, and a
+    spaCy's tokenizer costs most of extraction's time, per character, and a
     cue only matters near what an extractor found (a version, a SHA, a word a
     claim needs).  A sentence never spans a blank line (see
     :func:`_mark_mail_breaks`), so the text is cut into *paragraphs* at blank
@@ -811,7 +358,7 @@ class _Record:
         # a separator after the last one too, unless it ends the text: every paragraph's last
         # sentence runs on over a blank line as in the whole text (or ends where the text does)
         tail = "" if spans and spans[-1][1] == len(text) else _SEPARATOR
-        self.doc = _make_doc(reading.nlp, _SEPARATOR.join(parts) + tail)
+        self.doc = make_doc(reading.nlp, _SEPARATOR.join(parts) + tail)
         self.cues: dict[int, list[Cue]] = {}  # per cue pipeline
         self._sents = None
 
@@ -893,7 +440,7 @@ def reading_of(text: str) -> Reading:
         text = ""
     if _LAST_READING[0] is not None and _LAST_READING[0] == text:
         return _LAST_READING[1]
-    r = Reading(_base_nlp(), text)
+    r = Reading(base_nlp(), text)
     _LAST_READING[0], _LAST_READING[1] = text, r
     return r
 
@@ -904,7 +451,7 @@ class CueDoc:
     for and, of long paragraphs, the windows asked for (paragraph -> sorted disjoint spans)."""
 
     reading: Reading
-    pipe: _CuePipeline
+    pipe: CuePipeline
     paragraphs: set[int]
     windows: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
 
@@ -1007,14 +554,14 @@ def _prepare(text: str) -> str:
     spaces: a quoted blank line ("> > >") separates sentences like a blank
     line does.  Long punctuation runs (rulers, ">>>>", "[[[[") and 400+
     character words hold no cue, and spaCy's tokenizer strips them one affix
-    at a time, rescanning the rest each time (2,000 "=" took 3 s, 5,000 took
-    21 s): blanked.
+    at a time, rescanning the rest each time (time in the square of the
+    run's length): blanked.
     """
     text = text[:MAX_DOC_CHARS]
     text = _CONTROL_RE.sub(" ", text)
     text = _QUOTE_PREFIX_RE.sub(_blank, text)
     # a 400+ character word lies within one line: without such a line only the punctuation
-    # runs can match, and their pattern alone costs a third of the two (tests: same output)
+    # runs can match, and their pattern alone costs less than the two (tests: same output)
     rx = _PUNCT_RUN_RE if max(map(len, text.split("\n"))) >= LONG_WORD else _PUNCT_ONLY_RE
     return rx.sub(_blank, text)
 
@@ -1163,33 +710,3 @@ def tokens_before(doc: CueDoc, pos: int, n: int) -> list:
         if len(out) == n or lo is None:
             return out
         rec, lo = r.read({i}, doc.pipe)[0], None  # the window starts too close: its whole paragraph
-
-
-#: [(the text last indexed, its line start offsets)]: one pair, replaced whole, so that an
-#: extraction stopped half way (the budget's hard stop) cannot leave a text with another's offsets
-_LINES: list[tuple[str | None, list[int]]] = [(None, [])]
-
-
-def _line_starts(text: str) -> list[int]:
-    """Offsets where each line starts; computed once per text, not once per hit."""
-    indexed, starts = _LINES[0]
-    if indexed is not text:
-        lines = text.split("\n")
-        starts = [0]
-        starts.extend(itertools.accumulate(len(line) + 1 for line in lines[:-1]))
-        _LINES[0] = (text, starts)
-    return starts
-
-
-def line_of(text: str, pos: int) -> int:
-    """0-based line number of char ``pos`` in ``text`` (binary search over line starts)."""
-    return bisect.bisect_right(_line_starts(text), max(0, min(pos, len(text)))) - 1
-
-
-def line_text(text: str, line: int) -> str:
-    """The text of 0-based line ``line`` ("" past the end)."""
-    starts = _line_starts(text)
-    if not 0 <= line < len(starts):
-        return ""
-    end = starts[line + 1] - 1 if line + 1 < len(starts) else len(text)
-    return text[starts[line]:end]
