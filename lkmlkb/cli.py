@@ -131,7 +131,7 @@ def reprocess(db_path, threads):
     from lkmlkb.ingest.reprocess import reprocess as run
     from lkmlkb.ingest.reprocess import retry_errors
 
-    db = connect(db_path, create=False)
+    db = connect(db_path, create=False, migrate=True)
     recovered, failing = retry_errors(db_path)
     if recovered or failing:
         click.echo(f"{recovered} message(s) recovered from ingest_errors, {failing} still failing")

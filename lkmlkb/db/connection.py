@@ -42,8 +42,10 @@ WAL_CHECKPOINT_PAGES = 10000
 JOURNAL_LIMIT = 64 * 1024 * 1024
 
 
-def connect(path: str | Path, create: bool = True) -> sqlite_utils.Database:
-    """Open (and migrate) the knowledge base at ``path``."""
+def connect(path: str | Path, create: bool = True, migrate: bool = False) -> sqlite_utils.Database:
+    """Open (and migrate) the knowledge base at ``path``.  ``create=False``: it must exist and be
+    one; ``migrate``: an existing knowledge base of an older schema is brought up to date (what
+    ``lkmlkb reprocess`` does before it rebuilds)."""
     path = Path(path)
     if not create and not path.exists():
         raise DatabaseError(str(path), "no such knowledge base (run `lkmlkb ingest` first)")
@@ -59,8 +61,9 @@ def connect(path: str | Path, create: bool = True) -> sqlite_utils.Database:
         db.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
         db.execute(f"PRAGMA journal_size_limit={JOURNAL_LIMIT}")
         if not create:
-            check_version(db, path)
-            return db
+            check_version(db, path, allow_pending=migrate)
+            if not migrate:
+                return db
         migrations.apply(db)
         views.apply(db)
         db.execute("INSERT OR REPLACE INTO kb_info(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -75,7 +78,7 @@ def database_path(db: sqlite_utils.Database) -> str:
     return db.execute("PRAGMA database_list").fetchone()[2]
 
 
-def check_version(db: sqlite_utils.Database, path) -> None:
+def check_version(db: sqlite_utils.Database, path, allow_pending: bool = False) -> None:
     try:
         row = db.execute("SELECT value FROM kb_info WHERE key='schema'").fetchone()
     except sqlite3.DatabaseError as exc:
@@ -86,7 +89,7 @@ def check_version(db: sqlite_utils.Database, path) -> None:
         raise DatabaseError(str(path), f"built by another version of lkmlkb (schema {row[0]}, "
                                        f"this is {SCHEMA_VERSION}); rebuild it with `lkmlkb ingest`")
     pending = migrations.pending(db)
-    if pending:
+    if pending and not allow_pending:
         raise DatabaseError(str(path), "needs migrations; run `lkmlkb ingest` or `lkmlkb reprocess` to upgrade it")
 
 
