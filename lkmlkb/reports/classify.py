@@ -34,8 +34,8 @@ import re
 from dataclasses import dataclass, field
 
 from lkmlkb.extract.kernel_versions import normalize_version
-from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.extract.lines import line_text
+from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Reason, Result
 from lkmlkb.threads.segments import quote_depth
 
