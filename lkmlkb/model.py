@@ -203,6 +203,8 @@ class Claim:
     metric: str | None = None
     cue: str = ""
     evidence: Evidence = field(default_factory=Evidence)
+    #: the low end of a size stated as a range ("10-15% slower": 10, with stated_pct 15)
+    stated_low: float | None = None
 
 
 @pickled_as_fields

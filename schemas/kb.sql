@@ -20,7 +20,7 @@ CREATE TABLE claims (
         line_end INTEGER,
         evidence TEXT,
         quoted INTEGER NOT NULL DEFAULT 0
-    );
+    , stated_low REAL);
 
 CREATE TABLE commit_citations (
         id INTEGER PRIMARY KEY,

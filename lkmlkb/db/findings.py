@@ -95,7 +95,7 @@ def write_findings_many(conn: sqlite3.Connection, items: list[tuple[str, Finding
         for x in f.setup:
             setup.append((x.key, x.value, *_ev_cols(x.evidence), thread_id))
         for c in f.claims:
-            claims.append((c.kind, c.stated_pct, c.metric, c.cue, *_ev_cols(c.evidence), thread_id))
+            claims.append((c.kind, c.stated_pct, c.metric, c.cue, *_ev_cols(c.evidence), thread_id, c.stated_low))
         for name, reason in f.errors.items():
             errors.append((f.message_id, name, reason, stamp))
         extracted.append((f.message_id, EXTRACTOR_VERSION, int(passed),
@@ -118,7 +118,8 @@ def write_findings_many(conn: sqlite3.Connection, items: list[tuple[str, Finding
     if setup:
         conn.executemany(f"INSERT INTO setup_facts(key, value, {P}) VALUES (?,?,?,?,?,?,?,?)", setup)
     if claims:
-        conn.executemany(f"INSERT INTO claims(kind, stated_pct, metric, cue, {P}) VALUES (?,?,?,?,?,?,?,?,?,?)", claims)
+        conn.executemany(f"INSERT INTO claims(kind, stated_pct, metric, cue, {P}, stated_low) "
+                         "VALUES (?,?,?,?,?,?,?,?,?,?,?)", claims)
     if errors:
         conn.executemany("INSERT OR REPLACE INTO extraction_errors(message_id, extractor, reason, at) VALUES (?,?,?,?)",
                          errors)
@@ -165,7 +166,7 @@ def load_findings(db: sqlite_utils.Database, message_ids: list[str]) -> list[Fin
                 by_id[r["message_id"]].setup.append(SetupFact(r["key"], r["value"], _ev(r)))
             for r in rows("claims"):
                 by_id[r["message_id"]].claims.append(
-                    Claim(r["kind"], r["stated_pct"], r["metric"], r["cue"] or "", _ev(r)))
+                    Claim(r["kind"], r["stated_pct"], r["metric"], r["cue"] or "", _ev(r), r["stated_low"]))
             for r in conn.execute(f"SELECT message_id, extra FROM extracted_messages WHERE message_id IN ({marks})",
                                   chunk):
                 if r["extra"]:

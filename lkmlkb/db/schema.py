@@ -348,6 +348,12 @@ def m003_report_reasons(db: sqlite_utils.Database) -> None:
     )""")
 
 
+@migrations()
+def m004_claim_ranges(db: sqlite_utils.Database) -> None:
+    """A claim's size stated as a range keeps its low end ("10-15% slower")."""
+    db.execute("ALTER TABLE claims ADD COLUMN stated_low REAL")
+
+
 #: tables of what the extractors found per message (each row names its message and thread)
 FINDING_TABLES = ("fio_jobs", "results", "kernel_mentions", "commit_citations", "setup_facts", "claims")
 #: tables of a report's rows besides ``reports`` itself (keyed by report_id)

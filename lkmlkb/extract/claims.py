@@ -357,9 +357,9 @@ def _negated_before(doc, cue) -> bool:
     return False
 
 
-def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> float | None:
-    """The percentage in ``text[lo:hi]`` nearest to ``at`` (within 80 chars), as a magnitude.
-    For a range "12%-24%" the upper end is returned."""
+def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> tuple[float | None, float | None]:
+    """The percentage in ``text[lo:hi]`` nearest to ``at`` (within 80 chars), as a magnitude, and
+    the low end when it is a range ("12%-24%": (24, 12); "5%": (5, None))."""
     best = None
     for m in _PCT_RE.finditer(text, lo, hi):
         if m.start() > at + reach:
@@ -368,9 +368,10 @@ def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> float
         if dist > reach or _RATE_AFTER_PCT.match(text, m.end()):
             continue
         val = float(m.group("num2") or m.group("num"))
+        low = float(m.group("num")) if m.group("num2") else None
         if best is None or dist < best[0]:
-            best = (dist, val)
-    return best[1] if best else None
+            best = (dist, val, low)
+    return (best[1], best[2]) if best else (None, None)
 
 
 def _metric_value(m: re.Match) -> str | None:
@@ -515,7 +516,9 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             else:
                 continue  # "I don't see the improvement": no claim
         reach = 30 if c.label.endswith("_WEAK") else 80
-        pct = _nearest_pct(text, s0, s1, c.start, reach) if kind in ("regression", "improvement", None) else None
+        pct, low = _nearest_pct(text, s0, s1, c.start, reach) if kind in ("regression", "improvement", None) \
+            else (None, None)
+        near = pct  # the range's low end holds only while the size is this percentage
         # the values a direction word goes from and to: its size, before any percentage near it
         if word in _WENT:
             went = _from_to_change(text, c.end, s1, word in _WENT_DOWN)
@@ -570,7 +573,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if pct is None and _opens_commit_title(text, c.start):
             continue  # "block: Drop spurious might_sleep() from blk_put_queue()": the patch's verb
         out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=" ".join(c.text.split()),
-                         evidence=Evidence(line_start=line, line_end=line, text=text_of_line[:500] or c.text)))
+                         evidence=Evidence(line_start=line, line_end=line, text=text_of_line[:500] or c.text),
+                         stated_low=low if pct is not None and pct == near else None))
     return out
 
 
@@ -625,10 +629,20 @@ def find_claims(text: str) -> list[Claim]:
         return []
 
 
-def stated_regression_pct(claims: list[Claim]) -> float | None:
-    """The first stated magnitude of a regression claim, if any (a report's stated magnitude).
+def stated_regression_pct(claims: list[Claim], computed: float | None = None) -> float | None:
+    """The size a thread states for its regression: the first point figure of a regression claim
+    ("about 6% regression"), else the first range's, which is the computed size where that falls
+    in it ("10-15% slower" beside dd's 788 -> 689 MB/s: 12.56) and its upper end otherwise.
 
     A rise in CPU use is a symptom a report mentions ("cpu utilization increased by 20%"),
     not the regression's magnitude: it is not taken."""
-    return next((c.stated_pct for c in claims if c.kind == "regression" and c.stated_pct is not None
-                 and c.metric != "cpu"), None)
+    sized = [c for c in claims if c.kind == "regression" and c.stated_pct is not None and c.metric != "cpu"]
+    point = next((c for c in sized if c.stated_low is None), None)
+    if point is not None:
+        return point.stated_pct
+    if not sized:
+        return None
+    first = sized[0]
+    if computed is not None and first.stated_low is not None and first.stated_low <= computed <= first.stated_pct:
+        return computed
+    return first.stated_pct

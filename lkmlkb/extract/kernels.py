@@ -39,7 +39,8 @@ POST_CUE_REACH = 25
 READ_REACH = 150
 
 _REGRESSION_WORDS_RE = re.compile(
-    r"\b(?:regress\w{0,6}|drop\w{0,3}|slow\w{0,4}|degrad\w{0,6}|worse|broke\w{0,2}|bad|lower|decreas\w{0,3})\b",
+    r"\b(?:regress\w{0,6}|drop\w{0,3}|slow\w{0,4}|degrad\w{0,6}|deteriorat\w{0,4}|worse|broke\w{0,2}|bad|lower"
+    r"|decreas\w{0,3})\b",
     re.IGNORECASE,
 )
 #: "between 2.6.29 and 2.6.30": the gap between two versions

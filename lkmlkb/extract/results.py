@@ -23,7 +23,7 @@ import logging
 import re
 
 from lkmlkb.extract.fio_output import Line, filled_lines, find_fio_output, prepare_lines
-from lkmlkb.extract.kernel_versions import find_versions, opens_with_version, qualifier
+from lkmlkb.extract.kernel_versions import find_versions, normalize_version, opens_with_version, qualifier
 from lkmlkb.extract.measurements import find_measurements
 from lkmlkb.extract.pairs import find_pairs
 from lkmlkb.extract.tables import find_tables
@@ -280,6 +280,41 @@ _COLUMN_SHA = re.compile(r"[0-9a-f]{7,40}")
 RUN_GAP_LINES = 6
 
 
+#: a change of kernel the writer states: "from 4.15.0-36 linux kernel to\n5.4.0-137", "5.4 vs 5.10"
+_CHANGE_OF_KERNELS = re.compile(r"\bfrom[ \t\n]{1,3}(?:kernel[ \t]{1,3}|linux[ \t]{1,3}|v)?(?P<a>\S{3,60})"
+                                r"(?:[ \t\n]{1,3}(?:linux[ \t]{1,3})?kernel)?[ \t\n]{1,3}to[ \t\n]{1,3}(?:v|kernel[ \t]{1,3})?"
+                                r"(?P<b>\S{3,60})", re.IGNORECASE)
+
+
+#: how many lines after the sentence naming the change of kernel its two runs may start
+PAIR_AFTER_CHANGE_LINES = 30
+
+
+def _pair_with_a_kernel_change(results: list[Result], text: str, lines: list[Line]) -> None:
+    """Two outputs of one tool after a sentence moving from kernel A to kernel B ("we upgraded
+    from 4.15.0-36 linux kernel to 5.4.0-137", then dd's summary twice, "vs" between: linux-btrfs
+    reports of distro upgrades) were measured on A, then on B, whatever kernel is nearest."""
+    for m in _CHANGE_OF_KERNELS.finditer(text):
+        a, b = normalize_version(m["a"].rstrip(".,;:)")), normalize_version(m["b"].rstrip(".,;:)"))
+        if not a or not b or a == b:
+            continue
+        after = text.count("\n", 0, m.end())
+        by_tool: dict[tuple, list[Result]] = {}
+        for r in results:
+            if r.tool and r.tool != "prose" and r.evidence.line_start > after and not r.config:
+                by_tool.setdefault((r.tool, r.metric), []).append(r)
+        for pair in by_tool.values():
+            if len(pair) == 2 and {r.kernel for r in pair} <= {None, a, b}:
+                first, second = sorted(pair, key=lambda r: r.evidence.line_start)
+                if first.evidence.line_start - after > PAIR_AFTER_CHANGE_LINES:
+                    continue
+                # nothing between names another kernel ("observed in v5.4.190 as well" makes the runs that one's)
+                between = range(after + 1, second.evidence.line_start)
+                if not any(find_versions(lines[i].text) for i in between if i < len(lines)):
+                    first.kernel, second.kernel = a, b
+        return
+
+
 def _share_kernel_along_runs(results: list[Result], lines: list[Line]) -> None:
     """Outputs of one tool run again and again under one kernel (ten `time` outputs after one
     `uname -a`, linux-ext4 2020-08) are that kernel's: a result with no kernel takes the one of
@@ -316,6 +351,7 @@ def find_results(text: str) -> list[Result]:
                     if q and q != "+" and not r.config:  # a bare "+" is a local build, part of the version
                         r.config = q
         _share_kernel_along_runs(results, lines)
+        _pair_with_a_kernel_change(results, text, lines)
         if any(r.kernel is None for r in results):
             sha = _tested_commit(lines)
             for r in results:

@@ -762,6 +762,8 @@ def find_dd(lines: list[Line]) -> list[Result]:
                 break
         out.append(_result("throughput", float(m["rate"]), m["unit"], i, lines, tool="dd",
                            direction=direction))
+        # and how long it took ("copied, 2.72458 s"): the same run measured as a time
+        out.append(_result("elapsed", float(m["secs"]), "s", i, lines, tool="dd", direction=direction))
     return out
 
 

@@ -113,9 +113,9 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
             if (s.key, s.value) not in seen_setup:
                 seen_setup.add((s.key, s.value))
                 setup.append(s)
-    stated = stated_regression_pct(claims)
     pair = headline(results)
     computed = computed_change(*pair) if pair else None
+    stated = stated_regression_pct(claims, computed)
     facts = ThreadFacts(messages=messages, claims=[c for f in findings for c in f.claims],
                         subject_claims=said_in_subject, commits=commits,
                         own_commits=[c for f in findings for c in f.commits], kernels=kernels, results=results,

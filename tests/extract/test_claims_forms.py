@@ -77,3 +77,21 @@ def test_dropping_is_a_fall():
     # to ..." -- the -ing form of the verb
     (kind, pct, _metric), = _regressions("iostat shows the writes dropping from 200MB/s to 50MB/s.")
     assert kind == "regression" and pct == 75.0
+
+
+def test_a_range_is_sized_by_the_measured_change_that_falls_in_it():
+    from lkmlkb.extract.claims import stated_regression_pct
+
+    # "On average we see 10-15% slower speeds" beside dd's 788 -> 689 MB/s (linux-btrfs 2024-01)
+    (claim,) = find_claims("On average we see 10-15% slower speeds after the upgrade.")
+    assert (claim.stated_pct, claim.stated_low) == (15.0, 10.0)
+    assert stated_regression_pct([claim], computed=12.56) == 12.56
+    assert stated_regression_pct([claim], computed=30.0) == 15.0  # outside it: the upper end
+    # a point figure said anywhere beats a range ("[REGRESSION] 5-10% increase in IO latencies" then
+    # "still around 6% regression", linux-btrfs 2021-12)
+    point = find_claims("It's better but still around 6% regression.")
+    assert stated_regression_pct([claim, *point]) == 6.0
+
+
+def test_a_deterioration_is_a_slowdown():
+    assert [c.kind for c in find_claims("Post that we see a deterioration in the disk write speeds.")] == ["regression"]

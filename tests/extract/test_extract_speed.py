@@ -271,7 +271,7 @@ def test_dd_summary_found_behind_its_word_test():
     from lkmlkb.extract.tables import find_dd
 
     got = find_dd(prepare_lines("2147483648 bytes (2.1 GB, 2.0 GiB) copied, 0.721532 s, 3.0 GB/s\n"))
-    assert [(r.metric, r.value, r.unit) for r in got] == [("throughput", 3.0, "GB/s")]
+    assert [(r.metric, r.value, r.unit) for r in got] == [("throughput", 3.0, "GB/s"), ("elapsed", 0.721532, "s")]
 
 
 def test_mmtests_row_needs_mean():

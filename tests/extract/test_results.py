@@ -171,3 +171,25 @@ def test_a_run_of_outputs_of_one_tool_shares_the_kernel_above_it():
     got = [(r.value, r.kernel) for r in find_results(RUNS_UNDER_UNAME) if r.tool == "time"]
     assert got == [(1.5, "6.1.0-13-amd64"), (2.9, "6.1.0-13-amd64"), (4.1, "6.1.0-13-amd64"),
                    (0.7, "5.10.0-26-amd64"), (0.71, "5.10.0-26-amd64")]
+
+
+# the shape of distro-upgrade reports (linux-btrfs 2024-01: "upgraded ... (from 4.15.0-36 linux
+# kernel to 5.4.0-137)", then dd's summary twice with "vs" between); written for the test
+UPGRADE_DD = """\
+We moved our hosts from Debian 11 to 12 (from 5.10.0-26 kernel to
+6.1.0-13). Since then writes are slower:
+
+# dd if=/dev/zero of=/data/t.img bs=1G count=2 oflag=dsync
+2147483648 bytes (2.1 GB, 2.0 GiB) copied, 2.5 s, 859 MB/s
+
+vs
+
+# dd if=/dev/zero of=/data/t.img bs=1G count=2 oflag=dsync
+2147483648 bytes (2.1 GB, 2.0 GiB) copied, 3.2 s, 671 MB/s
+"""
+
+
+def test_two_outputs_after_a_change_of_kernel_were_measured_on_each_in_turn():
+    got = [(r.metric, r.value, r.kernel) for r in find_results(UPGRADE_DD) if r.tool == "dd"]
+    assert got == [("throughput", 859.0, "5.10.0-26"), ("elapsed", 2.5, "5.10.0-26"),
+                   ("throughput", 671.0, "6.1.0-13"), ("elapsed", 3.2, "6.1.0-13")]
