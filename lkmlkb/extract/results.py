@@ -23,6 +23,7 @@ import logging
 import re
 
 from lkmlkb.extract.fio_output import Line, filled_lines, find_fio_output, prepare_lines
+from lkmlkb.extract.headed_tables import find_headed_tables
 from lkmlkb.extract.kernel_versions import find_versions, normalize_version, opens_with_version, qualifier
 from lkmlkb.extract.measurements import find_measurements
 from lkmlkb.extract.pairs import find_pairs
@@ -336,6 +337,8 @@ def find_results(text: str) -> list[Result]:
     try:
         lines = prepare_lines(text)
         results = find_fio_output(text, lines) + find_tables(text, lines) + find_timings(text)
+        taken_lines = {i for r in results for i in range(r.evidence.line_start, r.evidence.line_end + 1)}
+        results += [r for r in find_headed_tables(lines) if r.evidence.line_start not in taken_lines]
         lk = _LineKernels(lines, {r.evidence.line_start for r in results})
         by_line: dict[int, tuple[str, str] | None] = {}  # what _attribute reads of a result is its line
         for r in results:

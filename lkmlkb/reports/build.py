@@ -24,6 +24,7 @@ from lkmlkb.reports.labels import (
     decide_kernels,
     fix_restores,
     headline,
+    label_by_headings,
     label_results,
     label_with_without,
     other_of_two,
@@ -104,6 +105,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     attribute_commit_results(results, commits)
     label_results(results, kernels, commits)
     label_with_without(results, commits, root)
+    label_by_headings(results, commits)
     unlabel_unaffected(results, claims)
     tools = list(dict.fromkeys(t for f in findings for t in f.tools))
     setup = []

@@ -45,7 +45,7 @@ def report_json(r: Report) -> dict[str, Any]:
         "fio_jobs": [{"name": j.name, "form": j.form, "options": j.options, "global_options": j.global_options,
                       "normalized": j.normalized, "unknown_options": j.unknown_options, "notes": j.notes,
                       "provenance": _prov(j.evidence)} for j in r.fio_jobs],
-        "results": [{"kernel": x.kernel, "label": x.label, "config": x.config, "tool": x.tool, "metric": x.metric,
+        "results": [{"kernel": x.kernel or x.config, "label": x.label, "config": x.config, "tool": x.tool, "metric": x.metric,
                      "direction": x.direction, "value": x.value, "unit": x.unit,
                      "normalized": {"value": x.normalized_value, "unit": x.normalized_unit},
                      "stddev": x.stddev, "samples": x.samples, "provenance": _prov(x.evidence)}

@@ -167,6 +167,50 @@ def label_with_without(results: list[Result], commits: list[CommitCitation], roo
             r.label = None
 
 
+#: a heading about the mail's own patch or its effect: its figures are the fixed state ("After this
+#: fix:", "with the patch", "This improves the performance to:")
+_OWN_FIX_HEADING = re.compile(r"\b(?:this|the|my|our)[ \t]{1,3}(?:fix|patch\w{0,2}|series|change)\b|\bpatched\b"
+                              r"|\bimproves?\b|\bperformance[ \t]{1,3}to\b", re.IGNORECASE)
+#: a heading saying which side of a change its figures were measured on
+_BEFORE_HEADING = re.compile(r"(?:before|without)\b", re.IGNORECASE)
+_AFTER_HEADING = re.compile(r"(?:after|with)\b", re.IGNORECASE)
+
+
+def label_by_headings(results: list[Result], commits: list[CommitCitation]) -> None:
+    """Tables under headings that say the side of a change ("before 7e55c60acfbb:", "After merging
+    checkpoint buffer cleanup:", "After this fix:"): before or without the change is the baseline,
+    after or with it the regressed state, and the figures of the mail's own fix the fixed one.  A
+    heading naming a culprit by its SHA is read so in any thread; one in words (the change it
+    merged) only where a culprit is named.  Only where no result is labelled yet, only tables
+    (a tool's output under its heading), and only if after measured worse than before."""
+    headed = [r for r in results if r.tool == "table" and r.config]
+    if not headed or any(r.label for r in results):
+        return
+    culprits = [c.sha[:7] for c in commits if c.role == "culprit"]
+    if not culprits:
+        return
+    sides: list[tuple[Result, str]] = []
+    for r in headed:
+        heading = r.config or ""
+        own = _OWN_FIX_HEADING.search(heading)
+        if _BEFORE_HEADING.match(heading):
+            if not own:  # "before this patch" is the state the patch changes: no side of the culprit
+                sides.append((r, "baseline"))
+        elif own:
+            sides.append((r, "fixed"))
+        elif _AFTER_HEADING.match(heading):
+            sides.append((r, "regressed"))
+    if not {"baseline", "regressed"} <= {side for _r, side in sides}:
+        return
+    for r, side in sides:
+        r.label = side
+    pair = headline(results)
+    change = computed_change(*pair) if pair else None
+    if change is None or change <= 0:  # after measured better: a gain, not a regression's two sides
+        for r, _side in sides:
+            r.label = None
+
+
 def label_results(results: list[Result], kernels: list[KernelMention], commits: list[CommitCitation]) -> None:
     """baseline / regressed / fixed, from the kernels' roles and qualifiers."""
     label_pairs(results, kernels)
@@ -244,7 +288,8 @@ def headline(results: list[Result]) -> tuple[Result, Result] | None:
     order = sorted(by_metric, key=lambda md: HEADLINE_METRICS.index(md[0]) if md[0] in HEADLINE_METRICS else 99)
     for md in order:
         pair = by_metric[md]
-        if "baseline" in pair and "regressed" in pair:
+        if "baseline" in pair and "regressed" in pair and pair["baseline"].value != pair["regressed"].value:
+            # a column the same on both sides is a parameter of the run (iozone's file size), not its measure
             return pair["baseline"], pair["regressed"]
     return None
 
