@@ -352,10 +352,10 @@ def derive_jobs(report: Report, texts: Iterable[str] = ()) -> list[FioJob]:
     for text in all_texts:
         if "dd" in tools or not tools:
             for line_no, cmd in find_dd_commands(text):
-                job = dd_job(cmd, Evidence(text=cmd, line_start=line_no, line_end=line_no))
-                if job and cmd not in seen:
+                dd = dd_job(cmd, Evidence(text=cmd, line_start=line_no, line_end=line_no))
+                if dd and cmd not in seen:
                     seen.add(cmd)
-                    derived.append(job)
+                    derived.append(dd)
     if "tiobench" in tools or any("tiobench" in t for t in all_texts):
         for run in find_tiobench_runs("\n".join(all_texts)):
             if run["rw"] in seen:
