@@ -94,8 +94,9 @@ def write_findings_many(conn: sqlite3.Connection, items: list[tuple[str, Finding
             commits.append((c.sha, c.subject, c.role, c.cue, c.form, c.range_end, *_ev_cols(c.evidence), thread_id))
         for x in f.setup:
             setup.append((x.key, x.value, *_ev_cols(x.evidence), thread_id))
-        for c in f.claims:
-            claims.append((c.kind, c.stated_pct, c.metric, c.cue, *_ev_cols(c.evidence), thread_id, c.stated_low))
+        for claim in f.claims:
+            claims.append((claim.kind, claim.stated_pct, claim.metric, claim.cue, *_ev_cols(claim.evidence),
+                           thread_id, claim.stated_low))
         for name, reason in f.errors.items():
             errors.append((f.message_id, name, reason, stamp))
         extracted.append((f.message_id, EXTRACTOR_VERSION, int(passed),

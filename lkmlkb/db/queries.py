@@ -141,8 +141,8 @@ def _commit_summary(known: dict[str, dict]) -> dict | None:
     """The best-known facts about one commit from its rows (tree-judged first)."""
     if not known:
         return None
-    rank = {"resolved": 0, "resolved-by-subject": 1, "subject-match": 2, "unresolved": 3,
-            "ambiguous": 4, "unknown": 5}
+    rank: dict[str | None, int] = {"resolved": 0, "resolved-by-subject": 1, "subject-match": 2, "unresolved": 3,
+                                   "ambiguous": 4, "unknown": 5}
     best = min(known.values(), key=lambda r: (rank.get(r.get("status"), 9), -len(r["sha"]), r["sha"]))
     return {k: best.get(k) for k in ("sha", "full_sha", "status", "subject", "subject_in_mail", "subject_matches",
                                      "author", "date", "first_tag", "candidates", "tree", "checked")}
@@ -382,8 +382,8 @@ def fts_queries(text: str) -> list[str]:
     every = fts_query(text)
     if every is None:
         return []
-    anyword = fts_query(text, "OR")
-    return [every] if anyword == every else [every, anyword]
+    anyword = fts_query(text, "OR")  # the same terms: a query whenever ``every`` is one
+    return [every] if anyword is None or anyword == every else [every, anyword]
 
 
 #: relevance is ranked among the newest this many matches of a query: bm25 over every match of a

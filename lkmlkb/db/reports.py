@@ -76,11 +76,11 @@ def _result_rows(conn: sqlite3.Connection, rid: str, results: list) -> list[tupl
                                       "FROM results WHERE message_id IN ({marks})", ids):
         if None not in key[:4]:
             rows.setdefault(tuple(key), []).append(rowid)
-    out = []
+    out: list[tuple] = []
     for x in results:
-        key = (x.evidence.message_id, x.evidence.line_start, x.metric, x.value)
-        if None not in key:  # SQL's "= NULL" matches nothing
-            out.extend((rid, x.label, rowid) for rowid in rows.get((*key, x.kernel or ""), ()))
+        found = (x.evidence.message_id, x.evidence.line_start, x.metric, x.value)
+        if None not in found:  # SQL's "= NULL" matches nothing
+            out.extend((rid, x.label, rowid) for rowid in rows.get((*found, x.kernel or ""), ()))
     return out
 
 

@@ -144,7 +144,7 @@ def m001_messages(db: sqlite_utils.Database) -> None:
         key TEXT PRIMARY KEY,
         value TEXT
     )""")
-    db["messages"].enable_fts(["subject", "new_text"], tokenize="porter unicode61 tokenchars '-_'",
+    db.table("messages").enable_fts(["subject", "new_text"], tokenize="porter unicode61 tokenchars '-_'",
                               create_triggers=True)
 
 
@@ -328,7 +328,7 @@ def m002_findings_and_reports(db: sqlite_utils.Database) -> None:
         tree TEXT,
         checked TEXT
     )""")
-    db["reports"].enable_fts(["title", "summary", "workload"], tokenize="porter unicode61 tokenchars '-_'",
+    db.table("reports").enable_fts(["title", "summary", "workload"], tokenize="porter unicode61 tokenchars '-_'",
                              create_triggers=True)
 
 

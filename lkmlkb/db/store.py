@@ -164,7 +164,7 @@ class Store:
         self.outcome = StoreOutcome()
 
     # -- runs
-    def start_run(self, sources: list[str]) -> int:
+    def start_run(self, sources: list[str]) -> int | None:
         cur = self.conn.execute(
             "INSERT INTO ingest_runs(started, sources, lkmlkb_version) VALUES (?, ?, ?)",
             (now(), json.dumps(sources), __version__))

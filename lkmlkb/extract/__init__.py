@@ -1,4 +1,15 @@
-"""The extractors: each reads a message's view and returns records with their evidence."""
+"""Extraction: what each message says, read by the extractors.
+
+- :mod:`~lkmlkb.extract.prefilter`: whether a text can hold a report at all;
+- :mod:`~lkmlkb.extract.views`: the text the extractors read, line for line with the body;
+- :mod:`~lkmlkb.extract.messages`: every extractor over a message or a thread, within the CPU
+  budget of :mod:`~lkmlkb.extract.budget`;
+- the extractors, each returning records with their evidence: ``kernels``, ``commits``,
+  ``results`` (with ``fio_output``, ``tables``, ``pairs``, ``timing``), ``setup``, ``claims``;
+  fio jobs are found by :mod:`lkmlkb.fio`;
+- what they share: ``kernel_versions``, ``metric_units``, ``lines``, and :mod:`~lkmlkb.extract.nlp`
+  for their cue phrases.
+"""
 
 import re
 

@@ -212,8 +212,9 @@ def expand(token: str, env: Env) -> str:
 
     def repl(m: re.Match) -> str:
         name = m.group("braced") or m.group("plain")
-        if name in env.vars and env.vars[name] is not UNRESOLVED:
-            return env.vars[name]
+        value = env.vars.get(name)
+        if value is not None:  # set, and not UNRESOLVED
+            return value
         if m.group("default") is not None and name not in env.vars:
             return m.group("default")
         env.notes.append("%s left as written: shell variable %s is not resolvable from the text"
@@ -361,8 +362,8 @@ def run_block(cmds: list[Command], env: Env, ctx: _Ctx, depth: int) -> None:
             call_env.notes = [n for n in env.notes] + ["%s (line %d)" % (cmd.text[:200], cmd.start)]
             run_block(ctx.functions[head[0]], call_env, ctx, depth + 1)
             continue
-        if "fio" in text and FIO_CMD_RE.search(text):
-            _emit_fio(cmd, env, ctx)
+        if "fio" in text and (fio := FIO_CMD_RE.search(text)):
+            _emit_fio(cmd, fio, env, ctx)
 
 
 def _call_arg(arg: str, env: Env) -> str | None:
@@ -448,15 +449,15 @@ def _run_loop(var: str, raw_words: str, body: list[Command], cmd: Command, env: 
         env.notes.append("loop values of $%s are not resolvable: %s" % (var, raw_words[:200]))
         run_block(body, env, ctx, depth + 1)
         return
-    for value in values[:MAX_LOOP_VALUES]:
-        loop_env = env.child(**{var: value})
-        loop_env.notes.append("for %s in %s: %s=%s (line %d)" % (var, raw_words[:200], var, value, cmd.start))
+    for each in values[:MAX_LOOP_VALUES]:
+        loop_env = env.child(**{var: each})
+        loop_env.notes.append("for %s in %s: %s=%s (line %d)" % (var, raw_words[:200], var, each, cmd.start))
         run_block(body, loop_env, ctx, depth + 1)
 
 
-def _emit_fio(cmd: Command, env: Env, ctx: _Ctx) -> None:
-    """Expand one fio command's arguments and turn them into jobs."""
-    m = FIO_CMD_RE.search(cmd.text)
+def _emit_fio(cmd: Command, m: re.Match, env: Env, ctx: _Ctx) -> None:
+    """Expand one fio command's arguments (after ``m``, where FIO_CMD_RE found the command) and
+    turn them into jobs."""
     tail = cmd.text[m.end():]
     expanded: list[str] = []
     notes = list(env.notes)

@@ -166,9 +166,10 @@ def _ends_echo_string(ln: _Line) -> bool:
 def _continues_wrapped_value(block: _Block, pending_blank: list[int], raw: str) -> bool:
     """A mailer-wrapped value: the previous option ends in ':' ',' '-' '/', this line is one token."""
     prev = block.lines[-1]
+    value = prev.value or ""
     token = clean_line(raw).strip()
-    return (not pending_blank and prev.kind == "option" and bool(prev.value)
-            and prev.value.endswith(WRAP_TAIL) and " " not in token and "=" not in token
+    return (not pending_blank and prev.kind == "option" and value != ""
+            and value.endswith(WRAP_TAIL) and " " not in token and "=" not in token
             and len(token) < 300)
 
 

@@ -100,8 +100,8 @@ def parse_size_list(value: str, kb_base: int = 1024) -> int | list[int] | None:
     parts = [p for p in re.split(r"[,:/]|(?<=[\dkKmMgGbBiI])-(?=\d)", value) if p != ""]
     if not 1 < len(parts) <= 6:
         return None
-    sizes = [parse_size(p, kb_base) for p in parts]
-    return None if any(s is None for s in sizes) else sizes
+    sizes = [s for s in (parse_size(p, kb_base) for p in parts) if s is not None]
+    return sizes if len(sizes) == len(parts) else None
 
 
 def normalize_value(name: str, value: str, kb_base: int = 1024) -> Any:

@@ -97,8 +97,9 @@ def load_fio_json(path_or_text: str | Path) -> dict:
 def report_from_expected(path_or_data: str | Path | dict) -> Report:
     """The Report a bundle's ``expected.json`` describes (its results per kernel and claim),
     so ``lkmlkb compare expected.json result.json`` needs no knowledge base."""
-    data = path_or_data
-    if not isinstance(data, dict):
+    if isinstance(path_or_data, dict):
+        data = path_or_data
+    else:
         try:
             data = json.loads(Path(path_or_data).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -195,8 +196,8 @@ def _side_value(fio: dict, jobs: list[dict], side: str, metric: str) -> tuple[fl
     if m == "iops":
         return float(sum(s.get("iops", 0) for s in sides)), names
     if m in LAT_METRICS:
-        vals = [(s.get(LAT_METRICS[m]) or {}).get("mean") for s in sides]
-        vals = [v / 1000.0 for v in vals if isinstance(v, (int, float))]
+        means = [(s.get(LAT_METRICS[m]) or {}).get("mean") for s in sides]
+        vals = [v / 1000.0 for v in means if isinstance(v, (int, float))]
         return (sum(vals) / len(vals) if vals else None), names
     if m == "util":
         utils = [d.get("util") for d in fio.get("disk_util") or [] if isinstance(d.get("util"), (int, float))]
@@ -228,13 +229,13 @@ def _add_verdicts(rows: list[ComparisonRow]) -> None:
     for row in rows:
         groups.setdefault((row.metric, row.direction), []).append(row)
     for group in groups.values():
-        base = [r for r in group if r.label == "baseline" and r.reported]
-        bad = [r for r in group if r.label == "regressed" and r.reported]
+        base = [r.reported for r in group if r.label == "baseline" and r.reported]
+        bad = [r.reported for r in group if r.label == "regressed" and r.reported]
         yours = next((r.yours for r in group if r.yours), None)
         if not (base and bad and yours):
             continue
-        d_base = abs(math.log(yours / base[0].reported))
-        d_bad = abs(math.log(yours / bad[0].reported))
+        d_base = abs(math.log(yours / base[0]))
+        d_bad = abs(math.log(yours / bad[0]))
         verdict = "closer to baseline" if d_base <= d_bad else "closer to regressed"
         for r in group:
             r.verdict = verdict

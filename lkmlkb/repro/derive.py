@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from typing import TypedDict
 
 from lkmlkb.fio.units import parse_size
 from lkmlkb.model import Evidence, FioJob, Report
@@ -260,7 +261,16 @@ def _flat(text: str) -> str:
     return " ".join(lines)
 
 
-def find_tiobench_runs(text: str) -> list[dict[str, str | int | None]]:
+class TiobenchRun(TypedDict):
+    """One tiobench run a text describes."""
+
+    rw: str
+    threads: int | None
+    file_size: str | None  # as written
+    text: str  # the sentence
+
+
+def find_tiobench_runs(text: str) -> list[TiobenchRun]:
     """Each described tiobench run: rw, threads, file size (as written), the sentence."""
     flat = _flat(text)
     size_m = FILE_SIZE_RE.search(flat)
@@ -270,7 +280,7 @@ def find_tiobench_runs(text: str) -> list[dict[str, str | int | None]]:
         unit = size_m.group("unit") or size_m.group("unit2")
         size = f"{num} {unit}"
     threads_m = TIOBENCH_THREADS_RE.search(flat)
-    runs = []
+    runs: list[TiobenchRun] = []
     seen = set()
     for m in TIOBENCH_RUN_RE.finditer(flat):
         rw = TIOBENCH_RW[(m.group("kind").lower(), m.group("op").lower())]
@@ -352,15 +362,14 @@ def derive_jobs(report: Report, texts: Iterable[str] = ()) -> list[FioJob]:
     for text in all_texts:
         if "dd" in tools or not tools:
             for line_no, cmd in find_dd_commands(text):
-                job = dd_job(cmd, Evidence(text=cmd, line_start=line_no, line_end=line_no))
-                if job and cmd not in seen:
+                dd = dd_job(cmd, Evidence(text=cmd, line_start=line_no, line_end=line_no))
+                if dd and cmd not in seen:
                     seen.add(cmd)
-                    derived.append(job)
+                    derived.append(dd)
     if "tiobench" in tools or any("tiobench" in t for t in all_texts):
         for run in find_tiobench_runs("\n".join(all_texts)):
             if run["rw"] in seen:
                 continue
-            seen.add(str(run["rw"]))
-            derived.append(tiobench_job(str(run["rw"]), run["threads"], run["file_size"],  # type: ignore[arg-type]
-                                        Evidence(text=str(run["text"]))))
+            seen.add(run["rw"])
+            derived.append(tiobench_job(run["rw"], run["threads"], run["file_size"], Evidence(text=run["text"])))
     return derived

@@ -208,9 +208,10 @@ def _take_option(st: _Pass, raw_name: object, raw_value: object) -> None:
         st.note(f"dropped {name}={value[:80]}: unresolved variable {bad[0]} (fio default used)")
         return
     if rule.action == "memory":
-        value = _memory_type(st, name, value)
-        if value is None:
+        memory = _memory_type(st, name, value)
+        if memory is None:
             return
+        value = memory
     elif rule.check is not None and not rule.check(value):
         st.note(f"dropped {name}={value[:80]}: not a value fio takes for {canon}")
         return

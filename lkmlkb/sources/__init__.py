@@ -63,7 +63,7 @@ def _many_headers(head: bytes) -> bool:
     return len(names) >= 3 and b"message-id" in joined
 
 
-def iter_source(spec: str, cursors=None) -> Iterator[RawMail | Message]:
+def iter_source(spec: str, cursors=None) -> Iterator[RawMail | Message | SourceFailure]:
     """Everything a SOURCE argument holds: file, folder, public-inbox repo or URL.
 
     ``cursors`` (the store) supplies the cursors of incremental reads: per
@@ -88,7 +88,7 @@ def _iter_lore(spec: str):
     yield from client.thread(spec)
 
 
-def _iter_dir(path: Path, cursors) -> Iterator[RawMail | Message]:
+def _iter_dir(path: Path, cursors) -> Iterator[RawMail | Message | SourceFailure]:
     if looks_like_public_inbox(path) or is_git_repo(path):
         epochs = find_epochs(path)
         if not epochs:
@@ -124,7 +124,7 @@ def _iter_maildir(path: Path) -> Iterator[RawMail | SourceFailure]:
                 yield RawMail(data, str(f), [], f.name) if isinstance(data, bytes) else data
 
 
-def iter_file(path: Path, cursors=None) -> Iterator[RawMail | Message]:
+def iter_file(path: Path, cursors=None) -> Iterator[RawMail | Message | SourceFailure]:
     """The messages of one file; an mbox file resumes at its cursor in ``cursors`` (the store)."""
     kind = sniff(path)
     if kind == "mbox":
@@ -163,7 +163,7 @@ def read_messages(paths: list[str]) -> Iterator[Message]:
             elif isinstance(item, Message):
                 yield item
             else:
-                raise SourceError(spec, getattr(item, "exc", item).reason)
+                raise SourceError(spec, item.exc.reason)
 
 
 __all__ = ["RawMail", "iter_file", "iter_source", "read_messages", "sniff"]

@@ -8,7 +8,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lkmlkb.errors import LimitExceeded, SourceError
+from lkmlkb.errors import LimitExceeded, LkmlkbError, SourceError
 from lkmlkb.model import pickled_as_fields
 
 #: a message larger than this is recorded as an error and not read into memory (real mail stays
@@ -57,7 +57,7 @@ class SourceFailure:
     """One item a source could not read (a file of a folder, a message whose git object is
     missing); the ingest records it as an error and goes on with the next."""
 
-    def __init__(self, exc: SourceError, locator: str = "", cursor: str | None = None) -> None:
+    def __init__(self, exc: LkmlkbError, locator: str = "", cursor: str | None = None) -> None:
         self.exc = exc
         #: where in the source (a commit id for a public-inbox epoch)
         self.locator = locator

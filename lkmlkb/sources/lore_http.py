@@ -27,6 +27,7 @@ import zlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 from urllib.parse import quote, quote_plus, unquote, urljoin, urlsplit
 
 from lkmlkb.errors import FetchError, LimitExceeded, ParseError, SourceError
@@ -315,7 +316,7 @@ class LoreClient:
     def __init__(
         self,
         base_url: str = DEFAULT_BASE,
-        cache_dir: str | Path | None | bool = None,
+        cache_dir: str | Path | Literal[False] | None = None,
         allowed_hosts: tuple[str, ...] = DEFAULT_HOSTS,
         min_interval: float = 0.1,
         retries: int = 3,
@@ -333,7 +334,7 @@ class LoreClient:
         if cache_dir is None:
             root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
             cache_dir = Path(root) / "lkmlkb" / "lore"
-        self.cache_dir = Path(cache_dir) if cache_dir not in (False, "") else None
+        self.cache_dir = None if cache_dir is False or cache_dir == "" else Path(cache_dir)
         self.min_interval = max(0.0, float(min_interval))
         self.retries = max(0, int(retries))
         self.max_bytes = int(max_bytes)

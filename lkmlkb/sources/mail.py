@@ -281,8 +281,10 @@ def synthetic_id(raw: bytes) -> str:
 
 def _part_text(part: EmailMessage) -> str:
     """Decoded text of one leaf part, whatever its declared charset."""
+    payload: bytes | None
     try:
-        payload = part.get_payload(decode=True)
+        decoded = part.get_payload(decode=True)  # bytes, or None for a multipart
+        payload = decoded if isinstance(decoded, bytes) else None
     except (ValueError, TypeError, AssertionError) as exc:  # broken base64 / QP
         log.info("undecodable transfer encoding: %s", exc)
         payload = None
@@ -588,7 +590,7 @@ def parse_message(raw: bytes, source: str = "", lists: list[str] | None = None) 
 
     mid = normalize_msgid(decode_header(headers.get("Message-ID")))
     synthetic = mid is None
-    if synthetic:
+    if mid is None:
         mid = synthetic_id(raw)
 
     from_h = decode_header(headers.get("From"))

@@ -16,6 +16,7 @@ import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, AnyStr
 
 from lkmlkb.errors import GitError
 from lkmlkb.sources import base
@@ -77,7 +78,7 @@ def is_ancestor(repo: Path, commit: str) -> bool:
     return r.returncode == 0
 
 
-def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = None) -> Iterator[RawMail]:
+def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = None) -> Iterator[RawMail | SourceFailure]:
     """Messages of one epoch in commit order, after commit ``since`` if given.
 
     ``RawMail.locator`` is the commit id, which the store keeps as the
@@ -102,7 +103,7 @@ def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = N
                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=CAT_BUFFER)
     source = str(repo)
     try:
-        for commit, blob, raw in _cat_blobs(cat, _message_blobs(log_proc.stdout, repo), repo):
+        for commit, blob, raw in _cat_blobs(cat, _message_blobs(_pipe(log_proc.stdout), repo), repo):
             where = f"{source}@{commit[:12]}"
             if isinstance(raw, Oversized):
                 yield SourceFailure(oversized(where, raw.size, f"commit {commit[:12]}"), commit, commit)
@@ -117,13 +118,13 @@ def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = N
                 cat.stdin.close()
             except OSError:  # git is gone; what it was sent is moot
                 pass
-        cat.stdout.close()  # objects asked for and not read: git stops on the closed pipe
+        _pipe(cat.stdout).close()  # objects asked for and not read: git stops on the closed pipe
         cat.wait()
-        log_proc.stdout.close()
+        _pipe(log_proc.stdout).close()
         log_proc.wait()
         failed = log_proc.returncode not in (0, None, -13)
-        err = log_proc.stderr.read().strip() if failed else ""
-        log_proc.stderr.close()
+        err = _pipe(log_proc.stderr).read().strip() if failed else ""
+        _pipe(log_proc.stderr).close()
     if failed:
         raise GitError(source, err.splitlines()[-1] if err else f"git log failed ({log_proc.returncode})")
 
@@ -177,6 +178,13 @@ def _message_blobs(log_lines, repo: Path) -> Iterator[tuple[str, str]]:
             yield commit, m.group("blob")
 
 
+def _pipe(stream: IO[AnyStr] | None) -> IO[AnyStr]:
+    """A pipe of a git process this module started with it (``subprocess`` types allow none)."""
+    if stream is None:
+        raise TypeError("a git process started without the pipe asked for")
+    return stream
+
+
 def _cat_blobs(cat: subprocess.Popen, blobs: Iterator[tuple[str, str]],
                repo: Path) -> Iterator[tuple[str, str, bytes | Oversized | None]]:
     """(commit, blob, :func:`_cat_blob` answer) of each of ``blobs``, in order, asking git for
@@ -184,14 +192,16 @@ def _cat_blobs(cat: subprocess.Popen, blobs: Iterator[tuple[str, str]],
     blobs = iter(blobs)
     nxt = next(blobs, None)
     while nxt is not None:
-        batch, size = [], 0
+        batch: list[tuple[str, str]] = []
+        size = 0
         while nxt is not None and len(batch) < CAT_AHEAD and (not batch or size + len(nxt[1]) < CAT_WRITE_BYTES):
             batch.append(nxt)
             size += len(nxt[1]) + 1
             nxt = next(blobs, None)
         try:
-            cat.stdin.write(b"".join(blob.encode() + b"\n" for _, blob in batch))
-            cat.stdin.flush()
+            stdin = _pipe(cat.stdin)
+            stdin.write(b"".join(blob.encode() + b"\n" for _, blob in batch))
+            stdin.flush()
         except OSError as exc:  # a broken pipe: git is gone
             raise GitError(str(repo), f"git cat-file stopped ({exc.strerror or exc})") from exc
         for commit, blob in batch:
@@ -201,8 +211,9 @@ def _cat_blobs(cat: subprocess.Popen, blobs: Iterator[tuple[str, str]],
 def _cat_blob(cat: subprocess.Popen, blob: str, repo: Path) -> bytes | Oversized | None:
     """The next object ``git cat-file --batch`` sends, asked for as ``blob``; None if the
     repository lacks it, an :class:`Oversized` if it is larger than MAX_MESSAGE_BYTES."""
+    out = _pipe(cat.stdout)
     try:
-        line = cat.stdout.readline()
+        line = out.readline()
     except OSError as exc:
         raise GitError(str(repo), f"git cat-file stopped ({exc.strerror or exc})") from exc
     if not line:
@@ -216,15 +227,15 @@ def _cat_blob(cat: subprocess.Popen, blob: str, repo: Path) -> bytes | Oversized
     if size > base.MAX_MESSAGE_BYTES:  # read past it in pieces, never whole
         left = size + 1  # and the newline after it
         while left > 0:
-            piece = cat.stdout.read(min(left, 1 << 20))
+            piece = out.read(min(left, 1 << 20))
             if not piece:
                 raise GitError(str(repo), f"git cat-file stopped answering (in object {blob[:12]})")
             left -= len(piece)
         return Oversized(size)
-    data = cat.stdout.read(size)
+    data = out.read(size)
     if len(data) < size:
         raise GitError(str(repo), f"git cat-file stopped answering (in object {blob[:12]})")
-    cat.stdout.read(1)  # the newline after each object
+    out.read(1)  # the newline after each object
     return data
 
 

@@ -161,10 +161,9 @@ def split_textdump(text: str, source: str) -> list[Message]:
     i = 0
     # 1. a header block at the very top
     top_headers: dict[str, str] = {}
-    while i < len(lines) and HEADER_LINE.match(lines[i]):
-        m = HEADER_LINE.match(lines[i])
-        key = m.group(1).capitalize() if m.group(1) != "Message-ID" else "Message-ID"
-        val = m.group(2)
+    while i < len(lines) and (header := HEADER_LINE.match(lines[i])):
+        key = header.group(1).capitalize() if header.group(1) != "Message-ID" else "Message-ID"
+        val = header.group(2)
         i += 1
         while i < len(lines) and lines[i][:1] in (" ", "\t") and lines[i].strip():
             val += " " + lines[i].strip()
@@ -179,9 +178,8 @@ def split_textdump(text: str, source: str) -> list[Message]:
             subject = lines[first].strip()
             rest = lines[first + 1:]
             k = next((k for k, line in enumerate(rest) if line.strip()), None)
-            if k is not None and BRACKET_AUTHOR.match(rest[k].strip()):
-                m = BRACKET_AUTHOR.match(rest[k].strip())
-                drafts.append(_Draft(headers={"From": f"{m.group('name').strip()} <{m.group('addr')}>",
+            if k is not None and (bracketed := BRACKET_AUTHOR.match(rest[k].strip())):
+                drafts.append(_Draft(headers={"From": f"{bracketed.group('name').strip()} <{bracketed.group('addr')}>",
                                               "Subject": subject}, lines=rest[k + 1:]))
             else:
                 starts = _split_name_lines(lines[first:])

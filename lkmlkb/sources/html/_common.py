@@ -374,7 +374,7 @@ def build_message(
         log.info("%s: Message-ID %r is obfuscated by the archive; using a content hash", url, msgid)
         msgid = None
     synthetic = msgid is None
-    if synthetic:
+    if msgid is None:
         msgid = synthetic_id(subject, name, addr, date_raw.strip(), body)
     # the page it was read from; else, for a real Message-ID, its lore link
     # (a saved file's path is not an archive URL)
