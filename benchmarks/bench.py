@@ -62,6 +62,7 @@ DEFAULT_RUNS = "floor,stdlib,m2s,stages,ingest,prefilter"
 
 # ---------------------------------------------------------------- helpers
 
+
 def peak_rss_mb() -> dict:
     """Peak RSS of this process and of its largest waited-for child, in MB (Linux: ru_maxrss is KB)."""
     me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -110,8 +111,11 @@ def machine_shares(before: list[int] | None, after: list[int] | None) -> dict:
 
 
 def rate(n: int, seconds: float, nbytes: int | None = None) -> dict:
-    out = {"messages": n, "seconds": round(seconds, 4),
-           "msg_per_s": round(n / seconds, 1) if seconds > 0 else None}
+    out = {
+        "messages": n,
+        "seconds": round(seconds, 4),
+        "msg_per_s": round(n / seconds, 1) if seconds > 0 else None,
+    }
     if nbytes is not None:
         out["mb_per_s"] = round(nbytes / 1e6 / seconds, 2) if seconds > 0 else None
     return out
@@ -150,6 +154,7 @@ def materialize(src: Path, limit: int | None, out: Path) -> tuple[int, int]:
 
 # ---------------------------------------------------------------- runs
 
+
 def run_floor(mbox: str, **_) -> dict:
     """Stream the file in large blocks and run one bytes regex over it."""
     t0 = time.perf_counter()
@@ -174,10 +179,12 @@ def run_floor_git(repo: str, limit: int | None = None, **_) -> dict:
     """``git log --raw`` names the blobs; one ``git cat-file --batch`` streams them; one regex."""
     t0 = time.perf_counter()
     gd = ["git", "--git-dir", repo]
-    log_p = subprocess.Popen([*gd, "log", "--reverse", "--raw", "--no-abbrev", "--format="],
-                             stdout=subprocess.PIPE)
-    cat = subprocess.Popen([*gd, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                           bufsize=1 << 20)
+    log_p = subprocess.Popen(
+        [*gd, "log", "--reverse", "--raw", "--no-abbrev", "--format="], stdout=subprocess.PIPE
+    )
+    cat = subprocess.Popen(
+        [*gd, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=1 << 20
+    )
     import threading
 
     def feed():
@@ -235,8 +242,10 @@ def run_stdlib(mbox: str, workdir: str, **_) -> dict:
     db_path = os.path.join(workdir, "stdlib.db")
     t0 = time.perf_counter()
     conn = sqlite3.connect(db_path)
-    conn.execute("CREATE TABLE messages (id INTEGER PRIMARY KEY, message_id TEXT, subject TEXT, "
-                 "sender TEXT, recipients TEXT, date TEXT, in_reply_to TEXT, body TEXT)")
+    conn.execute(
+        "CREATE TABLE messages (id INTEGER PRIMARY KEY, message_id TEXT, subject TEXT, "
+        "sender TEXT, recipients TEXT, date TEXT, in_reply_to TEXT, body TEXT)"
+    )
     parser = BytesParser(policy=policy.default)
     box = mailbox.mbox(mbox, create=False)
     rows = []
@@ -253,22 +262,35 @@ def run_stdlib(mbox: str, workdir: str, **_) -> dict:
         rows.append((*heads, body))
         n += 1
         if len(rows) >= 1000:
-            conn.executemany("INSERT INTO messages(message_id, subject, sender, recipients, date, in_reply_to, body) "
-                             "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            conn.executemany(
+                "INSERT INTO messages(message_id, subject, sender, recipients, date, in_reply_to, body) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
             conn.commit()
             rows = []
     if rows:
-        conn.executemany("INSERT INTO messages(message_id, subject, sender, recipients, date, in_reply_to, body) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany(
+            "INSERT INTO messages(message_id, subject, sender, recipients, date, in_reply_to, body) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
     conn.commit()
     t_fts = time.perf_counter()
-    conn.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(subject, body, content=\"messages\", content_rowid=id)")
+    conn.execute(
+        'CREATE VIRTUAL TABLE messages_fts USING fts5(subject, body, content="messages", content_rowid=id)'
+    )
     conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
     conn.commit()
     conn.close()
     t1 = time.perf_counter()
-    return {**rate(n, t1 - t0, nbytes), "fts_seconds": round(t1 - t_fts, 3), "errors": errors,
-            "db_mb": db_size_mb(db_path), **peak_rss_mb()}
+    return {
+        **rate(n, t1 - t0, nbytes),
+        "fts_seconds": round(t1 - t_fts, 3),
+        "errors": errors,
+        "db_mb": db_size_mb(db_path),
+        **peak_rss_mb(),
+    }
 
 
 def run_m2s(mbox: str, workdir: str, **_) -> dict:
@@ -283,11 +305,18 @@ def run_m2s(mbox: str, workdir: str, **_) -> dict:
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     if p.returncode != 0:
         last = [ln for ln in p.stderr.strip().splitlines() if ln.strip()]
-        return {"status": "crashed: " + (last[-1][:300] if last else f"exit {p.returncode}"),
-                "seconds": round(secs, 2), "peak_rss_mb": round(kids, 1)}
+        return {
+            "status": "crashed: " + (last[-1][:300] if last else f"exit {p.returncode}"),
+            "seconds": round(secs, 2),
+            "peak_rss_mb": round(kids, 1),
+        }
     n = sqlite3.connect(db_path).execute("SELECT count(*) FROM messages").fetchone()[0]
-    return {"status": "ok", **rate(n, secs, os.path.getsize(mbox)), "db_mb": db_size_mb(db_path),
-            "peak_rss_mb": round(kids, 1)}
+    return {
+        "status": "ok",
+        **rate(n, secs, os.path.getsize(mbox)),
+        "db_mb": db_size_mb(db_path),
+        "peak_rss_mb": round(kids, 1),
+    }
 
 
 def _extract_fn():
@@ -329,8 +358,21 @@ def run_stages(mbox: str, workdir: str, **_) -> dict:
         db.execute(f"DROP TRIGGER IF EXISTS {trig}")
     store = Store(db)
     store.start_run([mbox])
-    t = dict.fromkeys(("read", "parse", "segment", "thread", "prefilter", "build_view", "extract", "store",
-                       "store_threading", "fts"), 0.0)
+    t = dict.fromkeys(
+        (
+            "read",
+            "parse",
+            "segment",
+            "thread",
+            "prefilter",
+            "build_view",
+            "extract",
+            "store",
+            "store_threading",
+            "fts",
+        ),
+        0.0,
+    )
     sql_threader_add = store.threader.add
 
     def timed_add(msg):
@@ -377,8 +419,10 @@ def run_stages(mbox: str, workdir: str, **_) -> dict:
                     s = pc()
                     f = extract_view(msg.message_id, focus_view(view))
                     t["extract"] += pc() - s
-                    extracted_records += sum(len(getattr(f, k, []) or []) for k in
-                                             ("fio_jobs", "results", "kernels", "commits", "claims"))
+                    extracted_records += sum(
+                        len(getattr(f, k, []) or [])
+                        for k in ("fio_jobs", "results", "kernels", "commits", "claims")
+                    )
             batch.append((msg, segs, text))
             if len(batch) >= 500:
                 s = pc()
@@ -403,14 +447,24 @@ def run_stages(mbox: str, workdir: str, **_) -> dict:
     if extract_view is None:
         stages["extract"] = {"status": "unavailable: " + why}
     total = sum(v for k, v in t.items() if k != "store_threading")
-    return {"messages": n, "bytes": nbytes, "timing": "CPU seconds per stage (time.process_time)",
-            "stages": stages, "serial_total": rate(n, total, nbytes),
-            "prefilter_passed": passed, "prefilter_pass_rate": round(passed / n, 4) if n else None,
-            "extracted_records": extracted_records, "warm_up_seconds": round(warm, 3),
-            "db_mb": db_size_mb(db_path), **peak_rss_mb()}
+    return {
+        "messages": n,
+        "bytes": nbytes,
+        "timing": "CPU seconds per stage (time.process_time)",
+        "stages": stages,
+        "serial_total": rate(n, total, nbytes),
+        "prefilter_passed": passed,
+        "prefilter_pass_rate": round(passed / n, 4) if n else None,
+        "extracted_records": extracted_records,
+        "warm_up_seconds": round(warm, 3),
+        "db_mb": db_size_mb(db_path),
+        **peak_rss_mb(),
+    }
 
 
-def run_ingest(mbox: str, workdir: str, workers: int = 1, extract: bool = True, tag: str = "ingest", **_) -> dict:
+def run_ingest(
+    mbox: str, workdir: str, workers: int = 1, extract: bool = True, tag: str = "ingest", **_
+) -> dict:
     """lkmlkb's real ingest (store, FTS triggers, threading, extraction hook), then a re-run."""
     from lkmlkb.ingest.run import ingest
 
@@ -425,10 +479,17 @@ def run_ingest(mbox: str, workdir: str, workers: int = 1, extract: bool = True, 
     summary = ingest([mbox], db_path, workers=workers, extract=extract)
     secs = time.perf_counter() - t0
     cpu = cpu_seconds() - c0
-    out = {**rate(summary.read, secs, nbytes), "workers": workers, "new": summary.new,
-           "errors": summary.errors, "extraction": "on" if extract else f"off ({why or 'not asked'})",
-           "db_mb": db_size_mb(db_path), "cpu_seconds": round(cpu, 3),
-           "msg_per_cpu_s": round(summary.read / cpu, 1) if cpu else None, **peak_rss_mb()}
+    out = {
+        **rate(summary.read, secs, nbytes),
+        "workers": workers,
+        "new": summary.new,
+        "errors": summary.errors,
+        "extraction": "on" if extract else f"off ({why or 'not asked'})",
+        "db_mb": db_size_mb(db_path),
+        "cpu_seconds": round(cpu, 3),
+        "msg_per_cpu_s": round(summary.read / cpu, 1) if cpu else None,
+        **peak_rss_mb(),
+    }
     conn = sqlite3.connect(db_path)
     for table in ("reports", "findings", "extracted_messages"):
         try:
@@ -437,7 +498,8 @@ def run_ingest(mbox: str, workdir: str, workers: int = 1, extract: bool = True, 
             pass
     try:
         out["prefilter_passed"] = conn.execute(
-            "SELECT count(*) FROM extracted_messages WHERE prefilter_passed=1").fetchone()[0]
+            "SELECT count(*) FROM extracted_messages WHERE prefilter_passed=1"
+        ).fetchone()[0]
     except sqlite3.Error:
         pass
     conn.close()
@@ -489,7 +551,9 @@ def run_prefilter(mbox: str, **_) -> dict:
         gold_file = Path("/work/shared/eval/seeds") / path.name[:3] / "gold.json"
         gold = json.loads(gold_file.read_text()) if gold_file.exists() else {}
         msgs = [m for m in iter_source(str(path)) if not isinstance(m, bytes)]
-        msgs = [m if not hasattr(m, "raw") or hasattr(m, "message_id") else parse_message(m.raw) for m in msgs]
+        msgs = [
+            m if not hasattr(m, "raw") or hasattr(m, "message_id") else parse_message(m.raw) for m in msgs
+        ]
         with_results = passing = dropped = 0
         for _, thread in thread_messages(msgs).items():
             items = [(m, segment_body(m.body)) for m in thread]
@@ -501,18 +565,37 @@ def run_prefilter(mbox: str, **_) -> dict:
                 if message_has_results(view.text, gold.get("results") or []):
                     with_results += 1
                     dropped += not ok
-        corpus.append({"file": path.name, "messages": len(msgs), "passing": passing,
-                       "with_gold_results": with_results, "dropped_with_results": dropped,
-                       "is_regression_report": gold.get("is_regression_report")})
-    return {"input_messages": n, "input_passed": passed, "input_pass_rate": round(passed / n, 4) if n else None,
-            "seconds_parse_and_prefilter": round(secs, 2), "corpus": corpus,
-            "corpus_dropped_with_results": sum(c["dropped_with_results"] for c in corpus),
-            "corpus_threads_with_a_passing_message": sum(1 for c in corpus if c["passing"]),
-            "corpus_threads": len(corpus)}
+        corpus.append(
+            {
+                "file": path.name,
+                "messages": len(msgs),
+                "passing": passing,
+                "with_gold_results": with_results,
+                "dropped_with_results": dropped,
+                "is_regression_report": gold.get("is_regression_report"),
+            }
+        )
+    return {
+        "input_messages": n,
+        "input_passed": passed,
+        "input_pass_rate": round(passed / n, 4) if n else None,
+        "seconds_parse_and_prefilter": round(secs, 2),
+        "corpus": corpus,
+        "corpus_dropped_with_results": sum(c["dropped_with_results"] for c in corpus),
+        "corpus_threads_with_a_passing_message": sum(1 for c in corpus if c["passing"]),
+        "corpus_threads": len(corpus),
+    }
 
 
-RUNNERS = {"floor": run_floor, "floor_git": run_floor_git, "stdlib": run_stdlib, "m2s": run_m2s,
-           "stages": run_stages, "ingest": run_ingest, "prefilter": run_prefilter}
+RUNNERS = {
+    "floor": run_floor,
+    "floor_git": run_floor_git,
+    "stdlib": run_stdlib,
+    "m2s": run_m2s,
+    "stages": run_stages,
+    "ingest": run_ingest,
+    "prefilter": run_prefilter,
+}
 
 
 # ---------------------------------------------------------------- search latency
@@ -535,9 +618,11 @@ def _timed_get(url: str, loops: int) -> tuple[list[float], bytes]:
 
 
 def _latency(times: list[float]) -> dict:
-    return {"p50_ms": round(times[len(times) // 2], 1),
-            "p95_ms": round(times[min(len(times) - 1, int(len(times) * 0.95))], 1),
-            "max_ms": round(times[-1], 1)}
+    return {
+        "p50_ms": round(times[len(times) // 2], 1),
+        "p95_ms": round(times[min(len(times) - 1, int(len(times) * 0.95))], 1),
+        "max_ms": round(times[-1], 1),
+    }
 
 
 def run_search(db: str, port: int = 8765, loops: int = 30) -> dict:
@@ -552,8 +637,12 @@ def run_search(db: str, port: int = 8765, loops: int = 30) -> dict:
     import urllib.request
 
     dbname = Path(db).stem
-    proc = subprocess.Popen([sys.executable, "-m", "lkmlkb.cli", "serve", "--db", db, "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lkmlkb.cli", "serve", "--db", db, "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=str(ROOT),
+    )
     root = f"http://127.0.0.1:{port}"
     try:
         for _ in range(240):
@@ -569,13 +658,21 @@ def run_search(db: str, port: int = 8765, loops: int = 30) -> dict:
 
         for q in SEARCHES:
             fts = fts_query(q)
-            matches = conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (fts,)).fetchone()[0]
-            canned = f"{root}/{dbname}/search_messages.json?" + urllib.parse.urlencode({"q": q, "_shape": "objects"})
+            matches = conn.execute(
+                "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (fts,)
+            ).fetchone()[0]
+            canned = f"{root}/{dbname}/search_messages.json?" + urllib.parse.urlencode(
+                {"q": q, "_shape": "objects"}
+            )
             times, body = _timed_get(canned, loops)
-            row = {"fts": fts, "matches": matches,
-                   "canned_query": {**_latency(times), "rows": len(json.loads(body).get("rows", []))}}
+            row = {
+                "fts": fts,
+                "matches": matches,
+                "canned_query": {**_latency(times), "rows": len(json.loads(body).get("rows", []))},
+            }
             table = f"{root}/{dbname}/messages.json?" + urllib.parse.urlencode(
-                {"_search": fts, "_searchmode": "raw", "_size": 20, "_shape": "objects", "_col": "subject"})
+                {"_search": fts, "_searchmode": "raw", "_size": 20, "_shape": "objects", "_col": "subject"}
+            )
             times, body = _timed_get(table, max(5, loops // 3))
             row["table_search"] = {**_latency(times), "rows": len(json.loads(body).get("rows", []))}
             out["queries"][q] = row
@@ -600,10 +697,30 @@ def _search_rows(batch: list[bytes]) -> list[tuple]:
         except Exception:
             continue
         refs = [*m.references]
-        rows.append((m.message_id, refs[0] if refs else m.message_id, m.in_reply_to, m.subject, m.from_name,
-                     m.from_addr, 0, m.date_raw, m.date_utc, m.in_reply_to, json.dumps(refs), m.to, m.cc, m.body,
-                     new_text(segment_body(m.body)), m.archive_url, m.source, 0, content_hash(m),
-                     json.dumps(m.lists)))
+        rows.append(
+            (
+                m.message_id,
+                refs[0] if refs else m.message_id,
+                m.in_reply_to,
+                m.subject,
+                m.from_name,
+                m.from_addr,
+                0,
+                m.date_raw,
+                m.date_utc,
+                m.in_reply_to,
+                json.dumps(refs),
+                m.to,
+                m.cc,
+                m.body,
+                new_text(segment_body(m.body)),
+                m.archive_url,
+                m.source,
+                0,
+                content_hash(m),
+                json.dumps(m.lists),
+            )
+        )
     return rows
 
 
@@ -640,7 +757,9 @@ def build_search_db(mbox: str, db_path: str, limit: int | None, workers: int) ->
             yield batch
 
     sql = "INSERT OR IGNORE INTO messages(%s) VALUES (%s)" % (
-        ",".join(f'"{k}"' for k in MESSAGE_COLUMNS), ",".join("?" * len(MESSAGE_COLUMNS)))
+        ",".join(f'"{k}"' for k in MESSAGE_COLUMNS),
+        ",".join("?" * len(MESSAGE_COLUMNS)),
+    )
     n = 0
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         for rows in pool.imap(_search_rows, batches()):
@@ -656,8 +775,12 @@ def build_search_db(mbox: str, db_path: str, limit: int | None, workers: int) ->
     t_fts = time.perf_counter() - t1
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
-    return {"messages": n, "load_seconds": round(t_load, 1), "fts_rebuild_seconds": round(t_fts, 1),
-            "db_mb": db_size_mb(db_path)}
+    return {
+        "messages": n,
+        "load_seconds": round(t_load, 1),
+        "fts_rebuild_seconds": round(t_fts, 1),
+        "db_mb": db_size_mb(db_path),
+    }
 
 
 # ---------------------------------------------------------------- driver
@@ -750,13 +873,17 @@ def ratios(results: dict) -> dict:
     base_cpu = (results.get("stdlib") or {}).get("msg_per_cpu_s")
     for k, v in rows.items():
         if k.startswith("stage"):  # CPU-timed: only CPU ratios mean anything
-            out[k] = {"msg_per_cpu_s": v["msg_per_s"],
-                      "of_floor_cpu": round(v["msg_per_s"] / floor_cpu, 3) if floor_cpu else None,
-                      "x_stdlib_cpu": round(v["msg_per_s"] / base_cpu, 2) if base_cpu else None}
+            out[k] = {
+                "msg_per_cpu_s": v["msg_per_s"],
+                "of_floor_cpu": round(v["msg_per_s"] / floor_cpu, 3) if floor_cpu else None,
+                "x_stdlib_cpu": round(v["msg_per_s"] / base_cpu, 2) if base_cpu else None,
+            }
             continue
-        out[k] = {"msg_per_s": v["msg_per_s"],
-                  "of_floor": round(v["msg_per_s"] / floor, 3) if floor else None,
-                  "x_stdlib": round(v["msg_per_s"] / base, 2) if base else None}
+        out[k] = {
+            "msg_per_s": v["msg_per_s"],
+            "of_floor": round(v["msg_per_s"] / floor, 3) if floor else None,
+            "x_stdlib": round(v["msg_per_s"] / base, 2) if base else None,
+        }
         # scaled by the speed probes around each run: the ratio at one machine speed
         here, there = _probe_speed(v), _probe_speed(results.get("stdlib") or {})
         if base and here and there:
@@ -774,18 +901,26 @@ def ratios(results: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="lkmlkb ingest benchmark")
-    ap.add_argument("--input", default="/work/shared/archives/linux-block-2024q1.mboxrd.gz",
-                    help="mbox / mbox.gz file or public-inbox epoch (git dir)")
+    ap.add_argument(
+        "--input",
+        default="/work/shared/archives/linux-block-2024q1.mboxrd.gz",
+        help="mbox / mbox.gz file or public-inbox epoch (git dir)",
+    )
     ap.add_argument("--limit", type=int, default=None, help="first N messages only")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--runs", default=DEFAULT_RUNS)
     ap.add_argument("--no-extract", action="store_true", help="ingest without the extraction hook")
-    ap.add_argument("--no-probe", action="store_true",
-                    help="no speed probe before and after each run (see SpeedProbe)")
+    ap.add_argument(
+        "--no-probe", action="store_true", help="no speed probe before and after each run (see SpeedProbe)"
+    )
     ap.add_argument("--keep", default=None, help="keep the work directory (databases) here")
     ap.add_argument("--search-db", default=None)
-    ap.add_argument("--build-search-db", default=None, metavar="DB",
-                    help="build DB from --input (first --limit messages) for --runs search, then exit")
+    ap.add_argument(
+        "--build-search-db",
+        default=None,
+        metavar="DB",
+        help="build DB from --input (first --limit messages) for --runs search, then exit",
+    )
     ap.add_argument("--search-loops", type=int, default=30)
     ap.add_argument("--port", type=int, default=8765)
     ap.add_argument("--json", default=None, help="write the results here")
@@ -811,9 +946,15 @@ def main(argv: list[str] | None = None) -> int:
         _emit(res, a.json)
         return 0
     runs = [r.strip() for r in a.runs.split(",") if r.strip()]
-    results: dict = {"input": a.input, "limit": a.limit, "workers": a.workers, "cpus": os.cpu_count(),
-                     "python": sys.version.split()[0], "sqlite": sqlite3.sqlite_version,
-                     "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+    results: dict = {
+        "input": a.input,
+        "limit": a.limit,
+        "workers": a.workers,
+        "cpus": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "sqlite": sqlite3.sqlite_version,
+        "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
     if runs == ["search"] or (runs and all(r == "search" for r in runs)):
         results["search"] = run_search(a.search_db, a.port, a.search_loops)
         _emit(results, a.json)
@@ -824,7 +965,12 @@ def main(argv: list[str] | None = None) -> int:
     mbox = Path(workdir) / "input.mbox"
     t0 = time.perf_counter()
     n, nbytes = materialize(src, a.limit, mbox)
-    log.info("input: %d messages, %.1f MB (prepared in %.1fs, not counted)", n, nbytes / 1e6, time.perf_counter() - t0)
+    log.info(
+        "input: %d messages, %.1f MB (prepared in %.1fs, not counted)",
+        n,
+        nbytes / 1e6,
+        time.perf_counter() - t0,
+    )
     results.update({"messages": n, "mbox_mb": round(nbytes / 1e6, 1)})
     global _PROBE
     _PROBE = None if a.no_probe else SpeedProbe(str(mbox))
@@ -845,11 +991,13 @@ def main(argv: list[str] | None = None) -> int:
             ext = not a.no_extract
             results["ingest"] = child("ingest", {**common, "workers": 1, "extract": ext, "tag": "ingest1"})
             if a.workers > 1:
-                results["ingest_par"] = child("ingest", {**common, "workers": a.workers, "extract": ext,
-                                                         "tag": f"ingest{a.workers}"})
+                results["ingest_par"] = child(
+                    "ingest", {**common, "workers": a.workers, "extract": ext, "tag": f"ingest{a.workers}"}
+                )
             if ext:
-                results["ingest_noextract"] = child("ingest", {**common, "workers": a.workers, "extract": False,
-                                                               "tag": "ingest_noext"})
+                results["ingest_noextract"] = child(
+                    "ingest", {**common, "workers": a.workers, "extract": False, "tag": "ingest_noext"}
+                )
         else:
             results[r] = child(r, common)
         log.info("  %s", json.dumps(results.get(r))[:400])

@@ -31,8 +31,13 @@ def extractors() -> list[tuple[str, object]]:
     from lkmlkb.extract.setup import find_setup, find_tools
     from lkmlkb.fio.find import find_fio_jobs, fio_version
 
-    return [("fio_jobs", find_fio_jobs), ("results", find_results), ("setup", find_setup),
-            ("tools", find_tools), ("fio_version", fio_version)]
+    return [
+        ("fio_jobs", find_fio_jobs),
+        ("results", find_results),
+        ("setup", find_setup),
+        ("tools", find_tools),
+        ("fio_version", fio_version),
+    ]
 
 
 def load_views(source: str) -> list[tuple[str, str]]:
@@ -74,23 +79,32 @@ def run(views: list[tuple[str, str]]) -> tuple[dict[str, float], list[tuple[floa
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--input", default=str(DEFAULT_INPUT), help="mbox (optionally .gz) or other lkmlkb source")
+    ap.add_argument(
+        "--input", default=str(DEFAULT_INPUT), help="mbox (optionally .gz) or other lkmlkb source"
+    )
     ap.add_argument("--worst", type=int, default=5, help="how many of the costliest views to list")
     ap.add_argument("--save-views", help="also pickle the list of (message id, view text) here")
     args = ap.parse_args(argv)
     t0 = time.process_time()
     views = load_views(args.input)
-    print(f"{len(views)} views ({sum(len(t) for _, t in views):,} chars) built in "
-          f"{time.process_time() - t0:.1f} CPU-s from {args.input}")
+    print(
+        f"{len(views)} views ({sum(len(t) for _, t in views):,} chars) built in "
+        f"{time.process_time() - t0:.1f} CPU-s from {args.input}"
+    )
     if args.save_views:
         with open(args.save_views, "wb") as f:
             pickle.dump(views, f)
     totals, per_view = run(views)
-    print("CPU-s per extractor: " + ", ".join(f"{k} {v:.2f}" for k, v in totals.items())
-          + f"; total {sum(totals.values()):.2f}")
+    print(
+        "CPU-s per extractor: "
+        + ", ".join(f"{k} {v:.2f}" for k, v in totals.items())
+        + f"; total {sum(totals.values()):.2f}"
+    )
     print(f"{args.worst} costliest views (ms):")
-    for total, mid, spent in sorted(per_view, key=lambda x: x[0], reverse=True)[:args.worst]:
-        print(f"  {total * 1000:7.1f}  {mid[:64]}  " + " ".join(f"{k}={v * 1000:.1f}" for k, v in spent.items()))
+    for total, mid, spent in sorted(per_view, key=lambda x: x[0], reverse=True)[: args.worst]:
+        print(
+            f"  {total * 1000:7.1f}  {mid[:64]}  " + " ".join(f"{k}={v * 1000:.1f}" for k, v in spent.items())
+        )
 
 
 if __name__ == "__main__":

@@ -34,40 +34,214 @@ from datetime import UTC, datetime, timedelta
 
 log = logging.getLogger(__name__)
 
-FIRST = ["Jens", "Christoph", "Ming", "Damien", "Hannes", "Keith", "Jan", "Yu", "Bart", "Kanchan", "Pavel",
-         "Johannes", "Sagi", "Chaitanya", "Martin", "Niklas", "Shin'ichiro", "Li", "Zhang", "Oliver", "Anna",
-         "Maria", "Tomasz", "Priya", "Wei", "Olga", "Ravi", "Sofia", "Lukas", "Chen"]
-LAST = ["Axboe", "Hellwig", "Lei", "Le Moal", "Reinecke", "Busch", "Kara", "Kuai", "Van Assche", "Joshi",
-        "Begunkov", "Thumshirn", "Grimberg", "Kulkarni", "Petersen", "Cassel", "Kawasaki", "Nan", "Yi",
-        "Sang", "Novak", "Ivanova", "Kowalski", "Sharma", "Wang", "Petrova", "Rao", "Rossi", "Weber", "Liu"]
-DOMAINS = ["kernel.dk", "lst.de", "redhat.com", "kernel.org", "suse.de", "suse.cz", "huawei.com", "acm.org",
-           "samsung.com", "gmail.com", "wdc.com", "oracle.com", "intel.com", "example.org"]
-SUBSYS = ["block", "blk-mq", "nvme", "mq-deadline", "bfq", "io_uring", "null_blk", "scsi", "loop", "dm",
-          "md/raid1", "zram", "ublk", "blk-cgroup", "iomap", "xfs", "ext4", "brd", "virtio_blk", "sbitmap"]
-VERBS = ["fix", "remove", "add", "use", "convert", "simplify", "rework", "avoid", "cleanup", "move",
-         "factor out", "introduce", "drop", "pass", "check", "limit", "cache", "export", "rename", "handle"]
-OBJECTS = ["the queue limits", "request allocation", "tag set sharing", "plug flushing", "the dispatch list",
-           "bio splitting", "the elevator switch", "zone append", "the timeout handler", "poll queues",
-           "writeback throttling", "the freeze counter", "integrity payloads", "discard merging",
-           "hctx mapping", "the requeue path", "I/O priority", "the completion batch", "atomic writes",
-           "max_sectors", "the rq_qos hooks", "disk stats accounting"]
-FUNCS = ["blk_mq_submit_bio", "blk_mq_dispatch_rq_list", "__blk_mq_alloc_request", "bio_split",
-         "blk_queue_enter", "dd_dispatch_request", "bfq_insert_request", "nvme_queue_rq",
-         "blk_mq_run_hw_queue", "blk_add_timer", "submit_bio_noacct", "blk_finish_plug",
-         "blk_mq_get_tag", "bio_endio", "blk_rq_map_sg", "elv_iosched_store"]
-FILES = ["block/blk-mq.c", "block/blk-core.c", "block/mq-deadline.c", "block/bfq-iosched.c",
-         "block/blk-merge.c", "drivers/nvme/host/core.c", "drivers/block/null_blk/main.c", "block/blk-settings.c",
-         "include/linux/blkdev.h", "block/blk-mq-sched.c", "block/blk-iocost.c", "io_uring/rw.c"]
-PROSE = ["This makes the code easier to follow.", "No functional change intended.",
-         "The check is redundant now that the caller holds the lock.", "Found by code inspection.",
-         "Otherwise we may end up dispatching to a dead queue.", "This was only ever set to one value.",
-         "The old helper had a single user left.", "Keep the fast path free of the extra branch.",
-         "Tested with blktests and a few xfstests runs.", "It also shrinks struct request by 8 bytes.",
-         "Split out from the larger series posted earlier.", "Suggested during review of v2."]
-REVIEW = ["Looks good.", "Looks fine to me.", "Makes sense.", "Nice cleanup.", "Good catch.",
-          "Can you add a comment here?", "Why not do this in the caller instead?",
-          "This needs a Fixes tag.", "Please split this into two patches.", "Applied, thanks.",
-          "I'm not sure this is safe against a concurrent freeze.", "Queued for the next merge window."]
+FIRST = [
+    "Jens",
+    "Christoph",
+    "Ming",
+    "Damien",
+    "Hannes",
+    "Keith",
+    "Jan",
+    "Yu",
+    "Bart",
+    "Kanchan",
+    "Pavel",
+    "Johannes",
+    "Sagi",
+    "Chaitanya",
+    "Martin",
+    "Niklas",
+    "Shin'ichiro",
+    "Li",
+    "Zhang",
+    "Oliver",
+    "Anna",
+    "Maria",
+    "Tomasz",
+    "Priya",
+    "Wei",
+    "Olga",
+    "Ravi",
+    "Sofia",
+    "Lukas",
+    "Chen",
+]
+LAST = [
+    "Axboe",
+    "Hellwig",
+    "Lei",
+    "Le Moal",
+    "Reinecke",
+    "Busch",
+    "Kara",
+    "Kuai",
+    "Van Assche",
+    "Joshi",
+    "Begunkov",
+    "Thumshirn",
+    "Grimberg",
+    "Kulkarni",
+    "Petersen",
+    "Cassel",
+    "Kawasaki",
+    "Nan",
+    "Yi",
+    "Sang",
+    "Novak",
+    "Ivanova",
+    "Kowalski",
+    "Sharma",
+    "Wang",
+    "Petrova",
+    "Rao",
+    "Rossi",
+    "Weber",
+    "Liu",
+]
+DOMAINS = [
+    "kernel.dk",
+    "lst.de",
+    "redhat.com",
+    "kernel.org",
+    "suse.de",
+    "suse.cz",
+    "huawei.com",
+    "acm.org",
+    "samsung.com",
+    "gmail.com",
+    "wdc.com",
+    "oracle.com",
+    "intel.com",
+    "example.org",
+]
+SUBSYS = [
+    "block",
+    "blk-mq",
+    "nvme",
+    "mq-deadline",
+    "bfq",
+    "io_uring",
+    "null_blk",
+    "scsi",
+    "loop",
+    "dm",
+    "md/raid1",
+    "zram",
+    "ublk",
+    "blk-cgroup",
+    "iomap",
+    "xfs",
+    "ext4",
+    "brd",
+    "virtio_blk",
+    "sbitmap",
+]
+VERBS = [
+    "fix",
+    "remove",
+    "add",
+    "use",
+    "convert",
+    "simplify",
+    "rework",
+    "avoid",
+    "cleanup",
+    "move",
+    "factor out",
+    "introduce",
+    "drop",
+    "pass",
+    "check",
+    "limit",
+    "cache",
+    "export",
+    "rename",
+    "handle",
+]
+OBJECTS = [
+    "the queue limits",
+    "request allocation",
+    "tag set sharing",
+    "plug flushing",
+    "the dispatch list",
+    "bio splitting",
+    "the elevator switch",
+    "zone append",
+    "the timeout handler",
+    "poll queues",
+    "writeback throttling",
+    "the freeze counter",
+    "integrity payloads",
+    "discard merging",
+    "hctx mapping",
+    "the requeue path",
+    "I/O priority",
+    "the completion batch",
+    "atomic writes",
+    "max_sectors",
+    "the rq_qos hooks",
+    "disk stats accounting",
+]
+FUNCS = [
+    "blk_mq_submit_bio",
+    "blk_mq_dispatch_rq_list",
+    "__blk_mq_alloc_request",
+    "bio_split",
+    "blk_queue_enter",
+    "dd_dispatch_request",
+    "bfq_insert_request",
+    "nvme_queue_rq",
+    "blk_mq_run_hw_queue",
+    "blk_add_timer",
+    "submit_bio_noacct",
+    "blk_finish_plug",
+    "blk_mq_get_tag",
+    "bio_endio",
+    "blk_rq_map_sg",
+    "elv_iosched_store",
+]
+FILES = [
+    "block/blk-mq.c",
+    "block/blk-core.c",
+    "block/mq-deadline.c",
+    "block/bfq-iosched.c",
+    "block/blk-merge.c",
+    "drivers/nvme/host/core.c",
+    "drivers/block/null_blk/main.c",
+    "block/blk-settings.c",
+    "include/linux/blkdev.h",
+    "block/blk-mq-sched.c",
+    "block/blk-iocost.c",
+    "io_uring/rw.c",
+]
+PROSE = [
+    "This makes the code easier to follow.",
+    "No functional change intended.",
+    "The check is redundant now that the caller holds the lock.",
+    "Found by code inspection.",
+    "Otherwise we may end up dispatching to a dead queue.",
+    "This was only ever set to one value.",
+    "The old helper had a single user left.",
+    "Keep the fast path free of the extra branch.",
+    "Tested with blktests and a few xfstests runs.",
+    "It also shrinks struct request by 8 bytes.",
+    "Split out from the larger series posted earlier.",
+    "Suggested during review of v2.",
+]
+REVIEW = [
+    "Looks good.",
+    "Looks fine to me.",
+    "Makes sense.",
+    "Nice cleanup.",
+    "Good catch.",
+    "Can you add a comment here?",
+    "Why not do this in the caller instead?",
+    "This needs a Fixes tag.",
+    "Please split this into two patches.",
+    "Applied, thanks.",
+    "I'm not sure this is safe against a concurrent freeze.",
+    "Queued for the next merge window.",
+]
 SIGS = ["Thanks,", "Regards,", "Cheers,", "--", "Best regards,"]
 ENGINES = ["libaio", "io_uring", "psync", "sync", "pvsync2"]
 RWS = ["randread", "randwrite", "read", "write", "randrw"]
@@ -99,19 +273,29 @@ def _patch_body(rng: random.Random, author: tuple[str, str]) -> str:
     dels = rng.randint(0, 8)
     out = [" ".join(lines), ""]
     if rng.random() < 0.3:
-        out.append(f"Fixes: {_hex(rng, 12)} (\"{rng.choice(SUBSYS)}: {rng.choice(VERBS)} {rng.choice(OBJECTS)}\")")
+        out.append(
+            f'Fixes: {_hex(rng, 12)} ("{rng.choice(SUBSYS)}: {rng.choice(VERBS)} {rng.choice(OBJECTS)}")'
+        )
     out.append(f"Signed-off-by: {author[0]} <{author[1]}>")
-    out += ["---", f" {f} | {adds + dels} {'+' * min(adds, 20)}{'-' * min(dels, 20)}",
-            f" 1 file changed, {adds} insertions(+), {dels} deletions(-)", "",
-            f"diff --git a/{f} b/{f}", f"index {_hex(rng, 12)}..{_hex(rng, 12)} 100644",
-            f"--- a/{f}", f"+++ b/{f}",
-            f"@@ -{rng.randint(10, 3000)},{dels + 6} +{rng.randint(10, 3000)},{adds + 6} @@ static int {fn}(struct request_queue *q)"]
+    out += [
+        "---",
+        f" {f} | {adds + dels} {'+' * min(adds, 20)}{'-' * min(dels, 20)}",
+        f" 1 file changed, {adds} insertions(+), {dels} deletions(-)",
+        "",
+        f"diff --git a/{f} b/{f}",
+        f"index {_hex(rng, 12)}..{_hex(rng, 12)} 100644",
+        f"--- a/{f}",
+        f"+++ b/{f}",
+        f"@@ -{rng.randint(10, 3000)},{dels + 6} +{rng.randint(10, 3000)},{adds + 6} @@ static int {fn}(struct request_queue *q)",
+    ]
     for _ in range(3):
         out.append(f" \tstruct blk_mq_hw_ctx *hctx = {fn}_hctx(q, {rng.randint(0, 9)});")
     for _ in range(dels):
         out.append(f"-\tif (unlikely(q->flags & {rng.randint(1, 64)}))")
     for _ in range(adds):
-        out.append(f"+\tif (blk_queue_{rng.choice(['dying', 'nomerges', 'poll', 'zoned'])}(q) && nr < {rng.randint(2, 256)})")
+        out.append(
+            f"+\tif (blk_queue_{rng.choice(['dying', 'nomerges', 'poll', 'zoned'])}(q) && nr < {rng.randint(2, 256)})"
+        )
     out += ["", " \treturn 0;", " }", "-- ", f"2.{rng.randint(30, 44)}.{rng.randint(0, 3)}", ""]
     return "\n".join(out)
 
@@ -119,15 +303,18 @@ def _patch_body(rng: random.Random, author: tuple[str, str]) -> str:
 def _fio_run(rng: random.Random, rw: str, bs: str) -> tuple[list[str], float]:
     iops = rng.uniform(20, 900)
     bw = iops * {"4k": 4, "8k": 8, "64k": 64, "128k": 128, "1M": 1024}[bs] / 1024
-    lines = [f"job1: (g=0): rw={rw}, bs=(R) {bs}B-{bs}B, (W) {bs}B-{bs}B, ioengine={rng.choice(ENGINES)}, "
-             f"iodepth={rng.choice([1, 4, 32, 128])}",
-             f"  {'read' if 'read' in rw else 'write'}: IOPS={iops:.1f}k, BW={bw:.0f}MiB/s "
-             f"({bw * 1.048576:.0f}MB/s)({rng.randint(1, 60)}GiB/{rng.randint(10, 60)}001msec)",
-             f"    clat (usec): min={rng.randint(2, 40)}, max={rng.randint(900, 90000)}, "
-             f"avg={rng.uniform(20, 400):.2f}, stdev={rng.uniform(5, 90):.2f}",
-             "", "Run status group 0 (all jobs):",
-             f"   {'READ' if 'read' in rw else 'WRITE'}: bw={bw:.0f}MiB/s ({bw * 1.048576:.0f}MB/s), "
-             f"io={rng.randint(1, 60)}GiB, run={rng.randint(10, 60)}001-{rng.randint(10, 60)}001msec"]
+    lines = [
+        f"job1: (g=0): rw={rw}, bs=(R) {bs}B-{bs}B, (W) {bs}B-{bs}B, ioengine={rng.choice(ENGINES)}, "
+        f"iodepth={rng.choice([1, 4, 32, 128])}",
+        f"  {'read' if 'read' in rw else 'write'}: IOPS={iops:.1f}k, BW={bw:.0f}MiB/s "
+        f"({bw * 1.048576:.0f}MB/s)({rng.randint(1, 60)}GiB/{rng.randint(10, 60)}001msec)",
+        f"    clat (usec): min={rng.randint(2, 40)}, max={rng.randint(900, 90000)}, "
+        f"avg={rng.uniform(20, 400):.2f}, stdev={rng.uniform(5, 90):.2f}",
+        "",
+        "Run status group 0 (all jobs):",
+        f"   {'READ' if 'read' in rw else 'WRITE'}: bw={bw:.0f}MiB/s ({bw * 1.048576:.0f}MB/s), "
+        f"io={rng.randint(1, 60)}GiB, run={rng.randint(10, 60)}001-{rng.randint(10, 60)}001msec",
+    ]
     return lines, iops
 
 
@@ -137,23 +324,43 @@ def _report_body(rng: random.Random, author: tuple[str, str]) -> str:
     good, bad = _kernel(rng), _kernel(rng)
     sha = _hex(rng, 12)
     dev = rng.choice(DEVICES)
-    out = ["Hi,", "",
-           f"I see a {rng.randint(5, 60)}% {rng.choice(['drop', 'regression', 'slowdown'])} in {rw} "
-           f"IOPS with {rng.choice(SCHEDS)} after updating from {good} to {bad}.",
-           f"Bisected to commit {sha} (\"{rng.choice(SUBSYS)}: {rng.choice(VERBS)} {rng.choice(OBJECTS)}\").", ""]
+    out = [
+        "Hi,",
+        "",
+        f"I see a {rng.randint(5, 60)}% {rng.choice(['drop', 'regression', 'slowdown'])} in {rw} "
+        f"IOPS with {rng.choice(SCHEDS)} after updating from {good} to {bad}.",
+        f'Bisected to commit {sha} ("{rng.choice(SUBSYS)}: {rng.choice(VERBS)} {rng.choice(OBJECTS)}").',
+        "",
+    ]
     if rng.random() < 0.5:
-        out.append(f"fio --name=test --filename={dev} --direct=1 --rw={rw} --bs={bs} "
-                   f"--ioengine={rng.choice(ENGINES)} --iodepth={rng.choice([1, 16, 64])} "
-                   f"--numjobs={rng.choice([1, 4, 8])} --runtime=60 --time_based --group_reporting")
+        out.append(
+            f"fio --name=test --filename={dev} --direct=1 --rw={rw} --bs={bs} "
+            f"--ioengine={rng.choice(ENGINES)} --iodepth={rng.choice([1, 16, 64])} "
+            f"--numjobs={rng.choice([1, 4, 8])} --runtime=60 --time_based --group_reporting"
+        )
     else:
-        out += ["[global]", "direct=1", f"ioengine={rng.choice(ENGINES)}", f"bs={bs}", "runtime=30",
-                "", "[job1]", f"filename={dev}", f"rw={rw}", f"iodepth={rng.choice([1, 16, 64])}"]
+        out += [
+            "[global]",
+            "direct=1",
+            f"ioengine={rng.choice(ENGINES)}",
+            f"bs={bs}",
+            "runtime=30",
+            "",
+            "[job1]",
+            f"filename={dev}",
+            f"rw={rw}",
+            f"iodepth={rng.choice([1, 16, 64])}",
+        ]
     for k in (good, bad):
         lines, _ = _fio_run(rng, rw, bs)
         out += ["", f"{k}:", *lines]
     if rng.random() < 0.4:
-        out += ["", f"{good:>20}  {bad:>20}", "---------------- ---------------------------",
-                "         %stddev     %change         %stddev"]
+        out += [
+            "",
+            f"{good:>20}  {bad:>20}",
+            "---------------- ---------------------------",
+            "         %stddev     %change         %stddev",
+        ]
         for metric in ("fio.read_iops", "fio.write_bw_MBps", "fio.latency_99%_us"):
             a = rng.uniform(1e3, 9e5)
             ch = rng.uniform(-60, 20)
@@ -167,7 +374,7 @@ def _reply_body(rng: random.Random, parent_author: str, parent_body: str, author
     out = [f"On {rng.choice(['Mon', 'Tue', 'Wed', 'Thu', 'Fri'])}, {parent_author} wrote:"]
     take = rng.randint(2, min(12, max(2, len(plines))))
     start = rng.randint(0, max(0, len(plines) - take))
-    for ln in plines[start:start + take]:
+    for ln in plines[start : start + take]:
         out.append((">" + ln) if ln.startswith(">") else ("> " + ln if ln else ">"))
     out += ["", rng.choice(REVIEW)]
     if rng.random() < 0.5:
@@ -182,13 +389,17 @@ def _transport_headers(rng: random.Random, t: datetime, addr: str) -> list[str]:
     out = []
     for hop in range(rng.randint(2, 4)):
         ip = ".".join(str(rng.randint(1, 254)) for _ in range(4))
-        out.append(f"Received: from mx{hop}.{addr.split('@')[1]} (mx{hop}.example.net [{ip}])\n"
-                   f"\tby smtp.subspace.kernel.org (Postfix) with ESMTPS id {_hex(rng, 10).upper()}\n"
-                   f"\tfor <linux-block@vger.kernel.org>; {stamp}")
+        out.append(
+            f"Received: from mx{hop}.{addr.split('@')[1]} (mx{hop}.example.net [{ip}])\n"
+            f"\tby smtp.subspace.kernel.org (Postfix) with ESMTPS id {_hex(rng, 10).upper()}\n"
+            f"\tfor <linux-block@vger.kernel.org>; {stamp}"
+        )
     sig = base64.b64encode(rng.randbytes(258)).decode("ascii")
-    out.append(f"DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d={addr.split('@')[1]}; s=k1;\n"
-               f"\tt={int(t.timestamp())}; bh={_hex(rng, 43)}=;\n\th=From:To:Cc:Subject:Date:Message-ID;\n"
-               + "\n".join(f"\t b={sig[i:i + 70]}" for i in range(0, len(sig), 70)))
+    out.append(
+        f"DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d={addr.split('@')[1]}; s=k1;\n"
+        f"\tt={int(t.timestamp())}; bh={_hex(rng, 43)}=;\n\th=From:To:Cc:Subject:Date:Message-ID;\n"
+        + "\n".join(f"\t b={sig[i : i + 70]}" for i in range(0, len(sig), 70))
+    )
     return out
 
 
@@ -217,13 +428,17 @@ def generate(count: int, seed: int = 1, report_share: float = 0.01) -> Iterator[
         else:
             irt, refs = None, []
             if rng.random() < report_share / 0.3:
-                subject = f"[{rng.choice(['bug report', 'REGRESSION', 'performance'])}] {rng.choice(SUBSYS)}: " \
-                          f"{rng.choice(RWS)} IOPS down on {_kernel(rng)}"
+                subject = (
+                    f"[{rng.choice(['bug report', 'REGRESSION', 'performance'])}] {rng.choice(SUBSYS)}: "
+                    f"{rng.choice(RWS)} IOPS down on {_kernel(rng)}"
+                )
                 body = _report_body(rng, author)
             else:
                 k, m = rng.randint(1, 8), rng.randint(1, 8)
-                subject = f"[PATCH v{rng.randint(1, 5)} {min(k, m)}/{m}] {rng.choice(SUBSYS)}: " \
-                          f"{rng.choice(VERBS)} {rng.choice(OBJECTS)}"
+                subject = (
+                    f"[PATCH v{rng.randint(1, 5)} {min(k, m)}/{m}] {rng.choice(SUBSYS)}: "
+                    f"{rng.choice(VERBS)} {rng.choice(OBJECTS)}"
+                )
                 body = _patch_body(rng, author)
             th = {"subject": subject, "msgs": []}
             open_threads.append(th)
@@ -235,21 +450,27 @@ def generate(count: int, seed: int = 1, report_share: float = 0.01) -> Iterator[
         if len(th["msgs"]) > 40:
             open_threads.remove(th)
         to = _person(rng)
-        head = ["From mboxrd@z Thu Jan  1 00:00:00 1970",
-                f"Return-Path: <linux-block+bounces-{n}@vger.kernel.org>",
-                *_transport_headers(rng, t, author[1]),
-                f"From: {author[0]} <{author[1]}>",
-                f"To: {to[0]} <{to[1]}>",
-                f"Cc: linux-block@vger.kernel.org, {_person(rng)[1]}",
-                f"Subject: {subject}",
-                f"Date: {t.strftime('%a, %d %b %Y %H:%M:%S +0000')}",
-                f"Message-ID: <{mid}>"]
+        head = [
+            "From mboxrd@z Thu Jan  1 00:00:00 1970",
+            f"Return-Path: <linux-block+bounces-{n}@vger.kernel.org>",
+            *_transport_headers(rng, t, author[1]),
+            f"From: {author[0]} <{author[1]}>",
+            f"To: {to[0]} <{to[1]}>",
+            f"Cc: linux-block@vger.kernel.org, {_person(rng)[1]}",
+            f"Subject: {subject}",
+            f"Date: {t.strftime('%a, %d %b %Y %H:%M:%S +0000')}",
+            f"Message-ID: <{mid}>",
+        ]
         if irt:
             head.append(f"In-Reply-To: <{irt}>")
             head.append("References: " + "\n ".join(f"<{r}>" for r in msg["refs"]))
-        head += ["List-Id: <linux-block.vger.kernel.org>", "MIME-Version: 1.0",
-                 "Content-Type: text/plain; charset=UTF-8", "Content-Transfer-Encoding: 8bit",
-                 f"X-Mailer: git-send-email 2.{rng.randint(30, 44)}.0" if not irt else "User-Agent: Mutt/2.2"]
+        head += [
+            "List-Id: <linux-block.vger.kernel.org>",
+            "MIME-Version: 1.0",
+            "Content-Type: text/plain; charset=UTF-8",
+            "Content-Transfer-Encoding: 8bit",
+            f"X-Mailer: git-send-email 2.{rng.randint(30, 44)}.0" if not irt else "User-Agent: Mutt/2.2",
+        ]
         yield ("\n".join(head) + "\n\n" + _escape_mboxrd(body) + "\n\n").encode("utf-8")
         n += 1
 

@@ -81,8 +81,10 @@ def adversarial() -> list[tuple[str, Message]]:
     spec = importlib.util.spec_from_file_location("lkmlkb_fuzz_extractors", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return [(f"adversarial:{label}", Message(f"{label}@fuzz.invalid", subject="fio regression", body=text))
-            for label, text in mod.ADVERSARIAL.items()]
+    return [
+        (f"adversarial:{label}", Message(f"{label}@fuzz.invalid", subject="fio regression", body=text))
+        for label, text in mod.ADVERSARIAL.items()
+    ]
 
 
 def largest_archive_messages(path: Path, n: int) -> list[tuple[str, Message]]:
@@ -167,13 +169,28 @@ def scan(source: str, reference: list[Message] | None = None) -> dict:
     probe_ms = probe(reference) if reference else None
     for first_cpu, _, label, msg in slowest:
         wall, cpu, did_pass, errors = best_of_three(msg)
-        rows.append({"input": label, "wall_s": round(wall, 4), "cpu_s": round(cpu, 4),
-                     "first_cpu_s": round(first_cpu, 4), "passed_prefilter": did_pass, "errors": errors,
-                     "body_chars": len(msg.body)})
+        rows.append(
+            {
+                "input": label,
+                "wall_s": round(wall, 4),
+                "cpu_s": round(cpu, 4),
+                "first_cpu_s": round(first_cpu, 4),
+                "passed_prefilter": did_pass,
+                "errors": errors,
+                "body_chars": len(msg.body),
+            }
+        )
     rows.sort(key=lambda r: -r["cpu_s"])
-    return {"inputs": count, "rejected": rejected, "passed_prefilter": passed, "cpu_s_total": round(cpu_total, 1),
-            "over_target_first_pass": over, "over_target": sum(r["cpu_s"] > TARGET_S for r in rows),
-            "worst": rows[:5], "probe_ms": probe_ms}
+    return {
+        "inputs": count,
+        "rejected": rejected,
+        "passed_prefilter": passed,
+        "cpu_s_total": round(cpu_total, 1),
+        "over_target_first_pass": over,
+        "over_target": sum(r["cpu_s"] > TARGET_S for r in rows),
+        "worst": rows[:5],
+        "probe_ms": probe_ms,
+    }
 
 
 def run(groups: dict[str, list[tuple[str, Message]]], reference: list[Message] | None = None) -> dict:
@@ -186,8 +203,16 @@ def run(groups: dict[str, list[tuple[str, Message]]], reference: list[Message] |
         rows = []
         for label, msg in items:
             wall, cpu, passed, errors = best_of_three(msg)
-            rows.append({"input": label, "wall_s": round(wall, 4), "cpu_s": round(cpu, 4),
-                         "passed_prefilter": passed, "errors": errors, "body_chars": len(msg.body)})
+            rows.append(
+                {
+                    "input": label,
+                    "wall_s": round(wall, 4),
+                    "cpu_s": round(cpu, 4),
+                    "passed_prefilter": passed,
+                    "errors": errors,
+                    "body_chars": len(msg.body),
+                }
+            )
         rows.sort(key=lambda r: -r["cpu_s"])
         summary[group] = {
             "inputs": len(rows),
@@ -203,8 +228,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--archive", type=Path, default=ARCHIVE)
     ap.add_argument("--largest", type=int, default=50)
-    ap.add_argument("--scan", action="append", default=[], metavar="SOURCE",
-                    help="time every message of SOURCE (repeatable)")
+    ap.add_argument(
+        "--scan",
+        action="append",
+        default=[],
+        metavar="SOURCE",
+        help="time every message of SOURCE (repeatable)",
+    )
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
@@ -217,23 +247,28 @@ def main(argv: list[str] | None = None) -> int:
     log.warning("warm-up: %.2fs", time.perf_counter() - t0)
     groups = {"fuzz corpus": fuzz_corpus(), "adversarial": adversarial()}
     if args.archive.exists():
-        groups[f"{args.largest} largest of {args.archive.name}"] = largest_archive_messages(args.archive,
-                                                                                           args.largest)
+        groups[f"{args.largest} largest of {args.archive.name}"] = largest_archive_messages(
+            args.archive, args.largest
+        )
     reference = reference_messages()
     summary = run(groups, reference)
     for source in args.scan:
         summary[f"every message of {source}"] = scan(source, reference)
     for group, s in summary.items():
         w = s["worst"][0] if s["worst"] else None
-        sys.stdout.write(f"{group}: {s['inputs']} inputs, {s['passed_prefilter']} past the prefilter, "
-                         f"{s['over_target']} over {TARGET_S * 1000:.0f} ms CPU")
+        sys.stdout.write(
+            f"{group}: {s['inputs']} inputs, {s['passed_prefilter']} past the prefilter, "
+            f"{s['over_target']} over {TARGET_S * 1000:.0f} ms CPU"
+        )
         if "over_target_first_pass" in s:
             sys.stdout.write(f" ({s['over_target_first_pass']} in the first pass, {s['cpu_s_total']} CPU-s)")
         if s.get("probe_ms") is not None:
             sys.stdout.write(f"; probe {s['probe_ms']:.1f} ms")
         if w:
-            sys.stdout.write(f"; worst {w['cpu_s'] * 1000:.0f} ms CPU / {w['wall_s'] * 1000:.0f} ms wall "
-                             f"on {w['input']} ({w['body_chars']} chars, errors: {w['errors'] or 'none'})")
+            sys.stdout.write(
+                f"; worst {w['cpu_s'] * 1000:.0f} ms CPU / {w['wall_s'] * 1000:.0f} ms wall "
+                f"on {w['input']} ({w['body_chars']} chars, errors: {w['errors'] or 'none'})"
+            )
         sys.stdout.write("\n")
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n")

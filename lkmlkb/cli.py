@@ -13,8 +13,14 @@ import click
 
 from lkmlkb.errors import LkmlkbError
 
-DB_OPTION = click.option("--db", "db_path", default="lkmlkb.db", show_default=True,
-                         type=click.Path(dir_okay=False), help="The knowledge base (SQLite).")
+DB_OPTION = click.option(
+    "--db",
+    "db_path",
+    default="lkmlkb.db",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="The knowledge base (SQLite).",
+)
 
 
 class Main(click.Group):
@@ -40,8 +46,13 @@ def main(verbose: int) -> None:
 @main.command()
 @click.argument("sources", nargs=-1, required=True)
 @DB_OPTION
-@click.option("--workers", "-j", type=int, default=None,
-              help="Worker processes for parsing and extraction (default: number of CPUs).")
+@click.option(
+    "--workers",
+    "-j",
+    type=int,
+    default=None,
+    help="Worker processes for parsing and extraction (default: number of CPUs).",
+)
 @click.option("--no-extract", is_flag=True, help="Raw import only: no extraction or reports.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 def ingest(sources, db_path, workers, no_extract, progress):
@@ -80,8 +91,12 @@ def _ingest_with_progress(run_ingest, sources, db_path, workers, extract):
     from lkmlkb.ingest.run import estimate_bytes
 
     total = estimate_bytes(sources)
-    columns = [SpinnerColumn(), TextColumn("ingesting {task.fields[count]} messages"),
-               TextColumn("{task.fields[rate]:.0f} msg/s"), TimeElapsedColumn()]
+    columns = [
+        SpinnerColumn(),
+        TextColumn("ingesting {task.fields[count]} messages"),
+        TextColumn("{task.fields[rate]:.0f} msg/s"),
+        TimeElapsedColumn(),
+    ]
     if total:
         columns[1:1] = [BarColumn()]
         columns.append(TimeRemainingColumn())
@@ -186,7 +201,9 @@ def _report_for(spec: str, db_path: str):
 
 @main.command()
 @click.argument("report")
-@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Bundle folder.")
+@click.option(
+    "-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Bundle folder."
+)
 @DB_OPTION
 @click.option("--target", default=None, help="File or device the jobs use (default: a scratch file).")
 @click.option("--allow-device-writes", is_flag=True, help="Allow writes and trims on a block device target.")
@@ -196,8 +213,9 @@ def repro(report, out_dir, db_path, target, allow_device_writes, smoke):
     from lkmlkb.repro.bundle import write_bundle
 
     r, texts = _report_for(report, db_path)
-    info = write_bundle(r, Path(out_dir), target=target, allow_device_writes=allow_device_writes, smoke=smoke,
-                        texts=texts)
+    info = write_bundle(
+        r, Path(out_dir), target=target, allow_device_writes=allow_device_writes, smoke=smoke, texts=texts
+    )
     for path in info.job_files:
         click.echo(f"{path}")
         for note in info.notes.get(path.name, []):
@@ -232,8 +250,13 @@ def serve(db_path, host, port):
 
 @main.command()
 @DB_OPTION
-@click.option("--git", "git_path", type=click.Path(file_okay=False), default=None,
-              help="A kernel git tree (any clone) to resolve cited SHAs against.")
+@click.option(
+    "--git",
+    "git_path",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="A kernel git tree (any clone) to resolve cited SHAs against.",
+)
 @click.option("--rev", default="HEAD", show_default=True, help="The branch or commit of the tree to search.")
 def link(db_path, git_path, rev):
     """Resolve cited commits (full SHA, subject, first tag, later fixes) and link them to reports."""
@@ -265,7 +288,9 @@ def commit(sha, db_path):
         if r.get("baseline_value") is not None and r.get("regressed_value") is not None:
             nums = f"  {r['baseline_value']:g} -> {r['regressed_value']:g} {r.get('unit') or ''}"
         pct = f"  {r['regression_pct']:g}%" if r.get("regression_pct") is not None else ""
-        click.echo(f"{r.get('role', '?'):<9} {r['report_id']}  {r.get('title') or ''}{nums}{pct}  [{r.get('status')}]")
+        click.echo(
+            f"{r.get('role', '?'):<9} {r['report_id']}  {r.get('title') or ''}{nums}{pct}  [{r.get('status')}]"
+        )
 
 
 @main.command("reports")
@@ -282,12 +307,22 @@ def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, 
     from lkmlkb.db.connection import connect
     from lkmlkb.db.queries import list_reports
 
-    rows = list_reports(connect(db_path, create=False), status=status, list_name=list_name, kernel=kernel,
-                        tool=tool, commit=commit_sha, limit=limit, regressions_only=not show_all)
+    rows = list_reports(
+        connect(db_path, create=False),
+        status=status,
+        list_name=list_name,
+        kernel=kernel,
+        tool=tool,
+        commit=commit_sha,
+        limit=limit,
+        regressions_only=not show_all,
+    )
     for r in rows:
         pct = f"{r['regression_pct']:g}%" if r.get("regression_pct") is not None else "-"
-        click.echo(f"{(r.get('last_date') or '')[:10]}  {r.get('status') or '':<13} {pct:>7}  "
-                   f"{r['report_id']}  {r.get('title') or ''}")
+        click.echo(
+            f"{(r.get('last_date') or '')[:10]}  {r.get('status') or '':<13} {pct:>7}  "
+            f"{r['report_id']}  {r.get('title') or ''}"
+        )
 
 
 @main.command()

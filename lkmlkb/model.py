@@ -32,11 +32,14 @@ def pickled_as_fields(cls: type[T]) -> type[T]:
     names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
     values = operator.attrgetter(*names)
     if len(names) == 1:
+
         def __reduce__(self):
             return cls, (values(self),)
     else:
+
         def __reduce__(self):
             return cls, values(self)
+
     cls.__reduce__ = __reduce__  # type: ignore[method-assign]
     return cls
 
@@ -109,8 +112,9 @@ class Evidence:
     depth: int = 0
 
     def shifted(self, offset: int, message_id: str, quoted: bool = False, depth: int = 0) -> Evidence:
-        return Evidence(message_id, self.line_start + offset, self.line_end + offset,
-                        self.text, quoted, depth)
+        return Evidence(
+            message_id, self.line_start + offset, self.line_end + offset, self.text, quoted, depth
+        )
 
 
 @pickled_as_fields

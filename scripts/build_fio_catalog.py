@@ -37,39 +37,73 @@ log = logging.getLogger("build_fio_catalog")
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = ROOT / "lkmlkb" / "data" / "fio_options.json"
-HOWTO_CANDIDATES = [Path("/usr/share/doc/fio/HOWTO.rst.gz"), Path("/usr/share/doc/fio/HOWTO.gz"),
-                    Path("/usr/share/doc/fio/HOWTO.rst"), Path("/usr/share/doc/fio/HOWTO")]
+HOWTO_CANDIDATES = [
+    Path("/usr/share/doc/fio/HOWTO.rst.gz"),
+    Path("/usr/share/doc/fio/HOWTO.gz"),
+    Path("/usr/share/doc/fio/HOWTO.rst"),
+    Path("/usr/share/doc/fio/HOWTO"),
+]
 
 #: options whose value is an amount of bytes (HOWTO: "block size", "in bytes",
 #: "amount of data", "size of"), although fio's help calls them int or string
-SIZE_OPTIONS = frozenset({
-    "bs", "ba", "size", "io_size", "filesize", "offset", "offset_increment", "offset_align",
-    "zonesize", "zonerange", "zoneskip", "zonecapacity", "lockmem", "hugepage-size",
-    "verify_interval", "verify_offset", "buffer_compress_chunk", "log_compression",
-    "rate", "rate_min",
-})
+SIZE_OPTIONS = frozenset(
+    {
+        "bs",
+        "ba",
+        "size",
+        "io_size",
+        "filesize",
+        "offset",
+        "offset_increment",
+        "offset_align",
+        "zonesize",
+        "zonerange",
+        "zoneskip",
+        "zonecapacity",
+        "lockmem",
+        "hugepage-size",
+        "verify_interval",
+        "verify_offset",
+        "buffer_compress_chunk",
+        "log_compression",
+        "rate",
+        "rate_min",
+    }
+)
 #: options fio spells two ways where mail, fio's HOWTO and the scorer's labels
 #: use the other one as the name: fio calls the option ``iodepth_batch`` with
 #: alias ``iodepth_batch_submit``; the HOWTO heads it ``iodepth_batch_submit``.
 PREFERRED_NAME = {"iodepth_batch": "iodepth_batch_submit"}
 
-ALL_LINE = re.compile(r"""
+ALL_LINE = re.compile(
+    r"""
     ^(?P<indent>[ ]{0,12})        # "  bs   : Block size unit" - indent = depends on the line above
     (?P<name>[A-Za-z0-9_-]{1,80})
     \s{0,80}:\s?
     (?P<desc>.{0,2000})$
-    """, re.VERBOSE)
-DETAIL_LINE = re.compile(r"""
+    """,
+    re.VERBOSE,
+)
+DETAIL_LINE = re.compile(
+    r"""
     ^\s{0,40}(?P<key>[A-Za-z0-9_ -]{0,80}?)   # "               alias: blocksize"; "  : write  Sequential write"
     \s{0,40}:\s?(?P<value>.{0,2000})$
-    """, re.VERBOSE)
-HOWTO_OPTION = re.compile(r"""
+    """,
+    re.VERBOSE,
+)
+HOWTO_OPTION = re.compile(
+    r"""
     ^\.\.\ option::\ (?P<spec>.{1,300})$      # ".. option:: blocksize=int[,int][,int], bs=int[,int][,int]"
-    """, re.VERBOSE)
-HELP_LINE = re.compile(r"""
+    """,
+    re.VERBOSE,
+)
+HELP_LINE = re.compile(
+    r"""
     ^[ ]{2}--(?P<name>[a-z][a-z0-9-]{0,40})   # "  --output-format=type	Output format ..."
     (?P<arg>=\S{0,40})?\s                     # "=type": the option takes a value
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 #: fio's own command-line options that take a value although ``fio --help``
 #: shows none ("--output		Write output to file")
 CLI_VALUE_WITHOUT_EQUALS = frozenset({"output"})
@@ -113,8 +147,14 @@ def parse_all(text: str) -> list[tuple[str, str, str | None]]:
 
 def parse_detail(text: str) -> dict:
     """``--cmdhelp=bs`` -> {aliases, fio_type, default, valid_values, minimum, maximum}."""
-    info: dict = {"aliases": [], "fio_type": None, "default": None, "valid_values": [],
-                  "minimum": None, "maximum": None}
+    info: dict = {
+        "aliases": [],
+        "fio_type": None,
+        "default": None,
+        "valid_values": [],
+        "minimum": None,
+        "maximum": None,
+    }
     last = None
     for line in text.splitlines():
         m = DETAIL_LINE.match(line)
@@ -210,9 +250,13 @@ def build(fio: str = "fio") -> dict:
     cats = howto_categories()
     entries: dict[str, dict] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        details = dict(zip([n for n, _, _ in base],
-                           pool.map(lambda n: parse_detail(run_fio(fio, "--cmdhelp=" + n)),
-                                    [n for n, _, _ in base]), strict=True))
+        details = dict(
+            zip(
+                [n for n, _, _ in base],
+                pool.map(lambda n: parse_detail(run_fio(fio, "--cmdhelp=" + n)), [n for n, _, _ in base]),
+                strict=True,
+            )
+        )
         for name, desc, parent in base:
             entries[name] = make_entry(name, desc, parent, details[name], cats, None)
         eng_rows: list[tuple[str, str, str]] = []
@@ -220,8 +264,13 @@ def build(fio: str = "fio") -> dict:
             for name, desc, _parent in parse_all(run_fio(fio, "--enghelp=" + eng)):
                 eng_rows.append((eng, name, desc))
         todo = sorted({(eng, name) for eng, name, _ in eng_rows})
-        edetails = dict(zip(todo, pool.map(
-            lambda en: parse_detail(run_fio(fio, "--enghelp=%s,%s" % en)), todo), strict=True))
+        edetails = dict(
+            zip(
+                todo,
+                pool.map(lambda en: parse_detail(run_fio(fio, "--enghelp=%s,%s" % en)), todo),
+                strict=True,
+            )
+        )
     for eng, name, desc in eng_rows:
         if name in entries and entries[name]["engines"] is None:
             continue  # a general option an engine re-lists
@@ -230,12 +279,17 @@ def build(fio: str = "fio") -> dict:
             continue
         entries[name] = make_entry(name, desc, None, edetails[(eng, name)], cats, [eng])
     apply_preferred_names(entries)
-    return {"fio_version": version, "generated_by": "scripts/build_fio_catalog.py",
-            "cli_options": cli_options(fio), "options": dict(sorted(entries.items()))}
+    return {
+        "fio_version": version,
+        "generated_by": "scripts/build_fio_catalog.py",
+        "cli_options": cli_options(fio),
+        "options": dict(sorted(entries.items())),
+    }
 
 
-def make_entry(name: str, desc: str, parent: str | None, detail: dict,
-               cats: dict[str, str], engs: list[str] | None) -> dict:
+def make_entry(
+    name: str, desc: str, parent: str | None, detail: dict, cats: dict[str, str], engs: list[str] | None
+) -> dict:
     """One catalog row from the help lines fio printed for ``name``."""
     category = cats.get(name) or next((cats[a] for a in detail["aliases"] if a in cats), None)
     if category is None and engs:

@@ -59,36 +59,61 @@ def detail(score, case: Path, doc: dict) -> list[str]:
         return lines
     gk = {score.norm_kernel(v) for v in gold.get("kernel_versions", [])}
     if gk != pred["kernel_versions"]:
-        lines.append(f"  kernels: missed {sorted(gk - pred['kernel_versions'])} extra {sorted(pred['kernel_versions'] - gk)}")
+        lines.append(
+            f"  kernels: missed {sorted(gk - pred['kernel_versions'])} extra {sorted(pred['kernel_versions'] - gk)}"
+        )
     for c in gold.get("commits", []):
         hit = next((s for s in pred["commits"] if score.sha_match(s, c["sha"].lower())), None)
         got = pred["commits"].get(hit) if hit else "MISSING"
         if got != c.get("role"):
             lines.append(f"  commit {c['sha'][:12]}: want {c.get('role')} got {got}")
-    extra = [s for s in pred["commits"] if not any(score.sha_match(s, c["sha"].lower()) for c in gold.get("commits", []))]
+    extra = [
+        s
+        for s in pred["commits"]
+        if not any(score.sha_match(s, c["sha"].lower()) for c in gold.get("commits", []))
+    ]
     if extra:
         lines.append(f"  commits extra: {[(s[:12], pred['commits'][s]) for s in extra]}")
-    gjobs = [dict(score.norm_opt(k, v) for k, v in j.get("options", {}).items()) for j in gold.get("fio_jobs", [])]
+    gjobs = [
+        dict(score.norm_opt(k, v) for k, v in j.get("options", {}).items()) for j in gold.get("fio_jobs", [])
+    ]
     if gjobs or pred["fio_jobs"]:
         extra_opts = sum(len(j) for j in pred["fio_jobs"]) - sum(len(j) for j in gjobs)
         if extra_opts or len(gjobs) != len(pred["fio_jobs"]):
-            lines.append(f"  fio jobs: want {len(gjobs)} {gjobs[:2]} got {len(pred['fio_jobs'])} {pred['fio_jobs'][:2]}")
+            lines.append(
+                f"  fio jobs: want {len(gjobs)} {gjobs[:2]} got {len(pred['fio_jobs'])} {pred['fio_jobs'][:2]}"
+            )
     pres = [(r.get("value"), r.get("unit"), r.get("kernel"), r.get("label")) for r in pred["results"]]
     for g in gold.get("results", []):
         gv = score.norm_value(g)
         found = None
         for r in pred["results"]:
             pv = score.norm_value(r)
-            if gv and pv and (abs(pv[1] - gv[1]) <= 0.01 * abs(gv[1]) + 1e-9
-                              or abs(float(r.get("value") or 0) - float(g["value"])) <= 0.005 * abs(float(g["value"])) + 1e-9):
+            if (
+                gv
+                and pv
+                and (
+                    abs(pv[1] - gv[1]) <= 0.01 * abs(gv[1]) + 1e-9
+                    or abs(float(r.get("value") or 0) - float(g["value"]))
+                    <= 0.005 * abs(float(g["value"])) + 1e-9
+                )
+            ):
                 found = r
                 break
         if found is None:
-            lines.append(f"  result missed: {g.get('value')} {g.get('unit')} kernel={g.get('kernel')} ({g.get('label')})")
-        elif g.get("kernel") and not (found.get("kernel") and (
+            lines.append(
+                f"  result missed: {g.get('value')} {g.get('unit')} kernel={g.get('kernel')} ({g.get('label')})"
+            )
+        elif g.get("kernel") and not (
+            found.get("kernel")
+            and (
                 score.norm_kernel(found["kernel"]).startswith(score.norm_kernel(g["kernel"]))
-                or score.norm_kernel(g["kernel"]).startswith(score.norm_kernel(found["kernel"])))):
-            lines.append(f"  result kernel: {g.get('value')} {g.get('unit')} want {g.get('kernel')} got {found.get('kernel')}")
+                or score.norm_kernel(g["kernel"]).startswith(score.norm_kernel(found["kernel"]))
+            )
+        ):
+            lines.append(
+                f"  result kernel: {g.get('value')} {g.get('unit')} want {g.get('kernel')} got {found.get('kernel')}"
+            )
     if pres and any(ln.startswith("  result") for ln in lines):
         lines.append(f"  results predicted: {pres[:12]}{' ...' if len(pres) > 12 else ''}")
     if gold.get("regression_pct") is not None:

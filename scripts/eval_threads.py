@@ -38,8 +38,9 @@ def load_labels(path: Path) -> dict[str, dict]:
 def load_reports(db: Path) -> dict[str, dict]:
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     con.row_factory = sqlite3.Row
-    rows = con.execute("SELECT thread_id, title, is_regression_report, status, regression_pct, culprits "
-                       "FROM reports").fetchall()
+    rows = con.execute(
+        "SELECT thread_id, title, is_regression_report, status, regression_pct, culprits FROM reports"
+    ).fetchall()
     con.close()
     out = {}
     for r in rows:
@@ -82,7 +83,9 @@ def score(reports: dict[str, dict], labels: dict[str, dict], show: bool = False)
         lab, rep = labels[t], reports[t]
         want = (lab.get("culprit") or "").lower()
         got = culprits_of(rep.get("culprits"))
-        if (not want and not got) or (want and any(g.startswith(want[:7]) or want.startswith(g[:7]) for g in got)):
+        if (not want and not got) or (
+            want and any(g.startswith(want[:7]) or want.startswith(g[:7]) for g in got)
+        ):
             culprit_ok += 1
         else:
             errors.append(f"culprit  {t}  want {want or None} got {got or None}")
@@ -96,10 +99,15 @@ def score(reports: dict[str, dict], labels: dict[str, dict], show: bool = False)
             errors.append(f"status  {t}  want {lab.get('status')} got {rep.get('status')}")
     n = len(found) or 1
     figures = {
-        "listed": len(listed), "listed_read": len(read_listed), "listed_true": len(true_listed),
+        "listed": len(listed),
+        "listed_read": len(read_listed),
+        "listed_true": len(true_listed),
         "precision": len(true_listed) / len(read_listed) if read_listed else 1.0,
-        "labelled_true": len(true_all), "recall": len(found) / len(true_all) if true_all else 1.0,
-        "culprit": culprit_ok / n, "size": size_right / n, "status": status_right / n,
+        "labelled_true": len(true_all),
+        "recall": len(found) / len(true_all) if true_all else 1.0,
+        "culprit": culprit_ok / n,
+        "size": size_right / n,
+        "status": status_right / n,
     }
     if show:
         print("\n".join(errors))
@@ -117,9 +125,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{p}: no such file", file=sys.stderr)
             return 2
     f = score(load_reports(args.db), load_labels(args.labels), show=args.show == "errors")
-    print(f"listed {f['listed']} (read {f['listed_read']}, true {f['listed_true']}): precision {f['precision']:.2f}; "
-          f"labelled true {f['labelled_true']}: recall {f['recall']:.2f}; on found: culprit {f['culprit']:.2f} "
-          f"size {f['size']:.2f} status {f['status']:.2f}")
+    print(
+        f"listed {f['listed']} (read {f['listed_read']}, true {f['listed_true']}): precision {f['precision']:.2f}; "
+        f"labelled true {f['labelled_true']}: recall {f['recall']:.2f}; on found: culprit {f['culprit']:.2f} "
+        f"size {f['size']:.2f} status {f['status']:.2f}"
+    )
     return 0
 
 

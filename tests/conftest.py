@@ -35,12 +35,17 @@ def seed_text():
     def read(prefix: str) -> str:
         (path,) = sorted(CORPUS.glob(prefix + "_*.txt"))
         return path.read_text(encoding="utf-8")
+
     return read
 
 
 def pytest_addoption(parser):
-    parser.addoption("--regen-golden", action="store_true", default=False,
-                     help="Rewrite tests/golden/*.json from the current extractors (review the diff).")
+    parser.addoption(
+        "--regen-golden",
+        action="store_true",
+        default=False,
+        help="Rewrite tests/golden/*.json from the current extractors (review the diff).",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -52,6 +57,7 @@ def regen_golden(request) -> bool:
 def count_parses(monkeypatch):
     """``start()`` counts the ingest's parses of raw messages from then on, in the one-item
     list it returns (the workers' too when the pool forks after it)."""
+
     def start() -> list[int]:
         from lkmlkb.ingest import prepare
 
@@ -64,4 +70,5 @@ def count_parses(monkeypatch):
 
         monkeypatch.setattr(prepare, "parse_message", counting)
         return calls
+
     return start

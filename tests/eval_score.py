@@ -20,9 +20,11 @@ def assert_scores_at_least(cases: Path, floor: float) -> None:
     if not score.exists():
         pytest.skip("../shared/eval/score.py is not beside this checkout")
     out = subprocess.run(
-        [sys.executable, str(score), str(cases), "--verbose",
-         "--lkmlkb", f"{sys.executable} -m lkmlkb.cli"],
-        capture_output=True, text=True, timeout=600)
+        [sys.executable, str(score), str(cases), "--verbose", "--lkmlkb", f"{sys.executable} -m lkmlkb.cli"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     print(out.stdout, out.stderr)
     m = re.search(r"overall=([0-9.]+)", out.stdout)
     assert m, out.stdout + out.stderr

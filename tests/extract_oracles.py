@@ -13,7 +13,7 @@ def setup_every_line(text: str) -> list:
     """find_setup as plain as it gets: every rule on every non-blank line."""
     out: dict = {}
     for i, line in enumerate(text.split("\n")):
-        line = line[:setup.MAX_LINE]
+        line = line[: setup.MAX_LINE]
         if line.strip():
             for rule, _ in setup._SETUP_RULES:
                 rule(out, i, line)
@@ -22,5 +22,5 @@ def setup_every_line(text: str) -> list:
 
 def tools_every_line(text: str) -> list[str]:
     """find_tools as plain as it gets: every tool pattern on every line."""
-    lines = [line[:setup.MAX_LINE] for line in text.split("\n")]
+    lines = [line[: setup.MAX_LINE] for line in text.split("\n")]
     return sorted(name for name, rx in setup._TOOL_RES if any(rx.search(line) for line in lines))

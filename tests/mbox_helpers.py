@@ -11,7 +11,9 @@ from pathlib import Path
 
 from lkmlkb.sources.mbox import split_mbox
 
-ARCHIVE = Path(__file__).resolve().parent.parent.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
+ARCHIVE = (
+    Path(__file__).resolve().parent.parent.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
+)
 LORE_SEP = b"From mboxrd@z Thu Jan  1 00:00:00 1970\n"
 
 

@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-ARCHIVE = Path(__file__).resolve().parent.parent.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
+ARCHIVE = (
+    Path(__file__).resolve().parent.parent.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
+)
 
 
 def _load(name: str):
@@ -69,8 +71,21 @@ def test_synth_mail_parses_threads_and_carries_reports():
 @pytest.mark.skipif(not ARCHIVE.exists(), reason="the shared linux-block archive is not on this machine")
 def test_harness_reports_numbers_for_every_stage(tmp_path):
     out = tmp_path / "res.json"
-    rc = bench.main(["--input", str(ARCHIVE), "--limit", "50", "--workers", "2", "--no-extract",
-                     "--runs", "floor,stdlib,stages,ingest,prefilter", "--json", str(out)])
+    rc = bench.main(
+        [
+            "--input",
+            str(ARCHIVE),
+            "--limit",
+            "50",
+            "--workers",
+            "2",
+            "--no-extract",
+            "--runs",
+            "floor,stdlib,stages,ingest,prefilter",
+            "--json",
+            str(out),
+        ]
+    )
     assert rc == 0
     res = json.loads(out.read_text())
     assert res["messages"] == 50
@@ -94,20 +109,33 @@ def test_harness_reports_numbers_for_every_stage(tmp_path):
     assert pf["corpus_dropped_with_results"] == 0
     assert "floor" in res["ratios"] and "stdlib" in res["ratios"]
     # every run is probed before and after; the stdlib run against itself is 1 at any speed
-    assert all(len(res[run]["probe_cpu_s"]) == 2 and min(res[run]["probe_cpu_s"]) > 0
-               for run in ("floor", "stdlib", "ingest", "ingest_par"))
+    assert all(
+        len(res[run]["probe_cpu_s"]) == 2 and min(res[run]["probe_cpu_s"]) > 0
+        for run in ("floor", "stdlib", "ingest", "ingest_par")
+    )
     assert res["ratios"]["stdlib"]["x_stdlib_probed"] == 1.0
     assert res["ratios"]["ingest"]["x_stdlib_probed"] > 0
     # the machine's stolen and idle shares over each run, read from /proc/stat
-    assert all(0 <= res[run]["steal_share"] <= 1 and 0 <= res[run]["idle_share"] <= 1
-               for run in ("floor", "stdlib", "ingest", "ingest_par"))
+    assert all(
+        0 <= res[run]["steal_share"] <= 1 and 0 <= res[run]["idle_share"] <= 1
+        for run in ("floor", "stdlib", "ingest", "ingest_par")
+    )
     # the re-run of the unchanged mbox resumes at its cursor: nothing is read again
     assert (res["ingest"]["rerun_read"], res["ingest"]["rerun_new"]) == (0, 0)
 
 
 def test_machine_shares_are_the_stolen_and_idle_parts_of_the_ticks_between_two_readings():
     before = [1000, 10, 300, 5000, 20, 1, 2, 70]
-    after = [1500, 10, 400, 5200, 120, 1, 2, 170]  # 1,000 ticks: 500 user, 100 system, 300 idle (100 on the disk), 100 stolen
+    after = [
+        1500,
+        10,
+        400,
+        5200,
+        120,
+        1,
+        2,
+        170,
+    ]  # 1,000 ticks: 500 user, 100 system, 300 idle (100 on the disk), 100 stolen
     assert bench.machine_shares(before, after) == {"steal_share": 0.1, "idle_share": 0.3}
     assert bench.machine_shares(before, before) == {} and bench.machine_shares(None, after) == {}
     now = bench.machine_ticks()

@@ -34,10 +34,15 @@ def test_robot_table_columns_are_the_base_and_tested_commits():
     (path,) = (ROOT / "corpus").glob("101_*.mbox")
     _, reports = extract_paths([str(path)])
     (report,) = [r for r in reports if r.is_regression_report]
-    iops = {(r.kernel, r.label): r.value for r in report.results
-            if r.metric == "iops" and r.direction == "write" and r.evidence.message_id.startswith("202401312320")}
-    assert iops == {("8f764b91fdf29659", "baseline"): 23454.0,
-                    ("574e7779cf583171acb5bf63650", "regressed"): 6361.0}
+    iops = {
+        (r.kernel, r.label): r.value
+        for r in report.results
+        if r.metric == "iops" and r.direction == "write" and r.evidence.message_id.startswith("202401312320")
+    }
+    assert iops == {
+        ("8f764b91fdf29659", "baseline"): 23454.0,
+        ("574e7779cf583171acb5bf63650", "regressed"): 6361.0,
+    }
     assert report.computed_pct is not None and abs(report.computed_pct - 72.9) < 0.1
 
 

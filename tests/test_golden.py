@@ -36,7 +36,9 @@ def test_corpus_thread_matches_golden(path, regen_golden):
     jsonschema.validate(got, SCHEMA)
     golden = GOLDEN / (path.stem + ".json")
     if regen_golden:
-        golden.write_text(json.dumps(got, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+        golden.write_text(
+            json.dumps(got, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
     assert golden.exists(), f"missing golden file {golden.name}: run pytest --regen-golden and review it"
     want = json.loads(golden.read_text(encoding="utf-8"))
     assert got == want

@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
 #: keeps a library that costs start-up time out of the processes that do not use it
 LAZY_IMPORTS: dict[tuple[str, str], str] = {
     ("lkmlkb.extract.nlp", "spacy"): "spaCy takes about a second to import; it is needed only once a "
-                                     "message passes the prefilter",
+    "message passes the prefilter",
     ("lkmlkb.extract.nlp", "numpy"): "comes with spaCy (the matcher reads its token arrays)",
     ("lkmlkb.sources.mail", "bs4"): "BeautifulSoup (0.15 s) only for HTML mail parts",
     ("lkmlkb.sources", "lkmlkb.sources.html"): "the HTML page readers import BeautifulSoup",
@@ -57,7 +57,9 @@ def imports_of(module: str, source: str, is_package: bool = False) -> list[tuple
     in_function: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            in_function.update(id(sub) for sub in ast.walk(node) if isinstance(sub, (ast.Import, ast.ImportFrom)))
+            in_function.update(
+                id(sub) for sub in ast.walk(node) if isinstance(sub, (ast.Import, ast.ImportFrom))
+            )
     out = []
     for node in ast.walk(tree):
         lazy = id(node) in in_function
@@ -67,11 +69,13 @@ def imports_of(module: str, source: str, is_package: bool = False) -> list[tuple
             base = node.module or ""
             if node.level:
                 here = module.split(".") if is_package else module.split(".")[:-1]
-                up = here[:len(here) - node.level + 1]
+                up = here[: len(here) - node.level + 1]
                 base = ".".join(up + ([node.module] if node.module else []))
             for a in node.names:
                 full = f"{base}.{a.name}"
-                out.append((full if full.startswith("lkmlkb") and _is_module(full) else base, node.lineno, lazy))
+                out.append(
+                    (full if full.startswith("lkmlkb") and _is_module(full) else base, node.lineno, lazy)
+                )
     return out
 
 
@@ -86,8 +90,10 @@ def layer_of(module: str) -> int | None:
 
 
 def _allowed_lazy(module: str, imported: str) -> bool:
-    return any((module == m or module.startswith(m + ".")) and (imported == i or imported.startswith(i + "."))
-               for m, i in LAZY_IMPORTS)
+    return any(
+        (module == m or module.startswith(m + ".")) and (imported == i or imported.startswith(i + "."))
+        for m, i in LAZY_IMPORTS
+    )
 
 
 def problems(module: str, source: str, is_package: bool = False) -> list[str]:
@@ -102,14 +108,18 @@ def problems(module: str, source: str, is_package: bool = False) -> list[str]:
         if imported.startswith("lkmlkb"):
             there = layer_of(imported)
             if there is None or there > here:
-                out.append(f"{module}:{line}: imports {imported}, a layer above it "
-                           f"({LAYERS[there][0] if there is not None else '?'} over {LAYERS[here][0]})")
+                out.append(
+                    f"{module}:{line}: imports {imported}, a layer above it "
+                    f"({LAYERS[there][0] if there is not None else '?'} over {LAYERS[here][0]})"
+                )
     return out
 
 
 def _modules() -> dict[str, tuple[str, bool]]:
-    return {_module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py")
-            for p in sorted(PACKAGE.rglob("*.py"))}
+    return {
+        _module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py")
+        for p in sorted(PACKAGE.rglob("*.py"))
+    }
 
 
 def test_every_import_points_down_the_stack():
@@ -118,8 +128,10 @@ def test_every_import_points_down_the_stack():
 
 
 def test_no_modules_import_each_other_in_a_circle():
-    graph = {name: {i for i, _, _ in imports_of(name, src, pkg) if i.startswith("lkmlkb") and i != name}
-             for name, (src, pkg) in _modules().items()}
+    graph = {
+        name: {i for i, _, _ in imports_of(name, src, pkg) if i.startswith("lkmlkb") and i != name}
+        for name, (src, pkg) in _modules().items()
+    }
     cycles = []
     index: dict[str, int] = {}
     low: dict[str, int] = {}

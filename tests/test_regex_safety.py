@@ -33,30 +33,30 @@ LIMIT_S = 1.0
 
 # Long runs of what the patterns' quantifiers accept, each with a failing tail.
 ADVERSARIAL = {
-    "digits": "1" * 50_000 + "!",           # \d{1,n} and number patterns
-    "letter-dot": "a." * 30_000,            # dotted words, versions, hosts
-    "spaces": " " * 100_000 + "x",          # \s* between tokens
-    "dashes": "-" * 50_000,                 # separators, options, ranges
-    "equals": "=" * 50_000,                 # fio "bw=", key=value, rulers
-    "pipes": "|" * 50_000,                  # table columns
-    "quotes": ">" * 20_000 + "x",           # quote prefixes
-    "hex-prefix": "0x" * 30_000,            # hex numbers
-    "brackets": "[" * 20_000,               # fio job sections, [PATCH]
+    "digits": "1" * 50_000 + "!",  # \d{1,n} and number patterns
+    "letter-dot": "a." * 30_000,  # dotted words, versions, hosts
+    "spaces": " " * 100_000 + "x",  # \s* between tokens
+    "dashes": "-" * 50_000,  # separators, options, ranges
+    "equals": "=" * 50_000,  # fio "bw=", key=value, rulers
+    "pipes": "|" * 50_000,  # table columns
+    "quotes": ">" * 20_000 + "x",  # quote prefixes
+    "hex-prefix": "0x" * 30_000,  # hex numbers
+    "brackets": "[" * 20_000,  # fio job sections, [PATCH]
     "closing-brackets": "]" * 20_000,
-    "letters": "a" * 50_000 + "!",          # words, names
-    "digit-dot": "1." * 30_000 + "!",       # versions, decimals
-    "digit-space": "1 " * 30_000,           # table rows
+    "letters": "a" * 50_000 + "!",  # words, names
+    "digit-dot": "1." * 30_000 + "!",  # versions, decimals
+    "digit-space": "1 " * 30_000,  # table rows
     "tabs": "\t" * 50_000 + "x",
     "newlines": "\n" * 50_000 + "x",
     "hex": "0123456789abcdef" * 4_000 + "g",  # SHAs
-    "colons": ":" * 50_000,                 # headers, "key: value"
-    "slashes": "/" * 50_000,                # paths, units (MiB/s)
-    "letter-space": "a " * 30_000,          # prose
-    "word-lines": "word\n" * 20_000,        # multi-line patterns
-    "percent": "1%" * 30_000,               # %change columns
-    "versions": "v6." * 20_000,             # kernel versions
-    "at-signs": "a@" * 30_000,              # addresses, ids
-    "angles": "<" * 30_000 + "a",           # addresses, ids
+    "colons": ":" * 50_000,  # headers, "key: value"
+    "slashes": "/" * 50_000,  # paths, units (MiB/s)
+    "letter-space": "a " * 30_000,  # prose
+    "word-lines": "word\n" * 20_000,  # multi-line patterns
+    "percent": "1%" * 30_000,  # %change columns
+    "versions": "v6." * 20_000,  # kernel versions
+    "at-signs": "a@" * 30_000,  # addresses, ids
+    "angles": "<" * 30_000 + "a",  # addresses, ids
 }
 
 _RE_FUNCS = {"compile", "search", "match", "fullmatch", "sub", "subn", "findall", "finditer", "split"}
@@ -96,17 +96,31 @@ def _inline_patterns(path: Path, module: str, out: dict) -> None:
     """Literal patterns passed straight to ``re.<func>(...)`` in a module's source."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "re"
-                and node.func.attr in _RE_FUNCS and node.args):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "re"
+            and node.func.attr in _RE_FUNCS
+            and node.args
+        ):
             continue
         arg = node.args[0]
         if not (isinstance(arg, ast.Constant) and isinstance(arg.value, (str, bytes))):
             continue
         flag_node = next((k.value for k in node.keywords if k.arg == "flags"), None)
         if flag_node is None:
-            pos = {"compile": 1, "search": 2, "match": 2, "fullmatch": 2, "findall": 2, "finditer": 2,
-                   "split": 3, "sub": 4, "subn": 4}[node.func.attr]
+            pos = {
+                "compile": 1,
+                "search": 2,
+                "match": 2,
+                "fullmatch": 2,
+                "findall": 2,
+                "finditer": 2,
+                "split": 3,
+                "sub": 4,
+                "subn": 4,
+            }[node.func.attr]
             flag_node = node.args[pos] if len(node.args) > pos else None
         try:
             pat = re.compile(arg.value, _flags(flag_node))
@@ -157,10 +171,19 @@ def test_the_enumeration_finds_the_patterns_that_read_mail():
     # enumeration must reach into each of them (and find inline patterns)
     names = " ".join(PATTERNS)
     assert len(PATTERNS) > 200
-    for module in ("lkmlkb.extract.results", "lkmlkb.extract.kernels", "lkmlkb.extract.commits",
-                   "lkmlkb.extract.setup", "lkmlkb.extract.claims", "lkmlkb.fio.jobfile",
-                   "lkmlkb.threads.segments", "lkmlkb.sources.mail", "lkmlkb.sources.textdump",
-                   "lkmlkb.sources.html._common", "lkmlkb.extract.views"):
+    for module in (
+        "lkmlkb.extract.results",
+        "lkmlkb.extract.kernels",
+        "lkmlkb.extract.commits",
+        "lkmlkb.extract.setup",
+        "lkmlkb.extract.claims",
+        "lkmlkb.fio.jobfile",
+        "lkmlkb.threads.segments",
+        "lkmlkb.sources.mail",
+        "lkmlkb.sources.textdump",
+        "lkmlkb.sources.html._common",
+        "lkmlkb.extract.views",
+    ):
         assert module + "." in names or module + ":" in names, module
     assert any("(inline re." in n for n in PATTERNS)
 
@@ -176,6 +199,7 @@ def test_a_backtracking_pattern_is_caught():
 @pytest.mark.parametrize("name", sorted(PATTERNS))
 def test_pattern_is_fast_on_adversarial_input(name):
     pat = PATTERNS[name]
-    slow = {label: round(dt, 2) for label, text in ADVERSARIAL.items()
-            if (dt := search_time(pat, text)) > LIMIT_S}
+    slow = {
+        label: round(dt, 2) for label, text in ADVERSARIAL.items() if (dt := search_time(pat, text)) > LIMIT_S
+    }
     assert not slow, f"{name} = {pat.pattern!r} backtracks: {slow}"

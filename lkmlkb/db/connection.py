@@ -72,7 +72,6 @@ def connect(path: str | Path, create: bool = True, migrate: bool = False) -> sql
     return db
 
 
-
 def database_path(db: sqlite_utils.Database) -> str:
     """The file of an open knowledge base (for another process to open it)."""
     return db.execute("PRAGMA database_list").fetchone()[2]
@@ -86,11 +85,16 @@ def check_version(db: sqlite_utils.Database, path, allow_pending: bool = False) 
     if not row:
         raise DatabaseError(str(path), "not an lkmlkb knowledge base")
     if row[0] != SCHEMA_VERSION:
-        raise DatabaseError(str(path), f"built by another version of lkmlkb (schema {row[0]}, "
-                                       f"this is {SCHEMA_VERSION}); rebuild it with `lkmlkb ingest`")
+        raise DatabaseError(
+            str(path),
+            f"built by another version of lkmlkb (schema {row[0]}, "
+            f"this is {SCHEMA_VERSION}); rebuild it with `lkmlkb ingest`",
+        )
     pending = migrations.pending(db)
     if pending and not allow_pending:
-        raise DatabaseError(str(path), "needs migrations; run `lkmlkb ingest` or `lkmlkb reprocess` to upgrade it")
+        raise DatabaseError(
+            str(path), "needs migrations; run `lkmlkb ingest` or `lkmlkb reprocess` to upgrade it"
+        )
 
 
 def max_variables(conn: sqlite3.Connection) -> int:
@@ -105,7 +109,7 @@ def rows_in(conn: sqlite3.Connection, sql: str, ids: list) -> Iterator[tuple]:
     """The rows of ``sql``, whose one ``IN ({marks})`` takes ``ids``: 500 a statement (old
     SQLite builds allow 999 variables)."""
     for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
+        chunk = ids[i : i + 500]
         yield from conn.execute(sql.replace("{marks}", ",".join("?" * len(chunk))), chunk)
 
 

@@ -31,9 +31,28 @@ from lkmlkb.model import ROLE_RANK
 log = logging.getLogger(__name__)
 
 REPORT_COLUMNS = (
-    "report_id", "thread_id", "title", "kind", "status", "is_regression_report", "good_kernel", "bad_kernel",
-    "headline_metric", "baseline_value", "regressed_value", "unit", "regression_pct", "stated_pct",
-    "computed_pct", "pct_disagrees", "culprits", "fixes", "lists", "tools", "first_date", "last_date",
+    "report_id",
+    "thread_id",
+    "title",
+    "kind",
+    "status",
+    "is_regression_report",
+    "good_kernel",
+    "bad_kernel",
+    "headline_metric",
+    "baseline_value",
+    "regressed_value",
+    "unit",
+    "regression_pct",
+    "stated_pct",
+    "computed_pct",
+    "pct_disagrees",
+    "culprits",
+    "fixes",
+    "lists",
+    "tools",
+    "first_date",
+    "last_date",
     "message_count",
 )
 JSON_COLUMNS = ("culprits", "fixes", "lists", "tools", "people", "candidates", "fixed_by", "linked_by")
@@ -98,7 +117,7 @@ def _known_commits(db, shas: Iterable[str]) -> dict[str, dict]:
     out: dict[str, dict] = {}
     shas = sorted(set(shas))
     for i in range(0, len(shas), 500):
-        chunk = shas[i:i + 500]
+        chunk = shas[i : i + 500]
         for r in dict_rows(db, "SELECT * FROM commits WHERE sha IN (%s)" % ",".join("?" * len(chunk)), chunk):
             out[r["sha"]] = _decode(r)
     return out
@@ -113,10 +132,15 @@ def matching_shas(db, sha_prefix: str) -> tuple[set[str], dict[str, dict]]:
     same commit joins (a mistyped SHA found by its subject, a 7-digit form).
     Returns (written SHAs, their ``commits`` rows)."""
     q = normalize_sha(sha_prefix)
-    cand = {r[0] for r in _conn(db).execute(
-        "SELECT sha FROM report_commits WHERE sha LIKE ? OR (length(sha) >= 7 AND ? LIKE sha || '%') "
-        "UNION SELECT sha FROM commit_citations WHERE coalesce(form, '') != 'link' AND "
-        "(sha LIKE ? OR (length(sha) >= 7 AND ? LIKE sha || '%'))", (q + "%", q, q + "%", q))}
+    cand = {
+        r[0]
+        for r in _conn(db).execute(
+            "SELECT sha FROM report_commits WHERE sha LIKE ? OR (length(sha) >= 7 AND ? LIKE sha || '%') "
+            "UNION SELECT sha FROM commit_citations WHERE coalesce(form, '') != 'link' AND "
+            "(sha LIKE ? OR (length(sha) >= 7 AND ? LIKE sha || '%'))",
+            (q + "%", q, q + "%", q),
+        )
+    }
     cand |= {r[0] for r in _conn(db).execute("SELECT sha FROM commits WHERE full_sha LIKE ?", (q + "%",))}
     known = _known_commits(db, cand)
 
@@ -131,7 +155,9 @@ def matching_shas(db, sha_prefix: str) -> tuple[set[str], dict[str, dict]]:
     matched = {w for w in cand if compatible(w)}
     fulls = {known[w]["full_sha"] for w in matched if w in known and known[w].get("full_sha")}
     if fulls:
-        more = {r[0] for f in fulls for r in _conn(db).execute("SELECT sha FROM commits WHERE full_sha = ?", (f,))}
+        more = {
+            r[0] for f in fulls for r in _conn(db).execute("SELECT sha FROM commits WHERE full_sha = ?", (f,))
+        }
         known.update(_known_commits(db, more - set(known)))
         matched |= more
     return matched, {w: known[w] for w in matched if w in known}
@@ -141,11 +167,32 @@ def _commit_summary(known: dict[str, dict]) -> dict | None:
     """The best-known facts about one commit from its rows (tree-judged first)."""
     if not known:
         return None
-    rank: dict[str | None, int] = {"resolved": 0, "resolved-by-subject": 1, "subject-match": 2, "unresolved": 3,
-                                   "ambiguous": 4, "unknown": 5}
+    rank: dict[str | None, int] = {
+        "resolved": 0,
+        "resolved-by-subject": 1,
+        "subject-match": 2,
+        "unresolved": 3,
+        "ambiguous": 4,
+        "unknown": 5,
+    }
     best = min(known.values(), key=lambda r: (rank.get(r.get("status"), 9), -len(r["sha"]), r["sha"]))
-    return {k: best.get(k) for k in ("sha", "full_sha", "status", "subject", "subject_in_mail", "subject_matches",
-                                     "author", "date", "first_tag", "candidates", "tree", "checked")}
+    return {
+        k: best.get(k)
+        for k in (
+            "sha",
+            "full_sha",
+            "status",
+            "subject",
+            "subject_in_mail",
+            "subject_matches",
+            "author",
+            "date",
+            "first_tag",
+            "candidates",
+            "tree",
+            "checked",
+        )
+    }
 
 
 def _merge_refs(rows: Iterable[dict], key: str, thread: str | None = None) -> list[dict]:
@@ -177,35 +224,49 @@ def reports_citing(db, sha_prefix: str) -> list[dict]:
     if not shas:
         return []
     marks = ",".join("?" * len(shas))
-    cites = dict_rows(db, f"""
+    cites = dict_rows(
+        db,
+        f"""
         SELECT rc.report_id, rc.sha, rc.subject, rc.role, rc.message_id, rc.line_start, rc.line_end, rc.cue
         FROM report_commits rc WHERE rc.sha IN ({marks})
         UNION
         SELECT r.report_id, cc.sha, cc.subject, cc.role, cc.message_id, cc.line_start, cc.line_end, cc.cue
         FROM commit_citations cc JOIN reports r ON r.thread_id = cc.thread_id
-        WHERE cc.sha IN ({marks}) AND coalesce(cc.form, '') != 'link'""", [*sorted(shas), *sorted(shas)])
+        WHERE cc.sha IN ({marks}) AND coalesce(cc.form, '') != 'link'""",
+        [*sorted(shas), *sorted(shas)],
+    )
     by_report: dict[str, list[dict]] = {}
     for c in cites:
         by_report.setdefault(c["report_id"], []).append(c)
     if not by_report:
         return []
     ids = sorted(by_report)
-    reports = {r["report_id"]: _decode(r) for r in dict_rows(
-        db, "SELECT %s FROM reports WHERE report_id IN (%s)" % (", ".join(REPORT_COLUMNS), ",".join("?" * len(ids))),
-        ids)}
+    reports = {
+        r["report_id"]: _decode(r)
+        for r in dict_rows(
+            db,
+            "SELECT %s FROM reports WHERE report_id IN (%s)"
+            % (", ".join(REPORT_COLUMNS), ",".join("?" * len(ids))),
+            ids,
+        )
+    }
     commit = _commit_summary(known)
     out = []
     for rid, evidence in by_report.items():
         rep = reports.get(rid)
         if rep is None:
             continue
-        evidence.sort(key=lambda e: (ROLE_RANK.get(e["role"], 9), e["message_id"] or "", e["line_start"] or 0))
+        evidence.sort(
+            key=lambda e: (ROLE_RANK.get(e["role"], 9), e["message_id"] or "", e["line_start"] or 0)
+        )
         roles = sorted({e["role"] for e in evidence}, key=lambda r: (ROLE_RANK.get(r, 9), r))
         mine = [known[e["sha"]] for e in evidence if e["sha"] in known]
         rep.update(
-            role=roles[0], roles=roles,
+            role=roles[0],
+            roles=roles,
             shas=sorted({e["sha"] for e in evidence}),
-            subject=(commit or {}).get("subject") or next((e["subject"] for e in evidence if e["subject"]), None),
+            subject=(commit or {}).get("subject")
+            or next((e["subject"] for e in evidence if e["subject"]), None),
             evidence=evidence,
             commit=commit,
             fixed_by=_merge_refs(mine or known.values(), "fixed_by"),
@@ -223,23 +284,35 @@ def _fixes_in_mail(db, shas: list) -> list[dict]:
     """The report's fix SHAs (from the mail), with what a tree said about them."""
     shas = [s for s in shas if isinstance(s, str)]
     known = _known_commits(db, shas)
-    return [{"sha": s, **{k: (known.get(s) or {}).get(k) for k in ("full_sha", "status", "subject", "first_tag")}}
-            for s in shas]
+    return [
+        {"sha": s, **{k: (known.get(s) or {}).get(k) for k in ("full_sha", "status", "subject", "first_tag")}}
+        for s in shas
+    ]
 
 
 def _report_results(db, report_id: str, limit: int = 50) -> list[dict]:
-    return dict_rows(db, """
+    return dict_rows(
+        db,
+        """
         SELECT kernel, label, metric, direction, value, unit, config, message_id, line_start
         FROM results WHERE report_id = ? ORDER BY kernel_sort IS NULL, kernel_sort, id LIMIT ?""",
-                 (report_id, limit))
+        (report_id, limit),
+    )
 
 
 # ---------------------------------------------------------------- listing
 
 
-def list_reports(db, status: str | None = None, list_name: str | None = None, kernel: str | None = None,
-                 tool: str | None = None, commit: str | None = None, limit: int = 50,
-                 regressions_only: bool = False) -> list[dict]:
+def list_reports(
+    db,
+    status: str | None = None,
+    list_name: str | None = None,
+    kernel: str | None = None,
+    tool: str | None = None,
+    commit: str | None = None,
+    limit: int = 50,
+    regressions_only: bool = False,
+) -> list[dict]:
     """Reports, newest (``last_date``) first, filtered by any of: status
     (case-insensitive), mailing list ("linux-block" or its address), a kernel
     version the report names (normalized: "v6.8-rc7" = "6.8-rc7"), a tool
@@ -254,24 +327,32 @@ def list_reports(db, status: str | None = None, list_name: str | None = None, ke
         params.append(status.strip())
     if list_name:
         name = list_name.strip().lower()
-        where.append("EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(r.lists) THEN r.lists ELSE '[]' END) j "
-                     "WHERE lower(j.value) = ? OR lower(j.value) LIKE ? || '@%' OR ? LIKE lower(j.value) || '@%')")
+        where.append(
+            "EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(r.lists) THEN r.lists ELSE '[]' END) j "
+            "WHERE lower(j.value) = ? OR lower(j.value) LIKE ? || '@%' OR ? LIKE lower(j.value) || '@%')"
+        )
         params += [name, name, name]
     if kernel:
         v = normalize_version(kernel.strip()) or kernel.strip().lower()
-        where.append("(EXISTS (SELECT 1 FROM report_kernels k WHERE k.report_id = r.report_id AND k.version = ?) "
-                     "OR r.good_kernel = ? OR r.bad_kernel = ?)")
+        where.append(
+            "(EXISTS (SELECT 1 FROM report_kernels k WHERE k.report_id = r.report_id AND k.version = ?) "
+            "OR r.good_kernel = ? OR r.bad_kernel = ?)"
+        )
         params += [v, v, v]
     if tool:
-        where.append("EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(r.tools) THEN r.tools ELSE '[]' END) j "
-                     "WHERE lower(j.value) = lower(?))")
+        where.append(
+            "EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(r.tools) THEN r.tools ELSE '[]' END) j "
+            "WHERE lower(j.value) = lower(?))"
+        )
         params.append(tool.strip())
     if commit:
         ids = sorted({r["report_id"] for r in reports_citing(db, commit)})
         where.append("r.report_id IN (%s)" % ",".join("?" * len(ids)) if ids else "0")
         params += ids
-    sql = "SELECT %s FROM reports r %s ORDER BY r.last_date IS NULL, r.last_date DESC, r.report_id LIMIT ?" % (
-        ", ".join("r." + c for c in REPORT_COLUMNS), ("WHERE " + " AND ".join(where)) if where else "")
+    sql = (
+        "SELECT %s FROM reports r %s ORDER BY r.last_date IS NULL, r.last_date DESC, r.report_id LIMIT ?"
+        % (", ".join("r." + c for c in REPORT_COLUMNS), ("WHERE " + " AND ".join(where)) if where else "")
+    )
     return [_decode(r) for r in dict_rows(db, sql, [*params, _limit(limit)])]
 
 
@@ -286,8 +367,9 @@ def kernels_between(db, a: str, b: str, limit: int = 200) -> list[dict]:
         raise LkmlkbError(f"{a!r}..{b!r}", "not kernel versions (e.g. 6.1 and 6.8-rc7)")
     bad: dict[str, set[str]] = {}
     for rid, version in _conn(db).execute(
-            "SELECT report_id, bad_kernel FROM reports WHERE bad_kernel IS NOT NULL "
-            "UNION SELECT report_id, version FROM report_kernels WHERE role = 'bad'"):
+        "SELECT report_id, bad_kernel FROM reports WHERE bad_kernel IS NOT NULL "
+        "UNION SELECT report_id, version FROM report_kernels WHERE role = 'bad'"
+    ):
         if version and lo <= sort_key(version) <= hi:
             bad.setdefault(rid, set()).add(version)
     if not bad:
@@ -295,15 +377,19 @@ def kernels_between(db, a: str, b: str, limit: int = 200) -> list[dict]:
     ids = sorted(bad)
     out = []
     for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        out += dict_rows(db, "SELECT %s FROM reports WHERE report_id IN (%s)" % (
-            ", ".join(REPORT_COLUMNS), ",".join("?" * len(chunk))), chunk)
+        chunk = ids[i : i + 500]
+        out += dict_rows(
+            db,
+            "SELECT %s FROM reports WHERE report_id IN (%s)"
+            % (", ".join(REPORT_COLUMNS), ",".join("?" * len(chunk))),
+            chunk,
+        )
     for r in out:
         _decode(r)
         r["bad_kernels"] = sorted(bad[r["report_id"]], key=sort_key)
     out.sort(key=lambda r: r.get("last_date") or "", reverse=True)
     out.sort(key=lambda r: sort_key(r["bad_kernels"][0]))
-    return out[:_limit(limit)]
+    return out[: _limit(limit)]
 
 
 # ---------------------------------------------------------------- search
@@ -314,8 +400,10 @@ def fts_tokens(text: str) -> list[str]:
     FTS5 tokenizer separates at ``"`` too), control characters dropped, tokens
     without a letter or digit dropped (``((``, ``*``, ``-``), at most
     MAX_QUERY_TOKENS of them."""
-    text = "".join(ch if unicodedata.category(ch)[0] != "C" and ch != '"' else " "
-                   for ch in (text or "")[:MAX_QUERY_CHARS])
+    text = "".join(
+        ch if unicodedata.category(ch)[0] != "C" and ch != '"' else " "
+        for ch in (text or "")[:MAX_QUERY_CHARS]
+    )
     return [t for t in text.split() if any(ch.isalnum() for ch in t)][:MAX_QUERY_TOKENS]
 
 
@@ -397,32 +485,44 @@ def window_floor(db, fts: str, q: str, window: int = RANK_WINDOW) -> int:
     FTS5 returns matches by rowid without ranking them, so this costs
     about the same at 1,000 or 1,000,000 messages.
     """
-    row = _conn(db).execute(f'SELECT rowid FROM "{fts}" WHERE "{fts}" MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?',
-                            (q, max(0, window - 1))).fetchone()
+    row = (
+        _conn(db)
+        .execute(
+            f'SELECT rowid FROM "{fts}" WHERE "{fts}" MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?',
+            (q, max(0, window - 1)),
+        )
+        .fetchone()
+    )
     return row[0] if row else 0
 
 
 def _search_reports(db, q: str, limit: int, mark: tuple[str, str]) -> list[dict]:
-    rows = dict_rows(db, """
+    rows = dict_rows(
+        db,
+        """
         SELECT r.report_id, r.thread_id, r.title, r.status, r.last_date, r.regression_pct, r.bad_kernel,
                r.is_regression_report,
                snippet(reports_fts, -1, ?, ?, '…', 16) AS snippet, bm25(reports_fts) AS rank
         FROM reports_fts JOIN reports r ON r.rowid = reports_fts.rowid
         WHERE reports_fts MATCH ? AND reports_fts.rowid >= ? ORDER BY r.is_regression_report DESC, rank LIMIT ?""",
-                 (mark[0], mark[1], q, window_floor(db, "reports_fts", q), limit))
+        (mark[0], mark[1], q, window_floor(db, "reports_fts", q), limit),
+    )
     for r in rows:
         r["kind"] = "report"
     return rows
 
 
 def _search_messages(db, q: str, limit: int, mark: tuple[str, str]) -> list[dict]:
-    rows = dict_rows(db, """
+    rows = dict_rows(
+        db,
+        """
         SELECT m.message_id, m.thread_id, m.subject AS title, m.from_name, m.date_utc AS last_date,
                (SELECT rp.report_id FROM reports rp WHERE rp.thread_id = m.thread_id) AS report_id,
                snippet(messages_fts, -1, ?, ?, '…', 16) AS snippet, bm25(messages_fts) AS rank
         FROM messages_fts JOIN messages m ON m.rowid = messages_fts.rowid
         WHERE messages_fts MATCH ? AND messages_fts.rowid >= ? ORDER BY rank LIMIT ?""",
-                 (mark[0], mark[1], q, window_floor(db, "messages_fts", q), limit))
+        (mark[0], mark[1], q, window_floor(db, "messages_fts", q), limit),
+    )
     for r in rows:
         r["kind"] = "message"
     return rows
@@ -447,5 +547,14 @@ def search(db, text: str, limit: int = 20, mark: tuple[str, str] = ("«", "»"))
     return found[:n]
 
 
-__all__ = ["fts_query", "fts_queries", "window_floor", "kernels_between", "list_reports", "matching_shas", "normalize_sha", "reports_citing",
-           "search"]
+__all__ = [
+    "fts_query",
+    "fts_queries",
+    "window_floor",
+    "kernels_between",
+    "list_reports",
+    "matching_shas",
+    "normalize_sha",
+    "reports_citing",
+    "search",
+]

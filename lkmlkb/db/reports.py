@@ -31,36 +31,93 @@ def write_report(conn: sqlite3.Connection, r: Report) -> str:
     pair = headline(r.results)
     culprits = [c.sha for c in r.commits if c.role == "culprit"]
     fixes = [c.sha for c in r.commits if c.role in ("fix", "revert")]
-    workload = "; ".join(" ".join(f"{k}={v}" if v != "" else k for k, v in j.options.items()) for j in r.fio_jobs[:4])
-    summary = " ".join([r.title or "", ", ".join(k.version for k in r.kernel_versions),
-                        " ".join(f'{c.sha} {c.subject or ""}' for c in r.commits), " ".join(r.tools)])
+    workload = "; ".join(
+        " ".join(f"{k}={v}" if v != "" else k for k, v in j.options.items()) for j in r.fio_jobs[:4]
+    )
+    summary = " ".join(
+        [
+            r.title or "",
+            ", ".join(k.version for k in r.kernel_versions),
+            " ".join(f"{c.sha} {c.subject or ''}" for c in r.commits),
+            " ".join(r.tools),
+        ]
+    )
     conn.execute(
         "INSERT INTO reports(report_id, thread_id, title, is_regression_report, kind, status, workload, tools, "
         "good_kernel, bad_kernel, stated_pct, computed_pct, regression_pct, pct_disagrees, headline_metric, "
         "baseline_value, regressed_value, unit, culprits, fixes, fio_version, scheduler, filesystem, device_class, "
         "people, lists, first_date, last_date, message_count, first_message_id, summary, built) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (rid, r.thread_id, r.title, int(r.is_regression_report), r.kind, r.status, workload,
-         json.dumps(r.tools), r.good_kernel, r.bad_kernel, r.stated_pct, r.computed_pct, r.regression_pct,
-         int(r.pct_disagrees), pair[0].metric if pair else None, pair[0].value if pair else None,
-         pair[1].value if pair else None, pair[0].unit if pair else None, json.dumps(culprits), json.dumps(fixes),
-         r.fio_version, setup.get("scheduler"), setup.get("filesystem"), setup.get("device_class", setup.get("device")),
-         json.dumps(r.people), json.dumps(r.lists), r.first_date, r.last_date, len(r.message_ids),
-         r.message_ids[0] if r.message_ids else None, summary, now()))
-    conn.executemany("INSERT OR IGNORE INTO report_kernels(report_id, version, sort_key, role) VALUES (?,?,?,?)",
-                     [(rid, k.version, sort_text(k.version), k.role) for k in r.kernel_versions])
-    conn.executemany("INSERT OR IGNORE INTO report_commits(report_id, sha, subject, role, message_id, line_start, "
-                     "line_end, cue) VALUES (?,?,?,?,?,?,?,?)",
-                     [(rid, c.sha, c.subject, c.role, c.evidence.message_id, c.evidence.line_start,
-                       c.evidence.line_end, c.cue) for c in r.commits])
-    conn.executemany("INSERT OR IGNORE INTO setups(report_id, key, value, message_id) VALUES (?,?,?,?)",
-                     [(rid, s.key, s.value, s.evidence.message_id) for s in r.setup])
-    conn.executemany("INSERT INTO report_reasons(report_id, seq, rule, verdict, message_id, line, text) "
-                     "VALUES (?,?,?,?,?,?,?)",
-                     [(rid, i, x.rule, x.verdict, x.message_id, x.line, x.text) for i, x in enumerate(r.reasons)])
+        (
+            rid,
+            r.thread_id,
+            r.title,
+            int(r.is_regression_report),
+            r.kind,
+            r.status,
+            workload,
+            json.dumps(r.tools),
+            r.good_kernel,
+            r.bad_kernel,
+            r.stated_pct,
+            r.computed_pct,
+            r.regression_pct,
+            int(r.pct_disagrees),
+            pair[0].metric if pair else None,
+            pair[0].value if pair else None,
+            pair[1].value if pair else None,
+            pair[0].unit if pair else None,
+            json.dumps(culprits),
+            json.dumps(fixes),
+            r.fio_version,
+            setup.get("scheduler"),
+            setup.get("filesystem"),
+            setup.get("device_class", setup.get("device")),
+            json.dumps(r.people),
+            json.dumps(r.lists),
+            r.first_date,
+            r.last_date,
+            len(r.message_ids),
+            r.message_ids[0] if r.message_ids else None,
+            summary,
+            now(),
+        ),
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO report_kernels(report_id, version, sort_key, role) VALUES (?,?,?,?)",
+        [(rid, k.version, sort_text(k.version), k.role) for k in r.kernel_versions],
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO report_commits(report_id, sha, subject, role, message_id, line_start, "
+        "line_end, cue) VALUES (?,?,?,?,?,?,?,?)",
+        [
+            (
+                rid,
+                c.sha,
+                c.subject,
+                c.role,
+                c.evidence.message_id,
+                c.evidence.line_start,
+                c.evidence.line_end,
+                c.cue,
+            )
+            for c in r.commits
+        ],
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO setups(report_id, key, value, message_id) VALUES (?,?,?,?)",
+        [(rid, s.key, s.value, s.evidence.message_id) for s in r.setup],
+    )
+    conn.executemany(
+        "INSERT INTO report_reasons(report_id, seq, rule, verdict, message_id, line, text) "
+        "VALUES (?,?,?,?,?,?,?)",
+        [(rid, i, x.rule, x.verdict, x.message_id, x.line, x.text) for i, x in enumerate(r.reasons)],
+    )
     # results carry the report id and their final labels
     conn.execute("UPDATE results SET report_id=NULL WHERE thread_id=?", (rid,))
-    conn.executemany("UPDATE results SET report_id=?, label=? WHERE rowid=?", _result_rows(conn, rid, r.results))
+    conn.executemany(
+        "UPDATE results SET report_id=?, label=? WHERE rowid=?", _result_rows(conn, rid, r.results)
+    )
     conn.execute("UPDATE fio_jobs SET report_id=? WHERE thread_id=?", (rid, rid))
     return rid
 
@@ -72,8 +129,12 @@ def _result_rows(conn: sqlite3.Connection, rid: str, results: list) -> list[tupl
     UPDATE per result would scan all of its message's results: quadratic in them)."""
     ids = sorted({x.evidence.message_id for x in results})
     rows: dict[tuple, list[int]] = {}
-    for rowid, *key in rows_in(conn, "SELECT rowid, message_id, line_start, metric, value, coalesce(kernel, '') "
-                                      "FROM results WHERE message_id IN ({marks})", ids):
+    for rowid, *key in rows_in(
+        conn,
+        "SELECT rowid, message_id, line_start, metric, value, coalesce(kernel, '') "
+        "FROM results WHERE message_id IN ({marks})",
+        ids,
+    ):
         if None not in key[:4]:
             rows.setdefault(tuple(key), []).append(rowid)
     out: list[tuple] = []
@@ -100,22 +161,39 @@ PENDING_KEY = "reports_pending_after"
 
 def begin_reports(db: sqlite_utils.Database) -> None:
     """Mark where an extracting ingest's messages start (an interrupted run's mark is kept)."""
-    db.conn.execute("INSERT OR IGNORE INTO kb_info(key, value) "
-                    "VALUES (?, (SELECT coalesce(max(rowid), 0) FROM messages))", (PENDING_KEY,))
+    db.conn.execute(
+        "INSERT OR IGNORE INTO kb_info(key, value) "
+        "VALUES (?, (SELECT coalesce(max(rowid), 0) FROM messages))",
+        (PENDING_KEY,),
+    )
 
 
 def report_candidates(conn: sqlite3.Connection, after: int, upto: int) -> list[str]:
     """Threads with a message in (after, upto] that have a message that passed the prefilter
     or a message without current findings (an interrupted run)."""
-    touched = [r[0] for r in conn.execute(
-        "SELECT DISTINCT thread_id FROM messages WHERE rowid > ? AND rowid <= ?", (after, upto))]
-    out = {r[0] for r in rows_in(
-        conn, "SELECT DISTINCT m.thread_id FROM messages m JOIN extracted_messages e ON e.message_id = m.message_id "
-        "WHERE m.thread_id IN ({marks}) AND e.prefilter_passed = 1", touched)}
-    out.update(r[0] for r in conn.execute(
-        "SELECT DISTINCT m.thread_id FROM messages m LEFT JOIN extracted_messages e ON e.message_id = m.message_id "
-        "AND e.extractor_version = ? WHERE m.rowid > ? AND m.rowid <= ? AND e.message_id IS NULL",
-        (EXTRACTOR_VERSION, after, upto)))
+    touched = [
+        r[0]
+        for r in conn.execute(
+            "SELECT DISTINCT thread_id FROM messages WHERE rowid > ? AND rowid <= ?", (after, upto)
+        )
+    ]
+    out = {
+        r[0]
+        for r in rows_in(
+            conn,
+            "SELECT DISTINCT m.thread_id FROM messages m JOIN extracted_messages e ON e.message_id = m.message_id "
+            "WHERE m.thread_id IN ({marks}) AND e.prefilter_passed = 1",
+            touched,
+        )
+    }
+    out.update(
+        r[0]
+        for r in conn.execute(
+            "SELECT DISTINCT m.thread_id FROM messages m LEFT JOIN extracted_messages e ON e.message_id = m.message_id "
+            "AND e.extractor_version = ? WHERE m.rowid > ? AND m.rowid <= ? AND e.message_id IS NULL",
+            (EXTRACTOR_VERSION, after, upto),
+        )
+    )
     return sorted(out)
 
 
@@ -168,12 +246,19 @@ def build_reports(db_path: str, thread_ids: list[str], upto: int) -> list[tuple[
                     waiting = conn.execute(
                         "SELECT 1 FROM messages m LEFT JOIN extracted_messages e ON e.message_id = m.message_id "
                         "AND e.extractor_version = ? WHERE m.thread_id = ? AND m.rowid <= ? AND e.message_id IS NULL "
-                        "LIMIT 1", (EXTRACTOR_VERSION, tid, upto)).fetchone()
+                        "LIMIT 1",
+                        (EXTRACTOR_VERSION, tid, upto),
+                    ).fetchone()
                     out.append((tid, NEEDS_EXTRACTION if waiting else None))
                 elif not any(done.values()):
                     out.append((tid, None))
                 else:
-                    out.append((tid, build_report(tid, messages, load_findings(db, [m.message_id for m in messages]))))
+                    out.append(
+                        (
+                            tid,
+                            build_report(tid, messages, load_findings(db, [m.message_id for m in messages])),
+                        )
+                    )
             finally:
                 conn.execute("COMMIT")
     finally:

@@ -144,8 +144,9 @@ def m001_messages(db: sqlite_utils.Database) -> None:
         key TEXT PRIMARY KEY,
         value TEXT
     )""")
-    db.table("messages").enable_fts(["subject", "new_text"], tokenize="porter unicode61 tokenchars '-_'",
-                              create_triggers=True)
+    db.table("messages").enable_fts(
+        ["subject", "new_text"], tokenize="porter unicode61 tokenchars '-_'", create_triggers=True
+    )
 
 
 @migrations()
@@ -328,8 +329,9 @@ def m002_findings_and_reports(db: sqlite_utils.Database) -> None:
         tree TEXT,
         checked TEXT
     )""")
-    db.table("reports").enable_fts(["title", "summary", "workload"], tokenize="porter unicode61 tokenchars '-_'",
-                             create_triggers=True)
+    db.table("reports").enable_fts(
+        ["title", "summary", "workload"], tokenize="porter unicode61 tokenchars '-_'", create_triggers=True
+    )
 
 
 @migrations()

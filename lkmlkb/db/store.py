@@ -24,9 +24,26 @@ from lkmlkb.model import (
 from lkmlkb.threads.threader import Threader, normalize_subject, parent_of, references_of
 
 MESSAGE_COLUMNS = (
-    "message_id", "thread_id", "parent_id", "subject", "from_name", "from_addr", "from_obfuscated",
-    "date_raw", "date_utc", "in_reply_to", "references", "to_addrs", "cc_addrs", "body", "new_text",
-    "archive_url", "source", "synthetic_id", "content_hash", "lists",
+    "message_id",
+    "thread_id",
+    "parent_id",
+    "subject",
+    "from_name",
+    "from_addr",
+    "from_obfuscated",
+    "date_raw",
+    "date_utc",
+    "in_reply_to",
+    "references",
+    "to_addrs",
+    "cc_addrs",
+    "body",
+    "new_text",
+    "archive_url",
+    "source",
+    "synthetic_id",
+    "content_hash",
+    "lists",
 )
 
 
@@ -50,13 +67,17 @@ class SqlBackend:
         self.known: dict[str, str] | None = None
         self.absent: set[str] = set()
         self.unwritten: dict[str, str] = {}  # id -> thread: assigned in the batch, not yet written
-        self.unwritten_topics: dict[str, str] = {}  # topic -> thread: remembered in the batch, not yet written
+        self.unwritten_topics: dict[
+            str, str
+        ] = {}  # topic -> thread: remembered in the batch, not yet written
 
     def _select(self, ids: list[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         for i in range(0, len(ids), 500):
-            chunk = ids[i:i + 500]
-            q = "SELECT message_id, thread_id FROM thread_members WHERE message_id IN (%s)" % ",".join("?" * len(chunk))
+            chunk = ids[i : i + 500]
+            q = "SELECT message_id, thread_id FROM thread_members WHERE message_id IN (%s)" % ",".join(
+                "?" * len(chunk)
+            )
             out.update(self.conn.execute(q, chunk).fetchall())
         return out
 
@@ -76,12 +97,16 @@ class SqlBackend:
         """Write the rows assigned and the topics remembered in this batch (each id with its
         latest thread; a topic already stored keeps its thread)."""
         if self.unwritten:
-            self.conn.executemany("INSERT OR REPLACE INTO thread_members(message_id, thread_id) VALUES (?, ?)",
-                                  list(self.unwritten.items()))
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO thread_members(message_id, thread_id) VALUES (?, ?)",
+                list(self.unwritten.items()),
+            )
             self.unwritten = {}
         if self.unwritten_topics:
-            self.conn.executemany("INSERT OR IGNORE INTO thread_topics(topic, thread_id) VALUES (?, ?)",
-                                  list(self.unwritten_topics.items()))
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO thread_topics(topic, thread_id) VALUES (?, ?)",
+                list(self.unwritten_topics.items()),
+            )
             self.unwritten_topics = {}
 
     def lookup(self, ids: Iterable[str]) -> dict[str, str]:
@@ -139,7 +164,9 @@ class SqlBackend:
         return row[0] if row else self.unwritten_topics.get(key)
 
     def remember_subject(self, key: str, thread: str) -> None:
-        self.unwritten_topics.setdefault(key, thread)  # the first thread named stays, as INSERT OR IGNORE keeps it
+        self.unwritten_topics.setdefault(
+            key, thread
+        )  # the first thread named stays, as INSERT OR IGNORE keeps it
         if self.known is None:  # outside a batch: written at once
             self.flush()
 
@@ -167,7 +194,8 @@ class Store:
     def start_run(self, sources: list[str]) -> int | None:
         cur = self.conn.execute(
             "INSERT INTO ingest_runs(started, sources, lkmlkb_version) VALUES (?, ?, ?)",
-            (now(), json.dumps(sources), __version__))
+            (now(), json.dumps(sources), __version__),
+        )
         self.run_id = cur.lastrowid
         return self.run_id
 
@@ -175,16 +203,25 @@ class Store:
         o = self.outcome
         self.conn.execute(
             "UPDATE ingest_runs SET finished=?, new=?, unchanged=?, copies=?, errors=?, status=? WHERE id=?",
-            (now(), o.new, o.unchanged, o.copies, o.errors, status, self.run_id))
+            (now(), o.new, o.unchanged, o.copies, o.errors, status, self.run_id),
+        )
 
     # -- errors
-    def record_error(self, source: str, locator: str, stage: str, reason: str,
-                     raw: bytes | None = None, message_id: str | None = None) -> None:
+    def record_error(
+        self,
+        source: str,
+        locator: str,
+        stage: str,
+        reason: str,
+        raw: bytes | None = None,
+        message_id: str | None = None,
+    ) -> None:
         self.outcome.errors += 1
         self.conn.execute(
             "INSERT INTO ingest_errors(run_id, source, locator, stage, reason, message_id, raw) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (self.run_id, source, locator, stage, reason[:2000], message_id, raw))
+            (self.run_id, source, locator, stage, reason[:2000], message_id, raw),
+        )
 
     def retryable_errors(self) -> list[tuple[int, str, str, str, bytes | None]]:
         """(id, stage, source, locator, raw) of the unresolved errors worth another try: messages
@@ -193,7 +230,8 @@ class Store:
         return self.conn.execute(
             "SELECT id, stage, source, locator, raw FROM ingest_errors WHERE resolved = 0 AND "
             "((stage = 'parse' AND raw IS NOT NULL) OR (stage = 'read' AND raw IS NULL AND "
-            "length(locator) = 40 AND source LIKE '%@%')) ORDER BY id").fetchall()
+            "length(locator) = 40 AND source LIKE '%@%')) ORDER BY id"
+        ).fetchall()
 
     def still_failing(self, error_id: int, reason: str) -> None:
         """An error tried again that failed again, with its new reason."""
@@ -201,7 +239,9 @@ class Store:
 
     def resolved(self, error_id: int, message_id: str) -> None:
         """An error tried again whose message is now stored."""
-        self.conn.execute("UPDATE ingest_errors SET resolved = 1, message_id = ? WHERE id = ?", (message_id, error_id))
+        self.conn.execute(
+            "UPDATE ingest_errors SET resolved = 1, message_id = ? WHERE id = ?", (message_id, error_id)
+        )
 
     # -- cursors for incremental sources
     def get_cursor(self, source: str) -> str | None:
@@ -209,16 +249,20 @@ class Store:
         return row[0] if row else None
 
     def set_cursor(self, source: str, cursor: str) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO source_state(source, cursor, updated) VALUES (?, ?, ?)",
-                          (source, cursor, now()))
+        self.conn.execute(
+            "INSERT OR REPLACE INTO source_state(source, cursor, updated) VALUES (?, ?, ?)",
+            (source, cursor, now()),
+        )
 
     # -- messages
     def known(self, ids: list[str]) -> dict[str, str]:
         """message_id -> content_hash for ids already stored."""
         out: dict[str, str] = {}
         for i in range(0, len(ids), 500):
-            chunk = ids[i:i + 500]
-            q = "SELECT message_id, content_hash FROM messages WHERE message_id IN (%s)" % ",".join("?" * len(chunk))
+            chunk = ids[i : i + 500]
+            q = "SELECT message_id, content_hash FROM messages WHERE message_id IN (%s)" % ",".join(
+                "?" * len(chunk)
+            )
             out.update(self.conn.execute(q, chunk).fetchall())
         return out
 
@@ -246,8 +290,9 @@ class Store:
         c.execute("BEGIN IMMEDIATE")
         try:
             known = self.known([m.message_id for m, *_ in items])
-            self.backend.prefetch(i for m, *_ in items if m.message_id not in known
-                                  for i in (*references_of(m), m.message_id))
+            self.backend.prefetch(
+                i for m, *_ in items if m.message_id not in known for i in (*references_of(m), m.message_id)
+            )
             seen_here: set[str] = set()
             pending: list[tuple[Message, list[Segment], str, str]] = []
             for msg, segs, text, *given in items:
@@ -263,7 +308,9 @@ class Store:
                     else:
                         cur = c.execute(
                             "INSERT OR IGNORE INTO message_copies(message_id, content_hash, source, locator, first_seen) "
-                            "VALUES (?, ?, ?, ?, ?)", (msg.message_id, h, msg.source, "", stamp))
+                            "VALUES (?, ?, ?, ?, ?)",
+                            (msg.message_id, h, msg.source, "", stamp),
+                        )
                         if cur.rowcount:
                             self.outcome.copies += 1
                         else:
@@ -305,32 +352,65 @@ class Store:
             refs = [*msg.references]
             if msg.in_reply_to and msg.in_reply_to not in refs:
                 refs.append(msg.in_reply_to)
-            rows.append((msg.message_id, thread_of[msg.message_id], parent_of(msg), msg.subject, msg.from_name,
-                         msg.from_addr, int(msg.from_obfuscated), msg.date_raw, msg.date_utc, msg.in_reply_to,
-                         json.dumps(refs), msg.to, msg.cc, msg.body, text, msg.archive_url, msg.source,
-                         int(msg.synthetic_id), h, json.dumps(msg.lists)))
+            rows.append(
+                (
+                    msg.message_id,
+                    thread_of[msg.message_id],
+                    parent_of(msg),
+                    msg.subject,
+                    msg.from_name,
+                    msg.from_addr,
+                    int(msg.from_obfuscated),
+                    msg.date_raw,
+                    msg.date_utc,
+                    msg.in_reply_to,
+                    json.dumps(refs),
+                    msg.to,
+                    msg.cc,
+                    msg.body,
+                    text,
+                    msg.archive_url,
+                    msg.source,
+                    int(msg.synthetic_id),
+                    h,
+                    json.dumps(msg.lists),
+                )
+            )
         per = max(1, min(len(rows), max_variables(c) // len(MESSAGE_COLUMNS)))
         cols = ",".join(f'"{k}"' for k in MESSAGE_COLUMNS)
         one = "(%s)" % ",".join("?" * len(MESSAGE_COLUMNS))
         for i in range(0, len(rows), per):
-            part = rows[i:i + per]
-            c.execute(f"INSERT INTO messages({cols}) VALUES " + ",".join([one] * len(part)),
-                      [v for r in part for v in r])
-        c.executemany("INSERT INTO raw_messages(message_id, raw) VALUES (?, ?)",
-                      [(m.message_id, m.raw) for m, _, _, _ in pending])
-        c.executemany("INSERT OR IGNORE INTO message_copies(message_id, content_hash, source, locator, first_seen) "
-                      "VALUES (?, ?, ?, ?, ?)", [(m.message_id, h, m.source, "first", stamp) for m, _, _, h in pending])
+            part = rows[i : i + per]
+            c.execute(
+                f"INSERT INTO messages({cols}) VALUES " + ",".join([one] * len(part)),
+                [v for r in part for v in r],
+            )
+        c.executemany(
+            "INSERT INTO raw_messages(message_id, raw) VALUES (?, ?)",
+            [(m.message_id, m.raw) for m, _, _, _ in pending],
+        )
+        c.executemany(
+            "INSERT OR IGNORE INTO message_copies(message_id, content_hash, source, locator, first_seen) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(m.message_id, h, m.source, "first", stamp) for m, _, _, h in pending],
+        )
         self._add_lists_new([(m.message_id, m.lists) for m, _, _, _ in pending])
         c.executemany(
             "INSERT INTO segments(message_id, seq, kind, line_start, line_end, depth, quotes_message_id) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(m.message_id, n, s.kind, s.line_start, s.line_end, s.depth, s.quotes_message_id)
-             for m, segs, _, _ in pending for n, s in enumerate(segs)])
+            [
+                (m.message_id, n, s.kind, s.line_start, s.line_end, s.depth, s.quotes_message_id)
+                for m, segs, _, _ in pending
+                for n, s in enumerate(segs)
+            ],
+        )
 
     def _add_lists(self, mid: str, lists: list[str]) -> None:
         for name in lists:
             self.conn.execute("INSERT OR IGNORE INTO lists(name) VALUES (?)", (name,))
-            cur = self.conn.execute("INSERT OR IGNORE INTO message_lists(message_id, list) VALUES (?, ?)", (mid, name))
+            cur = self.conn.execute(
+                "INSERT OR IGNORE INTO message_lists(message_id, list) VALUES (?, ?)", (mid, name)
+            )
             if cur.rowcount:
                 self.conn.execute("UPDATE lists SET message_count = message_count + 1 WHERE name=?", (name,))
 
@@ -343,9 +423,14 @@ class Store:
         have: set[tuple[str, str]] = set()
         ids = list(dict.fromkeys(mid for mid, _ in pairs))
         for i in range(0, len(ids), 500):
-            chunk = ids[i:i + 500]
-            have.update(c.execute("SELECT message_id, list FROM message_lists WHERE message_id IN (%s)"
-                                  % ",".join("?" * len(chunk)), chunk).fetchall())
+            chunk = ids[i : i + 500]
+            have.update(
+                c.execute(
+                    "SELECT message_id, list FROM message_lists WHERE message_id IN (%s)"
+                    % ",".join("?" * len(chunk)),
+                    chunk,
+                ).fetchall()
+            )
         added: dict[str, int] = {}
         for pair in pairs:
             if pair not in have:
@@ -353,8 +438,10 @@ class Store:
                 added[pair[1]] = added.get(pair[1], 0) + 1
         c.executemany("INSERT OR IGNORE INTO lists(name) VALUES (?)", [(name,) for _, name in pairs])
         c.executemany("INSERT OR IGNORE INTO message_lists(message_id, list) VALUES (?, ?)", pairs)
-        c.executemany("UPDATE lists SET message_count = message_count + ? WHERE name=?",
-                      [(n, name) for name, n in added.items()])
+        c.executemany(
+            "UPDATE lists SET message_count = message_count + ? WHERE name=?",
+            [(n, name) for name, n in added.items()],
+        )
 
     def _refresh_threads(self, threads: set[str]) -> None:
         """Count, dates, root and subject of each thread, read for all of them at once (per 500).
@@ -365,19 +452,30 @@ class Store:
         c = self.conn
         order = list(threads)
         for i in range(0, len(order), 500):
-            chunk = order[i:i + 500]
+            chunk = order[i : i + 500]
             marks = ",".join("?" * len(chunk))
             # a thread merged into another during the batch has no members left
-            live = {r[0] for r in c.execute(
-                f"SELECT DISTINCT thread_id FROM thread_members WHERE thread_id IN ({marks})", chunk)}
-            stats = {r[0]: r[1:] for r in c.execute(
-                f"SELECT thread_id, count(*), min(date_utc), max(date_utc) FROM messages WHERE thread_id IN ({marks}) "
-                "GROUP BY thread_id", chunk)}
+            live = {
+                r[0]
+                for r in c.execute(
+                    f"SELECT DISTINCT thread_id FROM thread_members WHERE thread_id IN ({marks})", chunk
+                )
+            }
+            stats = {
+                r[0]: r[1:]
+                for r in c.execute(
+                    f"SELECT thread_id, count(*), min(date_utc), max(date_utc) FROM messages WHERE thread_id IN ({marks}) "
+                    "GROUP BY thread_id",
+                    chunk,
+                )
+            }
             roots: dict[str, tuple] = {}
             for t, mid, subject, *key in c.execute(
-                    "SELECT thread_id, message_id, subject, EXISTS(SELECT 1 FROM messages p WHERE p.message_id = "
-                    "m.parent_id AND p.thread_id = m.thread_id), date_utc IS NULL, date_utc, rowid "
-                    f"FROM messages m WHERE thread_id IN ({marks})", chunk):
+                "SELECT thread_id, message_id, subject, EXISTS(SELECT 1 FROM messages p WHERE p.message_id = "
+                "m.parent_id AND p.thread_id = m.thread_id), date_utc IS NULL, date_utc, rowid "
+                f"FROM messages m WHERE thread_id IN ({marks})",
+                chunk,
+            ):
                 if t not in roots or key < roots[t][0]:
                     roots[t] = (key, mid, subject)
             rows = []
@@ -392,7 +490,8 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(thread_id) DO UPDATE SET subject=excluded.subject, "
                 "topic=excluded.topic, root_message_id=excluded.root_message_id, "
                 "message_count=excluded.message_count, first_date=excluded.first_date, last_date=excluded.last_date",
-                rows)
+                rows,
+            )
 
 
 def has_messages(conn: sqlite3.Connection) -> bool:
@@ -404,27 +503,43 @@ def known_copies(conn: sqlite3.Connection, ids: list[str]) -> dict[str, tuple[se
     """message_id -> (content hashes of every stored delivery, lists it is filed under), for stored ids."""
     out: dict[str, tuple[set[str], set[str]]] = {}
     for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
+        chunk = ids[i : i + 500]
         marks = ",".join("?" * len(chunk))
-        for mid, h in conn.execute(f"SELECT message_id, content_hash FROM message_copies WHERE message_id IN ({marks})",
-                                   chunk):
+        for mid, h in conn.execute(
+            f"SELECT message_id, content_hash FROM message_copies WHERE message_id IN ({marks})", chunk
+        ):
             out.setdefault(mid, (set(), set()))[0].add(h)
-        for mid, name in conn.execute(f"SELECT message_id, list FROM message_lists WHERE message_id IN ({marks})",
-                                      chunk):
+        for mid, name in conn.execute(
+            f"SELECT message_id, list FROM message_lists WHERE message_id IN ({marks})", chunk
+        ):
             if mid in out:
                 out[mid][1].add(name)
     return out
 
 
-_MESSAGE_FIELDS = ("message_id, subject, from_name, from_addr, from_obfuscated, date_raw, date_utc, in_reply_to, "
-                   "\"references\", body, archive_url, lists, source, synthetic_id, parent_id")
+_MESSAGE_FIELDS = (
+    "message_id, subject, from_name, from_addr, from_obfuscated, date_raw, date_utc, in_reply_to, "
+    '"references", body, archive_url, lists, source, synthetic_id, parent_id'
+)
 
 
 def _message_of(r: tuple) -> Message:
-    m = Message(message_id=r[0], subject=r[1] or "", from_name=r[2] or "", from_addr=r[3] or "",
-                from_obfuscated=bool(r[4]), date_raw=r[5] or "", date_utc=r[6], in_reply_to=r[7],
-                references=json.loads(r[8] or "[]"), body=r[9] or "", archive_url=r[10],
-                lists=json.loads(r[11] or "[]"), source=r[12] or "", synthetic_id=bool(r[13]))
+    m = Message(
+        message_id=r[0],
+        subject=r[1] or "",
+        from_name=r[2] or "",
+        from_addr=r[3] or "",
+        from_obfuscated=bool(r[4]),
+        date_raw=r[5] or "",
+        date_utc=r[6],
+        in_reply_to=r[7],
+        references=json.loads(r[8] or "[]"),
+        body=r[9] or "",
+        archive_url=r[10],
+        lists=json.loads(r[11] or "[]"),
+        source=r[12] or "",
+        synthetic_id=bool(r[13]),
+    )
     if not m.in_reply_to and r[14]:
         m.quoted_parent = r[14]
     return m
@@ -433,23 +548,33 @@ def _message_of(r: tuple) -> Message:
 def load_messages(db: sqlite_utils.Database, thread_id: str) -> list[Message]:
     rows = db.execute(
         f"SELECT {_MESSAGE_FIELDS} FROM messages "
-        "WHERE thread_id=? ORDER BY date_utc IS NULL, date_utc, rowid", (thread_id,)).fetchall()
+        "WHERE thread_id=? ORDER BY date_utc IS NULL, date_utc, rowid",
+        (thread_id,),
+    ).fetchall()
     return [_message_of(r) for r in rows]
 
 
 def load_by_ids(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Message]:
-    return {r[0]: _message_of(r)
-            for r in rows_in(conn, f"SELECT {_MESSAGE_FIELDS} FROM messages WHERE message_id IN ({{marks}})", ids)}
+    return {
+        r[0]: _message_of(r)
+        for r in rows_in(conn, f"SELECT {_MESSAGE_FIELDS} FROM messages WHERE message_id IN ({{marks}})", ids)
+    }
 
 
 def threads_of(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
-    return dict(rows_in(conn, "SELECT message_id, thread_id FROM messages WHERE message_id IN ({marks})", ids))
+    return dict(
+        rows_in(conn, "SELECT message_id, thread_id FROM messages WHERE message_id IN ({marks})", ids)
+    )
 
 
 def live_threads(conn: sqlite3.Connection, thread_ids: list[str]) -> set[str]:
     """Those of ``thread_ids`` that still have messages (not merged into another thread)."""
-    return {r[0] for r in rows_in(conn, "SELECT DISTINCT thread_id FROM messages WHERE thread_id IN ({marks})",
-                                  thread_ids)}
+    return {
+        r[0]
+        for r in rows_in(
+            conn, "SELECT DISTINCT thread_id FROM messages WHERE thread_id IN ({marks})", thread_ids
+        )
+    }
 
 
 def all_threads(conn: sqlite3.Connection) -> list[str]:

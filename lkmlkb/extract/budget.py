@@ -78,7 +78,10 @@ def hard_stop(seconds: float) -> Iterator[None]:
     """Raise :class:`Stopped` in this code once the main thread has spent ``seconds`` more of
     CPU.  Only the main thread receives signals: elsewhere (or without per-thread CPU clocks)
     the budget is only checked between extractors."""
-    if not hasattr(time, "pthread_getcpuclockid") or threading.current_thread() is not threading.main_thread():
+    if (
+        not hasattr(time, "pthread_getcpuclockid")
+        or threading.current_thread() is not threading.main_thread()
+    ):
         yield
         return
     if not _ARMED:

@@ -54,13 +54,13 @@ _PCT_RE = re.compile(
 _RATE_AFTER_PCT = re.compile(
     r"\s{0,3}(?:reproducib(?:le|ility)\b|repro\b|of\s(?:the\s)?(?:time|runs|boots|attempts|cases|tries)"
     r"|(?:make\s{1,3})?(?-i:sure|certain|confident)\b"  # a certainty: "I cannot be 100% sure" (not "Sure enough")
-    r"|util(?:i[sz]ation)?\b)",                          # a level: "once the 100% util is hit"
+    r"|util(?:i[sz]ation)?\b)",  # a level: "once the 100% util is hit"
     re.IGNORECASE,
 )
 #: a cue used as a field name with a count for its value: perf top's "drop: 0/0", "drops: 12"
 _FIELD_COUNT_AFTER_CUE = re.compile(
-    r"[ \t]{0,3}:(?:[ \t]{0,3}\n?[ \t]{0,3}\d+/\d+"   # a ratio, perhaps on the next line ("drop:\n0/0")
-    r"|[ \t]{0,3}\d+[ \t]*(?=[,;\[\n]|$))"            # or a count that ends the field ("drops: 12,")
+    r"[ \t]{0,3}:(?:[ \t]{0,3}\n?[ \t]{0,3}\d+/\d+"  # a ratio, perhaps on the next line ("drop:\n0/0")
+    r"|[ \t]{0,3}\d+[ \t]*(?=[,;\[\n]|$))"  # or a count that ends the field ("drops: 12,")
 )
 #: a C declaration on a line: "uint32_t dropped;", "| \tu32 slower;" (quoted code in a reply)
 _C_DECLARATION = re.compile(
@@ -77,11 +77,14 @@ _REGRESSION_NOUNS = frozenset(("regression", "regressions"))
 _NAMES_TESTING = re.compile(
     r"""(?:[ \t]{1,2}|-)(?:test(?:s|ing|ed)?|suites?|runs?|tracking|tracker|bots?|(?:mailing[ \t]{1,2})?list)\b
       | [ \t]{0,3}:[ \t]{0,3}(?:no|yes)[ \t]{0,20}(?:\n|$)""",  # a field: the answer ends its line
-    re.IGNORECASE | re.VERBOSE)
+    re.IGNORECASE | re.VERBOSE,
+)
 #: a build checker's diagnostic: a source file and its line ("fs/io_uring.c:5642:71: sparse: sparse:
 #: restricted __poll_t degrades to integer"), or the kernel test robot's tree of warning ids
 #: ("|   |-- drivers-vfio-pci-vfio_pci_config.c:sparse:sparse:restricted-pci_power_t-degrades-to-integer")
-_DIAGNOSTIC_LINE = re.compile(r"^[\s|>`+-]{0,40}\w[\w./+-]{0,200}\.[A-Za-z]{1,3}:(?:\d+(?::\d+)?:[ \t]|[a-z]{1,20}:)")
+_DIAGNOSTIC_LINE = re.compile(
+    r"^[\s|>`+-]{0,40}\w[\w./+-]{0,200}\.[A-Za-z]{1,3}:(?:\d+(?::\d+)?:[ \t]|[a-z]{1,20}:)"
+)
 #: metric words near a cue, to the metric name stored
 #: the lead's lookbehind is implied by each alternative's \b; said once, it makes the pattern's scan
 #: of real mail cheaper (a place inside a word fails before any alternative is tried)
@@ -114,14 +117,21 @@ _DROP_WORDS = frozenset(("drop", "drops", "dropped", "dropping"))
 #: or so hit from baseline"), and so is a passive hit given a size ("performance is hit by 20%")
 _HIT_VERB_BEFORE = re.compile(
     r"\b(?:is|was|were|are|be|been|being|will|would|can|could|may|might|should|must|to|did|does|do"
-    r"|i|we|it|they|you|he|she|once|which|who|never|always|just|also|then)[ \t]{1,3}$", re.IGNORECASE)
-_HIT_OBJECT_AFTER = re.compile(r"[ \t]{1,3}(?:(?:close|near|about|around|the|this|that|it|an?)\b|~?\d|[A-Z]{3,})")
+    r"|i|we|it|they|you|he|she|once|which|who|never|always|just|also|then)[ \t]{1,3}$",
+    re.IGNORECASE,
+)
+_HIT_OBJECT_AFTER = re.compile(
+    r"[ \t]{1,3}(?:(?:close|near|about|around|the|this|that|it|an?)\b|~?\d|[A-Z]{3,})"
+)
 _HIT_BY_SIZE = re.compile(r"[ \t]{1,3}by[ \t]{1,3}(?:about[ \t]{1,3}|~)?\d")
 #: "loss" of something that is not speed ("gets 100% dirty blocks after power loss", "leading to data
 #: loss", ping's "0% packet loss"): no claim; "a 12% loss", "throughput loss", "the worst-case loss",
 #: "a 5% fast-path loss" are
-_LOSS_OF_OTHER = re.compile(r"\b(?:power|data|packet|frame|signal|carrier|link|quorum|connection|heartbeat"
-                            r"|information)[ \t]{1,3}$", re.IGNORECASE)
+_LOSS_OF_OTHER = re.compile(
+    r"\b(?:power|data|packet|frame|signal|carrier|link|quorum|connection|heartbeat"
+    r"|information)[ \t]{1,3}$",
+    re.IGNORECASE,
+)
 #: a state of arrays and devices as often as of speed ("State : clean, degraded", "the array is now
 #: degraded", "in degraded state as virtio never supported surprise removal"): an unsized
 #: "degraded" on linux-raid nearly never has a word of speed near it, or a measure
@@ -143,8 +153,10 @@ _ASKED_BEFORE = re.compile(r"\b(?:if|whether)\b", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[,;!?]|\.\s|\bthen\b|\n[ \t]*(?:[-*+\u2022][ \t]|\w[\w ]{0,20}:)", re.IGNORECASE)
 #: a modal before a cue: a slowdown supposed, not measured ("this would be (at worst) a 2x slowdown",
 #: "it could be a 10% regression"); not "would see" or "could measure" (those report what was seen)
-_SUPPOSED = re.compile(r"\b(?:would|could|might|may)[ \t]{1,3}(?:be|cause|mean|result[ \t]in|introduce|lead[ \t]to)\b[^.;\n]{0,40}$",
-                       re.IGNORECASE)
+_SUPPOSED = re.compile(
+    r"\b(?:would|could|might|may)[ \t]{1,3}(?:be|cause|mean|result[ \t]in|introduce|lead[ \t]to)\b[^.;\n]{0,40}$",
+    re.IGNORECASE,
+)
 #: how far before its cue a modal may stand
 SUPPOSED_REACH = 60
 #: how far before its cue the "if" of an asking clause may stand
@@ -164,12 +176,13 @@ def _asked(text: str, lo: int, at: int) -> bool:
 #: capitalized word after the subsystem's prefix is the patch's verb, not a finding
 _TITLE_VERB = re.compile(
     r"(?m)^[ \t|>*-]{0,40}(?:[0-9a-f]{7,40}[ \t]{1,3}(?:\([^)\n]{0,80}\)[ \t]{1,3})?)?"
-    r"[a-z]" + TITLE_PREFIX_AFTER_FIRST)  # lower case first: "Result: Drop in IOPS" is a label
+    r"[a-z]" + TITLE_PREFIX_AFTER_FIRST
+)  # lower case first: "Result: Drop in IOPS" is a label
 
 
 def _opens_commit_title(text: str, at: int) -> bool:
     """Whether the cue at ``at`` is the first word of a commit title on its line."""
-    if not (text[at:at + 1].isupper() and text[at + 1:at + 2].islower()):
+    if not (text[at : at + 1].isupper() and text[at + 1 : at + 2].islower()):
         return False
     lo = text.rfind("\n", 0, at) + 1
     m = _TITLE_VERB.match(text, lo, at)
@@ -178,31 +191,56 @@ def _opens_commit_title(text: str, at: int) -> bool:
 
 _FALL_MEASURED = re.compile(r"\bby[ \t]{1,3}[~-]?\d|\bmuch\b", re.IGNORECASE)
 #: cue words that say which way the quantity went, not whether that is good ("dropped", "higher")
-_WENT_DOWN = frozenset(("drop", "drops", "dropped", "dropping", "decrease", "decreased", "decreases", "reduction", "lower",
-                        "reduce", "reduces", "reduced", "reducing"))
-_SHARPLY_UP = frozenset(("skyrocket", "skyrockets", "skyrocketed", "skyrocketing", "soars", "soared", "balloons",
-                         "ballooned"))
+_WENT_DOWN = frozenset(
+    (
+        "drop",
+        "drops",
+        "dropped",
+        "dropping",
+        "decrease",
+        "decreased",
+        "decreases",
+        "reduction",
+        "lower",
+        "reduce",
+        "reduces",
+        "reduced",
+        "reducing",
+    )
+)
+_SHARPLY_UP = frozenset(
+    ("skyrocket", "skyrockets", "skyrocketed", "skyrocketing", "soars", "soared", "balloons", "ballooned")
+)
 _WENT_UP = frozenset(("increase", "increased", "increases", "higher")) | _SHARPLY_UP
 _WENT = _WENT_DOWN | _WENT_UP
 #: words that say only which way something went, of which mail says it of anything ("memory
 #: usage increased", "reduces lock contention"): a claim needs a metric named
-_NEEDS_METRIC = frozenset(("increased", "increases", "decreases", "reduce", "reduces", "reduced", "reducing")) | _SHARPLY_UP
+_NEEDS_METRIC = (
+    frozenset(("increased", "increases", "decreases", "reduce", "reduces", "reduced", "reducing"))
+    | _SHARPLY_UP
+)
 #: a word of speed near a direction word with neither a metric nor a figure ("the performance drops
 #: if ...", "a sizeable drop in perf", "such performance drop can be very obvious"): without one,
 #: mail says "drop" of patches, locks, tags and counters ("- Dropped patch 2/11", "until all refs
 #: are dropped", "the minimum log size will decrease")
-_SPEED_WORD = re.compile(r"\b(?:perf(?:ormance)?|speed|slow\w{0,6}|fast\w{0,6}|tput|scores?|numbers)\b", re.IGNORECASE)
+_SPEED_WORD = re.compile(
+    r"\b(?:perf(?:ormance)?|speed|slow\w{0,6}|fast\w{0,6}|tput|scores?|numbers)\b", re.IGNORECASE
+)
 #: how far from the direction word the word of speed may stand, within its sentence
 SPEED_WORD_REACH = 40
 #: a drop given a size ("it's 3500 and 3000, a slight drop", "Same drop is observed on virtio-blk"):
 #: a fall of what was measured, not of a patch or a lock
-_SIZED_BEFORE = re.compile(r"\b(?:slight|small|little|big|huge|large|significant|sizeable|noticeable|massive"
-                           r"|visible|measurable|major|minor|severe|same)[ \t]{1,3}$", re.IGNORECASE)
+_SIZED_BEFORE = re.compile(
+    r"\b(?:slight|small|little|big|huge|large|significant|sizeable|noticeable|massive"
+    r"|visible|measurable|major|minor|severe|same)[ \t]{1,3}$",
+    re.IGNORECASE,
+)
 #: "drops from 97% to 14%", "decreased from 8% to 0.8%": levels of a share after a direction word
 _LEVELS_AFTER = re.compile(
     r"""[ \t]{1,3}from[ \t]{1,3}~?(?P<a>\d{1,6}(?:\.\d{1,6})?)[ \t]?%
         [ \t]{1,3}(?:to|->)[ \t]{1,3}~?(?P<b>\d{1,6}(?:\.\d{1,6})?)[ \t]?%""",
-    re.IGNORECASE | re.VERBOSE)
+    re.IGNORECASE | re.VERBOSE,
+)
 #: "drops from 1630K to 1050K IOPS", "from 15.1 to 3.2 ms", "from 640 MB/s to 153 MB/s": the two
 #: values a direction word names, the second with a unit of a rate, a count or a time (a unit
 #: written once, at the end, is the first value's too; "from 16 to 8 cores" names no measure, and
@@ -213,24 +251,30 @@ _VALUES_AFTER = re.compile(
     r"""[,:]?[ \t\n]{1,3}(?i:from)[ \t\n]{1,3}(?:(?i:about|around|roughly|approx\.?|nearly|almost)[ \t]{1,2})?~?
         (?P<a>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ua>%s)?
         [ \t\n]{1,3}(?i:to|->)[ \t\n]{1,3}(?:(?i:about|around|roughly|approx\.?|nearly|almost|only|just|barely|under)
-        [ \t]{1,2})?~?(?P<b>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ub>%s)(?![\w/%%])""" % (_MEASURE_UNIT, _MEASURE_UNIT),
-    re.VERBOSE)
+        [ \t]{1,2})?~?(?P<b>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ub>%s)(?![\w/%%])"""
+    % (_MEASURE_UNIT, _MEASURE_UNIT),
+    re.VERBOSE,
+)
 #: a change stated as a factor just before its cue ("a 7x slowdown", "10x slower", "2.0x more IOPS",
 #: "twice slower", "2-4x slower"): only an article or "as" between
 _FACTOR_BEFORE = re.compile(
     r"(?:(?<![\w.])(?P<f>\d{1,4}(?:\.\d{1,3})?)(?:[ \t]?[-~][ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?[ \t]?(?:[xX\u00d7]|times)"
-    r"|\b(?P<twice>twice))[ \t]{1,3}(?:(?:a|an|as)[ \t]{1,3})?$")
+    r"|\b(?P<twice>twice))[ \t]{1,3}(?:(?:a|an|as)[ \t]{1,3})?$"
+)
 #: ... or just after it ("improved by 4X-5X", "dropped by half", "slower by a factor of 3", "slowed
 #: down 9x")
 _FACTOR_AFTER = re.compile(
     r"[ \t]{1,3}(?:(?:down|up)[ \t]{1,3})?(?:by[ \t]{1,3}(?:(?P<half>half)\b"
     r"|a[ \t]{1,3}factor[ \t]{1,3}of[ \t]{1,3}(?P<of>\d{1,4}(?:\.\d{1,3})?)\b(?![.%]))"
     r"|(?:by[ \t]{1,3})?(?P<f>\d{1,4}(?:\.\d{1,3})?)[ \t]?(?:[xX\u00d7]|times)?(?:[ \t]?-[ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?"
-    r"[ \t]?(?:[xX\u00d7]|times)\b)")
+    r"[ \t]?(?:[xX\u00d7]|times)\b)"
+)
 #: a share lost, written as a fraction after the cue ("has slowed by about 2/3", "dropped by 1/3")
 _FRACTION_AFTER = re.compile(
     r"[ \t]{1,3}(?:down[ \t]{1,3})?by[ \t]{1,3}(?:(?:about|around|roughly|almost|nearly|over)[ \t]{1,2})?~?"
-    r"(?P<a>\d)[ \t]?/[ \t]?(?P<b>\d{1,2})(?![\d/])", re.IGNORECASE)
+    r"(?P<a>\d)[ \t]?/[ \t]?(?P<b>\d{1,2})(?![\d/])",
+    re.IGNORECASE,
+)
 #: how far before its cue a factor may start ("nearly a 7x ")
 FACTOR_BEFORE_REACH = 24
 
@@ -238,7 +282,9 @@ FACTOR_BEFORE_REACH = 24
 def _factor_of(text: str, start: int, end: int, lo: int) -> float | None:
     """The factor a change is stated by, right before or after its cue (the upper end of a
     range; "by half" is 2), or None."""
-    m = _FACTOR_BEFORE.search(text, max(lo, start - FACTOR_BEFORE_REACH), start) or _FACTOR_AFTER.match(text, end)
+    m = _FACTOR_BEFORE.search(text, max(lo, start - FACTOR_BEFORE_REACH), start) or _FACTOR_AFTER.match(
+        text, end
+    )
     if m is None:
         return None
     g = m.groupdict()
@@ -300,9 +346,14 @@ LEVELS_SUBJECT_REACH = 40
 _PCT_JUST_BEFORE = re.compile(r"(?:%|\bpercent)[ \t]{0,2}$", re.IGNORECASE)
 _FILLER = frozenset(("a", "an", "the", "any", "such", "real", "big", "significant", "noticeable"))
 _NEG_WORDS = frozenset(("no", "not", "n't", "never", "without", "nor", "neither", "hardly", "barely"))
-_KIND = {"REGRESSION": "regression", "IMPROVEMENT": "improvement",
-         "REGRESSION_WEAK": "regression", "IMPROVEMENT_WEAK": "improvement",
-         "CANNOT_REPRODUCE": "cannot-reproduce", "NO_CHANGE": "no-regression"}
+_KIND = {
+    "REGRESSION": "regression",
+    "IMPROVEMENT": "improvement",
+    "REGRESSION_WEAK": "regression",
+    "IMPROVEMENT_WEAK": "improvement",
+    "CANNOT_REPRODUCE": "cannot-reproduce",
+    "NO_CHANGE": "no-regression",
+}
 
 
 #: the cue labels a claim starts from on their own (those of _KIND); the weak ones and a bare
@@ -312,8 +363,11 @@ CLAIM_LABELS = frozenset(label for label in _KIND if not label.endswith("_WEAK")
 WEAK_CLAIM_LABELS = frozenset(_KIND) - CLAIM_LABELS | {"CHANGE"}
 #: what a paragraph with only weak cues must hold to be read: a percentage, or the values a change
 #: went from and to ("increased from 2min to 40min")
-_PCT_HINT_RE = re.compile(r"%|percent|\bfrom[ \t\n]{1,3}(?:about[ \t])?~?\d|\d[ \t]?(?:x|\u00d7|times)\b|\btwice\b"
-                          r"|\bby[ \t]half\b|\bfactor[ \t]of\b|\bby[ \t](?:about[ \t])?~?\d[ \t]?/[ \t]?\d", re.I)
+_PCT_HINT_RE = re.compile(
+    r"%|percent|\bfrom[ \t\n]{1,3}(?:about[ \t])?~?\d|\d[ \t]?(?:x|\u00d7|times)\b|\btwice\b"
+    r"|\bby[ \t]half\b|\bfactor[ \t]of\b|\bby[ \t](?:about[ \t])?~?\d[ \t]?/[ \t]?\d",
+    re.I,
+)
 #: how far from a cue a claim looks (its sentence is cut to this on either side)
 SENTENCE_REACH = 200
 #: a metric word counts for a claim this near its cue
@@ -330,11 +384,15 @@ READ_REACH = 400
 
 #: a change that clears a regression said gone: a revert or a patch tried ("If i revert this commit
 #: with Linux 5.19-rc6 the performance regression disappears", "the drop goes away with the revert")
-_CLEARED_BY_CHANGE = re.compile(r"\brevert\w{0,3}\b|\bwith(?:out)?[ \t]{1,3}(?:the|this|that|your)[ \t]{1,3}(?:patch|fix|commit)",
-                                re.IGNORECASE)
+_CLEARED_BY_CHANGE = re.compile(
+    r"\brevert\w{0,3}\b|\bwith(?:out)?[ \t]{1,3}(?:the|this|that|your)[ \t]{1,3}(?:patch|fix|commit)",
+    re.IGNORECASE,
+)
 #: an inability before "without" makes the two negations an affirmation ("I'm unable to run it
 #: without a massive performance regression", "can't copy anything without the slowdown")
-_UNABLE_BEFORE = re.compile(r"\b(?:unable|cannot|can't|can not|couldn't|could not|impossible)\b[^.\n]*$", re.IGNORECASE)
+_UNABLE_BEFORE = re.compile(
+    r"\b(?:unable|cannot|can't|can not|couldn't|could not|impossible)\b[^.\n]*$", re.IGNORECASE
+)
 #: how far before "without" the inability may stand
 UNABLE_REACH = 80
 
@@ -346,8 +404,12 @@ def _negated_before(doc, cue) -> bool:
         if t.is_punct and t.text not in ("%", "'"):
             return False  # "drop, no" / "fine. Not": the negation belongs elsewhere
         if t.lower_ in _NEG_WORDS:
-            if t.lower_ == "without" and _UNABLE_BEFORE.search(reading.doc_text(doc), max(0, t.idx - UNABLE_REACH), t.idx):
-                return False  # "unable to run rpi-update without massive performance regression": it regresses
+            if t.lower_ == "without" and _UNABLE_BEFORE.search(
+                reading.doc_text(doc), max(0, t.idx - UNABLE_REACH), t.idx
+            ):
+                return (
+                    False  # "unable to run rpi-update without massive performance regression": it regresses
+                )
             return True
         if t.is_space or t.like_num or t.text == "%" or t.lower_ in _FILLER:
             continue
@@ -377,8 +439,11 @@ def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> tuple
 def _metric_value(m: re.Match) -> str | None:
     """The metric name stored for a match of _METRIC_RE (None: an LKP-looking word that names none)."""
     kind = m.lastgroup
-    if kind == "time" and m.group(0)[:3].lower() == "run" \
-            and _LENGTH_BEFORE.search(m.string, max(0, m.start() - 16), m.start()):
+    if (
+        kind == "time"
+        and m.group(0)[:3].lower() == "run"
+        and _LENGTH_BEFORE.search(m.string, max(0, m.start() - 16), m.start())
+    ):
         return None  # "for a 60s runtime", "a 5 minute run time": the test's length, not a measure
     if kind != "lkp":
         return kind
@@ -389,10 +454,14 @@ def _metric_value(m: re.Match) -> str | None:
 
 
 #: a length given just before "runtime" ("60s ", "5 minute ")
-_LENGTH_BEFORE = re.compile(r"\d[ \t]?(?:s|secs?|seconds?|m|mins?|minutes?|h|hours?)?[ \t-]{1,2}$", re.IGNORECASE)
+_LENGTH_BEFORE = re.compile(
+    r"\d[ \t]?(?:s|secs?|seconds?|m|mins?|minutes?|h|hours?)?[ \t-]{1,2}$", re.IGNORECASE
+)
 _LKP_METRIC_WORD = re.compile(r"[a-z]_|_[a-z]|iops|bw|lat|throughput|per_sec")
 #: what ends a file's name, not an LKP metric's ("fio.write_iops", "fsmark.app_overhead" end in words)
-_FILE_NAME = re.compile(r"\.(?:[chsoS]|txt|sh|cgi|py|pl|rs|log|patch|diff|json|ya?ml|html?|rst|md|ko|cfg|conf|ini)$")
+_FILE_NAME = re.compile(
+    r"\.(?:[chsoS]|txt|sh|cgi|py|pl|rs|log|patch|diff|json|ya?ml|html?|rst|md|ko|cfg|conf|ini)$"
+)
 
 
 def _metric_near(text: str, lo: int, hi: int, at: int) -> str | None:
@@ -424,7 +493,8 @@ _WORD_BEFORE_METRIC = re.compile(r"[\w/\-]{1,20}[ \t]{1,3}")
 #: IO latency", "longer wall clock time"): what rose is the latency, whatever stands nearer
 _LOWER_BETTER_HEAD = re.compile(
     r"[ \t]{1,3}(?:[\w/-]{1,20}[ \t]{1,3}){0,3}?(?P<m>latenc(?:y|ies)|(?:wall[ \t-]?clock[ \t]{1,3})?(?:run[ \t-]?)?time|overhead)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 #: comparatives that stand before the noun they size ("higher write IO latency")
@@ -458,7 +528,8 @@ def _metric_of(text: str, lo: int, hi: int, cue) -> str | None:
 CITED_TITLE = re.compile(
     r"""[0-9a-f]{7,40}[ \t]{0,3}\n?[ \t>]{0,20}\([ \t]{0,3}["\u201c][^\n]{1,300}?(?:\n[ \t>]{0,20}[^\n]{1,300}?)?["\u201d][ \t]{0,3}\)
       | ^[ \t>]{0,20}Fixes:[^\n]{0,400}""",
-    re.VERBOSE | re.MULTILINE)
+    re.VERBOSE | re.MULTILINE,
+)
 
 
 def _cited_titles(text: str) -> list[tuple[int, int]]:
@@ -487,18 +558,33 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         word = c.text.lower()
         line = line_of(text, c.start)
         text_of_line = line_text(text, line)
-        if _FIELD_COUNT_AFTER_CUE.match(text, c.end) or _C_DECLARATION.match(text_of_line) \
-                or _DIAGNOSTIC_LINE.match(text_of_line):
+        if (
+            _FIELD_COUNT_AFTER_CUE.match(text, c.end)
+            or _C_DECLARATION.match(text_of_line)
+            or _DIAGNOSTIC_LINE.match(text_of_line)
+        ):
             continue  # a tool's field ("drop: 0/0"), code ("uint32_t dropped;"), a checker's warning
-        if word in _REGRESSION_NOUNS and _NAMES_TESTING.match(text, c.end) \
-                and not _PCT_JUST_BEFORE.search(text, max(0, c.start - 12), c.start):
+        if (
+            word in _REGRESSION_NOUNS
+            and _NAMES_TESTING.match(text, c.end)
+            and not _PCT_JUST_BEFORE.search(text, max(0, c.start - 12), c.start)
+        ):
             continue  # "a regression test suite": the name of the testing
-        if word in _DROP_WORDS and _OBJECT_AFTER_DROP.match(text, c.end) \
-                and not any(map(_metric_value, _METRIC_RE.finditer(text, c.end, c.end + DROP_OBJECT_REACH))) \
-                and not _FALL_MEASURED.search(text, c.end, c.end + DROP_OBJECT_REACH):
+        if (
+            word in _DROP_WORDS
+            and _OBJECT_AFTER_DROP.match(text, c.end)
+            and not any(map(_metric_value, _METRIC_RE.finditer(text, c.end, c.end + DROP_OBJECT_REACH)))
+            and not _FALL_MEASURED.search(text, c.end, c.end + DROP_OBJECT_REACH)
+        ):
             continue  # "drop us a note": the verb, not a fall
-        if word == "hit" and not _HIT_BY_SIZE.match(text, c.end) and (
-                _HIT_VERB_BEFORE.search(text, max(0, c.start - 12), c.start) or _HIT_OBJECT_AFTER.match(text, c.end)):
+        if (
+            word == "hit"
+            and not _HIT_BY_SIZE.match(text, c.end)
+            and (
+                _HIT_VERB_BEFORE.search(text, max(0, c.start - 12), c.start)
+                or _HIT_OBJECT_AFTER.match(text, c.end)
+            )
+        ):
             continue  # the verb: "once the 100% util is hit"
         if word == "loss" and _LOSS_OF_OTHER.search(text, max(0, c.start - 16), c.start):
             continue  # "power loss", "data loss": not a loss of speed
@@ -516,8 +602,11 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             else:
                 continue  # "I don't see the improvement": no claim
         reach = 30 if c.label.endswith("_WEAK") else 80
-        pct, low = _nearest_pct(text, s0, s1, c.start, reach) if kind in ("regression", "improvement", None) \
+        pct, low = (
+            _nearest_pct(text, s0, s1, c.start, reach)
+            if kind in ("regression", "improvement", None)
             else (None, None)
+        )
         near = pct  # the range's low end holds only while the size is this percentage
         # the values a direction word goes from and to: its size, before any percentage near it
         if word in _WENT:
@@ -531,8 +620,11 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             went = _fraction_pct(text, c.end)
         if pct is None and kind in ("regression", "improvement", None):
             pct = went  # "increased from 2min to 40min": a weak word sized so is a claim
-        factor = _factor_of(text, c.start, c.end, s0) if pct is None and kind in ("regression", "improvement") \
+        factor = (
+            _factor_of(text, c.start, c.end, s0)
+            if pct is None and kind in ("regression", "improvement")
             else None
+        )
         if (kind is None or c.label.endswith("_WEAK")) and pct is None and factor is None:
             continue  # a bare "difference" / "better" says nothing
         levels = _LEVELS_AFTER.match(text, c.end, s1) if word in _WENT else None
@@ -542,7 +634,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             # (utilisation, a profile's "prep side") is neither good nor bad; of a named one the
             # change is the levels' ("sys time drops from 37% to 14%": 62.16% less)
             lo = text.rfind("\n", 0, c.start) + 1
-            if not text[lo:c.start].strip():  # the word starts its line: the subject ended the one above
+            if not text[lo : c.start].strip():  # the word starts its line: the subject ended the one above
                 lo = text.rfind("\n", 0, max(0, lo - 1)) + 1
             metric = _metric_near(text, max(s0, lo, c.start - LEVELS_SUBJECT_REACH), c.start, c.start)
             if metric is None:
@@ -553,12 +645,17 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             pct = went or pct
         if word in _NEEDS_METRIC and metric is None:
             continue  # "reduces lock contention by 70%": less of what? a bad thing, as often as not
-        if metric is None and pct is None and (word in _WENT or word in _DROP_WORDS or word in _STATE_WORDS) \
-                and not _SPEED_WORD.search(text, max(s0, c.start - SPEED_WORD_REACH), min(s1, c.end + SPEED_WORD_REACH)) \
-                and not (word in _DROP_WORDS and _SIZED_BEFORE.search(text, max(s0, c.start - 20), c.start)):
+        if (
+            metric is None
+            and pct is None
+            and (word in _WENT or word in _DROP_WORDS or word in _STATE_WORDS)
+            and not _SPEED_WORD.search(
+                text, max(s0, c.start - SPEED_WORD_REACH), min(s1, c.end + SPEED_WORD_REACH)
+            )
+            and not (word in _DROP_WORDS and _SIZED_BEFORE.search(text, max(s0, c.start - 20), c.start))
+        ):
             continue  # "- Drop already merged patch", "the memory pressure has decreased": not of speed
-        if metric and kind in ("regression", "improvement") and word in _WENT \
-                and lower_is_better(metric):
+        if metric and kind in ("regression", "improvement") and word in _WENT and lower_is_better(metric):
             # "latency dropped by 30%", "sys time is 40% higher": the good direction is down
             kind = "improvement" if word in _WENT_DOWN else "regression"
         if pct is None and factor is not None:
@@ -572,9 +669,16 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             continue  # "then this would be (at worst) a 2x slowdown": what might happen, not what did
         if pct is None and _opens_commit_title(text, c.start):
             continue  # "block: Drop spurious might_sleep() from blk_put_queue()": the patch's verb
-        out.append(Claim(kind=kind or "", stated_pct=pct, metric=metric, cue=" ".join(c.text.split()),
-                         evidence=Evidence(line_start=line, line_end=line, text=text_of_line[:500] or c.text),
-                         stated_low=low if pct is not None and pct == near else None))
+        out.append(
+            Claim(
+                kind=kind or "",
+                stated_pct=pct,
+                metric=metric,
+                cue=" ".join(c.text.split()),
+                evidence=Evidence(line_start=line, line_end=line, text=text_of_line[:500] or c.text),
+                stated_low=low if pct is not None and pct == near else None,
+            )
+        )
     return out
 
 
@@ -617,10 +721,16 @@ def find_claims(text: str) -> list[Claim]:
         return []
     try:
         # only paragraphs holding a word some claim cue needs ("regression", "faster", ...)
-        doc = reading.parse(text, "claims", anchors=CLAIM_LABELS, weak_anchors=WEAK_CLAIM_LABELS,
-                        weak_needs=_PCT_HINT_RE, reach=READ_REACH)
+        doc = reading.parse(
+            text,
+            "claims",
+            anchors=CLAIM_LABELS,
+            weak_anchors=WEAK_CLAIM_LABELS,
+            weak_needs=_PCT_HINT_RE,
+            reach=READ_REACH,
+        )
         cues = reading.cues(doc)
-        claims = _sentence_claims(text[:reading.MAX_DOC_CHARS], doc, cues)
+        claims = _sentence_claims(text[: reading.MAX_DOC_CHARS], doc, cues)
         return _dedupe(_resolve_changes(claims))
     except cue_files.CueFileError:
         raise  # a broken rule file is our bug, not bad input
@@ -643,6 +753,10 @@ def stated_regression_pct(claims: list[Claim], computed: float | None = None) ->
     if not sized:
         return None
     first = sized[0]
-    if computed is not None and first.stated_low is not None and first.stated_low <= computed <= first.stated_pct:
+    if (
+        computed is not None
+        and first.stated_low is not None
+        and first.stated_low <= computed <= first.stated_pct
+    ):
         return computed
     return first.stated_pct

@@ -96,7 +96,9 @@ _BARE_SUBJ_RE = re.compile(
     [ \t]{1,3}
     (?P<subj>
         (?:Revert\ |Merge\ )?
-        [A-Za-z]""" + TITLE_PREFIX_AFTER_FIRST + r"""[^\n]{3,200}
+        [A-Za-z]"""
+    + TITLE_PREFIX_AFTER_FIRST
+    + r"""[^\n]{3,200}
     )
     """,
     re.VERBOSE,
@@ -104,7 +106,9 @@ _BARE_SUBJ_RE = re.compile(
 #: "[sha] subject" in git bisect logs: "# first bad commit: [eca2040972b4...] scsi: block: ioprio:"
 _BRACKET_SUBJ_RE = re.compile(r"\][ \t]{1,3}(?P<subj>[^\n]{3,200})")
 #: range between two SHAs: "80a787ba3809 to 6f75723190d8", "A..B", "A...B", "A - B"
-_RANGE_SEP_RE = re.compile(r"""\s{0,2}(?:\.\.\.?|\s(?:to|through|thru|until|-|–)\s)\s{0,2}(?=[0-9a-f]{7,40}\b)""")
+_RANGE_SEP_RE = re.compile(
+    r"""\s{0,2}(?:\.\.\.?|\s(?:to|through|thru|until|-|–)\s)\s{0,2}(?=[0-9a-f]{7,40}\b)"""
+)
 _RANGE_BETWEEN_RE = re.compile(r"between\s{1,3}(?:commits?\s{1,3})?$", re.IGNORECASE)
 _TRAILER_RE = re.compile(
     r"""
@@ -152,7 +156,9 @@ _BISECT_STEP_RE = re.compile(
       | ^[ \t>]{0,20}\#\s(?:good|bad|skip):                       # its comments: "# good: [7907ad748bdb...] Merge"
       | ^[ \t>]{0,20}(?=[0-9a-f]{7,40}[ \t]{1,4}(?:is[ \t]{1,3})?   # a list written by hand: "4e2f62e566b5 is good",
          (?P<verdict>good|bad)\b[ \t.]{0,3}$)                      # "ff042f4a9b050895a42cae893cc01fa2ca81b95c bad"
-    """, re.MULTILINE | re.VERBOSE)
+    """,
+    re.MULTILINE | re.VERBOSE,
+)
 #: how many lines after the last step of a bisection a ``commit X`` block may name its result
 BISECT_RESULT_LINES = 4
 _LORE_MSGID_RE = re.compile(
@@ -218,7 +224,9 @@ def _email_spans(text: str) -> list[tuple[int, int]]:
         hi = at + 1 + _EMAIL_DOMAIN
         m = _EMAIL_RE.search(text, max(end, at - _EMAIL_LOCAL), hi)
         if m is not None and m.end() >= hi - 1:
-            m = _EMAIL_RE.search(text, m.start())  # may be cut by the window (before a final "."): read it whole
+            m = _EMAIL_RE.search(
+                text, m.start()
+            )  # may be cut by the window (before a final "."): read it whole
         if m is None:
             at = text.find("@", at + 1)
             continue
@@ -253,7 +261,7 @@ def _looks_like_sha(sha: str) -> bool:
         return False
     if "0000" in sha or "6b6b6b" in sha or "ffff" in sha:
         return False  # addresses, poison and padding: "c00000007960f500", "6b6b6b6b"; a SHA has
-                      # a run of four zeros with odds of about 1 in 5000
+        # a run of four zeros with odds of about 1 in 5000
     if len(sha) == 16 and sha.startswith(("c00", "800", "fff")):
         return False  # a 64-bit kernel address "c0001000a878be80"; LKP's "8f764b91fdf29659" is a SHA
     return True
@@ -274,7 +282,7 @@ def _quoted_string(line: str, m: re.Match) -> bool:
     """A hex word that is a whole string in double quotes: a file name in strace output
     (``rename(".272629ef.22gv2x", "272629ef")``), a key in JSON; mail cites a commit bare."""
     a, b = m.span("sha")
-    return line[a - 1:a] == '"' and line[b:b + 1] == '"'
+    return line[a - 1 : a] == '"' and line[b : b + 1] == '"'
 
 
 def find_sha_hits(text: str) -> list[_Hit]:
@@ -285,7 +293,9 @@ def find_sha_hits(text: str) -> list[_Hit]:
     for pos, cut in lines_holding(text, _HEX_RUN_RE, MAX_LINE):
         # the SHA-shaped words first: most lines have none, and then what kind of line it is
         # does not matter (the line tests are the costlier regexes)
-        shas = [m for m in _SHA_RE.finditer(cut) if _looks_like_sha(m.group("sha")) and not _quoted_string(cut, m)]
+        shas = [
+            m for m in _SHA_RE.finditer(cut) if _looks_like_sha(m.group("sha")) and not _quoted_string(cut, m)
+        ]
         if shas and not _SKIP_LINE_RE.search(cut) and not _hexdump_line(cut):
             if excluded is None:
                 excluded = _Spans(_excluded_spans(text))
@@ -308,14 +318,14 @@ _LIST_MARKS = " \t-*+>\u2022"
 
 def _attach_subject(text: str, hit: _Hit) -> None:
     """Fill ``hit.subject`` from ("..."), [sha] subj, or a bare "subsys: words" after it."""
-    tail = text[hit.end:hit.end + 700]
+    tail = text[hit.end : hit.end + 700]
     m = _QUOTED_SUBJ_RE.match(tail)
     if m:
         hit.subject = _clean_subject(m.group("subj"))
         hit.extra["subj_end"] = hit.extra["title_end"] = hit.end + m.end()
         return
     m = _BRACKET_SUBJ_RE.match(tail)
-    if m and text[hit.start - 1:hit.start] == "[":
+    if m and text[hit.start - 1 : hit.start] == "[":
         hit.subject = _clean_subject(m.group("subj"))
         return
     m = _BARE_SUBJ_RE.match(tail)
@@ -325,7 +335,7 @@ def _attach_subject(text: str, hit: _Hit) -> None:
         subj = re.split(r"(?<=[a-z0-9)])\.(?:\s|$)", subj, maxsplit=1)[0]
         hit.subject = subj.rstrip(" .,;")
         hit.extra["subj_end"] = hit.end + m.start("subj") + len(subj)
-        if not text[text.rfind("\n", 0, hit.start) + 1:hit.start].strip(_LIST_MARKS):
+        if not text[text.rfind("\n", 0, hit.start) + 1 : hit.start].strip(_LIST_MARKS):
             # a list of "sha subject" lines (git log --oneline): the rest of the line is the title;
             # in a sentence ("the culprit is 0123456789ab block: rework plugging and it is fixed by
             # ...") where the subject ends is a guess, and the writer's words may follow
@@ -335,11 +345,12 @@ def _attach_subject(text: str, hit: _Hit) -> None:
 def _mark_ranges(text: str, hits: list[_Hit]) -> None:
     """Pair SHAs joined by "..", "to", "-" (or "between A and B") as range ends."""
     for a, b in zip(hits, hits[1:]):
-        gap = text[a.end:b.start]
+        gap = text[a.end : b.start]
         sep = _RANGE_SEP_RE.match(text, a.end, b.start + 7)
         joined = sep is not None and sep.end() == b.start
-        between = (_RANGE_BETWEEN_RE.search(text[max(0, a.start - 30):a.start])
-                   and re.fullmatch(r"\s{1,3}and\s{1,3}(?:commit\s{1,3})?", gap))
+        between = _RANGE_BETWEEN_RE.search(text[max(0, a.start - 30) : a.start]) and re.fullmatch(
+            r"\s{1,3}and\s{1,3}(?:commit\s{1,3})?", gap
+        )
         if joined or between:
             a.form = b.form = "range"
             a.range_end, b.range_end = b.sha, a.sha
@@ -358,10 +369,18 @@ def _apply_trailers(text: str, hits: list[_Hit], out_links: list[_Hit]) -> None:
         if key in ("link", "closes"):
             mm = _LORE_MSGID_RE.search(m.group("val"))
             if mm:
-                out_links.append(_Hit(mm.group("mid").rstrip(".>"), vs, ve, role="mentioned",
-                                      cue=m.group("key") + ":", form="link"))
+                out_links.append(
+                    _Hit(
+                        mm.group("mid").rstrip(".>"),
+                        vs,
+                        ve,
+                        role="mentioned",
+                        cue=m.group("key") + ":",
+                        form="link",
+                    )
+                )
             continue
-        for h in hits[bisect.bisect_left(starts, vs):bisect.bisect_left(starts, ve)]:  # vs <= h.start < ve
+        for h in hits[bisect.bisect_left(starts, vs) : bisect.bisect_left(starts, ve)]:  # vs <= h.start < ve
             if key == "fixes":
                 h.role, h.cue, h.form = "culprit", "Fixes:", "fixes"
             elif key == "base-commit":
@@ -373,7 +392,9 @@ def _apply_regzbot(text: str, hits: list[_Hit]) -> None:
     """#regzbot introduced/^introduced -> culprit, fix/fixed-by -> fix, others mentioned."""
     for m in _REGZBOT_RE.finditer(text):
         cmd = m.group("cmd").lstrip("^").lower()
-        role = {"introduced": "culprit", "fix": "fix", "fixed-by": "fix", "fixed": "fix"}.get(cmd, "mentioned")
+        role = {"introduced": "culprit", "fix": "fix", "fixed-by": "fix", "fixed": "fix"}.get(
+            cmd, "mentioned"
+        )
         a, b = m.start("arg"), m.end("arg")
         for h in hits:
             if a <= h.start < b:
@@ -396,8 +417,12 @@ def _apply_lkp(text: str, hits: list[_Hit]) -> None:
             continue
         # empty "commit:" then one SHA per line: base, then the tested head
         block = [h for h in hits if m.end() < h.start <= m.end() + 400]
-        block = [h for h in block if "\n" not in text[m.end() + 1:h.start].strip(" \t\n")
-                 or text[m.end():h.start].count("\n") <= len(block) + 1][:2]
+        block = [
+            h
+            for h in block
+            if "\n" not in text[m.end() + 1 : h.start].strip(" \t\n")
+            or text[m.end() : h.start].count("\n") <= len(block) + 1
+        ][:2]
         if len(block) == 2:
             for h, role in zip(block, ("base", "culprit")):
                 if not h.extra.get("decided"):
@@ -452,8 +477,9 @@ def _bisect_result(text: str, hits: list[_Hit], steps_end: int) -> None:
 def _role_from_cue(label: str) -> str | None:
     """The role a cue label gives (None: the cue needs more context)."""
     base = label.removesuffix("_POST")
-    return {"CULPRIT": "culprit", "FIX": "fix", "REVERT": "revert", "TESTED": "tested",
-            "BASE": "base"}.get(base)
+    return {"CULPRIT": "culprit", "FIX": "fix", "REVERT": "revert", "TESTED": "tested", "BASE": "base"}.get(
+        base
+    )
 
 
 _HELPS_RE = re.compile(
@@ -465,8 +491,10 @@ _HELPS_RE = re.compile(
 
 def _negated(doc, cue_start_char: int) -> bool:
     """True when one of the 3 tokens before the cue is a negation ("not caused by")."""
-    return any(t.lower_ in ("not", "n't", "never", "no", "nor", "neither")
-               for t in reading.tokens_before(doc, cue_start_char, 3))
+    return any(
+        t.lower_ in ("not", "n't", "never", "no", "nor", "neither")
+        for t in reading.tokens_before(doc, cue_start_char, 3)
+    )
 
 
 def _live_cues(doc, titles: list[tuple[int, int]] = ()) -> tuple[list, list[int]]:
@@ -511,15 +539,23 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         prev_end = prev_end_in_sent.get((s0, s1), s0)
         prev_end_in_sent[(s0, s1)] = h.extra.get("subj_end", h.end)
         upto = bisect.bisect_left(cue_starts, h.start)
-        pool = [c for c in cues[bisect.bisect_left(cue_starts, max(s0, prev_end)):upto]
-                if c.end <= h.start and not c.label.endswith("_POST")]  # between the previous SHA and this
+        pool = [
+            c
+            for c in cues[bisect.bisect_left(cue_starts, max(s0, prev_end)) : upto]
+            if c.end <= h.start and not c.label.endswith("_POST")
+        ]  # between the previous SHA and this
         if not pool:  # anywhere before it in the sentence
             pool = _nearest_before(cues, cue_starts, s0, upto, h.start, runs)
         after_limit = h.extra.get("subj_end", h.end)
         k = bisect.bisect_right(hit_starts, h.end)  # the next SHA after this one ends the post-cue's reach
         after_stop = min(s1, hit_starts[k]) if k < len(hit_starts) else s1
-        after = [c for c in cues[bisect.bisect_left(cue_starts, after_limit):bisect.bisect_left(cue_starts, after_stop)]
-                 if c.label.endswith("_POST")]
+        after = [
+            c
+            for c in cues[
+                bisect.bisect_left(cue_starts, after_limit) : bisect.bisect_left(cue_starts, after_stop)
+            ]
+            if c.label.endswith("_POST")
+        ]
         chosen = [max(pool, key=_nearness)] if pool else after[:1]
         if not chosen and not lead_ins and _after_lead_in(doc_text, s0):
             # a lead-in may end a paragraph before ("bisected to:\n\ncommit X"): read those too
@@ -577,23 +613,35 @@ LEAD_IN_CHARS = 300
 
 def _after_lead_in(doc_text: str, s0: int) -> bool:
     """Whether the text before the sentence at ``s0`` ends with ":" (a lead-in such as "bisected to:")."""
-    return doc_text[max(0, s0 - LEAD_IN_CHARS):s0].rstrip().endswith(":")
+    return doc_text[max(0, s0 - LEAD_IN_CHARS) : s0].rstrip().endswith(":")
 
 
 def _cues_of_colon_sentence(doc_text: str, cues, s0: int):
     """Cues of the sentence before ``s0`` when it ends with ":" (a lead-in)."""
     if not _after_lead_in(doc_text, s0):
         return []
-    return [c for c in cues if c.end <= s0 and c.end >= s0 - LEAD_IN_CHARS and not c.label.endswith("_POST")][-1:]
+    return [c for c in cues if c.end <= s0 and c.end >= s0 - LEAD_IN_CHARS and not c.label.endswith("_POST")][
+        -1:
+    ]
 
 
 def _to_citation(text: str, h: _Hit) -> CommitCitation:
     line_a = line_of(text, h.start)
     line_b = line_of(text, max(h.start, h.extra.get("subj_end", h.end) - 1))
-    lines = [line_text(text, i) for i in range(line_a, line_b + 1)] if line_b - line_a < 5 else [text[h.start:h.end]]
-    return CommitCitation(sha=h.sha, subject=h.subject, role=h.role, cue=h.cue, form=h.form,
-                          range_end=h.range_end, evidence=Evidence(line_start=line_a, line_end=line_b,
-                                                                   text="\n".join(lines)[:500]))
+    lines = (
+        [line_text(text, i) for i in range(line_a, line_b + 1)]
+        if line_b - line_a < 5
+        else [text[h.start : h.end]]
+    )
+    return CommitCitation(
+        sha=h.sha,
+        subject=h.subject,
+        role=h.role,
+        cue=h.cue,
+        form=h.form,
+        range_end=h.range_end,
+        evidence=Evidence(line_start=line_a, line_end=line_b, text="\n".join(lines)[:500]),
+    )
 
 
 def find_commit_mentions(text: str) -> list[CommitCitation]:
@@ -654,8 +702,10 @@ def find_commits(text: str) -> list[CommitCitation]:
     for c in mentions:
         same = None
         if c.form != "link":
-            same = next((o for o in by_head.get(c.sha[:7], ())
-                         if o.sha.startswith(c.sha) or c.sha.startswith(o.sha)), None)
+            same = next(
+                (o for o in by_head.get(c.sha[:7], ()) if o.sha.startswith(c.sha) or c.sha.startswith(o.sha)),
+                None,
+            )
         if same is None:
             new = CommitCitation(c.sha, c.subject, c.role, c.cue, c.form, c.range_end, c.evidence)
             out.append(new)

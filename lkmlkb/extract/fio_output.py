@@ -89,8 +89,9 @@ def _is_noise(line: str) -> bool:
     match (_NOISE_FIRST): most lines of prose open with another letter.
     """
     first = line[:1]
-    return (((first in _NOISE_FIRST or first.isspace()) and bool(_NOISE.match(line)))
-            or ("+0x" in line and bool(_STACK_FRAME.search(line))))
+    return ((first in _NOISE_FIRST or first.isspace()) and bool(_NOISE.match(line))) or (
+        "+0x" in line and bool(_STACK_FRAME.search(line))
+    )
 
 
 @dataclass(slots=True)  # slots: made for every line of every text, read by every finder
@@ -181,7 +182,7 @@ def prepare_lines(text: str) -> Lines:
             m = _QUOTE.match(cut)
             if m:
                 depth = m.group(0).count(">")
-                cut = cut[m.end():]
+                cut = cut[m.end() :]
         if in_diff and not _DIFF_BODY.match(cut):
             in_diff = False
         if not in_diff and cut[:1] in _DIFF_FIRST and _DIFF_START.match(cut):
@@ -200,8 +201,7 @@ def evidence(lines: list[Line], start: int, end: int) -> Evidence:
     end = max(start, min(end, len(lines) - 1))
     if start == end and 0 <= start < len(lines):  # most evidence is one line: its text as written
         return Evidence(line_start=start, line_end=end, text=lines[start].raw)
-    return Evidence(line_start=start, line_end=end,
-                    text="\n".join(ln.raw for ln in lines[start:end + 1]))
+    return Evidence(line_start=start, line_end=end, text="\n".join(ln.raw for ln in lines[start : end + 1]))
 
 
 _CONTINUATION = re.compile(
@@ -234,8 +234,13 @@ def logical_lines(lines: list[Line], starts: list[int] | None = None) -> list[tu
             continue
         start = i
         text = lines[i].text
-        while (i + 1 < n and i - start < 8 and text.rstrip().endswith(",")
-               and lines[i + 1].text and _CONTINUATION.match(lines[i + 1].text)):
+        while (
+            i + 1 < n
+            and i - start < 8
+            and text.rstrip().endswith(",")
+            and lines[i + 1].text
+            and _CONTINUATION.match(lines[i + 1].text)
+        ):
             i += 1
             text = text.rstrip() + " " + lines[i].text.strip()
         out.append((start, i, text))
@@ -265,9 +270,17 @@ _JOB_RESULT = re.compile(
 _DIR_LINE = re.compile(
     r"""
     ^\s{0,16}(?P<dir>read|write|trim|mixed)\s{0,4}:\s{0,4}
-    (?: IOPS=(?P<iops>""" + _NUM + r"""[kKmM]?),\s{0,3}BW=(?P<bw>""" + _NUM + r""")(?P<bwu>[KMGTP]?i?B/s)
+    (?: IOPS=(?P<iops>"""
+    + _NUM
+    + r"""[kKmM]?),\s{0,3}BW=(?P<bw>"""
+    + _NUM
+    + r""")(?P<bwu>[KMGTP]?i?B/s)
         # fio 3: "write: IOPS=1884, BW=236MiB/s (247MB/s)(138GiB/600319msec)"
-      | io=\S{1,30},\s{0,3}bw=(?P<bw2>""" + _NUM + r""")(?P<bwu2>[KMGTP]?i?B/s),\s{0,3}iops=(?P<iops2>""" + _NUM + r"""[kKmM]?)
+      | io=\S{1,30},\s{0,3}bw=(?P<bw2>"""
+    + _NUM
+    + r""")(?P<bwu2>[KMGTP]?i?B/s),\s{0,3}iops=(?P<iops2>"""
+    + _NUM
+    + r"""[kKmM]?)
         # fio 2: "write: io=138GB, bw=236MB/s, iops=1884, runt=600319msec"
     )
     """,
@@ -276,8 +289,16 @@ _DIR_LINE = re.compile(
 _LAT_STATS = re.compile(
     r"""
     ^\s{0,16}(?P<kind>slat|clat|lat|sync)\s{0,3}\((?P<unit>nsec|usec|msec)\)\s{0,4}:\s{0,4}
-    min=\s{0,8}""" + _NUM + r"""[kKmM]?,\s{0,3}max=\s{0,8}""" + _NUM + r"""[kKmM]?,\s{0,3}
-    avg=\s{0,8}(?P<avg>""" + _NUM + r"""),\s{0,3}stdev=\s{0,8}(?P<stdev>""" + _NUM + r""")
+    min=\s{0,8}"""
+    + _NUM
+    + r"""[kKmM]?,\s{0,3}max=\s{0,8}"""
+    + _NUM
+    + r"""[kKmM]?,\s{0,3}
+    avg=\s{0,8}(?P<avg>"""
+    + _NUM
+    + r"""),\s{0,3}stdev=\s{0,8}(?P<stdev>"""
+    + _NUM
+    + r""")
     # "clat (msec): min=9, max=4941, avg=1602.56, stdev=339.05"; "clat (nsec): min=1593, max=23376k, ..."
     """,
     re.VERBOSE,
@@ -299,7 +320,11 @@ _BW_SAMPLES = re.compile(
     r"""
     ^\s{0,16}bw\s{0,3}\(\s{0,3}(?P<unit>[KMGT]?i?B)\s{0,3}/s\):\s{0,3}
     min=\s{0,12}\d{1,20},\s{0,3}max=\s{0,12}\d{1,20},\s{0,3}per=[\d.]{1,10}%,\s{0,3}
-    avg=\s{0,12}(?P<avg>""" + _NUM + r"""),\s{0,3}stdev=\s{0,12}(?P<stdev>""" + _NUM + r""")
+    avg=\s{0,12}(?P<avg>"""
+    + _NUM
+    + r"""),\s{0,3}stdev=\s{0,12}(?P<stdev>"""
+    + _NUM
+    + r""")
     (?:,\s{0,3}samples=\s{0,12}(?P<n>\d{1,12}))?
     # fio 3 "bw (  KiB/s): min=47229, max=516492, per=100.00%, avg=241546.47, stdev=1326.92, samples=57259"
     # fio 2 "bw (KB  /s): min= 1024, max= 2048, per=100.00%, avg=1536.00, stdev=12.00"
@@ -309,14 +334,22 @@ _BW_SAMPLES = re.compile(
 _IOPS_SAMPLES = re.compile(
     r"""
     ^\s{0,16}iops\s{0,12}:\s{0,3}min=\s{0,12}\d{1,20},\s{0,3}max=\s{0,12}\d{1,20},\s{0,3}
-    avg=\s{0,12}(?P<avg>""" + _NUM + r"""),\s{0,3}stdev=\s{0,12}(?P<stdev>""" + _NUM + r""")
+    avg=\s{0,12}(?P<avg>"""
+    + _NUM
+    + r"""),\s{0,3}stdev=\s{0,12}(?P<stdev>"""
+    + _NUM
+    + r""")
     # "iops        : min=  322, max= 3996, avg=1843.17, stdev=10.39, samples=57259"
     """,
     re.VERBOSE,
 )
 _CPU = re.compile(
     r"""
-    ^\s{0,16}cpu\s{0,12}:\s{0,3}usr=(?P<usr>""" + _NUM + r""")%,\s{0,3}sys=(?P<sys>""" + _NUM + r""")%
+    ^\s{0,16}cpu\s{0,12}:\s{0,3}usr=(?P<usr>"""
+    + _NUM
+    + r""")%,\s{0,3}sys=(?P<sys>"""
+    + _NUM
+    + r""")%
     # "cpu          : usr=0.08%, sys=0.16%, ctx=1096948, majf=0, minf=1995"
     """,
     re.VERBOSE,
@@ -330,9 +363,13 @@ _GROUP_HEADER = re.compile(
 _GROUP_LINE = re.compile(
     r"""
     (?<![\w])(?P<dir>READ|WRITE|TRIM|MIXED):\s{1,4}
-    (?: bw=(?P<bw>""" + _NUM + r""")(?P<bwu>[KMGTP]?i?B/s)
+    (?: bw=(?P<bw>"""
+    + _NUM
+    + r""")(?P<bwu>[KMGTP]?i?B/s)
         # fio 3 "WRITE: bw=236MiB/s (247MB/s), ..."; also found inline: "5.17.0  WRITE: bw=4988MiB/s"
-      | io=\S{1,30},\s{0,3}aggrb=(?P<bw2>""" + _NUM + r""")(?P<bwu2>[KMGTP]?i?B/s)
+      | io=\S{1,30},\s{0,3}aggrb=(?P<bw2>"""
+    + _NUM
+    + r""")(?P<bwu2>[KMGTP]?i?B/s)
         # fio 2 "WRITE: io=138GB, aggrb=236MB/s, minb=..., maxb=..."
     )
     """,
@@ -354,8 +391,12 @@ _PROGRESS = re.compile(
 )
 _PROGRESS_ITEM = re.compile(
     r"""
-    (?P<d>[rwt])=(?: (?P<v>""" + _NUM + r""")(?P<u>[KMGTP]?i?B/s)     # "w=5168MiB/s"
-                   | (?P<c>""" + _NUM + r"""[kKmM]?)\ IOPS           # "r=1559 IOPS", "w=94.0k IOPS"
+    (?P<d>[rwt])=(?: (?P<v>"""
+    + _NUM
+    + r""")(?P<u>[KMGTP]?i?B/s)     # "w=5168MiB/s"
+                   | (?P<c>"""
+    + _NUM
+    + r"""[kKmM]?)\ IOPS           # "r=1559 IOPS", "w=94.0k IOPS"
                  )
     """,
     re.VERBOSE,
@@ -369,12 +410,30 @@ def _refine(direction: str, rw: str | None) -> str:
     return direction
 
 
-def _result(metric: str, value: float, unit: str, ev: Evidence, direction: str | None = None,
-            stddev: float | None = None, config: str | None = None, samples=None) -> Result:
+def _result(
+    metric: str,
+    value: float,
+    unit: str,
+    ev: Evidence,
+    direction: str | None = None,
+    stddev: float | None = None,
+    config: str | None = None,
+    samples=None,
+) -> Result:
     nv, nu = normalize(value, unit)
-    return Result(metric=metric, value=value, unit=unit, tool="fio", direction=direction,
-                  stddev=stddev, config=config, samples=list(samples or []),
-                  normalized_value=nv, normalized_unit=nu, evidence=ev)
+    return Result(
+        metric=metric,
+        value=value,
+        unit=unit,
+        tool="fio",
+        direction=direction,
+        stddev=stddev,
+        config=config,
+        samples=list(samples or []),
+        normalized_value=nv,
+        normalized_unit=nu,
+        evidence=ev,
+    )
 
 
 class _FioState:
@@ -393,15 +452,26 @@ class _FioState:
 #: (pattern, a literal each of its matches holds): a pattern is tried only on a line holding its
 #: literal, which costs less than the match (a pasted run's lines are each tried against most of them)
 NORMAL_LITERALS = [
-    (_JOB_HEADER, "(g="), (_JOB_RESULT, "(groupid="), (_DIR_LINE, ("IOPS=", "io=")), (_LAT_STATS, "min="),
-    (_PCT_HEADER, "percentiles"), (_BW_SAMPLES, "per="), (_IOPS_SAMPLES, "min="), (_CPU, "usr="),
-    (_GROUP_HEADER, "Run status group "), (_GROUP_LINE, ("READ:", "WRITE:", "TRIM:", "MIXED:")), (_DISK_HEADER, "Disk stats"), (_PROGRESS, "Jobs:"),
+    (_JOB_HEADER, "(g="),
+    (_JOB_RESULT, "(groupid="),
+    (_DIR_LINE, ("IOPS=", "io=")),
+    (_LAT_STATS, "min="),
+    (_PCT_HEADER, "percentiles"),
+    (_BW_SAMPLES, "per="),
+    (_IOPS_SAMPLES, "min="),
+    (_CPU, "usr="),
+    (_GROUP_HEADER, "Run status group "),
+    (_GROUP_LINE, ("READ:", "WRITE:", "TRIM:", "MIXED:")),
+    (_DISK_HEADER, "Disk stats"),
+    (_PROGRESS, "Jobs:"),
 ]
 _LITERALS = {rx: (lit,) if isinstance(lit, str) else lit for rx, lit in NORMAL_LITERALS}
 #: every literal of NORMAL_LITERALS in one pattern: a line holding none of them matches no pattern, so
 #: outside a percentile or disk-stats section (whose lines need no literal) it is passed over with one
 #: search instead of twelve tests (a flood of Outlook header lines, "From: A", holds no literal)
-_ANY_LITERAL = re.compile("|".join(re.escape(w) for w in sorted({w for ws in _LITERALS.values() for w in ws})))
+_ANY_LITERAL = re.compile(
+    "|".join(re.escape(w) for w in sorted({w for ws in _LITERALS.values() for w in ws}))
+)
 #: the sections whose lines are read without a literal (see _read_normal_line)
 _LITERAL_FREE_SECTIONS = ("pct", "disk")
 
@@ -466,7 +536,9 @@ def _read_normal_line(st: _FioState, lines: list[Line], a: int, b: int, text: st
         return out
     m = _BW_SAMPLES.match(text) if _holds(_BW_SAMPLES, text) else None
     if m:
-        out.append(_result("bw_mean", float(m["avg"]), m["unit"] + "/s", _ev(), st.direction, float(m["stdev"])))
+        out.append(
+            _result("bw_mean", float(m["avg"]), m["unit"] + "/s", _ev(), st.direction, float(m["stdev"]))
+        )
         return out
     m = _IOPS_SAMPLES.match(text) if _holds(_IOPS_SAMPLES, text) else None
     if m:
@@ -634,8 +706,10 @@ def find_json_output(lines: list[Line]) -> list[Result]:
     for i in cue_lines(lines, _JSON_OPEN_CUE):
         if i < after:
             continue
-        if not (_JSON_OPEN.match(lines[i].text) and any(
-                _JSON_VERSION.match(lines[k].text) for k in range(i + 1, min(i + 4, len(lines))))):
+        if not (
+            _JSON_OPEN.match(lines[i].text)
+            and any(_JSON_VERSION.match(lines[k].text) for k in range(i + 1, min(i + 4, len(lines))))
+        ):
             continue
         block = _json_block(lines, i)
         if block is None:
@@ -648,7 +722,9 @@ def find_json_output(lines: list[Line]) -> list[Result]:
                 continue
             name = str(job.get("jobname", ""))
             cursor = _json_line_of(lines, cursor, end, '"%s"' % name) if name else cursor
-            rw = (job.get("job options") or {}).get("rw") if isinstance(job.get("job options"), dict) else None
+            rw = (
+                (job.get("job options") or {}).get("rw") if isinstance(job.get("job options"), dict) else None
+            )
             for d in ("read", "write", "trim"):
                 st = job.get(d)
                 if not isinstance(st, dict) or not st.get("io_bytes"):
@@ -661,8 +737,17 @@ def find_json_output(lines: list[Line]) -> list[Result]:
                     out.append(_result("iops", float(st["iops"]), "IOPS", ev, dd, config=name or None))
                     clat = st.get("clat_ns") or {}
                     if isinstance(clat, dict) and clat.get("N"):
-                        out.append(_result("clat", float(clat["mean"]), "nsec", ev, dd,
-                                           float(clat.get("stddev") or 0.0), config=name or None))
+                        out.append(
+                            _result(
+                                "clat",
+                                float(clat["mean"]),
+                                "nsec",
+                                ev,
+                                dd,
+                                float(clat.get("stddev") or 0.0),
+                                config=name or None,
+                            )
+                        )
                 except (KeyError, TypeError, ValueError):
                     log.info("fio JSON job %r: direction %s has no usable bw/iops", name, d)
         after = end + 1
@@ -670,6 +755,7 @@ def find_json_output(lines: list[Line]) -> list[Result]:
 
 
 # --------------------------------------------------------------------------
+
 
 def find_fio_output(text: str, lines: list[Line] | None = None) -> list[Result]:
     """Every figure in fio output found in ``text`` (normal, terse, JSON).

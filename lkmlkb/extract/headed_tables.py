@@ -32,7 +32,9 @@ HEADING = re.compile(r"^[ \t]{0,8}(?P<label>[A-Za-z][^:|=]{0,78}?)[ \t]{0,3}:[ \
 #: a header of column names: words only (no figure), at least three
 _NAME = re.compile(r"[A-Za-z%][\w%/.()-]{0,30}")
 #: a row of figures only: "131072000       4  493670  525964"
-_ROW = re.compile(r"^[ \t]{0,16}(?:[-+]?\d{1,20}(?:\.\d{1,12})?[ \t]{1,30}){1,30}[-+]?\d{1,20}(?:\.\d{1,12})?[ \t]*$")
+_ROW = re.compile(
+    r"^[ \t]{0,16}(?:[-+]?\d{1,20}(?:\.\d{1,12})?[ \t]{1,30}){1,30}[-+]?\d{1,20}(?:\.\d{1,12})?[ \t]*$"
+)
 _CELL = re.compile(r"[-+]?\d{1,20}(?:\.\d{1,12})?")
 #: how many lines may stand between a heading and the header it names
 HEADING_REACH = 3
@@ -110,9 +112,19 @@ def _find(lines: list[Line]) -> list[Result]:
                 value = float(m.group(0))
                 unit = _unit_of(name)
                 nv, nu = normalize(value, unit) if unit else (None, None)
-                out.append(Result(metric=name.lower(), value=value, unit=unit, kernel=kernel, config=label,
-                                  tool="table", normalized_value=nv, normalized_unit=nu,
-                                  evidence=Evidence(line_start=j, line_end=j, text=lines[j].text[:500])))
+                out.append(
+                    Result(
+                        metric=name.lower(),
+                        value=value,
+                        unit=unit,
+                        kernel=kernel,
+                        config=label,
+                        tool="table",
+                        normalized_value=nv,
+                        normalized_unit=nu,
+                        evidence=Evidence(line_start=j, line_end=j, text=lines[j].text[:500]),
+                    )
+                )
             j += 1
         # a second header right after (another run under the same heading) keeps the heading in force
         heading = (j - 1, label)

@@ -73,15 +73,136 @@ _VERSION_RE = re.compile(
 
 #: words that, written right before a bare number, say it is a kernel
 _STRONG_BEFORE = frozenset(
-    ["kernel", "kernels", "linux", "mainline", "upstream", "stable", "lts", "on", "vs", "vs.", "versus", "compared", "compare", "compareto", "since", "between", "release", "released", "tree", "v"]
+    [
+        "kernel",
+        "kernels",
+        "linux",
+        "mainline",
+        "upstream",
+        "stable",
+        "lts",
+        "on",
+        "vs",
+        "vs.",
+        "versus",
+        "compared",
+        "compare",
+        "compareto",
+        "since",
+        "between",
+        "release",
+        "released",
+        "tree",
+        "v",
+    ]
 )
 #: words that make a bare number a kernel only with a kernel-ish neighbourhood
 _WEAK_BEFORE = frozenset(
-    ["in", "to", "from", "and", "with", "than", "for", "against", "before", "after", "until", "till", "or", "at", "of", "into", "back"]
+    [
+        "in",
+        "to",
+        "from",
+        "and",
+        "with",
+        "than",
+        "for",
+        "against",
+        "before",
+        "after",
+        "until",
+        "till",
+        "or",
+        "at",
+        "of",
+        "into",
+        "back",
+    ]
 )
 #: software whose version numbers are not kernels: "fio 3.33", "Python 3.11", "gcc 4.8.5"
 _OTHER_SOFTWARE = frozenset(
-    ["fio", "gcc", "clang", "llvm", "python", "python3", "perl", "bash", "glibc", "qemu", "rust", "rustc", "go", "golang", "java", "openssl", "systemd", "mdadm", "lvm", "lvm2", "nvme-cli", "e2fsprogs", "xfsprogs", "btrfs-progs", "util-linux", "iproute2", "binutils", "gdb", "sata", "pcie", "pci", "usb", "nvme", "nfs", "nfsv", "smb", "cifs", "tls", "http", "ubuntu", "debian", "fedora", "centos", "rhel", "sles", "opensuse", "ssl", "ata", "sas", "scsi", "ddr", "ddr4", "ddr5", "version", "libaio", "liburing", "mysql", "postgres", "postgresql", "sysbench", "dbench", "iozone", "tiobench", "fs_mark", "ext", "docker", "podman", "kvm", "xen", "ceph", "spdk", "dpdk", "virtio", "firmware", "fw", "bios", "uefi", "zfs", "openzfs", "numpy", "spacy"]
+    [
+        "fio",
+        "gcc",
+        "clang",
+        "llvm",
+        "python",
+        "python3",
+        "perl",
+        "bash",
+        "glibc",
+        "qemu",
+        "rust",
+        "rustc",
+        "go",
+        "golang",
+        "java",
+        "openssl",
+        "systemd",
+        "mdadm",
+        "lvm",
+        "lvm2",
+        "nvme-cli",
+        "e2fsprogs",
+        "xfsprogs",
+        "btrfs-progs",
+        "util-linux",
+        "iproute2",
+        "binutils",
+        "gdb",
+        "sata",
+        "pcie",
+        "pci",
+        "usb",
+        "nvme",
+        "nfs",
+        "nfsv",
+        "smb",
+        "cifs",
+        "tls",
+        "http",
+        "ubuntu",
+        "debian",
+        "fedora",
+        "centos",
+        "rhel",
+        "sles",
+        "opensuse",
+        "ssl",
+        "ata",
+        "sas",
+        "scsi",
+        "ddr",
+        "ddr4",
+        "ddr5",
+        "version",
+        "libaio",
+        "liburing",
+        "mysql",
+        "postgres",
+        "postgresql",
+        "sysbench",
+        "dbench",
+        "iozone",
+        "tiobench",
+        "fs_mark",
+        "ext",
+        "docker",
+        "podman",
+        "kvm",
+        "xen",
+        "ceph",
+        "spdk",
+        "dpdk",
+        "virtio",
+        "firmware",
+        "fw",
+        "bios",
+        "uefi",
+        "zfs",
+        "openzfs",
+        "numpy",
+        "spacy",
+    ]
 )
 #: units that follow a measured number: "2.0 GiB", "1.5 Gbps", "3.0 GB/s"
 _UNIT_AFTER_RE = re.compile(
@@ -146,7 +267,7 @@ def _strong_shape(m: re.Match) -> bool:
 
 def _word_before(line: str, start: int) -> str:
     """The word written just before ``start`` on the same line, lower case."""
-    wm = _WORD_BEFORE_RE.search(line[max(0, start - 40):start])
+    wm = _WORD_BEFORE_RE.search(line[max(0, start - 40) : start])
     return wm.group(1).lower().rstrip(".-") if wm else ""
 
 
@@ -177,7 +298,7 @@ def _accept(line: str, m: re.Match) -> bool:
         return True  # table label at line start: "6.6:" / "6.6 result"
     if before in _WEAK_BEFORE:
         lo, hi = max(0, m.start() - 200), min(len(line), m.end() + 200)
-        return bool(_KERNELISH_RE.search(line[lo:m.start()] + " " + line[m.end():hi]))
+        return bool(_KERNELISH_RE.search(line[lo : m.start()] + " " + line[m.end() : hi]))
     return False
 
 
@@ -222,7 +343,7 @@ def find_versions(text: str) -> list[tuple[int, int, str, str]]:
             except (ValueError, TypeError):  # pragma: no cover - defensive
                 continue
             end = _raw_end(m)
-            raw = line[m.start():end]
+            raw = line[m.start() : end]
             norm = normalize_version(raw)
             if norm:
                 out.append((offset + m.start(), offset + end, raw, norm))
@@ -255,8 +376,12 @@ def opens_with_version(text: str, leads: tuple[str, ...]) -> bool:
     words, bare = _lead_words(leads)
     if t.startswith(words):
         return True
-    return bare and (t[0] == ":" or t[0].isdecimal() or t.startswith(_VERSION_STARTS)
-                     or (not text.isascii() and _has_case_twin(text)))
+    return bare and (
+        t[0] == ":"
+        or t[0].isdecimal()
+        or t.startswith(_VERSION_STARTS)
+        or (not text.isascii() and _has_case_twin(text))
+    )
 
 
 @lru_cache(maxsize=16)

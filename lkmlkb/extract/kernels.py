@@ -45,12 +45,16 @@ _REGRESSION_WORDS_RE = re.compile(
 )
 #: "between 2.6.29 and 2.6.30": the gap between two versions
 _BETWEEN_GAP_RE = re.compile(r"\s{1,3}(?:and|&)\s{1,3}(?:v|linux[- ])?$", re.IGNORECASE)
-_BETWEEN_HEAD_RE = re.compile(r"between\s{1,3}(?:(?:kernels?|versions?|releases?|linux|v)\s{1,3})?$", re.IGNORECASE)
+_BETWEEN_HEAD_RE = re.compile(
+    r"between\s{1,3}(?:(?:kernels?|versions?|releases?|linux|v)\s{1,3})?$", re.IGNORECASE
+)
 #: "from 4.19.x to 5.4.x"
 _FROM_HEAD_RE = re.compile(r"\bfrom\s{1,3}(?:(?:kernels?|linux|versions?)\s{1,3})?$", re.IGNORECASE)
 _TO_GAP_RE = re.compile(r"\s{1,3}(?:to|->|=>)\s{1,3}(?:(?:kernels?|linux)\s{1,3})?$", re.IGNORECASE)
 #: list continuation: "in v5.4.190 and in v5.15.35", "6.0, 6.1 and 6.2"
-_LIST_GAP_RE = re.compile(r"\s{0,3}(?:,|and|or|&|/)\s{0,3}(?:(?:in|on|with)\s{1,3})?(?:also\s{1,3})?$", re.IGNORECASE)
+_LIST_GAP_RE = re.compile(
+    r"\s{0,3}(?:,|and|or|&|/)\s{0,3}(?:(?:in|on|with)\s{1,3})?(?:also\s{1,3})?$", re.IGNORECASE
+)
 #: the revert made it good: "a revert on top of that fixes the regression"
 _REVERT_HELPS_RE = re.compile(
     r"""revert\w{0,4}\b[^.\n]{0,120}?\b(?:fix\w{0,3}|improv\w{0,4}|restor\w{0,4}|recover\w{0,4}|solv\w{0,3}
@@ -77,7 +81,11 @@ def _role_from_cues(text: str, doc, cues, start: int, end: int, prev_end: int) -
             role = "good" if role == "bad" else None
         return role, c.text
     # in its sentence: a sentence without a full stop ends where the next paragraph starts
-    after = [c for c in cues if end <= c.start < s1 and c.start <= end + POST_CUE_REACH and c.label.endswith("_POST")]
+    after = [
+        c
+        for c in cues
+        if end <= c.start < s1 and c.start <= end + POST_CUE_REACH and c.label.endswith("_POST")
+    ]
     if after:
         c = after[0]
         role = {"GOOD_POST": "good", "BAD_POST": "bad"}.get(c.label)
@@ -88,23 +96,24 @@ def _role_from_cues(text: str, doc, cues, start: int, end: int, prev_end: int) -
 
 
 def _pair_roles(text: str, found: list, roles: list) -> None:
-    """"between A and B" / "from A to B" in a regression sentence: A good, B bad."""
+    """ "between A and B" / "from A to B" in a regression sentence: A good, B bad."""
     for i in range(len(found) - 1):
         (a0, a1, _, _), (b0, _, _, _) = found[i], found[i + 1]
-        head = text[max(0, a0 - 30):a0]
+        head = text[max(0, a0 - 30) : a0]
         gap = text[a1:b0]
         pair = (_BETWEEN_HEAD_RE.search(head) and _BETWEEN_GAP_RE.search(gap)) or (
-            _FROM_HEAD_RE.search(head) and _TO_GAP_RE.search(gap))
+            _FROM_HEAD_RE.search(head) and _TO_GAP_RE.search(gap)
+        )
         if not pair:
             continue
-        sent = text[max(0, a0 - 200):min(len(text), b0 + 200)]
+        sent = text[max(0, a0 - 200) : min(len(text), b0 + 200)]
         if _REGRESSION_WORDS_RE.search(sent):
-            roles[i] = ("good", "between/from" )
+            roles[i] = ("good", "between/from")
             roles[i + 1] = ("bad", "between/to")
 
 
 def _revert_role(text: str, raw: str) -> str | None:
-    """"6.8-rc7 + revert" is good when the text says the revert helps."""
+    """ "6.8-rc7 + revert" is good when the text says the revert helps."""
     if kv.qualifier(raw) == "+revert" and _REVERT_HELPS_RE.search(text):
         return "good"
     return None
@@ -119,8 +128,13 @@ def _versions_and_roles(text: str) -> list[tuple[int, int, str, str, str | None]
         return []
     roles: list[tuple[str | None, str]] = [(None, "")] * len(found)
     try:
-        doc = reading.parse(text, "kernels", near=[a for a, _, _, _ in found], also_near=[b - 1 for _, b, _, _ in found],
-                        reach=READ_REACH)
+        doc = reading.parse(
+            text,
+            "kernels",
+            near=[a for a, _, _, _ in found],
+            also_near=[b - 1 for _, b, _, _ in found],
+            reach=READ_REACH,
+        )
         cues = reading.cues(doc)
         prev_end = 0
         parsed_chars = len(reading.doc_text(doc))
@@ -135,17 +149,25 @@ def _versions_and_roles(text: str) -> list[tuple[int, int, str, str, str | None]
     _pair_roles(text, found, roles)
     for i in range(1, len(found)):
         if roles[i][0] is None and roles[i - 1][0] is not None:
-            gap = text[found[i - 1][1]:found[i][0]]
+            gap = text[found[i - 1][1] : found[i][0]]
             if len(gap) <= 12 and _LIST_GAP_RE.fullmatch(gap) and not _TO_GAP_RE.search(gap):
                 roles[i] = (roles[i - 1][0], roles[i - 1][1] + " (list)")
-    return [(a, b, raw, norm, _revert_role(text, raw) or role) for (a, b, raw, norm), (role, _) in zip(found, roles)]
+    return [
+        (a, b, raw, norm, _revert_role(text, raw) or role)
+        for (a, b, raw, norm), (role, _) in zip(found, roles)
+    ]
 
 
 def _mention(text: str, a: int, b: int, raw: str, norm: str, role: str | None) -> KernelMention:
     line_a, line_b = line_of(text, a), line_of(text, max(a, b - 1))
     text_of_line = line_text(text, line_a) if line_a == line_b else raw
-    return KernelMention(raw=raw, version=norm, sort_key=kv.sort_key(norm), role=role,
-                         evidence=Evidence(line_start=line_a, line_end=line_b, text=text_of_line[:500]))
+    return KernelMention(
+        raw=raw,
+        version=norm,
+        sort_key=kv.sort_key(norm),
+        role=role,
+        evidence=Evidence(line_start=line_a, line_end=line_b, text=text_of_line[:500]),
+    )
 
 
 def find_kernel_mentions(text: str) -> list[KernelMention]:

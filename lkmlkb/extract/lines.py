@@ -106,7 +106,7 @@ def lines_holding(text: str, rx: re.Pattern, max_line: int) -> Iterator[tuple[in
             return
         start = rfind("\n", 0, m.start()) + 1
         end = find("\n", m.start())
-        line = text[start:len(text) if end == -1 else end][:max_line]
+        line = text[start : len(text) if end == -1 else end][:max_line]
         if search(line):
             yield start, line
         if end == -1:
@@ -141,4 +141,4 @@ def line_text(text: str, line: int) -> str:
     if not 0 <= line < len(starts):
         return ""
     end = starts[line + 1] - 1 if line + 1 < len(starts) else len(text)
-    return text[starts[line]:end]
+    return text[starts[line] : end]

@@ -45,8 +45,10 @@ BESIDE_REACH = 32
 _RATE_UNIT = r"(?:[KMGTkmgt]i?[Bb](?:ytes)?/[sS](?:ec)?|[Bb]ytes/s(?:ec)?|[KMGkmg]i?B[Pp]s)"
 _IOPS_UNIT = r"(?:[KkMm][ ]?IOPS|IOPS|iops|IOPs|kiops)"
 _OPS_UNIT = r"(?:(?:ops|operations|files|jobs|requests|reqs|transactions|txns)[ ]?(?:/|per[ ])[ ]?(?:s|sec|second|min|minute)s?)"
-_TIME_UNIT = (r"(?:nsecs?|nanoseconds?|usecs?|microseconds?|\u00b5s|msecs?|milliseconds?|ms|us|ns"
-              r"|seconds?|secs?|s|minutes?|mins?|min|hours?|hrs?|days?)")
+_TIME_UNIT = (
+    r"(?:nsecs?|nanoseconds?|usecs?|microseconds?|\u00b5s|msecs?|milliseconds?|ms|us|ns"
+    r"|seconds?|secs?|s|minutes?|mins?|min|hours?|hrs?|days?)"
+)
 #: "~949 mb/sec", "nearly 5 minutes", "1050K IOPS", "1m20s", "12,345 IOPS"
 QUANTITY = re.compile(
     rf"""
@@ -61,11 +63,26 @@ QUANTITY = re.compile(
     """,
     re.VERBOSE,
 )
-_KINDS = [(re.compile(_RATE_UNIT + "$"), "bw"), (re.compile(_IOPS_UNIT + "$"), "iops"),
-          (re.compile(_OPS_UNIT + "$"), "ops"), (re.compile(_TIME_UNIT + "$"), "elapsed")]
+_KINDS = [
+    (re.compile(_RATE_UNIT + "$"), "bw"),
+    (re.compile(_IOPS_UNIT + "$"), "iops"),
+    (re.compile(_OPS_UNIT + "$"), "ops"),
+    (re.compile(_TIME_UNIT + "$"), "elapsed"),
+]
 #: time units metric_units does not know, in seconds
-_LONG_TIMES = {"minute": 60.0, "minutes": 60.0, "min": 60.0, "mins": 60.0, "hour": 3600.0, "hours": 3600.0,
-               "hr": 3600.0, "hrs": 3600.0, "day": 86400.0, "days": 86400.0, "second": 1.0}
+_LONG_TIMES = {
+    "minute": 60.0,
+    "minutes": 60.0,
+    "min": 60.0,
+    "mins": 60.0,
+    "hour": 3600.0,
+    "hours": 3600.0,
+    "hr": 3600.0,
+    "hrs": 3600.0,
+    "day": 86400.0,
+    "days": 86400.0,
+    "second": 1.0,
+}
 
 
 def metric_of(unit: str) -> str:
@@ -109,12 +126,16 @@ _BARE_VERSION = re.compile(
     r"""(?<![\w.:/-])v?(?P<v>[2-7]\.\d{1,2}(?:\.\d{1,3})?)(?![\w.%]|\.\d)
         (?![ ]?(?:[KMGTkmgt]i?[Bb]\b|[KMGTkmgt]i?[Bb](?:ps|/s)|[KMG]?Hz|x\b|times\b|[mun\u00b5]?s\b|sec|min|hours?
                  |IOPS|iops|GT/s|V\b|W\b|C\b))""",
-    re.VERBOSE)
+    re.VERBOSE,
+)
 #: a number labelling a value after it ("- 6.4: 966.84MiB/s", "(6.5: ~1 min")
 _LABEL_AFTER = re.compile(r"[ \t]{0,2}:[ \t]{0,3}~?\d")
 #: the words before a number that make it a condition ("w/ 5.9", "in 5.10", "on 6.3.9", "(6.5:")
-_LEAD = re.compile(r"(?:\bw/|\bwith|\bon|\bin|\bunder|\busing|\bfrom|\bto|\bvs\.?|\bversus|\bthan|\bkernel"
-                   r"|\blinux|[(,;])[ \t]{0,3}$", re.IGNORECASE)
+_LEAD = re.compile(
+    r"(?:\bw/|\bwith|\bon|\bin|\bunder|\busing|\bfrom|\bto|\bvs\.?|\bversus|\bthan|\bkernel"
+    r"|\blinux|[(,;])[ \t]{0,3}$",
+    re.IGNORECASE,
+)
 
 
 def _kernels(text: str, known: set[str]) -> list[tuple[int, int, str]]:
@@ -146,8 +167,11 @@ _TO = re.compile(r"[ \t\n]{1,3}(?:to|->|=>|\u2192)[ \t\n]{1,3}", re.IGNORECASE)
 _VERSUS = re.compile(r"[ \t\n]{1,3}(?:vs\.?|versus|compared[ \t]to|against)[ \t\n]{1,3}", re.IGNORECASE)
 _USED_TO = re.compile(r"\bused[ \t]{1,3}to\b", re.IGNORECASE)
 _NOW = re.compile(r"\b(?:now|today|currently|these[ \t]days|nowadays)\b", re.IGNORECASE)
-_INSTEAD = re.compile(r"[ \t\n]{1,3}instead[ \t]of[ \t\n]{1,3}(?:(?P<word>one|two|three|five|ten|a|an)\b"
-                      r"|(?P<num>\d{1,9}(?:\.\d{1,6})?)(?![\w.]))", re.IGNORECASE)
+_INSTEAD = re.compile(
+    r"[ \t\n]{1,3}instead[ \t]of[ \t\n]{1,3}(?:(?P<word>one|two|three|five|ten|a|an)\b"
+    r"|(?P<num>\d{1,9}(?:\.\d{1,6})?)(?![\w.]))",
+    re.IGNORECASE,
+)
 _NUMBER_WORDS = {"one": 1.0, "two": 2.0, "three": 3.0, "five": 5.0, "ten": 10.0, "a": 1.0, "an": 1.0}
 #: a label ending just before a value: "6.5: ~1 min", "v5.4 : 1050K IOPS"
 _LABEL_GAP = re.compile(r"[ \t]{0,2}:[ \t]{0,3}(?:~|about[ \t])?$", re.IGNORECASE)
@@ -158,7 +182,8 @@ _MEASURED = re.compile(
           |speed|throughput|performance|regress\w{0,4}|drop\w{0,4}|reads?|reading|writes?|writing|copy\w{0,3}
           |copied|rate|latency|iops|bandwidth|elapsed|duration|scrub\w{0,4}|rsync|tar|extract\w{0,3}|boot\w{0,3}
           |mount\w{0,3}|resync\w{0,3}|rebuild\w{0,3}|format\w{0,3})\b""",
-    re.IGNORECASE | re.VERBOSE)
+    re.IGNORECASE | re.VERBOSE,
+)
 #: how far from a lone value its words of a run may stand
 CONTEXT_REACH = 60
 #: the longest gap between the two values of one statement
@@ -203,14 +228,29 @@ def _find(text: str) -> tuple[list[Result], list[KernelMention]]:
         pos = para.offset + q[0]
         line = bisect.bisect_right(starts, pos) - 1
         end = text.find("\n", starts[line])
-        line_text = text[starts[line]:end if end >= 0 else len(text)]
+        line_text = text[starts[line] : end if end >= 0 else len(text)]
         nv, nu = normalized(q[2], q[3])
-        results.append(Result(metric=metric_of(q[3]), value=q[2], unit=q[3], kernel=kernel, config=config,
-                              tool="prose", normalized_value=nv, normalized_unit=nu,
-                              evidence=Evidence(line_start=line, line_end=line, text=line_text[:500])))
+        results.append(
+            Result(
+                metric=metric_of(q[3]),
+                value=q[2],
+                unit=q[3],
+                kernel=kernel,
+                config=config,
+                tool="prose",
+                normalized_value=nv,
+                normalized_unit=nu,
+                evidence=Evidence(line_start=line, line_end=line, text=line_text[:500]),
+            )
+        )
         if kernel is not None and kernel not in known:
-            mentions.append(KernelMention(raw=kernel, version=normalize_version(kernel) or kernel,
-                                          evidence=Evidence(line_start=line, line_end=line, text=line_text[:500])))
+            mentions.append(
+                KernelMention(
+                    raw=kernel,
+                    version=normalize_version(kernel) or kernel,
+                    evidence=Evidence(line_start=line, line_end=line, text=line_text[:500]),
+                )
+            )
             known.add(kernel)
 
     for lo, hi in _paragraphs(text):
@@ -231,7 +271,7 @@ def _statement(para: _Para, i: int, emit) -> set[int]:
     """A change statement starting at quantity ``i``: the indices it used (none: no statement)."""
     t = para.text
     a, b = para.qs[i], para.qs[i + 1]
-    gap = t[a[1]:b[0]]
+    gap = t[a[1] : b[0]]
     if len(gap) > STATEMENT_GAP or "\n\n" in gap or metric_of(a[3]) != metric_of(b[3]):
         return set()
     joined = _TO.search(gap) if _FROM.search(t, max(0, a[0] - 16), a[0]) else None
@@ -256,7 +296,9 @@ def _alone(para: _Para, q: tuple[int, int, float, str], emit) -> None:
     """A quantity outside a change statement: its label ("6.5: ~1 min"), the kernel beside it
     ("35 seconds slow with 5.9"), or "B instead of one" (a value and the one it replaced)."""
     t = para.text
-    label = next((k for a, b, k in para.kernels if 0 <= q[0] - b <= 6 and _LABEL_GAP.search(t, b, q[0])), None)
+    label = next(
+        (k for a, b, k in para.kernels if 0 <= q[0] - b <= 6 and _LABEL_GAP.search(t, b, q[0])), None
+    )
     if label is not None:
         emit(para, q, label, label)
         return
@@ -268,7 +310,9 @@ def _alone(para: _Para, q: tuple[int, int, float, str], emit) -> None:
         emit(para, q, None, "after")
         return
     kernel = _beside(para.kernels, q[1], min(len(t), q[1] + BESIDE_REACH))
-    if kernel is None and not _MEASURED.search(t, max(0, q[0] - CONTEXT_REACH), min(len(t), q[1] + CONTEXT_REACH)):
+    if kernel is None and not _MEASURED.search(
+        t, max(0, q[0] - CONTEXT_REACH), min(len(t), q[1] + CONTEXT_REACH)
+    ):
         return  # "devices with 8ms seek time", "a 10ms timeout": a number of the discussion, not a run
     emit(para, q, kernel, kernel)
 

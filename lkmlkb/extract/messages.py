@@ -35,13 +35,21 @@ EXTRACTOR_VERSION = "1"
 
 def _extractors() -> list[tuple[str, Callable]]:
     """(name, extractor) in the order they run; each reads a view's text and returns records."""
-    return [("fio_jobs", find_fio_jobs), ("results", find_results), ("kernels", find_kernels),
-            ("commits", find_commits), ("setup", find_setup), ("claims", find_claims)]
+    return [
+        ("fio_jobs", find_fio_jobs),
+        ("results", find_results),
+        ("kernels", find_kernels),
+        ("commits", find_commits),
+        ("setup", find_setup),
+        ("claims", find_claims),
+    ]
 
 
 _WARM: list[bool] = []
-WARMUP_TEXT = ("We see a 10% fio regression on v6.8-rc7 vs 6.7, bisected to commit 0123456789ab "
-               "(\"block: x\"); mq-deadline on nvme, ext4.\n  WRITE: bw=236MiB/s (247MB/s)\n")
+WARMUP_TEXT = (
+    "We see a 10% fio regression on v6.8-rc7 vs 6.7, bisected to commit 0123456789ab "
+    '("block: x"); mq-deadline on nvme, ext4.\n  WRITE: bw=236MiB/s (247MB/s)\n'
+)
 
 
 def warm_up() -> None:
@@ -87,9 +95,11 @@ def extract_view(message_id: str, view: View) -> Findings:
     bound_vocabulary()
     f = Findings(message_id)
     if view.report_lines:  # recorded first: a message also stopped past its budget was cut too
-        f.errors["focus"] = (f"cut: {view.report_lines:,} lines can hold a report, over the limit of "
-                             f"{FOCUS_MAX_LINES:,}; read up to the {FOCUS_MAX_LINES:,}th and the "
-                             f"{FOCUS_RADIUS} lines after it")
+        f.errors["focus"] = (
+            f"cut: {view.report_lines:,} lines can hold a report, over the limit of "
+            f"{FOCUS_MAX_LINES:,}; read up to the {FOCUS_MAX_LINES:,}th and the "
+            f"{FOCUS_RADIUS} lines after it"
+        )
     t0 = time.thread_time()
     extractors = _extractors()
     names = [name for name, _ in extractors]
@@ -111,8 +121,10 @@ def extract_view(message_id: str, view: View) -> Findings:
                 for r in records:
                     ev = r.evidence
                     ev.message_id = message_id
-                    depth = max((view.quoted_lines.get(i, 0) for i in range(ev.line_start, ev.line_end + 1)),
-                                default=0)
+                    depth = max(
+                        (view.quoted_lines.get(i, 0) for i in range(ev.line_start, ev.line_end + 1)),
+                        default=0,
+                    )
                     ev.quoted = depth > 0
                     ev.depth = depth
                 setattr(f, name, records)
@@ -124,20 +136,28 @@ def extract_view(message_id: str, view: View) -> Findings:
                 f.errors["tools"] = f"{exc.__class__.__name__}: {exc}"[:500]
     except Stopped:
         log.info("%s: extractor %s stopped past the budget", message_id, running)
-        f.errors[running] = (f"stopped: message over its {budget.BUDGET_SECONDS:g}s extraction budget "
-                             f"({budget.HARD_STOP_AFTER:g}s more of CPU spent in this extractor)")
-        for name in [*names[names.index(running) + 1:], "tools"] if running in names else ():
+        f.errors[running] = (
+            f"stopped: message over its {budget.BUDGET_SECONDS:g}s extraction budget "
+            f"({budget.HARD_STOP_AFTER:g}s more of CPU spent in this extractor)"
+        )
+        for name in [*names[names.index(running) + 1 :], "tools"] if running in names else ():
             f.errors[name] = skipped
         return f
     spent = time.thread_time() - t0
     if spent > budget.BUDGET_SECONDS and not any(r.startswith("skipped: ") for r in f.errors.values()):
         # the last extractor ran past the budget: nothing was skipped, but the message is recorded
-        log.info("%s: extraction took %.1fs of CPU, over its %gs budget", message_id, spent, budget.BUDGET_SECONDS)
-        f.errors["budget"] = f"over budget: extraction took {spent:.1f}s of CPU (budget {budget.BUDGET_SECONDS:g}s)"
+        log.info(
+            "%s: extraction took %.1fs of CPU, over its %gs budget", message_id, spent, budget.BUDGET_SECONDS
+        )
+        f.errors["budget"] = (
+            f"over budget: extraction took {spent:.1f}s of CPU (budget {budget.BUDGET_SECONDS:g}s)"
+        )
     return f
 
 
-def extract_message(msg: Message, segments: list[Segment], screened_pass: bool = False) -> tuple[Findings, bool]:
+def extract_message(
+    msg: Message, segments: list[Segment], screened_pass: bool = False
+) -> tuple[Findings, bool]:
     """Findings of one message and whether it passed the prefilter.
 
     Quoted segments whose origin attribution found are not read

@@ -31,8 +31,17 @@ PAIR = re.compile(
     re.X,
 )
 HEADING = re.compile(r"^\s{0,8}[-*•]?\s{0,3}(?P<label>[\w=.,/ -]{1,60}?)\s{0,2}:\s*$")
-METRIC_WORDS = (("clat", "clat"), ("slat", "slat"), ("lat", "lat"), ("iops", "iops"), ("bandwidth", "bw"),
-                ("bw", "bw"), ("throughput", "throughput"), ("util", "util"), ("cpu", "cpu"))
+METRIC_WORDS = (
+    ("clat", "clat"),
+    ("slat", "slat"),
+    ("lat", "lat"),
+    ("iops", "iops"),
+    ("bandwidth", "bw"),
+    ("bw", "bw"),
+    ("throughput", "throughput"),
+    ("util", "util"),
+    ("cpu", "cpu"),
+)
 #: a before/after pair is a short line; longer ones are prose or logs, not read
 MAX_LINE = 400
 
@@ -106,10 +115,16 @@ def find_pairs(text: str) -> list[Result]:
             m = PAIR.match(line.strip())
             if not m:
                 continue
-            if re.search(r"\bto\b", line) and not re.search(r"→|->|=>", line) and not (m.group("ua") and m.group("ub")):
+            if (
+                re.search(r"\bto\b", line)
+                and not re.search(r"→|->|=>", line)
+                and not (m.group("ua") and m.group("ub"))
+            ):
                 continue  # "2 to 4 ms" is a range, "2 ms to 4 ms" a change
             unit = m.group("ua") or m.group("ub")
-            if not unit or (m.group("ua") and m.group("ub") and m.group("ua").lower() != m.group("ub").lower()):
+            if not unit or (
+                m.group("ua") and m.group("ub") and m.group("ua").lower() != m.group("ub").lower()
+            ):
                 continue  # "2 to 4" or mixed units: not a measured pair
             metric = _metric(m.group("lead"), unit)
             if metric is None:
@@ -120,10 +135,17 @@ def find_pairs(text: str) -> list[Result]:
             for side, raw in (("before", m.group("a")), ("after", m.group("b"))):
                 value = _count(raw) * scale
                 nv, nu = normalize(value, unit)
-                out.append(Result(metric=metric, value=value, unit=unit,
-                                  config=f"{side} ({heading})" if heading else side,
-                                  normalized_value=nv, normalized_unit=nu,
-                                  evidence=Evidence(line_start=i, line_end=i, text=line)))
+                out.append(
+                    Result(
+                        metric=metric,
+                        value=value,
+                        unit=unit,
+                        config=f"{side} ({heading})" if heading else side,
+                        normalized_value=nv,
+                        normalized_unit=nu,
+                        evidence=Evidence(line_start=i, line_end=i, text=line),
+                    )
+                )
     except Exception:
         log.exception("find_pairs failed")
         return []

@@ -17,9 +17,30 @@ from lkmlkb.extract.lines import word_lines
 # cheaper than a regex); the regex confirms.  A tool's name glued to a kernel
 # symbol is none of it ("blk_iostat_count" in a dmesg paste, "CONFIG_F2FS_IOSTAT",
 # "potentiostats"): messages that pass for such names alone hold no report.
-PREFILTER_WORDS = ("fio", "iops", "b/s", "mbps", "b/sec", "regress", "bisect", "bw=", "run status group",
-                   "tiobench", "iostat", "fs_mark", "dbench", "%change", "test robot", "lkp", "%stddev",
-                   "slow", "degrad", "performance", "real", "elapsed")
+PREFILTER_WORDS = (
+    "fio",
+    "iops",
+    "b/s",
+    "mbps",
+    "b/sec",
+    "regress",
+    "bisect",
+    "bw=",
+    "run status group",
+    "tiobench",
+    "iostat",
+    "fs_mark",
+    "dbench",
+    "%change",
+    "test robot",
+    "lkp",
+    "%stddev",
+    "slow",
+    "degrad",
+    "performance",
+    "real",
+    "elapsed",
+)
 PREFILTER = re.compile(
     r"""
       \bfio\b | fio- | \biops\b | [kmgt]i?b/s\b | \b[kmgt]i?b/sec\b | \bmbps\b   # fio and throughput units

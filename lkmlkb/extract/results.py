@@ -173,7 +173,11 @@ class _DepthRuns:
 
     def run(self, i: int) -> tuple[int, int, int]:
         k = bisect.bisect_right(self.starts, i) - 1
-        return self.starts[k], self.starts[k + 1] - 1 if k + 1 < len(self.starts) else self.last, self.depths[k]
+        return (
+            self.starts[k],
+            self.starts[k + 1] - 1 if k + 1 < len(self.starts) else self.last,
+            self.depths[k],
+        )
 
 
 def _attribute(r: Result, lk: _LineKernels) -> tuple[str, str] | None:
@@ -267,7 +271,7 @@ def _dedupe(results: list[Result], lines: list[Line]) -> list[Result]:
         if a == b and 0 <= a < len(lines):  # most results hold one line: its text is the joined text
             body = lines[a].text.strip()
         else:
-            body = " ".join(ln.text.strip() for ln in lines[a:b + 1])
+            body = " ".join(ln.text.strip() for ln in lines[a : b + 1])
         key = (r.metric, r.direction, round(r.value, 9), r.unit, r.kernel, r.config, r.tool, body)
         if key in seen:
             continue
@@ -282,9 +286,12 @@ RUN_GAP_LINES = 6
 
 
 #: a change of kernel the writer states: "from 4.15.0-36 linux kernel to\n5.4.0-137", "5.4 vs 5.10"
-_CHANGE_OF_KERNELS = re.compile(r"\bfrom[ \t\n]{1,3}(?:kernel[ \t]{1,3}|linux[ \t]{1,3}|v)?(?P<a>\S{3,60})"
-                                r"(?:[ \t\n]{1,3}(?:linux[ \t]{1,3})?kernel)?[ \t\n]{1,3}to[ \t\n]{1,3}(?:v|kernel[ \t]{1,3})?"
-                                r"(?P<b>\S{3,60})", re.IGNORECASE)
+_CHANGE_OF_KERNELS = re.compile(
+    r"\bfrom[ \t\n]{1,3}(?:kernel[ \t]{1,3}|linux[ \t]{1,3}|v)?(?P<a>\S{3,60})"
+    r"(?:[ \t\n]{1,3}(?:linux[ \t]{1,3})?kernel)?[ \t\n]{1,3}to[ \t\n]{1,3}(?:v|kernel[ \t]{1,3})?"
+    r"(?P<b>\S{3,60})",
+    re.IGNORECASE,
+)
 
 
 #: how many lines after the sentence naming the change of kernel its two runs may start
@@ -322,7 +329,12 @@ def _share_kernel_along_runs(results: list[Result], lines: list[Line]) -> None:
     the result of its tool and metric just before it, when no line between names a kernel."""
     ordered = sorted(results, key=lambda r: r.evidence.line_start)
     for prev, r in zip(ordered, ordered[1:]):
-        if r.kernel is not None or prev.kernel is None or r.config or (r.tool, r.metric) != (prev.tool, prev.metric):
+        if (
+            r.kernel is not None
+            or prev.kernel is None
+            or r.config
+            or (r.tool, r.metric) != (prev.tool, prev.metric)
+        ):
             continue
         a, b = prev.evidence.line_end + 1, r.evidence.line_start
         if not 0 <= b - a <= RUN_GAP_LINES:

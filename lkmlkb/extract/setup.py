@@ -129,18 +129,25 @@ _CPU_RE = re.compile(
     re.VERBOSE | re.IGNORECASE | re.MULTILINE,
 )
 _MEM_RE = re.compile(
-    r"""\b(?P<mem>\d{1,6}(?:\.\d{1,2})?[ \t]?(?:[GMT]i?B|[GT]))[ \t]{1,2}(?:of[ \t])?(?:RAM|memory|DRAM|mem)\b"""
+    r"""\b(?P<mem>\d{1,6}(?:\.\d{1,2})?[ \t]?(?:[GMT]i?B|[GT]))[ \t]{1,2}(?:of[ \t])?(?:RAM|memory|DRAM|mem)\b""",
     # "2 GB RAM" (002), "256G memory" (LKP)
-    , re.IGNORECASE,
+    re.IGNORECASE,
 )
 _TOOLS = [
     # (tool, pattern, words) — each pattern names the real text that needs it; a line can match
     # only when its lowercased form holds one of ``words`` (the literal every alternative spells)
-    ("fio", r"\bfio\b(?![\-_.]\w)|\bfio-\d|\bfio\.\w", ("fio",)),   # "fio --name=", "fio-3.19", LKP "fio.write_iops"
+    (
+        "fio",
+        r"\bfio\b(?![\-_.]\w)|\bfio-\d|\bfio\.\w",
+        ("fio",),
+    ),  # "fio --name=", "fio-3.19", LKP "fio.write_iops"
     ("tiobench", r"\btiobench\b|\btiotest\b", ("tiobench", "tiotest")),  # 002 "tiobench sequential write"
-    ("dd", r"(?<![\w\-/])dd[ \t]{1,3}(?:if|of|bs|count)=|\bdd\b[ \t]{1,2}(?:command|test|run)",
-     ("dd ", "dd\t")),                                                  # 004 "dd if=/dev/$DISK"
-    ("iostat", r"\biostat\b", ("iostat",)),                                # 004 "iostat -yxm"
+    (
+        "dd",
+        r"(?<![\w\-/])dd[ \t]{1,3}(?:if|of|bs|count)=|\bdd\b[ \t]{1,2}(?:command|test|run)",
+        ("dd ", "dd\t"),
+    ),  # 004 "dd if=/dev/$DISK"
+    ("iostat", r"\biostat\b", ("iostat",)),  # 004 "iostat -yxm"
     ("fs_mark", r"\bfs_mark\b|\bfsmark\b", ("fs_mark", "fsmark")),
     ("dbench", r"\bdbench\b", ("dbench",)),
     ("lkp", r"kernel[ \t]test[ \t]robot|\blkp-tests?\b|\blkp\b", ("robot", "lkp")),
@@ -163,8 +170,22 @@ _TOOLS = [
 _TOOL_RES = [(name, re.compile(p, re.IGNORECASE if name != "dd" else 0)) for name, p, _ in _TOOLS]
 _TOOL_WORDS = {name: words for name, _, words in _TOOLS}
 #: tools that produce the numbers of a table (monitors like iostat and perf, and test harnesses, do not)
-_BENCHMARKS = ("fio", "tiobench", "dd", "fs_mark", "dbench", "sysbench", "iozone", "bonnie++", "filebench",
-               "vdbench", "pgbench", "stress-ng", "t/io_uring", "mmtests")
+_BENCHMARKS = (
+    "fio",
+    "tiobench",
+    "dd",
+    "fs_mark",
+    "dbench",
+    "sysbench",
+    "iozone",
+    "bonnie++",
+    "filebench",
+    "vdbench",
+    "pgbench",
+    "stress-ng",
+    "t/io_uring",
+    "mmtests",
+)
 
 
 class _WordSet:
@@ -317,7 +338,9 @@ _SPACES_RE = re.compile(r"\s{2,}")
 def _add(out: dict, key: str, value: str, i: int, line: str) -> None:
     value = _SPACES_RE.sub(" ", value.strip())
     if value and (key, value.lower()) not in out:
-        out[(key, value.lower())] = SetupFact(key, value, Evidence(line_start=i, line_end=i, text=line.strip()[:500]))
+        out[(key, value.lower())] = SetupFact(
+            key, value, Evidence(line_start=i, line_end=i, text=line.strip()[:500])
+        )
 
 
 def _scheduler_facts(out: dict, i: int, line: str) -> None:
@@ -397,15 +420,23 @@ def _memory_facts(out: dict, i: int, line: str) -> None:
 #: "brd"/"ram0"/"zram1"/"pmem0", "sdad:" (each as far as its alternative spells it: "ram" with its digit,
 #: not the "ram" of "param"; "hard disk", not "hardware"); written as a trie ("S(?:A(?:TA|S[ \t])|SD)")
 #: so that a place is tried against the alternatives sharing its first letter only
-_DEVICE_CUE = re.compile(r"n(?:vme\d{1,3}n\d|ull(?:_blk|b\d))|NVMe|PCIe|S(?:A(?:TA|S[ \t])|SD)|HDD|hard[ \t]disk"
-                         r"|r(?:otational[ \t]disk|am\d)|zram|dm-\d|s(?:csi_debug|d[a-z])|brd|pmem\d")
+_DEVICE_CUE = re.compile(
+    r"n(?:vme\d{1,3}n\d|ull(?:_blk|b\d))|NVMe|PCIe|S(?:A(?:TA|S[ \t])|SD)|HDD|hard[ \t]disk"
+    r"|r(?:otational[ \t]disk|am\d)|zram|dm-\d|s(?:csi_debug|d[a-z])|brd|pmem\d"
+)
 
 #: per group of _STACK_RE (the value of its facts), the words every alternative of the group spells:
 #: "nvme-of", "nvme-tcp", "nvme-rdma" hold "nvme-"; not the "nvme nvme0:" of every dmesg line
 _STACK_WORDS = {
-    "multipath": ("multipath", "multi-path", "mpath"), "lvm": ("lvm", "lvcreate"), "raid": ("raid", "mdadm"),
-    "dmcrypt": ("dm-crypt", "luks", "cryptsetup"), "bcache": ("bcache", "dm-cache"),
-    "nvmeof": ("nvme-", "nvmeof", "nvmet"), "iscsi": ("iscsi",), "virtio": ("virtio",), "loop": ("loop", "losetup"),
+    "multipath": ("multipath", "multi-path", "mpath"),
+    "lvm": ("lvm", "lvcreate"),
+    "raid": ("raid", "mdadm"),
+    "dmcrypt": ("dm-crypt", "luks", "cryptsetup"),
+    "bcache": ("bcache", "dm-cache"),
+    "nvmeof": ("nvme-", "nvmeof", "nvmet"),
+    "iscsi": ("iscsi",),
+    "virtio": ("virtio",),
+    "loop": ("loop", "losetup"),
 }
 
 #: (rule, words), in the order a line's facts are recorded: a rule's pattern can
@@ -413,22 +444,87 @@ _STACK_WORDS = {
 #: compiled cue, a line where the cue matches the text as written)
 _SETUP_RULES = [
     (_scheduler_facts, ("deadline", "none", "bfq", "kyber", "cfq", "noop", "anticipatory")),
-    (_filesystem_facts, ("ext2", "ext3", "ext4", "fs", "fat")),  # ext4 (not "text"); xfs, btrfs, tmpfs...; vfat
-    (_mount_option_facts, ("data=", "barrier", "noatime", "relatime", "discard", "dax", "commit=", "logbsize=",
-                           "journal_async_commit", "lock_nolock", "lock_dlm", "inode64", "noquota")),
-    (_tunable_facts, ("low_latency", "slice_idle", "slice_sync", "slice_async", "quantum", "group_idle",
-                      "fifo_batch", "writes_starved", "read_expire", "write_expire", "back_seek_max",
-                      "queue_depth", "nr_requests", "read_ahead_kb", "max_sectors_kb", "rq_affinity",
-                      "nomerges", "wbt_lat_usec", "io_poll", "add_random", "rotational", "iostats",
-                      "strict_guarantees", "async_depth", "prio_aging_expire", "nr_hw_queues", "hctx",
-                      "dirty_ratio", "dirty_background_ratio", "vm.dirty_", "nr_open", "iodepth_batch")),
+    (
+        _filesystem_facts,
+        ("ext2", "ext3", "ext4", "fs", "fat"),
+    ),  # ext4 (not "text"); xfs, btrfs, tmpfs...; vfat
+    (
+        _mount_option_facts,
+        (
+            "data=",
+            "barrier",
+            "noatime",
+            "relatime",
+            "discard",
+            "dax",
+            "commit=",
+            "logbsize=",
+            "journal_async_commit",
+            "lock_nolock",
+            "lock_dlm",
+            "inode64",
+            "noquota",
+        ),
+    ),
+    (
+        _tunable_facts,
+        (
+            "low_latency",
+            "slice_idle",
+            "slice_sync",
+            "slice_async",
+            "quantum",
+            "group_idle",
+            "fifo_batch",
+            "writes_starved",
+            "read_expire",
+            "write_expire",
+            "back_seek_max",
+            "queue_depth",
+            "nr_requests",
+            "read_ahead_kb",
+            "max_sectors_kb",
+            "rq_affinity",
+            "nomerges",
+            "wbt_lat_usec",
+            "io_poll",
+            "add_random",
+            "rotational",
+            "iostats",
+            "strict_guarantees",
+            "async_depth",
+            "prio_aging_expire",
+            "nr_hw_queues",
+            "hctx",
+            "dirty_ratio",
+            "dirty_background_ratio",
+            "vm.dirty_",
+            "nr_open",
+            "iodepth_batch",
+        ),
+    ),
     (_echo_tunable_facts, ("echo",)),
     (_module_facts, ("modprobe", "insmod")),
-    (_device_facts, _DEVICE_CUE),                           # case-sensitive, like _DEVICE_RE
+    (_device_facts, _DEVICE_CUE),  # case-sensitive, like _DEVICE_RE
     (_stack_facts, tuple(w for words in _STACK_WORDS.values() for w in words)),
     # a model is "Intel Xeon", "AMD(R) EPYC": "intel" alone is in every "<lkp@intel.com>"
-    (_cpu_facts, ("machine:", "intel ", "intel\t", "intel(r)", "amd ", "amd\t", "amd(r)", "cpu", "core", "socket",
-                  "threads", "numa")),
+    (
+        _cpu_facts,
+        (
+            "machine:",
+            "intel ",
+            "intel\t",
+            "intel(r)",
+            "amd ",
+            "amd\t",
+            "amd(r)",
+            "cpu",
+            "core",
+            "socket",
+            "threads",
+            "numa",
+        ),
+    ),
     (_memory_facts, ("ram", "mem")),
 ]
 
@@ -437,7 +533,9 @@ _SETUP_WORDS = _WordSet([w for _, words in _SETUP_RULES if isinstance(words, tup
 
 #: every word of _TOOLS, for one pass over a text, and the tools that each word names
 _TOOL_WORD_SET = _WordSet([w for words in _TOOL_WORDS.values() for w in words])
-_TOOLS_OF_WORD = {w: tuple(name for name, words in _TOOL_WORDS.items() if w in words) for w in _TOOL_WORD_SET.words}
+_TOOLS_OF_WORD = {
+    w: tuple(name for name, words in _TOOL_WORDS.items() if w in words) for w in _TOOL_WORD_SET.words
+}
 
 
 def find_setup(text: str) -> list[SetupFact]:
@@ -454,8 +552,10 @@ def find_setup(text: str) -> list[SetupFact]:
         lines = text.split("\n")
         words = _WordLines(text)
         found = words.word_lines(_SETUP_WORDS)
-        wanted = [(rule, words.lines_of(found, w) if isinstance(w, tuple) else words.cased_starts(w))
-                  for rule, w in _SETUP_RULES]
+        wanted = [
+            (rule, words.lines_of(found, w) if isinstance(w, tuple) else words.cased_starts(w))
+            for rule, w in _SETUP_RULES
+        ]
         # a stack fact's value is its group's name: once a group has its fact, its words alone need
         # not send a line to _STACK_RE (a loop device test log names "loop" on every other line);
         # the lines of each group's words are found once a first stack fact is
@@ -474,7 +574,10 @@ def find_setup(text: str) -> list[SetupFact]:
                         before = len(out)
                         rule(out, i, line)
                         if len(out) > before:
-                            stack = [(("stack", group), words.lines_of(found, w)) for group, w in _STACK_WORDS.items()]
+                            stack = [
+                                (("stack", group), words.lines_of(found, w))
+                                for group, w in _STACK_WORDS.items()
+                            ]
                     elif any(i in at_g for key, at_g in stack if key not in out):
                         rule(out, i, line)
     except Exception as exc:  # never let one message stop a run
@@ -495,10 +598,13 @@ def find_tools(text: str) -> list[str]:
         lines = text.split("\n")
         words = _WordLines(text)
         at = words.word_lines(_TOOL_WORD_SET)
-        named = {name for w in at for name in _TOOLS_OF_WORD[w]}  # a tool none of whose words is here has no line
+        named = {
+            name for w in at for name in _TOOLS_OF_WORD[w]
+        }  # a tool none of whose words is here has no line
         for name, rx in _TOOL_RES:
             if (name in named or words.twin_lines) and any(
-                    rx.search(lines[i][:MAX_LINE]) for i in sorted(words.lines_of(at, _TOOL_WORDS[name]))):
+                rx.search(lines[i][:MAX_LINE]) for i in sorted(words.lines_of(at, _TOOL_WORDS[name]))
+            ):
                 found.add(name)
     except Exception as exc:
         log.warning("find_tools failed: %s", exc)

@@ -34,12 +34,20 @@ log = logging.getLogger(__name__)
 _NUM = r"[-+]?\d{1,20}(?:\.\d{1,20})?(?:[eE][-+]?\d{1,3})?"
 
 
-def _result(metric: str, value: float, unit: str, ln: int | tuple[int, int], lines: list[Line],
-            **kw) -> Result:
+def _result(
+    metric: str, value: float, unit: str, ln: int | tuple[int, int], lines: list[Line], **kw
+) -> Result:
     a, b = (ln, ln) if isinstance(ln, int) else ln
     nv, nu = normalize(value, unit)
-    return Result(metric=metric, value=value, unit=unit, normalized_value=nv, normalized_unit=nu,
-                  evidence=evidence(lines, a, b), **kw)
+    return Result(
+        metric=metric,
+        value=value,
+        unit=unit,
+        normalized_value=nv,
+        normalized_unit=nu,
+        evidence=evidence(lines, a, b),
+        **kw,
+    )
 
 
 #: what may stand before a kernel opening a line or cell
@@ -119,16 +127,43 @@ def _context_direction(lines: list[Line], start: int, back: int = 4) -> str | No
 
 _LKP_HEADER = re.compile(r"%stddev\s{1,20}%change\s{1,20}%stddev")  # "%stddev     %change         %stddev"
 _LKP_HEADER_CUE = ("%change",)  # in every _LKP_HEADER match: the lines holding it are found at once
-_LKP_COLS = re.compile(r"^\s{0,8}(?P<cols>[0-9a-f]{7,40}(?:\s{1,8}[0-9a-zA-Z.\-+_]{3,40}){1,8})\s{0,8}$")  # "8f764b91fdf29659 574e7779cf583171acb5bf63650"
-_LKP_COMMIT = re.compile(r"^\s{1,8}(?P<c>[0-9a-f]{7,40}|v\d[\w.\-]{1,30})(?:\s|$)")  # '  574e7779cf ("block/mq-deadline: ...")', '  v6.8-rc1'
+_LKP_COLS = re.compile(
+    r"^\s{0,8}(?P<cols>[0-9a-f]{7,40}(?:\s{1,8}[0-9a-zA-Z.\-+_]{3,40}){1,8})\s{0,8}$"
+)  # "8f764b91fdf29659 574e7779cf583171acb5bf63650"
+_LKP_COMMIT = re.compile(
+    r"^\s{1,8}(?P<c>[0-9a-f]{7,40}|v\d[\w.\-]{1,30})(?:\s|$)"
+)  # '  574e7779cf ("block/mq-deadline: ...")', '  v6.8-rc1'
 _PLUSMINUS = re.compile(r"(?:\u00b1|\ufffd|\u00c2\u00b1|\+-)\s{0,6}(?=\d)")  # "± 7%", mis-decoded "�  7%"
 _LETTER = re.compile(r"[A-Za-z]")  # a metric name spells a letter: "fio.write_iops"
 _CHANGE = re.compile(r"^[-+]\d{1,12}(?:\.\d{1,6})?(?:e[-+]?\d{1,3})?%?$")  # "-72.9%", "+0.1", "+1e+05%"
 _LKP_MONITORS = (
-    "uptime.", "iostat.", "vmstat.", "mpstat.", "meminfo.", "numa-", "proc-vmstat.", "perf-stat.",
-    "perf-sched.", "perf-profile.", "perf-c2c.", "sched_debug.", "turbostat.", "slabinfo.",
-    "interrupts.", "softirqs.", "lock_stat.", "latency_stats.", "cpuidle.", "pmeter.", "boot-time.",
-    "time.", "numa-meminfo.", "numa-vmstat.", "buddyinfo.", "kmsg.", "dmesg.",
+    "uptime.",
+    "iostat.",
+    "vmstat.",
+    "mpstat.",
+    "meminfo.",
+    "numa-",
+    "proc-vmstat.",
+    "perf-stat.",
+    "perf-sched.",
+    "perf-profile.",
+    "perf-c2c.",
+    "sched_debug.",
+    "turbostat.",
+    "slabinfo.",
+    "interrupts.",
+    "softirqs.",
+    "lock_stat.",
+    "latency_stats.",
+    "cpuidle.",
+    "pmeter.",
+    "boot-time.",
+    "time.",
+    "numa-meminfo.",
+    "numa-vmstat.",
+    "buddyinfo.",
+    "kmsg.",
+    "dmesg.",
 )
 _LKP_FIO = re.compile(
     r"""
@@ -243,8 +278,20 @@ def find_lkp_tables(lines: list[Line]) -> list[Result]:
                 for k, (v, sd) in enumerate(vals):
                     col = cols[k] if k < len(cols) else None
                     kernel, _ = _kernel_and_config(col) if col and col.startswith("v") else (None, None)
-                    out.append(_result(metric, v, unit, j, lines, direction=direction, tool=tool,
-                                       stddev=sd, kernel=kernel, config=None if kernel else col))
+                    out.append(
+                        _result(
+                            metric,
+                            v,
+                            unit,
+                            j,
+                            lines,
+                            direction=direction,
+                            tool=tool,
+                            stddev=sd,
+                            kernel=kernel,
+                            config=None if kernel else col,
+                        )
+                    )
             j += 1
         after = j  # the line that ended the table may open the next one
     return out
@@ -255,11 +302,36 @@ def find_lkp_tables(lines: list[Line]) -> list[Result]:
 
 _SEPARATOR = re.compile(r"^[\s\-=+|:*~_]{3,}$")  # "-----+-----", "|----|----|"
 _PIPE = ("|",)  # a block starts at a line holding one: those lines are found at once
-_PARAM_HEADERS = {"thr", "threads", "thread", "jobs", "numjobs", "nr_task", "qd", "iodepth", "depth",
-                  "bs", "blocksize", "size", "clients", "procs", "cpus", "nr", "t", "tasks", "queues"}
-_CPU_CELL = re.compile(r"usr=\s{0,3}(?P<usr>\d{1,3}(?:\.\d{1,4})?)%,?\s{0,3}sys=\s{0,3}(?P<sys>\d{1,3}(?:\.\d{1,4})?)%")  # "usr=1.13%, sys=14.75%"
-_UNIT_IN_HEADER = re.compile(r"\(\s{0,3}(?P<u>[KMGT]?i?B/s|MBps|[KMG]?IOPS|[um]?sec|[mun]s|%)\s{0,3}\)", re.I)  # "bw (MB/s)"
-_TWO_NUMS = re.compile(r"^\s{0,4}(?P<a>" + _NUM + r")\s{0,4},\s{0,4}(?P<b>" + _NUM + r")\s{0,4}$")  # "6.625, 1683.66"
+_PARAM_HEADERS = {
+    "thr",
+    "threads",
+    "thread",
+    "jobs",
+    "numjobs",
+    "nr_task",
+    "qd",
+    "iodepth",
+    "depth",
+    "bs",
+    "blocksize",
+    "size",
+    "clients",
+    "procs",
+    "cpus",
+    "nr",
+    "t",
+    "tasks",
+    "queues",
+}
+_CPU_CELL = re.compile(
+    r"usr=\s{0,3}(?P<usr>\d{1,3}(?:\.\d{1,4})?)%,?\s{0,3}sys=\s{0,3}(?P<sys>\d{1,3}(?:\.\d{1,4})?)%"
+)  # "usr=1.13%, sys=14.75%"
+_UNIT_IN_HEADER = re.compile(
+    r"\(\s{0,3}(?P<u>[KMGT]?i?B/s|MBps|[KMG]?IOPS|[um]?sec|[mun]s|%)\s{0,3}\)", re.I
+)  # "bw (MB/s)"
+_TWO_NUMS = re.compile(
+    r"^\s{0,4}(?P<a>" + _NUM + r")\s{0,4},\s{0,4}(?P<b>" + _NUM + r")\s{0,4}$"
+)  # "6.625, 1683.66"
 
 
 def _header_meaning(name: str, tool: str | None) -> tuple[str, str | None, str]:
@@ -274,9 +346,18 @@ def _header_meaning(name: str, tool: str | None) -> tuple[str, str | None, str]:
     lat_dirs = {"rlat": "read", "rrlat": "randread", "wlat": "write", "rwlat": "randwrite"}
     if w in lat_dirs:
         return "lat", lat_dirs[w], unit or ("ms" if tool == "tiobench" else "")
-    tput_dirs = {"read": "read", "write": "write", "randr": "randread", "randw": "randwrite",
-                 "randread": "randread", "randwrite": "randwrite", "seqread": "read", "seqwrite": "write",
-                 "rread": "randread", "rwrite": "randwrite"}
+    tput_dirs = {
+        "read": "read",
+        "write": "write",
+        "randr": "randread",
+        "randw": "randwrite",
+        "randread": "randread",
+        "randwrite": "randwrite",
+        "seqread": "read",
+        "seqwrite": "write",
+        "rread": "randread",
+        "rwrite": "randwrite",
+    }
     if w in tput_dirs:
         return "throughput", tput_dirs[w], unit or ("MB/s" if tool == "tiobench" else "")
     if w in ("bw", "bandwidth", "throughput", "tput"):
@@ -300,8 +381,9 @@ def _pipe_blocks(lines: list[Line]) -> list[tuple[int, int]]:
         if i < after:
             continue
         j = i
-        while j + 1 < len(lines) and ("|" in lines[j + 1].text or
-                                      (_SEPARATOR.match(lines[j + 1].text) and lines[j + 1].text.strip())):
+        while j + 1 < len(lines) and (
+            "|" in lines[j + 1].text or (_SEPARATOR.match(lines[j + 1].text) and lines[j + 1].text.strip())
+        ):
             j += 1
         blocks.append((i, j))
         after = j + 1
@@ -310,19 +392,26 @@ def _pipe_blocks(lines: list[Line]) -> list[tuple[int, int]]:
 
 def _is_numeric_cell(cell: str) -> bool:
     c = cell.strip().rstrip("*").strip()
-    return bool(c) and (to_float(c) is not None or parse_quantity(c, "IOPS") is not None
-                        or bool(_TWO_NUMS.match(c)) or bool(_CPU_CELL.search(c)))
+    return bool(c) and (
+        to_float(c) is not None
+        or parse_quantity(c, "IOPS") is not None
+        or bool(_TWO_NUMS.match(c))
+        or bool(_CPU_CELL.search(c))
+    )
 
 
-def _cell_results(cell: str, meaning: tuple[str, str | None, str], j: int, lines: list[Line],
-                  **kw) -> list[Result]:
+def _cell_results(
+    cell: str, meaning: tuple[str, str | None, str], j: int, lines: list[Line], **kw
+) -> list[Result]:
     """Results from one data cell, read by its content first and its header second."""
     metric, direction, unit = meaning
     c = cell.strip().rstrip("*").strip()
     cm = _CPU_CELL.search(c)
     if cm:
-        return [_result("cpu_usr", float(cm["usr"]), "%", j, lines, direction=direction, **kw),
-                _result("cpu_sys", float(cm["sys"]), "%", j, lines, direction=direction, **kw)]
+        return [
+            _result("cpu_usr", float(cm["usr"]), "%", j, lines, direction=direction, **kw),
+            _result("cpu_sys", float(cm["sys"]), "%", j, lines, direction=direction, **kw),
+        ]
     tm = _TWO_NUMS.match(c)
     if tm:  # tiobench "avg, max"
         return [_result(metric, float(tm["a"]), unit, j, lines, direction=direction, **kw)]
@@ -348,8 +437,7 @@ def _header_names(header_rows: list[list[str]], width: int) -> list[str]:
 
 
 def _parse_pipe_block(lines: list[Line], a: int, b: int) -> list[Result]:
-    rows = [(j, _split_cells(lines[j].text)) for j in range(a, b + 1)
-            if not _SEPARATOR.match(lines[j].text)]
+    rows = [(j, _split_cells(lines[j].text)) for j in range(a, b + 1) if not _SEPARATOR.match(lines[j].text)]
     if not rows:
         return []
     if all(lines[j].text.strip().startswith("|") for j, _ in rows):
@@ -393,8 +481,15 @@ def _parse_pipe_block(lines: list[Line], a: int, b: int) -> list[Result]:
             if name.lower().strip() in _PARAM_HEADERS or not _is_numeric_cell(cell):
                 continue
             metric, direction, unit = _header_meaning(name, tool)
-            res = _cell_results(cell, (metric, direction or direction_ctx, unit), j, lines,
-                                kernel=kernel, config=config, tool=tool)
+            res = _cell_results(
+                cell,
+                (metric, direction or direction_ctx, unit),
+                j,
+                lines,
+                kernel=kernel,
+                config=config,
+                tool=tool,
+            )
             out.extend(res)
             group.extend(res)
     return out
@@ -407,7 +502,8 @@ _LKP_FUNCTIONAL_ROW = re.compile(
         (?:boot_(?:successes|failures)|BUG[:_]|WARNING[:_]|kernel_BUG|Oops[:_]|RIP:|Kernel_panic
           |general_protection|KASAN[:_]|UBSAN[:_]|INFO:|EIP:|calltrace
           |(?:xfstests|dmesg|kmsg|last_state|stderr)\.)   # the older reports' stat names""",
-    re.VERBOSE)
+    re.VERBOSE,
+)
 #: the kernel test robot's functional report says what it saw in quotes ('kernel test robot
 #: noticed "sysfs:cannot_create_duplicate_filename" on:'); its performance report names a change
 _LKP_FUNCTIONAL_NOTICE = re.compile(r'test robot noticed\s{1,3}"')
@@ -440,7 +536,9 @@ def find_pipe_tables(lines: list[Line]) -> list[Result]:
     blocks = _pipe_blocks(lines)
     if not blocks:
         return []
-    noticed = {lines[i].depth for i in filled_lines(lines)[:40] if _LKP_FUNCTIONAL_NOTICE.search(lines[i].text)}
+    noticed = {
+        lines[i].depth for i in filled_lines(lines)[:40] if _LKP_FUNCTIONAL_NOTICE.search(lines[i].text)
+    }
     blocks = [(a, b) for a, b in blocks if b - a <= 2000 and not _is_lkp_functional(lines, a, b, noticed)]
     if not blocks:
         return []
@@ -454,7 +552,9 @@ def find_pipe_tables(lines: list[Line]) -> list[Result]:
 # whitespace tables: a header, then "label  figures" rows
 
 _DIGIT = re.compile(r"\d")  # a header names columns, it holds no figure
-_WS_HEADER_WORD = re.compile(r"iops|bw|mb/s|throughput|lat", re.I)  # a one-column header: "\t\tIOPs" (corpus/001)
+_WS_HEADER_WORD = re.compile(
+    r"iops|bw|mb/s|throughput|lat", re.I
+)  # a one-column header: "\t\tIOPs" (corpus/001)
 _WS_SPLIT = re.compile(r"\t{1,8}\s{0,8}|\s{2,40}")  # cells apart by tabs or two spaces
 _WS_ROW = re.compile(
     r"""
@@ -470,8 +570,9 @@ _MEASURES = frozenset({"iops", "lat", "throughput", "bw", "cpu"})
 _SPEED_UNITS = frozenset({"B/s", "IOPS", "us"})
 #: a row label naming a statistic of samples ("average  7882.67", "stddev  1982.79", "p99  412"): a
 #: measurement whatever the column's name (Olivier Langlois's "reissue  completion" timings, io-uring)
-_STATISTIC_LABEL = re.compile(r"(?:avg|average|mean|median|min|max|stddev|stdev|std|p\d{1,2}(?:\.\d{1,2})?)$",
-                              re.IGNORECASE)
+_STATISTIC_LABEL = re.compile(
+    r"(?:avg|average|mean|median|min|max|stddev|stdev|std|p\d{1,2}(?:\.\d{1,2})?)$", re.IGNORECASE
+)
 
 
 def find_whitespace_tables(lines: list[Line]) -> list[Result]:
@@ -498,8 +599,12 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
         # LVM's "PE Size  32.00 MiB", "Whence  Result" over "DATA  0"; a unit of speed such as
         # "MB/s" measures): a listing of settings or states, whose figures count only as a rate or a time
         last, _, last_unit = _header_meaning(names[-1], None)  # last_unit: one in parentheses, "bw (MB/s)"
-        listing = len(names) <= 2 and last not in _MEASURES and not last_unit \
+        listing = (
+            len(names) <= 2
+            and last not in _MEASURES
+            and not last_unit
             and normalize(1.0, names[-1].strip())[1] not in _SPEED_UNITS
+        )
         j = i + 1
         found: list[Result] = []
         while j < len(lines):
@@ -547,11 +652,15 @@ _THREADS_HEADER = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-_THREADS_ROW = re.compile(r"^\s{0,8}(?P<p>\d{1,8})\s{1,20}(?P<avg>" + _NUM + r")\s{1,20}(?P<sd>" + _NUM + r")\s{0,8}$")  # "16 39.950000 0.403072"
+_THREADS_ROW = re.compile(
+    r"^\s{0,8}(?P<p>\d{1,8})\s{1,20}(?P<avg>" + _NUM + r")\s{1,20}(?P<sd>" + _NUM + r")\s{0,8}$"
+)  # "16 39.950000 0.403072"
 _STAT_ROW = re.compile(
     r"""
     ^\s{0,8}(?P<label>Average|Avg|Mean|Median|Pop\.Std\.Dev\.|Std\.?\s?Dev\.?|Stddev|Stderr):?
-    (?P<vals>(?:[ \t]{1,20}""" + _NUM + r"""){1,12})\s{0,8}$
+    (?P<vals>(?:[ \t]{1,20}"""
+    + _NUM
+    + r"""){1,12})\s{0,8}$
     # "Average: 34.6648 34.4475", "Pop.Std.Dev.: 0.55523 0.21981"
     """,
     re.VERBOSE | re.IGNORECASE,
@@ -603,10 +712,21 @@ def find_summary_lines(lines: list[Line]) -> list[Result]:
             tool, unit, metric = _summary_kind(lines)
             kh = _kernel_heading(lines, i)
             samples = [float(x) for x in m["samples"].split()]
-            out.append(_result(metric, float(m["avg"]), unit, i, lines, tool=tool,
-                               kernel=kh[0] if kh else None, config=kh[1] if kh else None,
-                               direction=_context_direction(lines, i, 6),
-                               stddev=float(m["sd"]) if m["sd"] else None, samples=samples))
+            out.append(
+                _result(
+                    metric,
+                    float(m["avg"]),
+                    unit,
+                    i,
+                    lines,
+                    tool=tool,
+                    kernel=kh[0] if kh else None,
+                    config=kh[1] if kh else None,
+                    direction=_context_direction(lines, i, 6),
+                    stddev=float(m["sd"]) if m["sd"] else None,
+                    samples=samples,
+                )
+            )
             continue
         m = _THREADS_HEADER.match(t)
         if m:
@@ -617,10 +737,19 @@ def find_summary_lines(lines: list[Line]) -> list[Result]:
                 rm = _THREADS_ROW.match(lines[j].text)
                 if not rm:
                     break
-                out.append(_result(metric, float(rm["avg"]), unit, j, lines, tool=tool,
-                                   kernel=kh[0] if kh else None,
-                                   config="%s=%s" % (m["p"].lower(), rm["p"]),
-                                   stddev=float(rm["sd"])))
+                out.append(
+                    _result(
+                        metric,
+                        float(rm["avg"]),
+                        unit,
+                        j,
+                        lines,
+                        tool=tool,
+                        kernel=kh[0] if kh else None,
+                        config="%s=%s" % (m["p"].lower(), rm["p"]),
+                        stddev=float(rm["sd"]),
+                    )
+                )
                 j += 1
             continue
         m = _STAT_ROW.match(t)
@@ -630,8 +759,9 @@ def find_summary_lines(lines: list[Line]) -> list[Result]:
     return out
 
 
-def _stat_rows(lines: list[Line], i: int, m: re.Match, metric: str, unit: str,
-               tool: str | None) -> list[Result]:
+def _stat_rows(
+    lines: list[Line], i: int, m: re.Match, metric: str, unit: str, tool: str | None
+) -> list[Result]:
     """``Average:`` values under a header line naming one kernel (or config) per column."""
     vals = [float(x) for x in m["vals"].split()]
     header = None
@@ -656,8 +786,11 @@ def _stat_rows(lines: list[Line], i: int, m: re.Match, metric: str, unit: str,
     out = []
     for col, v, sd in zip(cols, vals, sds):
         kernel, cfg = _kernel_and_config(col)
-        out.append(_result(metric, v, unit, i, lines, tool=tool, kernel=kernel,
-                           config=cfg if kernel else col, stddev=sd))
+        out.append(
+            _result(
+                metric, v, unit, i, lines, tool=tool, kernel=kernel, config=cfg if kernel else col, stddev=sd
+            )
+        )
     return out
 
 
@@ -666,7 +799,9 @@ def _stat_rows(lines: list[Line], i: int, m: re.Match, metric: str, unit: str,
 
 _PAIR_TAIL = re.compile(
     r"""
-    ^[^:=\d]{0,30}[:=]\s{0,8}(?P<v>""" + _NUM + r"""[kKmM]?)\s{0,3}(?P<u>[KMGT]?i?B/s|MBps|IOPS|[um]?sec|[mun]s|%)?\s{0,8}$
+    ^[^:=\d]{0,30}[:=]\s{0,8}(?P<v>"""
+    + _NUM
+    + r"""[kKmM]?)\s{0,3}(?P<u>[KMGT]?i?B/s|MBps|IOPS|[um]?sec|[mun]s|%)?\s{0,8}$
     # " : 3571", " + revert : 3634", ": 236MiB/s"
     """,
     re.VERBOSE,
@@ -703,18 +838,26 @@ def find_kernel_pairs(lines: list[Line]) -> list[Result]:
 # --------------------------------------------------------------------------
 # iostat -x and dd
 
-_IOSTAT_HEADER = re.compile(r"^\s{0,8}Device:?(?P<cols>(?:\s{1,40}[\w%/\-]{1,20}){3,40})\s{0,8}$")  # "Device  r/s  rMB/s ... %util"
+_IOSTAT_HEADER = re.compile(
+    r"^\s{0,8}Device:?(?P<cols>(?:\s{1,40}[\w%/\-]{1,20}){3,40})\s{0,8}$"
+)  # "Device  r/s  rMB/s ... %util"
 _IOSTAT_CUE = ("Device",)  # in every _IOSTAT_HEADER match
 _DD = re.compile(
     r"""
-    (?P<bytes>\d{1,20})\ bytes\ (?:\([^)]{0,60}\)\ )?(?:copied|transferred),\ (?P<secs>""" + _NUM + r""")\ s(?:ecs?)?,\s
-    (?P<rate>""" + _NUM + r""")\ ?(?P<unit>[kKMGT]?i?B/s)
+    (?P<bytes>\d{1,20})\ bytes\ (?:\([^)]{0,60}\)\ )?(?:copied|transferred),\ (?P<secs>"""
+    + _NUM
+    + r""")\ s(?:ecs?)?,\s
+    (?P<rate>"""
+    + _NUM
+    + r""")\ ?(?P<unit>[kKMGT]?i?B/s)
     # "2147483648 bytes (2.1 GB, 2.0 GiB) copied, 0.721532 s, 3.0 GB/s"
     """,
     re.VERBOSE,
 )
 _DD_CUE = (" bytes ",)  # in every _DD match: "2147483648 bytes (2.1 GB, 2.0 GiB) copied"
-_DD_CMD = re.compile(r"\bdd\s.{0,300}?\b(?P<k>if|of)=(?P<v>/dev/(?:zero|null|u?random))\b")  # "dd if=/dev/$DISK of=/dev/null"
+_DD_CMD = re.compile(
+    r"\bdd\s.{0,300}?\b(?P<k>if|of)=(?P<v>/dev/(?:zero|null|u?random))\b"
+)  # "dd if=/dev/$DISK of=/dev/null"
 
 
 def find_iostat(lines: list[Line]) -> list[Result]:
@@ -736,13 +879,28 @@ def find_iostat(lines: list[Line]) -> list[Result]:
             rs, ws = row.get("r/s", 0.0), row.get("w/s", 0.0)
             direction = "read" if rs and not ws else "write" if ws and not rs else None
             if "%util" in row:
-                out.append(_result("util", row["%util"], "%", j, lines, tool="iostat",
-                                   config=cells[0], direction=direction))
-            for col, unit, d in (("rMB/s", "MB/s", "read"), ("wMB/s", "MB/s", "write"),
-                                 ("rkB/s", "kB/s", "read"), ("wkB/s", "kB/s", "write")):
+                out.append(
+                    _result(
+                        "util",
+                        row["%util"],
+                        "%",
+                        j,
+                        lines,
+                        tool="iostat",
+                        config=cells[0],
+                        direction=direction,
+                    )
+                )
+            for col, unit, d in (
+                ("rMB/s", "MB/s", "read"),
+                ("wMB/s", "MB/s", "write"),
+                ("rkB/s", "kB/s", "read"),
+                ("wkB/s", "kB/s", "write"),
+            ):
                 if row.get(col):
-                    out.append(_result("bw", row[col], unit, j, lines, tool="iostat",
-                                       config=cells[0], direction=d))
+                    out.append(
+                        _result("bw", row[col], unit, j, lines, tool="iostat", config=cells[0], direction=d)
+                    )
     return out
 
 
@@ -757,11 +915,15 @@ def find_dd(lines: list[Line]) -> list[Result]:
         for j in range(i, max(-1, i - 6), -1):
             cm = _DD_CMD.search(lines[j].text)
             if cm:
-                direction = "read" if cm["k"] == "of" and cm["v"] == "/dev/null" else (
-                    "write" if cm["k"] == "if" else None)
+                direction = (
+                    "read"
+                    if cm["k"] == "of" and cm["v"] == "/dev/null"
+                    else ("write" if cm["k"] == "if" else None)
+                )
                 break
-        out.append(_result("throughput", float(m["rate"]), m["unit"], i, lines, tool="dd",
-                           direction=direction))
+        out.append(
+            _result("throughput", float(m["rate"]), m["unit"], i, lines, tool="dd", direction=direction)
+        )
         # and how long it took ("copied, 2.72458 s"): the same run measured as a time
         out.append(_result("elapsed", float(m["secs"]), "s", i, lines, tool="dd", direction=direction))
     return out
@@ -773,7 +935,9 @@ def find_dd(lines: list[Line]) -> list[Result]:
 _MMTESTS_ROW = re.compile(
     r"""
     ^\s{0,8}(?P<stat>Amean|Hmean|Gmean|BAmean-\d{1,3})\s{1,12}(?P<param>[\w\-.]{1,40})
-    (?P<cells>(?:\s{1,30}""" + _NUM + r"""\s{0,4}[(*]\s{0,4}[-+]?\d{1,8}(?:\.\d{1,4})?%\s{0,4}[)*]){1,12})\s{0,8}$
+    (?P<cells>(?:\s{1,30}"""
+    + _NUM
+    + r"""\s{0,4}[(*]\s{0,4}[-+]?\d{1,8}(?:\.\d{1,4})?%\s{0,4}[)*]){1,12})\s{0,8}$
     # "Amean  1  123.45 (  0.00%)  130.00 *-5.31%*"
     """,
     re.VERBOSE,
@@ -797,15 +961,26 @@ def find_mmtests(lines: list[Line]) -> list[Result]:
                 header = t.split()
             continue
         vals = [float(c["v"]) for c in _MMTESTS_CELL.finditer(m["cells"])]
-        cols = header[-len(vals):] if len(header) >= len(vals) else [None] * len(vals)
+        cols = header[-len(vals) :] if len(header) >= len(vals) else [None] * len(vals)
         for col, v in zip(cols, vals):
             kernel, cfg = _kernel_and_config(col) if col else (None, None)
-            out.append(_result(m["stat"].lower(), v, "", i, lines, tool="mmtests", kernel=kernel,
-                               config=" ".join(x for x in (cfg if kernel else col, m["param"]) if x)))
+            out.append(
+                _result(
+                    m["stat"].lower(),
+                    v,
+                    "",
+                    i,
+                    lines,
+                    tool="mmtests",
+                    kernel=kernel,
+                    config=" ".join(x for x in (cfg if kernel else col, m["param"]) if x),
+                )
+            )
     return out
 
 
 # --------------------------------------------------------------------------
+
 
 def find_tables(text: str, lines: list[Line] | None = None) -> list[Result]:
     """Every figure in tables and per-kernel summary lines in ``text``.  Never raises.
@@ -819,8 +994,16 @@ def find_tables(text: str, lines: list[Line] | None = None) -> list[Result]:
         log.exception("find_tables: cannot split input")
         return []
     out: list[Result] = []
-    for finder in (find_lkp_tables, find_pipe_tables, find_whitespace_tables, find_summary_lines,
-                   find_kernel_pairs, find_iostat, find_dd, find_mmtests):
+    for finder in (
+        find_lkp_tables,
+        find_pipe_tables,
+        find_whitespace_tables,
+        find_summary_lines,
+        find_kernel_pairs,
+        find_iostat,
+        find_dd,
+        find_mmtests,
+    ):
         try:
             out.extend(finder(lines))
         except Exception:

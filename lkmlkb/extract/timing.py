@@ -57,9 +57,18 @@ def find_timings(text: str) -> list[Result]:
                 continue
             gd = m.groupdict()
             seconds = float(gd.get("h") or 0) * 3600 + float(gd.get("m") or 0) * 60 + float(gd["s"])
-            out.append(Result(metric="elapsed", value=round(seconds, 6), unit="s", config=_heading(lines, i),
-                              tool="time", normalized_value=round(seconds * 1e6, 3), normalized_unit="us",
-                              evidence=Evidence(line_start=i, line_end=i, text=line)))
+            out.append(
+                Result(
+                    metric="elapsed",
+                    value=round(seconds, 6),
+                    unit="s",
+                    config=_heading(lines, i),
+                    tool="time",
+                    normalized_value=round(seconds * 1e6, 3),
+                    normalized_unit="us",
+                    evidence=Evidence(line_start=i, line_end=i, text=line),
+                )
+            )
     except Exception:
         log.exception("find_timings failed")
         return []

@@ -22,9 +22,12 @@ DATA_FILE = "fio_options.json"
 
 #: what an option name looks like: every name and alias the catalog holds
 #: ("iodepth_batch_complete_min", "hugepage-size") is one
-OPTION_NAME_RE = re.compile(r"""
+OPTION_NAME_RE = re.compile(
+    r"""
     ^[A-Za-z][A-Za-z0-9_-]{0,60}$
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
 
 @functools.cache

@@ -30,55 +30,88 @@ from lkmlkb.model import FioJob
 
 log = logging.getLogger(__name__)
 
-MAX_JOBS = 500          # per text
-MAX_LOOP_VALUES = 64    # per for loop
-MAX_DEPTH = 6           # nested calls/loops
-MAX_COMMANDS = 20000    # per text
+MAX_JOBS = 500  # per text
+MAX_LOOP_VALUES = 64  # per for loop
+MAX_DEPTH = 6  # nested calls/loops
+MAX_COMMANDS = 20000  # per text
 
-FIO_CMD_RE = re.compile(r"""
+FIO_CMD_RE = re.compile(
+    r"""
     (?:^|(?<=[\s;&|(`'"]))          # start of line, after a separator or prompt: "# fio", "$ sudo fio"
     (?:[\w./-]{0,200}/)?            # "/usr/bin/fio", "./fio", "~/fio/fio"
     fio
     (?=[ \t]{1,40}(?:-|[\w./${}-]{1,300}\.(?:fio|job|ini|cfg|conf)\b|\S{1,300}/\S))  # then an option or a job file
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 #: what the text of every fio command spells (see find_cmdlines): FIO_CMD_RE's "fio" and lookahead,
 #: which stay inside one physical line, or a "fio" ending a line continued with a backslash ("fio \"
 #: then "--bs=4k" below; whitespace between them is rstripped).  A command is a stretch of one line, or
 #: lines joined at a backslash (or after a line FIO_CMD_RE matches); cutting it at ";", "&&", "||" or
 #: after "do" and dropping "> " quote marks only puts it at a start or after a character FIO_CMD_RE's
 #: lookbehind takes, so the cue leaves that lookbehind and the path before "fio" out.
-FIO_CMD_CUE_RE = re.compile(r"""
+FIO_CMD_CUE_RE = re.compile(
+    r"""
     fio(?:[ \t]{1,40}(?:-|[\w./${}-]{1,300}\.(?:fio|job|ini|cfg|conf)\b|\S{1,300}/\S)   # FIO_CMD_RE's lookahead
        |\s{0,4000}\\)                                                                  # "fio \" ending a line
-    """, re.VERBOSE)
-WRAPPED_OPTION_LINE_RE = re.compile(r"""
+    """,
+    re.VERBOSE,
+)
+WRAPPED_OPTION_LINE_RE = re.compile(
+    r"""
     ^\s{0,40}-{1,2}(?P<name>[A-Za-z][A-Za-z0-9_-]{0,63})(?:[=\s]|$)   # "-ioengine sync -zero_buffers=1 ..." (corpus/003)
-    """, re.VERBOSE)
-ASSIGN_RE = re.compile(r"""
+    """,
+    re.VERBOSE,
+)
+ASSIGN_RE = re.compile(
+    r"""
     ^(?:local\s{1,8}|export\s{1,8}|readonly\s{1,8}|declare\s{1,8}(?:-\w{1,4}\s{1,8})?)?   # "local QD=64", "export BS=4k"
     (?P<name>[A-Za-z_][A-Za-z0-9_]{0,63})=(?P<value>\S{0,2000}|"[^"]{0,2000}"|'[^']{0,2000}')\s{0,40}$   # "QD=64", 'DEV=`lsscsi ...`'
-    """, re.VERBOSE)
-FUNC_DEF_RE = re.compile(r"""
+    """,
+    re.VERBOSE,
+)
+FUNC_DEF_RE = re.compile(
+    r"""
     ^(?:function\s{1,8}(?P<name1>[A-Za-z_][\w-]{0,63})(?:\s{0,8}\(\s{0,8}\))?   # "function run_fio {"
       |(?P<name2>[A-Za-z_][\w-]{0,63})\s{0,8}\(\s{0,8}\))                        # "run_fio() {" (corpus/001)
     \s{0,8}(?P<brace>\{)?\s{0,8}$
-    """, re.VERBOSE)
-FOR_RE = re.compile(r"""
+    """,
+    re.VERBOSE,
+)
+FOR_RE = re.compile(
+    r"""
     ^for\s{1,8}(?P<var>[A-Za-z_]\w{0,63})\s{1,8}in\s{1,8}(?P<words>.{0,2000}?)\s{0,8}$   # "for bs in 4k 8k 16k"
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 BRACE_EXPANSION_RE = re.compile(r"^\{(?P<a>\d{1,6})\.\.(?P<b>\d{1,6})\}$")  # "for i in {1..4}"
-VAR_RE = re.compile(r"""
+VAR_RE = re.compile(
+    r"""
     \$(?:\{(?P<braced>[A-Za-z_]\w{0,63}|\d{1,2})(?::?-(?P<default>[^}]{0,200}))?\}   # "${BS}", "${BS:-4k}"
        |(?P<plain>[A-Za-z_]\w{0,63}|\d))                                             # "$QD", "$1"
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 PREFIX_WORDS = {"sudo", "time", "nohup", "exec", "command", "eval", "env", "then", "do", "else"}
-PREFIX_WITH_ARG = {"taskset": 1, "numactl": None, "chrt": 1, "ionice": None, "nice": None, "stdbuf": None,
-                   "timeout": 1, "cgexec": None, "systemd-run": None}
-JOBFILE_ARG_RE = re.compile(r"""
+PREFIX_WITH_ARG = {
+    "taskset": 1,
+    "numactl": None,
+    "chrt": 1,
+    "ionice": None,
+    "nice": None,
+    "stdbuf": None,
+    "timeout": 1,
+    "cgexec": None,
+    "systemd-run": None,
+}
+JOBFILE_ARG_RE = re.compile(
+    r"""
     ^(?:[\w.${}~/-]{1,300}\.(?:fio|job|ini|cfg|conf)   # "randread.fio", "/tmp/job.ini"
       |[\w.${}~-]{0,200}/[\w.${}/~-]{1,300}            # "jobs/seq-write" (a path)
       |-)$                                             # "-": the job file on stdin (LKP pipes into "fio -")
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 UNRESOLVED = None
 #: a word shlex splits out of text without quotes or backslashes: its whitespace is " \t\r\n" only
 SHLEX_WORD_RE = re.compile(r"[^ \t\r\n]+")
@@ -107,6 +140,7 @@ class Env:
 
 
 # --- logical lines ---------------------------------------------------------------------------
+
 
 def logical_lines(lines: list[str]) -> list[Command]:
     """Join ``\\`` continuations and mail-wrapped fio options into logical lines.
@@ -155,7 +189,12 @@ def split_commands(lines: list[Command]) -> list[Command]:
     for cmd in lines:
         text = cmd.text
         part = text.strip()
-        if ";" not in text and "&&" not in text and "||" not in text and not part.startswith(("do", "then", "else")):
+        if (
+            ";" not in text
+            and "&&" not in text
+            and "||" not in text
+            and not part.startswith(("do", "then", "else"))
+        ):
             if part:  # one part, nothing to cut: the loop below would copy the command
                 out.append(cmd if part == text else Command(part, cmd.start, cmd.end))
             if len(out) > MAX_COMMANDS:
@@ -192,7 +231,7 @@ def _split_unquoted(text: str) -> list[str]:
                 quote = ""
         elif ch in "'\"`":
             quote = ch
-        elif ch == ";" or (ch in "&|" and text[i:i + 2] in ("&&", "||")):
+        elif ch == ";" or (ch in "&|" and text[i : i + 2] in ("&&", "||")):
             parts.append("".join(buf))
             buf = []
             i += 2 if ch in "&|" else 1
@@ -204,6 +243,7 @@ def _split_unquoted(text: str) -> list[str]:
 
 
 # --- variable expansion ------------------------------------------------------------------------
+
 
 def expand(token: str, env: Env) -> str:
     """``$QD`` -> ``64``; unresolvable variables stay as written (``$DEVS``) with a note."""
@@ -217,8 +257,9 @@ def expand(token: str, env: Env) -> str:
             return value
         if m.group("default") is not None and name not in env.vars:
             return m.group("default")
-        env.notes.append("%s left as written: shell variable %s is not resolvable from the text"
-                         % (m.group(0), name))
+        env.notes.append(
+            "%s left as written: shell variable %s is not resolvable from the text" % (m.group(0), name)
+        )
         return m.group(0)
 
     return VAR_RE.sub(repl, token)
@@ -261,6 +302,7 @@ def shell_words(text: str) -> list[str]:
 
 # --- fio argument parsing ----------------------------------------------------------------------
 
+
 @dataclass
 class _Parsed:
     global_options: dict[str, str] = field(default_factory=dict)
@@ -287,13 +329,21 @@ def parse_fio_args(args: list[str]) -> _Parsed:
         if tok.startswith("-") and len(tok) > 1 and tok != "--":
             name, eq, value = tok.lstrip("-").partition("=")
             takes = _takes_value(name)
-            if not eq and takes and i < len(args) and not args[i].startswith("-") \
-                    and not args[i].startswith(("|", ">")):
+            if (
+                not eq
+                and takes
+                and i < len(args)
+                and not args[i].startswith("-")
+                and not args[i].startswith(("|", ">"))
+            ):
                 value, eq = args[i], "="
                 i += 1
             if catalog.cli_option(name) is not None and not catalog.is_known(name):
-                parsed.notes.append("fio command-line option %s" % tok if not eq else
-                                    "fio command-line option --%s=%s" % (name, value))
+                parsed.notes.append(
+                    "fio command-line option %s" % tok
+                    if not eq
+                    else "fio command-line option --%s=%s" % (name, value)
+                )
                 continue
             if catalog.canonical_name(name) == "name":
                 if value.lower() == "global":
@@ -320,6 +370,7 @@ def _takes_value(name: str) -> bool:
 
 
 # --- the interpreter ---------------------------------------------------------------------------
+
 
 @dataclass
 class _Ctx:
@@ -381,7 +432,13 @@ def _strip_prefixes(argv: list[str]) -> list[str]:
     i = 0
     while i < len(argv):
         w = argv[i]
-        if w in ("#", "$", ">") or w.endswith(("#", "$")) and ("@" in w or len(w) == 1) or w in PREFIX_WORDS or re.match(r"^[A-Za-z_]\w{0,63}=", w):
+        if (
+            w in ("#", "$", ">")
+            or w.endswith(("#", "$"))
+            and ("@" in w or len(w) == 1)
+            or w in PREFIX_WORDS
+            or re.match(r"^[A-Za-z_]\w{0,63}=", w)
+        ):
             i += 1
         elif w in PREFIX_WITH_ARG:
             i += 1
@@ -432,8 +489,9 @@ def _collect_loop(cmds: list[Command], i: int) -> tuple[list[Command], int]:
     return body, i
 
 
-def _run_loop(var: str, raw_words: str, body: list[Command], cmd: Command, env: Env,
-              ctx: _Ctx, depth: int) -> None:
+def _run_loop(
+    var: str, raw_words: str, body: list[Command], cmd: Command, env: Env, ctx: _Ctx, depth: int
+) -> None:
     """``for bs in 4k 8k; do ...`` -> run the body once per value."""
     values: list[str | None] = []
     for w in words(raw_words):
@@ -458,7 +516,7 @@ def _run_loop(var: str, raw_words: str, body: list[Command], cmd: Command, env: 
 def _emit_fio(cmd: Command, m: re.Match, env: Env, ctx: _Ctx) -> None:
     """Expand one fio command's arguments (after ``m``, where FIO_CMD_RE found the command) and
     turn them into jobs."""
-    tail = cmd.text[m.end():]
+    tail = cmd.text[m.end() :]
     expanded: list[str] = []
     notes = list(env.notes)
     for w in words(tail):
@@ -472,7 +530,7 @@ def _emit_fio(cmd: Command, m: re.Match, env: Env, ctx: _Ctx) -> None:
     has_options = any(opts for _, opts in jobs) or parsed.global_options
     if not has_options and not parsed.jobfiles:
         return
-    evidence = "\n".join(ctx.lines[cmd.start:cmd.end + 1])
+    evidence = "\n".join(ctx.lines[cmd.start : cmd.end + 1])
     if not jobs:
         name = parsed.jobfiles[0] if parsed.jobfiles else "job"
         if not parsed.jobfiles:
@@ -480,8 +538,9 @@ def _emit_fio(cmd: Command, m: re.Match, env: Env, ctx: _Ctx) -> None:
         jobs = [(name, {})]
     for name, own in jobs:
         options = {**parsed.global_options, **own}
-        ctx.jobs.append(make_job(name, "cmdline", options, parsed.global_options, notes,
-                                 cmd.start, cmd.end, evidence))
+        ctx.jobs.append(
+            make_job(name, "cmdline", options, parsed.global_options, notes, cmd.start, cmd.end, evidence)
+        )
 
 
 def _expand_with_literals(word: str, env: Env) -> str:
@@ -493,14 +552,17 @@ def _expand_with_literals(word: str, env: Env) -> str:
         name = m.group("braced") or m.group("plain")
         value = env.vars.get(name)
         if isinstance(value, _Literal):
-            env.notes.append("%s left as written: it is %s, which the text does not resolve" % (m.group(0), value))
+            env.notes.append(
+                "%s left as written: it is %s, which the text does not resolve" % (m.group(0), value)
+            )
             return m.group(0)
         if value is not UNRESOLVED:
             return value
         if m.group("default") is not None and name not in env.vars:
             return m.group("default")
-        env.notes.append("%s left as written: shell variable %s is not resolvable from the text"
-                         % (m.group(0), name))
+        env.notes.append(
+            "%s left as written: shell variable %s is not resolvable from the text" % (m.group(0), name)
+        )
         return m.group(0)
 
     return VAR_RE.sub(repl, word)

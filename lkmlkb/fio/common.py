@@ -10,9 +10,12 @@ from lkmlkb.model import Evidence, FioJob
 #: lines longer than this are not looked at (a 1 MB base64 line is never a fio option)
 MAX_LINE = 4000
 
-QUOTE_PREFIX_RE = re.compile(r"""
+QUOTE_PREFIX_RE = re.compile(
+    r"""
     ^(?:[ \t]{0,4}>[ \t]?){1,40}     # leftover "> > > " quote markers (corpus/003 is quoted 4 deep)
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 
 
 def split_lines(text: str) -> list[str]:
@@ -32,8 +35,16 @@ def clean_line(line: str) -> str:
     return line
 
 
-def make_job(name: str, form: str, options: dict[str, str], global_options: dict[str, str],
-             notes: list[str], line_start: int, line_end: int, evidence_text: str) -> FioJob:
+def make_job(
+    name: str,
+    form: str,
+    options: dict[str, str],
+    global_options: dict[str, str],
+    notes: list[str],
+    line_start: int,
+    line_end: int,
+    evidence_text: str,
+) -> FioJob:
     """A FioJob with unknown option names listed and values normalized beside the raw ones."""
     unknown = [k for k in options if not catalog.is_known(k)]
     return FioJob(

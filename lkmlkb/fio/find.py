@@ -18,10 +18,13 @@ from lkmlkb.model import FioJob
 
 log = logging.getLogger(__name__)
 
-FIO_VERSION_RE = re.compile(r"""
+FIO_VERSION_RE = re.compile(
+    r"""
     (?<![\w/.-])fio-(?P<v>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)(?![\w.]*\.(?:tar|gz|rpm|deb)\b)(?!\d)   # "fio-3.19", "fio-3.33" in JSON
     |\bfio\ version\ (?P<v2>\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)\b                                      # "fio version 3.35"
-    """, re.VERBOSE | re.IGNORECASE)
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
 
 #: how LKP's job-script writes the fio task it runs: "echo '[global]" then the options
 ROBOT_RENDERING = re.compile(r"[ \t]{0,8}echo[ \t]{1,3}['\"]\[global\]")
@@ -66,7 +69,8 @@ def find_fio_jobs(text: str) -> list[FioJob]:
         if key in seen:
             continue
         if job.form in ("inline", "lkp-params") and any(
-                _overlaps(job, k) and job.options.items() <= k.options.items() for k in kept):
+            _overlaps(job, k) and job.options.items() <= k.options.items() for k in kept
+        ):
             continue
         seen.add(key)
         kept.append(job)
@@ -85,7 +89,11 @@ def fio_version(text: str) -> str | None:
     low = head.lower()
     if "fio" not in low:
         return None
-    if "fio-" not in low and "fio version" not in low and (head.isascii() or not any(c in head for c in _TWINS)):
+    if (
+        "fio-" not in low
+        and "fio version" not in low
+        and (head.isascii() or not any(c in head for c in _TWINS))
+    ):
         return None  # a match, lowercased, spells one of them unless a case twin stands in for a letter
     # only the lines whose lowercased text holds "fio" are searched, in order: found by str.find in the
     # text lowercased at once (the same characters, line by line: a line break is no cased letter)

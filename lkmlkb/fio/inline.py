@@ -31,47 +31,95 @@ log = logging.getLogger(__name__)
 #: "disk: 1HDD", "fs: ext4", are the setup's, not the job's)
 LKP_EQUIVALENTS = frozenset({"nr_task", "test_size", "nr_files", "file_size", "filesize", "nr_threads"})
 #: keys in an LKP record that are fio option names but mean something else there
-LKP_NOT_FIO = frozenset({"cpufreq_governor", "kconfig", "compiler", "rootfs", "tbox_group", "testcase",
-                         "mode", "test", "ucode"})
+LKP_NOT_FIO = frozenset(
+    {"cpufreq_governor", "kconfig", "compiler", "rootfs", "tbox_group", "testcase", "mode", "test", "ucode"}
+)
 #: options that only a storage benchmark sets; "size=", "uid=", "port=" or "blocksize=" alone are
 #: just as likely null_blk module parameters, id(1) output or a tracepoint format
-STRONG_OPTIONS = frozenset({
-    "ioengine", "iodepth", "rw", "numjobs", "direct", "buffered", "runtime", "time_based", "ramp_time",
-    "group_reporting", "fsync", "fdatasync", "end_fsync", "iodepth_batch_submit", "iodepth_batch_complete_min",
-    "iodepth_batch_complete_max", "iodepth_low", "norandommap", "randrepeat", "rwmixread", "rwmixwrite",
-    "fixedbufs", "hipri", "sqthread_poll", "registerfiles", "thinktime", "rate_iops", "bssplit", "bsrange",
-    "zonemode", "ioscheduler", "zero_buffers", "refill_buffers", "gtod_reduce", "unified_rw_reporting",
-    "random_distribution", "file_service_type", "nrfiles",
-})
+STRONG_OPTIONS = frozenset(
+    {
+        "ioengine",
+        "iodepth",
+        "rw",
+        "numjobs",
+        "direct",
+        "buffered",
+        "runtime",
+        "time_based",
+        "ramp_time",
+        "group_reporting",
+        "fsync",
+        "fdatasync",
+        "end_fsync",
+        "iodepth_batch_submit",
+        "iodepth_batch_complete_min",
+        "iodepth_batch_complete_max",
+        "iodepth_low",
+        "norandommap",
+        "randrepeat",
+        "rwmixread",
+        "rwmixwrite",
+        "fixedbufs",
+        "hipri",
+        "sqthread_poll",
+        "registerfiles",
+        "thinktime",
+        "rate_iops",
+        "bssplit",
+        "bsrange",
+        "zonemode",
+        "ioscheduler",
+        "zero_buffers",
+        "refill_buffers",
+        "gtod_reduce",
+        "unified_rw_reporting",
+        "random_distribution",
+        "file_service_type",
+        "nrfiles",
+    }
+)
 LKP_FIO_SPECIFIC = frozenset({"rw", "bs", "ioengine", "iodepth", "direct", "test_size"})
 
 PARAMS_HEADER_RE = re.compile(r"^\s{0,8}parameters:\s{0,8}$")  # "parameters:" (LKP)
-PARAM_LINE_RE = re.compile(r"""
+PARAM_LINE_RE = re.compile(
+    r"""
     ^[ \t]{1,16}(?P<key>[A-Za-z_][A-Za-z0-9_.-]{0,63}):[ \t]{1,16}(?P<value>\S.{0,300}?)\s{0,40}$   # "\truntime: 300s"
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 TESTCASE_RE = re.compile(r"^\s{0,8}testcase:\s{0,8}(?P<name>\S{1,100})\s{0,8}$")  # "testcase: fio-basic"
-AXES_RE = re.compile(r"""
+AXES_RE = re.compile(
+    r"""
     ^\s{0,8}(?P<keys>[a-z][a-z0-9_]{0,40}(?:/[a-z][a-z0-9_]{0,40}){2,60}):\s{0,8}$  # "bs/compiler/.../testcase:"
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 #: the end of every line AXES_RE matches, as the text (NULs removed) spells it: the last "/key:", then
 #: its whitespace (one more for the CR that split_lines drops) and the line break
 AXES_CUE_RE = re.compile(r"/[a-z][a-z0-9_]{0,40}:[^\S\n]{0,9}$", re.MULTILINE)
 AXES_VALUES_RE = re.compile(r"^\s{0,16}(?P<values>\S{1,3000})\s{0,8}$")  # "  4k/gcc-12/performance/..."
-PAIR_RE = re.compile(r"""
+PAIR_RE = re.compile(
+    r"""
     (?<![\w./-])(?P<key>[A-Za-z_][A-Za-z0-9_]{0,40})      # "ioengine" in "(..., ioengine=sync, ...)"
     =(?P<value>[^\s,;()\[\]{}"'`]{1,200})                  # "sync", "4K", "64"
-    """, re.VERBOSE)
-FIO_OUTPUT_RE = re.compile(r"""
+    """,
+    re.VERBOSE,
+)
+FIO_OUTPUT_RE = re.compile(
+    r"""
     \((?:g|groupid)=\d{1,4}[),]       # "job: (g=0): rw=write, bs=(R) ..." / "(groupid=0, jobs=48)"
     |\bbs=\(R\)                        # "bs=(R) 4096B-4096B"
     |^\s{0,8}(?:READ|WRITE|TRIM):\s    # "  WRITE: bw=2683MiB/s (2813MB/s), ..."
     |\d(?:B|KiB|MiB|GiB)-\d            # the wrapped rest of that header: "128KiB-128KiB, ioengine=libaio"
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 CLI_RE = re.compile(r"(?:^|\s)-{1,2}[A-Za-z][\w-]{0,63}=")  # "--bs=4k": a command line, not prose
 FIO_WORD_RE = re.compile(r"\bfio\b", re.IGNORECASE)
 
 
 # --- prose ---------------------------------------------------------------------------------------
+
 
 @functools.cache
 def _strong_cue() -> re.Pattern:
@@ -89,7 +137,9 @@ def _strong_cue() -> re.Pattern:
 
 def _strong_names() -> list[str]:
     """Every lower-cased name or alias of a STRONG_OPTIONS option, longest first."""
-    return sorted((k for k, canon in catalog.name_index().items() if canon in STRONG_OPTIONS), key=len, reverse=True)
+    return sorted(
+        (k for k, canon in catalog.name_index().items() if canon in STRONG_OPTIONS), key=len, reverse=True
+    )
 
 
 @functools.cache
@@ -112,10 +162,15 @@ def find_inline_params(lines: list[str]) -> list[FioJob]:
         if "=" not in raw or len(raw) > MAX_LINE or not strong_cue.search(raw.lower()):
             continue  # a line whose keys name no strong option yields no job (see _strong_cue)
         line = clean_line(raw)
-        if CLI_RE.search(line) or line.rstrip().endswith("\\") or FIO_OUTPUT_RE.search(line):  # cheap tests first
+        if (
+            CLI_RE.search(line) or line.rstrip().endswith("\\") or FIO_OUTPUT_RE.search(line)
+        ):  # cheap tests first
             continue
-        pairs = [(m.group("key"), m.group("value").rstrip(".:")) for m in PAIR_RE.finditer(line)
-                 if "%" not in m.group("value") and not line.startswith("(", m.end())]  # "uid=0(root)", "%u"
+        pairs = [
+            (m.group("key"), m.group("value").rstrip(".:"))
+            for m in PAIR_RE.finditer(line)
+            if "%" not in m.group("value") and not line.startswith("(", m.end())
+        ]  # "uid=0(root)", "%u"
         known = {catalog.canonical_name(k) for k, _ in pairs} - {None}
         strong = known & STRONG_OPTIONS
         if not pairs or (len(pairs) == 1 and line.strip() == "%s=%s" % pairs[0]):
@@ -130,6 +185,7 @@ def find_inline_params(lines: list[str]) -> list[FioJob]:
 
 
 # --- LKP -----------------------------------------------------------------------------------------
+
 
 def _lkp_keep(key: str) -> bool:
     """A key of an LKP record that says something about the fio job."""
@@ -176,7 +232,7 @@ def find_lkp_parameters(lines: list[str], text_mentions_fio: bool) -> list[FioJo
         i = j
         kept = {k: v for k, v in record.items() if _lkp_keep(k)}
         if kept and _is_fio_record(testcase, set(record), text_mentions_fio):
-            text = "\n".join(lines[start:end + 1])
+            text = "\n".join(lines[start : end + 1])
             notes = ["kernel test robot testcase %s" % testcase] if testcase else []
             jobs.append(make_job(testcase or "lkp", "lkp-params", kept, {}, notes, start, end, text))
     return jobs
@@ -204,8 +260,11 @@ def find_lkp_axes(lines: list[str], text_mentions_fio: bool) -> list[FioJob]:
         kept = {k: v for k, v in record.items() if _lkp_keep(k)}
         if kept and _is_fio_record(testcase, set(record), text_mentions_fio):
             notes = ["kernel test robot testcase %s" % testcase] if testcase else []
-            jobs.append(make_job(testcase or "lkp", "lkp-params", kept, {}, notes, i, i + 1,
-                                 "\n".join(lines[i:i + 2])))
+            jobs.append(
+                make_job(
+                    testcase or "lkp", "lkp-params", kept, {}, notes, i, i + 1, "\n".join(lines[i : i + 2])
+                )
+            )
     return jobs
 
 

@@ -21,31 +21,43 @@ from lkmlkb.model import FioJob
 
 log = logging.getLogger(__name__)
 
-SECTION_RE = re.compile(r"""
+SECTION_RE = re.compile(
+    r"""
     ^(?P<echo>.{0,200}?\becho\s{1,4}['"])?   # LKP's attachment: "2024-01-30 16:11:43 echo '[global]"
     \s{0,16}\[
     (?P<name>[^\[\]\s][^\[\]]{0,120})     # "[global]", "[job]", "[rand-read 4k]"
     \]\s{0,40}
     (?:[;#].{0,400})?$                     # "[job1]   ; first disk"
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 #: the end of every line SECTION_RE matches, as the text spells it: "]", its whitespace (one more for
 #: the CR split_lines drops), then a comment's ";"/"#" or the line break.  (clean_line's cut to MAX_LINE
 #: never ends a header: SECTION_RE matches under 800 characters, quote marks cut under 250.)
 SECTION_END_CUE_RE = re.compile(r"\][^\S\n]{0,41}(?:[;#]|$)", re.MULTILINE)
-OPTION_RE = re.compile(r"""
+OPTION_RE = re.compile(
+    r"""
     ^\s{0,24}
     (?P<key>[A-Za-z_][A-Za-z0-9_.-]{0,63})  # "ioengine", "hugepage-size"
     (?:\s{0,8}=\s{0,8}(?P<value>.{0,3000}?))?  # "=libaio"; no "=" for flags: "group_reporting"
     \s{0,200}$
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 COMMENT_RE = re.compile(r"^\s{0,24}[;#]")  # "; -- start job file --", "# sequential writes"
-INCLUDE_RE = re.compile(r"""
+INCLUDE_RE = re.compile(
+    r"""
     ^\s{0,24}include\s{1,8}(?P<file>\S{1,300})\s{0,8}$   # "include glob-include.fio" (HOWTO)
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 TRAILING_COMMENT_RE = re.compile(r"\s{1,40}[;#].{0,3000}$")  # "bs=4k   # the block size"
-ECHO_END_RE = re.compile(r"""
+ECHO_END_RE = re.compile(
+    r"""
     ^(?P<value>[^'"]{0,3000})['"]\s{0,8}(?:\|.{0,300})?$   # "numjobs=64' | fio --output-format=json -"
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 ENV_VAR_RE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,63}(?::-[^}]{0,100})?\}")  # "${DEV}", "${BS:-4k}"
 WRAP_TAIL = (":", ",", "-", "/")  # "filename=/dev/nvme0n1:" wrapped before the next device
 
@@ -95,8 +107,9 @@ def classify(line: str, index: int) -> _Line:
     m = OPTION_RE.match(TRAILING_COMMENT_RE.sub("", line) if "=" in line else line)
     if m:
         value = m.group("value")
-        return _Line("option", key=m.group("key"), value=value.strip() if value is not None else None,
-                     index=index)
+        return _Line(
+            "option", key=m.group("key"), value=value.strip() if value is not None else None, index=index
+        )
     return _Line("other", index=index)
 
 
@@ -168,9 +181,15 @@ def _continues_wrapped_value(block: _Block, pending_blank: list[int], raw: str) 
     prev = block.lines[-1]
     value = prev.value or ""
     token = clean_line(raw).strip()
-    return (not pending_blank and prev.kind == "option" and value != ""
-            and value.endswith(WRAP_TAIL) and " " not in token and "=" not in token
-            and len(token) < 300)
+    return (
+        not pending_blank
+        and prev.kind == "option"
+        and value != ""
+        and value.endswith(WRAP_TAIL)
+        and " " not in token
+        and "=" not in token
+        and len(token) < 300
+    )
 
 
 def looks_like_jobfile(block: _Block) -> bool:
@@ -192,7 +211,7 @@ def jobs_from_block(block: _Block, text_lines: list[str]) -> list[FioJob]:
     section header, so a later ``[global]`` applies only to the jobs after it.
     """
     end = block.end
-    evidence_text = "\n".join(text_lines[block.start:end + 1])
+    evidence_text = "\n".join(text_lines[block.start : end + 1])
     globals_: dict[str, str] = {}
     notes: list[str] = []
     sections: list[tuple[str, dict[str, str], dict[str, str]]] = []  # name, globals then, own
@@ -211,13 +230,22 @@ def jobs_from_block(block: _Block, text_lines: list[str]) -> list[FioJob]:
     span = (block.start, end)
     jobs = [_finish(name, glob, own, notes, span, evidence_text) for name, glob, own in sections]
     if not sections and globals_:
-        jobs.append(_finish("global", {}, globals_, notes + ["only a [global] section was shown"],
-                            span, evidence_text))
+        jobs.append(
+            _finish(
+                "global", {}, globals_, notes + ["only a [global] section was shown"], span, evidence_text
+            )
+        )
     return jobs
 
 
-def _finish(name: str, glob: dict[str, str], own: dict[str, str], notes: list[str],
-            span: tuple[int, int], evidence_text: str) -> FioJob:
+def _finish(
+    name: str,
+    glob: dict[str, str],
+    own: dict[str, str],
+    notes: list[str],
+    span: tuple[int, int],
+    evidence_text: str,
+) -> FioJob:
     """Build one FioJob: global first, job options override."""
     merged = {**glob, **own}
     job_notes = list(notes)

@@ -18,9 +18,12 @@ from lkmlkb.fio.catalog import OPTION_NAME_RE
 from lkmlkb.model import FioJob
 
 #: control characters: a job file has no use for them (and XML, the Atom feed's, forbids them)
-CONTROL_RE = re.compile(r"""
+CONTROL_RE = re.compile(
+    r"""
     [\x00-\x08\x0b\x0c\x0e-\x1f\x7f]
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 #: what some reader takes for the end of a line: fio reads "\n", the rest break lines elsewhere
 LINE_BREAKS_RE = re.compile(r"[\r\n\x00\x0b\x0c\x85\u2028\u2029]+")
 #: anything but a plain job name ("write-bandwidth-1", "task_0")
@@ -91,8 +94,11 @@ def render_jobfile(jobs: list[FioJob], shared: dict[str, str] | None = None) -> 
         out.append("")
     for i, job in enumerate(jobs, 1):
         out.append("[%s]" % section_name(job.name, _index(jobs, i)))
-        out.extend(line for line in (_option_line(k, v) for k, v in _own_options(job).items() if k not in shared)
-                   if line)
+        out.extend(
+            line
+            for line in (_option_line(k, v) for k, v in _own_options(job).items() if k not in shared)
+            if line
+        )
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n" if out else ""
 
@@ -120,4 +126,6 @@ def render_stored_job(name: object, options: dict | None, global_options: dict |
     job.  Names and values are cleaned (:func:`clean_options`) before they are compared."""
     options = clean_options(options)
     glob = {k: v for k, v in clean_options(global_options).items() if options.get(k, v) == v}
-    return render_jobfile([FioJob(name=section_name(name), form="jobfile", options=options, global_options=glob)])
+    return render_jobfile(
+        [FioJob(name=section_name(name), form="jobfile", options=options, global_options=glob)]
+    )

@@ -24,7 +24,8 @@ from lkmlkb.fio import catalog
 
 log = logging.getLogger(__name__)
 
-SIZE_RE = re.compile(r"""
+SIZE_RE = re.compile(
+    r"""
     ^\s{0,8}
     (?P<num>0x[0-9a-f]{1,16}            # hex, fio's int prefix: "offset=0x1000"
       |\d{1,20}(?:\.\d{1,12})?)         # "128k", "1.5g"
@@ -33,17 +34,33 @@ SIZE_RE = re.compile(r"""
     (?P<iec>i?)                         # the "i" of "1024Ki", "32Gi", "4KiB"
     (?P<b>b?)                           # the "B" of "4KB", "4KiB", "4096B"
     \s{0,8}$
-    """, re.VERBOSE | re.IGNORECASE)
-TIME_RE = re.compile(r"""
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+TIME_RE = re.compile(
+    r"""
     ^\s{0,8}
     (?P<num>\d{1,15}(?:\.\d{1,9})?)     # "600", "30s", "1.5h"
     \s{0,4}
     (?P<unit>usec|us|msec|ms|sec|s|min|m|h|d|)   # fio's time suffixes ("20m" = 20 minutes)
     \s{0,8}$
-    """, re.VERBOSE | re.IGNORECASE)
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
 PREFIX_POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5, "e": 6}
-TIME_SECONDS = {"": 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "d": 86400,
-                "ms": 1e-3, "msec": 1e-3, "us": 1e-6, "usec": 1e-6}
+TIME_SECONDS = {
+    "": 1,
+    "s": 1,
+    "sec": 1,
+    "m": 60,
+    "min": 60,
+    "h": 3600,
+    "d": 86400,
+    "ms": 1e-3,
+    "msec": 1e-3,
+    "us": 1e-6,
+    "usec": 1e-6,
+}
 TRUE_WORDS = {"", "1", "true", "yes", "on"}
 FALSE_WORDS = {"0", "false", "no", "off"}
 

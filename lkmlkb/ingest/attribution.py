@@ -130,8 +130,13 @@ class SaidCache:
 def said_lines(segments: list[Segment]) -> list[tuple[str, str]]:
     """(squeeze, line) of the lines of the new and patch segments that can have a
     ``lkmlkb.threads.quotes.line_key`` (what ``QuoteIndex.add`` indexes; see :func:`may_have_key`)."""
-    return [(squeeze(line), line) for s in segments if s.kind in ("new", "patch")
-            for line in s.text.split("\n") if may_have_key(line)]
+    return [
+        (squeeze(line), line)
+        for s in segments
+        if s.kind in ("new", "patch")
+        for line in s.text.split("\n")
+        if may_have_key(line)
+    ]
 
 
 def said_cache(db: sqlite_utils.Database) -> SaidCache:
@@ -141,8 +146,9 @@ def said_cache(db: sqlite_utils.Database) -> SaidCache:
     return cache
 
 
-def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict, cache: SaidCache,
-                            pending: set[str]) -> list[ExtractionJob]:
+def _extract_new_with_index(
+    conn: sqlite3.Connection, thread_id: str, new: dict, cache: SaidCache, pending: set[str]
+) -> list[ExtractionJob]:
     """:func:`lkmlkb.ingest.reprocess.extract_new_in_thread` for a thread that got messages from the workers (``new``),
     up to the extraction: the quotes are attributed (and stored) and the messages
     without findings returned as jobs, in thread order.
@@ -173,14 +179,23 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
     for mid in todo:
         segs = worker_segments(mid)
         segments[mid] = segs if segs is not None else segment_body(loaded[mid].body)
-    quoted = {squeeze(line) for mid in todo for s in segments[mid] if s.kind == "quoted"
-              for line in s.text.split("\n") if may_have_key(line)}
+    quoted = {
+        squeeze(line)
+        for mid in todo
+        for s in segments[mid]
+        if s.kind == "quoted"
+        for line in s.text.split("\n")
+        if may_have_key(line)
+    }
     # messages after the last todo one are no one's origin here; without quoted lines, nothing is
     last = ids.index(todo[-1]) if quoted else -1
     said_before = {mid: cache.get(mid) for mid in ids[:last] if mid in done}
     # stored messages are read only where neither the workers' output nor the cache does
-    loaded.update(load_by_ids(conn, [mid for mid, said in said_before.items()
-                                      if said is None and worker_segments(mid) is None]))
+    loaded.update(
+        load_by_ids(
+            conn, [mid for mid, said in said_before.items() if said is None and worker_segments(mid) is None]
+        )
+    )
     for mid, said in said_before.items():
         if said is None:
             segs = worker_segments(mid)
@@ -194,7 +209,7 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
 
     # lkmlkb.threads.quotes.attribute_quotes, step by step, up to the last message attributed (empty when nothing
     # is quoted); done messages' attributions are not stored
-    for n, mid in enumerate(ids[:last + 1]):
+    for n, mid in enumerate(ids[: last + 1]):
         if mid in done:
             said = said_before[mid]
         else:
@@ -209,6 +224,13 @@ def _extract_new_with_index(conn: sqlite3.Connection, thread_id: str, new: dict,
     for mid in todo if last < 0 else todo[-1:]:  # the ones not squeezed above: squeezed if ever needed
         cache.put(mid, segments[mid], squeeze=False)
     store_quote_origins(conn, [(mid, segments[mid]) for mid in todo])
-    return [ExtractionJob(thread_id, new[mid].message if mid in new else loaded[mid], segments[mid],
-                mid not in new or new[mid].may_pass, screened_pass=mid in new and new[mid].screened_pass)
-            for mid in todo]
+    return [
+        ExtractionJob(
+            thread_id,
+            new[mid].message if mid in new else loaded[mid],
+            segments[mid],
+            mid not in new or new[mid].may_pass,
+            screened_pass=mid in new and new[mid].screened_pass,
+        )
+        for mid in todo
+    ]

@@ -79,7 +79,11 @@ class BatchExtraction:
         jobs = store_batch_findings(store.db, prepared, self.pending)
         payloads = [j.payload() for j in jobs if j.extract]
         # without a pool (or nothing to extract) the jobs are done here when their turn comes
-        result = self.pool.apply_async(extract_payloads, (payloads,)) if self.pool is not None and payloads else None
+        result = (
+            self.pool.apply_async(extract_payloads, (payloads,))
+            if self.pool is not None and payloads
+            else None
+        )
         self.out.append((result, jobs))
         self.pending.update(j.message.message_id for j in jobs)
         self._collect(keep=JOBS_IN_FLIGHT)
@@ -111,8 +115,15 @@ class BatchExtraction:
         upto, thread_ids = plan
         path = database_path(db)
         parts = self.workers if final else 1
-        self.reports.append((upto, [self.pool.apply_async(build_reports, (path, thread_ids[k::parts], upto))
-                                    for k in range(parts)]))
+        self.reports.append(
+            (
+                upto,
+                [
+                    self.pool.apply_async(build_reports, (path, thread_ids[k::parts], upto))
+                    for k in range(parts)
+                ],
+            )
+        )
         if final:
             self._write_reports(keep=0, final=True)
 
@@ -159,6 +170,14 @@ def write_jobs(db: sqlite_utils.Database, jobs: list[ExtractionJob]) -> None:
     with writing(conn):
         # a later batch may have merged the thread into another while the job was out
         thread_of = threads_of(conn, [j.message.message_id for j in jobs])
-        write_findings_many(conn, [(thread_of.get(j.message.message_id, j.thread_id),
-                                    j.findings or Findings(j.message.message_id),
-                                    j.passed) for j in jobs])
+        write_findings_many(
+            conn,
+            [
+                (
+                    thread_of.get(j.message.message_id, j.thread_id),
+                    j.findings or Findings(j.message.message_id),
+                    j.passed,
+                )
+                for j in jobs
+            ],
+        )

@@ -44,7 +44,7 @@ def delivery_key(raw: bytes) -> tuple[str | None, str]:
     if raw.startswith(b"From ") and b"\n" in raw[:1000]:
         raw = raw.split(b"\n", 1)[1]
     end = raw.find(b"\n\n", 0, HEADER_SCAN)
-    head = raw[:end if end >= 0 else HEADER_SCAN]
+    head = raw[: end if end >= 0 else HEADER_SCAN]
     m = _MSGID_LINE.search(head)
     mid = None
     if m:

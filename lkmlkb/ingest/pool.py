@@ -200,8 +200,11 @@ def wait_for(pool, result):
             codes = [p.exitcode for p in procs if p.exitcode is not None]
             if codes or (started is not None and {p.pid for p in procs} - started):
                 how = f" (exit code {codes[0]})" if codes else ""
-                raise WorkerLost("ingest", f"a worker process died{how}, probably out of memory or killed; "
-                                           "what was stored is kept: run the ingest again to go on") from None
+                raise WorkerLost(
+                    "ingest",
+                    f"a worker process died{how}, probably out of memory or killed; "
+                    "what was stored is kept: run the ingest again to go on",
+                ) from None
 
 
 #: [whether the spaCy pipelines were loaded] when this process last froze what it holds

@@ -53,7 +53,9 @@ def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: l
     return any_passed
 
 
-def rebuild_threads(db: sqlite_utils.Database, thread_ids: Iterable[str], only_if_candidate: bool = True) -> int:
+def rebuild_threads(
+    db: sqlite_utils.Database, thread_ids: Iterable[str], only_if_candidate: bool = True
+) -> int:
     """Extract what is new in each thread and rebuild its report; returns reports written."""
     n = 0
     conn = db.conn
@@ -86,8 +88,9 @@ def flush_reports(db: sqlite_utils.Database, final: bool = False) -> int:
     return n
 
 
-def write_reports(db: sqlite_utils.Database, built: list[tuple[str, Report | str | None]], upto: int,
-                  final: bool = False) -> int:
+def write_reports(
+    db: sqlite_utils.Database, built: list[tuple[str, Report | str | None]], upto: int, final: bool = False
+) -> int:
     """Write what :func:`lkmlkb.db.reports.build_reports` answered, then move the mark to ``upto`` (``final``:
     clear it); returns reports written.  A thread merged into another since it was read
     has no report any more; one that needs extraction is rebuilt here."""

@@ -51,8 +51,10 @@ class IngestSummary:
 
     def line(self) -> str:
         rate = self.read / self.seconds if self.seconds else 0.0
-        return (f"{self.new} new, {self.unchanged} unchanged, {self.copies} second deliveries, "
-                f"{self.errors} errors ({self.read} read in {self.seconds:.1f}s, {rate:.0f} msg/s)")
+        return (
+            f"{self.new} new, {self.unchanged} unchanged, {self.copies} second deliveries, "
+            f"{self.errors} errors ({self.read} read in {self.seconds:.1f}s, {rate:.0f} msg/s)"
+        )
 
 
 #: a batch also ends once its messages hold this many raw bytes: batches in flight (read ahead,
@@ -82,8 +84,14 @@ def _source_items(sources: list[str], store: Store, summary: IngestSummary) -> I
             for item in iter_source(spec, cursors=store):
                 if isinstance(item, SourceFailure):
                     summary.source_errors.append(str(item.exc))
-                    yield Failure(item.exc.source, item.locator, "read", item.exc.reason,
-                                  cursor_key=item.cursor_key, cursor=item.cursor)
+                    yield Failure(
+                        item.exc.source,
+                        item.locator,
+                        "read",
+                        item.exc.reason,
+                        cursor_key=item.cursor_key,
+                        cursor=item.cursor,
+                    )
                     continue
                 yield item
         except LkmlkbError as exc:
@@ -91,10 +99,15 @@ def _source_items(sources: list[str], store: Store, summary: IngestSummary) -> I
             yield Failure(exc.source, "", "read", exc.reason)
 
 
-def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int = BATCH,
-           extract: bool = False,
-           on_batch: Callable[[Store, list[Prepared]], None] | None = None,
-           progress: Callable[[int, int], None] | None = None) -> IngestSummary:
+def ingest(
+    sources: list[str],
+    db_path: str,
+    workers: int = 1,
+    batch_size: int = BATCH,
+    extract: bool = False,
+    on_batch: Callable[[Store, list[Prepared]], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> IngestSummary:
     """Read every source into the knowledge base at ``db_path``.
 
     With ``extract``, the workers also screen each message with the prefilter,
@@ -106,9 +119,15 @@ def ingest(sources: list[str], db_path: str, workers: int = 1, batch_size: int =
         return _ingest(sources, db_path, workers, batch_size, extract, on_batch, progress)
 
 
-def _ingest(sources: list[str], db_path: str, workers: int, batch_size: int, extract: bool,
-            on_batch: Callable[[Store, list[Prepared]], None] | None,
-            progress: Callable[[int, int], None] | None) -> IngestSummary:
+def _ingest(
+    sources: list[str],
+    db_path: str,
+    workers: int,
+    batch_size: int,
+    extract: bool,
+    on_batch: Callable[[Store, list[Prepared]], None] | None,
+    progress: Callable[[int, int], None] | None,
+) -> IngestSummary:
     extraction = None
     work = prepare_and_screen if extract else prepare_batch
     if extract and workers <= 1:
@@ -203,7 +222,12 @@ def _ingest(sources: list[str], db_path: str, workers: int, batch_size: int, ext
         if probe is not None:
             probe.close()
         o = store.outcome
-        summary.new, summary.unchanged, summary.copies, summary.errors = o.new, o.unchanged, o.copies, o.errors
+        summary.new, summary.unchanged, summary.copies, summary.errors = (
+            o.new,
+            o.unchanged,
+            o.copies,
+            o.errors,
+        )
         summary.seconds = time.perf_counter() - t0
         try:
             store.finish_run(status)

@@ -135,13 +135,25 @@ class CommitRow:
 
     def columns(self) -> dict:
         """The row as stored: lists as JSON text (``None`` stays NULL)."""
+
         def js(v):
             return None if v is None else json.dumps(v, sort_keys=True, ensure_ascii=False)
-        return {"sha": self.sha, "full_sha": self.full_sha, "status": self.status, "subject": self.subject,
-                "subject_in_mail": self.subject_in_mail, "subject_matches": self.subject_matches,
-                "author": self.author, "date": self.date, "first_tag": self.first_tag,
-                "candidates": js(self.candidates), "fixed_by": js(self.fixed_by),
-                "linked_by": js(self.linked_by), "tree": self.tree}
+
+        return {
+            "sha": self.sha,
+            "full_sha": self.full_sha,
+            "status": self.status,
+            "subject": self.subject,
+            "subject_in_mail": self.subject_in_mail,
+            "subject_matches": self.subject_matches,
+            "author": self.author,
+            "date": self.date,
+            "first_tag": self.first_tag,
+            "candidates": js(self.candidates),
+            "fixed_by": js(self.fixed_by),
+            "linked_by": js(self.linked_by),
+            "tree": self.tree,
+        }
 
 
 @dataclass
@@ -165,9 +177,11 @@ class LinkSummary:
     def line(self) -> str:
         """A one-line account for the CLI."""
         parts = ", ".join(f"{n} {s}" for s, n in sorted(self.by_status.items()))
-        return (f"{self.cited} cited SHAs: {parts or 'none'}; {self.subject_mismatches} subject mismatches; "
-                f"{self.with_fixes} with fixes in the tree, {self.with_links} with Link/Closes commits; "
-                f"{self.written} rows written, {self.unchanged} unchanged")
+        return (
+            f"{self.cited} cited SHAs: {parts or 'none'}; {self.subject_mismatches} subject mismatches; "
+            f"{self.with_fixes} with fixes in the tree, {self.with_links} with Link/Closes commits; "
+            f"{self.written} rows written, {self.unchanged} unchanged"
+        )
 
 
 @dataclass
@@ -265,8 +279,15 @@ class Git:
         """Run ``git -C path args...`` and return stdout; a failure is a one-line GitError."""
         cmd = ["git", "-C", self.path, "-c", "log.showSignature=false", "-c", "color.ui=never", *args]
         try:
-            proc = subprocess.run(cmd, input=input, capture_output=True, text=True, env=self.env,
-                                  errors="replace", timeout=_GIT_TIMEOUT)
+            proc = subprocess.run(
+                cmd,
+                input=input,
+                capture_output=True,
+                text=True,
+                env=self.env,
+                errors="replace",
+                timeout=_GIT_TIMEOUT,
+            )
         except subprocess.TimeoutExpired as exc:
             raise GitError(self.path, f"git {args[0]} took longer than {_GIT_TIMEOUT}s") from exc
         if check and proc.returncode != 0:
@@ -280,8 +301,9 @@ class Git:
         """rev -> full SHA, "missing" or "ambiguous" (``git cat-file --batch-check``)."""
         if not revs:
             return {}
-        out = self.run("cat-file", "--batch-check=%(objectname) %(objecttype)",
-                       input="".join(r + "\n" for r in revs)).splitlines()
+        out = self.run(
+            "cat-file", "--batch-check=%(objectname) %(objecttype)", input="".join(r + "\n" for r in revs)
+        ).splitlines()
         result: dict[str, str] = {}
         for rev, line in zip(revs, out, strict=False):
             parts = line.split()
@@ -306,8 +328,14 @@ class Git:
         shas = sorted(set(shas))
         out: dict[str, _Commit] = {}
         for i in range(0, len(shas), 500):
-            text = self.run("log", "--no-walk=unsorted", "-z", "--format=%H%x1f%s%x1f%an <%ae>%x1f%aI",
-                            *shas[i:i + 500], "--")
+            text = self.run(
+                "log",
+                "--no-walk=unsorted",
+                "-z",
+                "--format=%H%x1f%s%x1f%an <%ae>%x1f%aI",
+                *shas[i : i + 500],
+                "--",
+            )
             for rec in text.split("\0"):
                 f = rec.strip("\n").split("\x1f")
                 if len(f) == 4:
@@ -322,7 +350,7 @@ class Git:
         wanted = set(shas)
         out: dict[str, str | None] = {}
         for i in range(0, len(shas), 500):
-            text = self.run("name-rev", "--tags", "--refs=v[0-9]*", *shas[i:i + 500], check=False)
+            text = self.run("name-rev", "--tags", "--refs=v[0-9]*", *shas[i : i + 500], check=False)
             for line in text.splitlines():
                 parts = line.split(None, 1)
                 if len(parts) == 2 and parts[0] in wanted:
@@ -336,15 +364,29 @@ class Git:
 
     def _first_tag_slow(self, sha: str) -> str | None:
         """``git tag --contains`` filtered to release tags, oldest by kernel order."""
-        tags = [t.strip() for t in self.run("tag", "--contains", sha, "--list", "v[0-9]*", check=False).splitlines()]
+        tags = [
+            t.strip()
+            for t in self.run("tag", "--contains", sha, "--list", "v[0-9]*", check=False).splitlines()
+        ]
         tags = [t for t in tags if _RELEASE_TAG_RE.match(t)]
         return min(tags, key=lambda t: sort_key(t)) if tags else None
 
     def log_records(self, rev: str) -> Iterator[tuple[str, str, str, str, str]]:
         """(sha, subject, author, date, body) for every commit reachable from
         ``rev``, streamed from ONE ``git log -z`` process."""
-        cmd = ["git", "-C", self.path, "-c", "log.showSignature=false", "log", "-z", "--no-color",
-               "--format=%H%x1f%s%x1f%an <%ae>%x1f%aI%x1f%B", rev, "--"]
+        cmd = [
+            "git",
+            "-C",
+            self.path,
+            "-c",
+            "log.showSignature=false",
+            "log",
+            "-z",
+            "--no-color",
+            "--format=%H%x1f%s%x1f%an <%ae>%x1f%aI%x1f%B",
+            rev,
+            "--",
+        ]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env)
         assert proc.stdout is not None
         buf = b""
@@ -453,8 +495,13 @@ def index_history(git: Git, rev: str, message_ids: set[str], subjects: set[str])
             ns = normalize_commit_subject(subj)
             if ns in subjects:
                 idx.by_subject[ns].append(c)
-        if "ixes:" not in body and "IXES:" not in body and "reverts commit" not in body \
-                and "Link:" not in body and "Closes:" not in body:
+        if (
+            "ixes:" not in body
+            and "IXES:" not in body
+            and "reverts commit" not in body
+            and "Link:" not in body
+            and "Closes:" not in body
+        ):
             continue
         for line in body.splitlines():
             if len(line) > MAX_LINE:
@@ -508,11 +555,13 @@ def cited_shas(db) -> dict[str, _Cited]:
             c.threads.add(thread)
 
     for sha, subject, thread in conn.execute(
-            "SELECT sha, subject, thread_id FROM commit_citations WHERE coalesce(form, '') != 'link'"):
+        "SELECT sha, subject, thread_id FROM commit_citations WHERE coalesce(form, '') != 'link'"
+    ):
         add(sha, subject, thread)
     for sha, subject, thread in conn.execute(
-            "SELECT rc.sha, rc.subject, r.thread_id FROM report_commits rc "
-            "LEFT JOIN reports r ON r.report_id = rc.report_id"):
+        "SELECT rc.sha, rc.subject, r.thread_id FROM report_commits rc "
+        "LEFT JOIN reports r ON r.report_id = rc.report_id"
+    ):
         add(sha, subject, thread)
     return out
 
@@ -533,12 +582,19 @@ def thread_message_ids(db, threads: Iterable[str]) -> dict[str, set[str]]:
 
 
 def _commit_ref(c: _Commit, tags: dict[str, str | None], **extra) -> dict:
-    return {"sha": c.sha, "subject": c.subject, "author": c.author, "date": c.date,
-            "first_tag": tags.get(c.sha), **extra}
+    return {
+        "sha": c.sha,
+        "subject": c.subject,
+        "author": c.author,
+        "date": c.date,
+        "first_tag": tags.get(c.sha),
+        **extra,
+    }
 
 
-def _judge_shas(git: Git, cited: dict[str, _Cited], notes: list[str]
-                ) -> tuple[dict[str, CommitRow], dict[str, _Commit], dict[str, list[str]]]:
+def _judge_shas(
+    git: Git, cited: dict[str, _Cited], notes: list[str]
+) -> tuple[dict[str, CommitRow], dict[str, _Commit], dict[str, list[str]]]:
     """Step 1: every cited SHA looked up in the object database.
 
     Returns the rows (resolved / resolved-by-subject / ambiguous / unknown),
@@ -583,16 +639,26 @@ def _judge_ambiguous(row: CommitRow, cands: list[str], info: dict[str, _Commit],
         row.status, row.full_sha = RESOLVED, cands[0]
     elif len(matching) == 1:
         row.status, row.full_sha = RESOLVED_BY_SUBJECT, matching[0]
-        notes.append(f"{row.sha}: ambiguous in the tree ({len(cands)} commits); the subject quoted in "
-                     f"the mail names {matching[0][:12]}")
+        notes.append(
+            f"{row.sha}: ambiguous in the tree ({len(cands)} commits); the subject quoted in "
+            f"the mail names {matching[0][:12]}"
+        )
     else:
         row.status = AMBIGUOUS
-        notes.append(f"{row.sha}: ambiguous in the tree ({len(cands)} commits: "
-                     f"{', '.join(c[:12] for c in cands)}); not guessed")
+        notes.append(
+            f"{row.sha}: ambiguous in the tree ({len(cands)} commits: "
+            f"{', '.join(c[:12] for c in cands)}); not guessed"
+        )
 
 
-def _judge_by_subject(rows: dict[str, CommitRow], wanted: dict[str, list[str]], idx: TrailerIndex,
-                      info: dict[str, _Commit], notes: list[str], top: str) -> None:
+def _judge_by_subject(
+    rows: dict[str, CommitRow],
+    wanted: dict[str, list[str]],
+    idx: TrailerIndex,
+    info: dict[str, _Commit],
+    notes: list[str],
+    top: str,
+) -> None:
     """Step 2: a SHA the tree lacks whose quoted subject exactly one commit of
     the history carries becomes ``subject-match``; several: candidates, unknown."""
     for subj, written in wanted.items():
@@ -603,19 +669,32 @@ def _judge_by_subject(rows: dict[str, CommitRow], wanted: dict[str, list[str]], 
                 (c,) = hits.values()
                 row.status, row.full_sha = SUBJECT_MATCH, c.sha
                 info.setdefault(c.sha, c)
-                notes.append(f"{s}: not in the tree, but the quoted subject names {c.sha[:12]} "
-                             f"({c.subject!r}); the SHA in the mail is of another tree or mistyped")
+                notes.append(
+                    f"{s}: not in the tree, but the quoted subject names {c.sha[:12]} "
+                    f"({c.subject!r}); the SHA in the mail is of another tree or mistyped"
+                )
             elif hits:
-                row.candidates = [{"sha": c.sha, "subject": c.subject}
-                                  for c in sorted(hits.values(), key=lambda c: c.sha)]
-                notes.append(f"{s}: not in the tree; {len(hits)} commits carry the quoted subject; not guessed")
+                row.candidates = [
+                    {"sha": c.sha, "subject": c.subject} for c in sorted(hits.values(), key=lambda c: c.sha)
+                ]
+                notes.append(
+                    f"{s}: not in the tree; {len(hits)} commits carry the quoted subject; not guessed"
+                )
     for s, row in rows.items():
         if row.status == UNKNOWN and not row.candidates:
-            notes.append(f"{s}: not in the tree at {top} (a commit of another tree, or mistyped); kept as cited")
+            notes.append(
+                f"{s}: not in the tree at {top} (a commit of another tree, or mistyped); kept as cited"
+            )
 
 
-def _attach_history(git: Git, rows: dict[str, CommitRow], cited: dict[str, _Cited],
-                    ids_by_thread: dict[str, set[str]], idx: TrailerIndex, info: dict[str, _Commit]) -> None:
+def _attach_history(
+    git: Git,
+    rows: dict[str, CommitRow],
+    cited: dict[str, _Cited],
+    ids_by_thread: dict[str, set[str]],
+    idx: TrailerIndex,
+    info: dict[str, _Commit],
+) -> None:
     """Step 3: for rows naming a commit of the tree, its subject, author, date,
     subject match, first release tag, Fixes:/revert commits and the
     Link:/Closes: commits naming a message of a thread that cites it."""
@@ -631,9 +710,12 @@ def _attach_history(git: Git, rows: dict[str, CommitRow], cited: dict[str, _Cite
         m = subjects_match(row.subject_in_mail, row.subject)
         row.subject_matches = None if m is None else int(m)
         fixes[s] = idx.fixes_of(row.full_sha, row.subject)
-        links[s] = [(c, key, mid, t) for t in sorted(cited[s].threads)
-                    for mid in sorted(ids_by_thread.get(t, ()))
-                    for c, key in idx.links.get(mid, ())]
+        links[s] = [
+            (c, key, mid, t)
+            for t in sorted(cited[s].threads)
+            for mid in sorted(ids_by_thread.get(t, ()))
+            for c, key in idx.links.get(mid, ())
+        ]
         involved |= {row.full_sha} | {c.sha for c, _ in fixes[s]} | {c.sha for c, *_ in links[s]}
     tags = git.first_tags(involved) if involved else {}
     for s in fixes:
@@ -648,8 +730,9 @@ def _attach_history(git: Git, rows: dict[str, CommitRow], cited: dict[str, _Cite
                 row.linked_by.append(_commit_ref(c, tags, trailer=key, message_id=mid, thread_id=t))
 
 
-def resolve(git: Git, cited: dict[str, _Cited], ids_by_thread: dict[str, set[str]],
-            rev: str = "HEAD") -> tuple[list[CommitRow], list[str], TrailerIndex]:
+def resolve(
+    git: Git, cited: dict[str, _Cited], ids_by_thread: dict[str, set[str]], rev: str = "HEAD"
+) -> tuple[list[CommitRow], list[str], TrailerIndex]:
     """Every cited SHA as a CommitRow judged by ``git`` (no database access):
     object lookup, then ONE history pass, then subject matches and history facts.
     Returns (rows sorted by SHA, notes for the user, the trailer index)."""
@@ -665,15 +748,30 @@ def resolve(git: Git, cited: dict[str, _Cited], ids_by_thread: dict[str, set[str
 # ---------------------------------------------------------------- writing
 
 
-_COLS = ("sha", "full_sha", "status", "subject", "subject_in_mail", "subject_matches", "author", "date",
-         "first_tag", "candidates", "fixed_by", "linked_by", "tree")
+_COLS = (
+    "sha",
+    "full_sha",
+    "status",
+    "subject",
+    "subject_in_mail",
+    "subject_matches",
+    "author",
+    "date",
+    "first_tag",
+    "candidates",
+    "fixed_by",
+    "linked_by",
+    "tree",
+)
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def write_rows(conn: sqlite3.Connection, rows: list[CommitRow], keep_tree_rows: bool = False) -> tuple[int, int]:
+def write_rows(
+    conn: sqlite3.Connection, rows: list[CommitRow], keep_tree_rows: bool = False
+) -> tuple[int, int]:
     """Upsert rows keyed by SHA as written, in one transaction; a row equal to
     the stored one is not touched (``checked`` is when the row last changed).
     With ``keep_tree_rows`` a row already judged by a tree is left alone.
@@ -698,7 +796,8 @@ def write_rows(conn: sqlite3.Connection, rows: list[CommitRow], keep_tree_rows: 
                 f"INSERT INTO commits({', '.join(_COLS)}, checked) VALUES ({', '.join('?' * (len(_COLS) + 1))}) "
                 f"ON CONFLICT(sha) DO UPDATE SET {', '.join(f'{c}=excluded.{c}' for c in _COLS[1:])}, "
                 "checked=excluded.checked",
-                (*[new[c] for c in _COLS], _now()))
+                (*[new[c] for c in _COLS], _now()),
+            )
             written += 1
         if own_tx:
             conn.execute("COMMIT")
@@ -729,7 +828,10 @@ def link(db, git_path: str | Path, rev: str = "HEAD") -> LinkSummary:
     git = Git(git_path)
     if rev.startswith("-") and rev != "--all":
         raise GitError(git.path, f"{rev!r} is an option, not a revision")
-    if rev != "--all" and not git.run("rev-parse", "--verify", "--quiet", rev + "^{commit}", check=False).strip():
+    if (
+        rev != "--all"
+        and not git.run("rev-parse", "--verify", "--quiet", rev + "^{commit}", check=False).strip()
+    ):
         raise GitError(git.path, f"no commit named {rev!r} in the tree")
     cited = cited_shas(db)
     report_threads = dict(_conn(db).execute("SELECT report_id, thread_id FROM reports"))
@@ -749,19 +851,26 @@ def link(db, git_path: str | Path, rev: str = "HEAD") -> LinkSummary:
     return summary
 
 
-def report_links(git: Git, report_threads: dict[str, str], ids_by_thread: dict[str, set[str]],
-                 idx: TrailerIndex) -> dict[str, list[dict]]:
+def report_links(
+    git: Git, report_threads: dict[str, str], ids_by_thread: dict[str, set[str]], idx: TrailerIndex
+) -> dict[str, list[dict]]:
     """report_id -> the commits whose Link:/Closes: names a message of its
     thread -- how a fix lands for a report that never named a culprit.
     (Kept in the summary: the schema has no table for it yet.)"""
     found: dict[str, list[tuple[_Commit, str, str]]] = {}
     for rid, thread in sorted(report_threads.items()):
-        hits = [(c, key, mid) for mid in sorted(ids_by_thread.get(thread, ())) for c, key in idx.links.get(mid, ())]
+        hits = [
+            (c, key, mid)
+            for mid in sorted(ids_by_thread.get(thread, ()))
+            for c, key in idx.links.get(mid, ())
+        ]
         if hits:
             found[rid] = hits
     tags = git.first_tags({c.sha for hits in found.values() for c, _, _ in hits}) if found else {}
-    return {rid: [_commit_ref(c, tags, trailer=key, message_id=mid) for c, key, mid in hits]
-            for rid, hits in found.items()}
+    return {
+        rid: [_commit_ref(c, tags, trailer=key, message_id=mid) for c, key, mid in hits]
+        for rid, hits in found.items()
+    }
 
 
 # ---------------------------------------------------------------- without a tree
@@ -775,8 +884,11 @@ def group_without_tree(cited: dict[str, _Cited]) -> list[list[str]]:
     subject_of: list[str | None] = []
     for s in sorted(cited, key=lambda x: (-len(x), x)):
         quoted = cited[s].subject()
-        homes = [i for i, g in enumerate(groups) if g[0].startswith(s)
-                 and subjects_match(quoted, subject_of[i]) is not False]
+        homes = [
+            i
+            for i, g in enumerate(groups)
+            if g[0].startswith(s) and subjects_match(quoted, subject_of[i]) is not False
+        ]
         clash = [i for i, g in enumerate(groups) if g[0].startswith(s)]
         if len(homes) == 1 and len(clash) == 1:
             i = homes[0]
@@ -801,14 +913,28 @@ def link_without_tree(db) -> LinkSummary:
         subject = next((cited[s].subject() for s in group if cited[s].subject()), None)
         for s in group:
             others = [g for g in group if g != s]
-            rows.append(CommitRow(sha=s, full_sha=canonical, status=UNRESOLVED,
-                                  subject_in_mail=cited[s].subject() or subject,
-                                  candidates=[{"sha": o} for o in others] or None))
+            rows.append(
+                CommitRow(
+                    sha=s,
+                    full_sha=canonical,
+                    status=UNRESOLVED,
+                    subject_in_mail=cited[s].subject() or subject,
+                    candidates=[{"sha": o} for o in others] or None,
+                )
+            )
     summary = LinkSummary()
     _summarize(summary, rows)
     summary.written, summary.unchanged = write_rows(_conn(db), rows, keep_tree_rows=True)
     return summary
 
 
-__all__ = ["CommitRow", "Git", "LinkSummary", "link", "link_without_tree", "message_id_from_url",
-           "normalize_commit_subject", "subjects_match"]
+__all__ = [
+    "CommitRow",
+    "Git",
+    "LinkSummary",
+    "link",
+    "link_without_tree",
+    "message_id_from_url",
+    "normalize_commit_subject",
+    "subjects_match",
+]

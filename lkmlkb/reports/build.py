@@ -118,18 +118,30 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     pair = headline(results)
     computed = computed_change(*pair) if pair else None
     stated = stated_regression_pct(claims, computed)
-    facts = ThreadFacts(messages=messages, claims=[c for f in findings for c in f.claims],
-                        subject_claims=said_in_subject, commits=commits,
-                        own_commits=[c for f in findings for c in f.commits], kernels=kernels, results=results,
-                        own_kernels=[k for f in findings for k in f.kernels],
-                        stated_pct=stated, computed_pct=computed)
+    facts = ThreadFacts(
+        messages=messages,
+        claims=[c for f in findings for c in f.claims],
+        subject_claims=said_in_subject,
+        commits=commits,
+        own_commits=[c for f in findings for c in f.commits],
+        kernels=kernels,
+        results=results,
+        own_kernels=[k for f in findings for k in f.kernels],
+        stated_pct=stated,
+        computed_pct=computed,
+    )
     decided = classify(facts)
     is_regression = decided.is_regression
     is_improvement = decided.kind == "improvement"
     status, why = "no conclusion", None
     if is_regression or commits:
-        status, why = derive_status(messages, commits, claims, fix_restores(results),
-                                    fix_thread=is_regression and any(r.rule == "fix-of-slowdown" for r in decided.reasons))
+        status, why = derive_status(
+            messages,
+            commits,
+            claims,
+            fix_restores(results),
+            fix_thread=is_regression and any(r.rule == "fix-of-slowdown" for r in decided.reasons),
+        )
     pct = stated if stated is not None else computed
     if is_regression and stated is None and computed is not None and computed < 0:
         # the pair read shows a gain (a fix's own "reduce from 6.7s to 1.3s", or kernels labelled the
@@ -154,7 +166,9 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         stated_pct=stated,
         computed_pct=computed,
         regression_pct=pct,
-        pct_disagrees=bool(stated is not None and computed is not None and abs(abs(stated) - abs(computed)) > DISAGREE_POINTS),
+        pct_disagrees=bool(
+            stated is not None and computed is not None and abs(abs(stated) - abs(computed)) > DISAGREE_POINTS
+        ),
         fio_version=next((f.fio_version for f in findings if f.fio_version), None),
         people=people,
         first_date=min(dates) if dates else None,

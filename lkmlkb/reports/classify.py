@@ -43,7 +43,9 @@ from lkmlkb.threads.segments import quote_depth
 
 #: a patch, a series' cover letter, a pull request or a topic proposal by its subject
 PATCH_SUBJECT = re.compile(
-    r"^\s{0,5}(?:\w{1,6}\s{0,2}[:：]\s{0,3}){0,3}\[[^\]]{0,80}\b(?:PATCH|PATCHSET|PATCHv\d{1,3}|RFC|PULL|TOPIC)\b", re.I)
+    r"^\s{0,5}(?:\w{1,6}\s{0,2}[:：]\s{0,3}){0,3}\[[^\]]{0,80}\b(?:PATCH|PATCHSET|PATCHv\d{1,3}|RFC|PULL|TOPIC)\b",
+    re.I,
+)
 #: a patch or a series by its subject ("[PATCH v2 0/7]", "[RFT RFC PATCH 0/8]"; not a bare "[RFC]":
 #: a question or a report)
 PATCH_WORD = re.compile(r"\[[^\]]{0,80}\bPATCH", re.I)
@@ -52,30 +54,41 @@ PATCH_WORD = re.compile(r"\[[^\]]{0,80}\bPATCH", re.I)
 #: "Assertion_failed", "BUG:kernel_NULL_pointer_dereference")
 ROBOT_SUBJECT = re.compile(
     r"^(?:(?:Re|RE|Fwd|FW|AW)\s{0,2}:\s{0,3}){0,4}(?:\[[^\]\n]{1,80}\]\s{0,3}){0,4}[0-9a-f]{10,12}:\s{1,4}"
-    r"(?P<found>\S[^\n]{0,300})$")
+    r"(?P<found>\S[^\n]{0,300})$"
+)
 #: what the robot found, in its subject or its first lines: "fio.write_iops -72.9% regression",
 #: "noticed a -5.2% regression of sysbench-fileio.write_operations/s", "74.3% regression"
-ROBOT_CHANGE = re.compile(r"(?P<pct>[-+]?\d{1,4}(?:\.\d{1,2})?)%\s{1,3}(?P<kind>regression|improvement)\b", re.I)
+ROBOT_CHANGE = re.compile(
+    r"(?P<pct>[-+]?\d{1,4}(?:\.\d{1,2})?)%\s{1,3}(?P<kind>regression|improvement)\b", re.I
+)
 ROBOT_BODY = re.compile(r"kernel\s+test\s+robot\s+noticed|FYI,\s+we\s+noticed|Greeting,\s+FYI", re.I)
 #: a diff, a cover letter's diffstat or a pull request in the first message
 DIFF_IN_BODY = re.compile(
     r"""^(?:diff[ ]--git[ ]a/ | ---[ ]a/\S | \+\+\+[ ]b/\S          # a diff
          | [ ]\d{1,5}[ ]files?[ ]changed,[ ]\d{1,7}[ ]insertion      # a cover letter's diffstat
          | The[ ]following[ ]changes[ ]since[ ]commit)                # a pull request
-    """, re.M | re.X)
+    """,
+    re.M | re.X,
+)
 #: a word of performance in a subject ("perf", "regression", "iops", "slow", "5%", "MB/s")
-PERF_WORD = re.compile(r"perf|regress|iops|throughput|bandwidth|latenc|slow|fast|speed|\d%|\bbw\b|\bMB/s", re.I)
+PERF_WORD = re.compile(
+    r"perf|regress|iops|throughput|bandwidth|latenc|slow|fast|speed|\d%|\bbw\b|\bMB/s", re.I
+)
 #: a regression in words ("regression", "slowdown", "degraded", "drop")
 SLOWDOWN = re.compile(r"regress|slow|degrad|\bdrops?\b", re.I)
 #: a measure of speed named in words (not "regression" itself: a crash is a regression too)
-PERF_NAMED = re.compile(r"\bperformance\b|\biops\b|throughput|bandwidth|latenc"
-                        r"|\bslow(?:s|ed|ing|er|est|ly|ness|downs?)?\b|(?<!-)\bspeed(?:s|ed)?\b", re.I)
+PERF_NAMED = re.compile(
+    r"\bperformance\b|\biops\b|throughput|bandwidth|latenc"
+    r"|\bslow(?:s|ed|ing|er|est|ly|ness|downs?)?\b|(?<!-)\bspeed(?:s|ed)?\b",
+    re.I,
+)
 #: a patch saying what it does to a regression ("Fix performance regression", "Revert ...", "restore")
 FIX_WORD = re.compile(r"\b(?:fix(?:es|ed|ing)?|revert(?:s|ed|ing)?|restor(?:e|es|ed|ing))\b", re.I)
 FIXES_TRAILER = re.compile(r"^Fixes:[ \t]{0,4}[0-9a-f]{7,40}\b", re.M)
 #: a revert by its subject: 'Revert "md: ..."', '[PATCH] Revert "..."', 'Re: [PATCH 6.1] Revert ...'
-REVERT_SUBJECT = re.compile(r"^(?:(?:Re|RE|Fwd)\s{0,2}:\s{0,3})*(?:\[[^\]]{0,80}\]\s{0,3})*(?:[\w/.-]{1,40}:\s{0,3})?Revert\s",
-                            re.I)
+REVERT_SUBJECT = re.compile(
+    r"^(?:(?:Re|RE|Fwd)\s{0,2}:\s{0,3})*(?:\[[^\]]{0,80}\]\s{0,3})*(?:[\w/.-]{1,40}:\s{0,3})?Revert\s", re.I
+)
 THIS_REVERTS = re.compile(r"^This reverts commit [0-9a-f]{7,40}", re.M)
 #: a pull request: "[GIT PULL] md-fixes 20230524", "[PULL] ...", or a request-pull body
 PULL_SUBJECT = re.compile(r"\[(?:GIT\s{1,3})?PULL\b", re.I)
@@ -90,7 +103,8 @@ BACKPORT_SUBJECT = re.compile(
       | ^(?:Re:\s{0,3})?Patch\s"[^"]{1,200}"\shas\sbeen\sadded\sto\sthe
       | ^(?:Re:\s{0,3})?FAILED:\spatch\s"
       | ^(?:Re:\s{0,3})?\[?(?:\d\.\d{1,2}|\d\.\d{1,2}\.\d{1,3})(?:-stable)?\]?\s{1,3}review\b""",
-    re.I | re.X)
+    re.I | re.X,
+)
 #: a report taken back: "Sorry this is a false positive report", "please ignore this report",
 #: "so not a regression", "this is not a regression after all", "we cannot reproduce ... false alarm"
 RETRACTION = re.compile(
@@ -100,7 +114,8 @@ RETRACTION = re.compile(
         (?:kernel[ \t]{1,3})?regression
       | \bnot[ \t]{1,3}a[ \t]{1,3}(?:kernel[ \t]{1,3})?regression[ \t]{1,3}(?:after[ \t]{1,3}all|then)\b
       | \b(?:it|this)[ \t]{1,3}(?:is|was)[ \t]{1,3}not[ \t]{1,3}a[ \t]{1,3}regression[ \t]{0,3}(?:at[ \t]{1,3}all)?[.,;]""",
-    re.I | re.X)
+    re.I | re.X,
+)
 #: the kernel test robot's team, who may take its report back
 ROBOT_TEAM = re.compile(r"@intel\.com>?$|lkp@|oliver\.sang|kernel test robot", re.I)
 #: a failure: what a functional regression is about
@@ -109,7 +124,8 @@ FAILURE = re.compile(
           |use-after-free|null[ \t-]pointer|corrupt\w{0,5}|data[ \t]loss|warning|WARN(?:_ON)?|splat|fail\w{0,4}
           |error|errors|broken|breaks|leak\w{0,2}|unresponsive|D[ \t]state|EIO|ENOSPC|reboot\w{0,3}|freez\w{0,3}
           |not[ \t]work\w{0,3}|doesn't[ \t]work|won't[ \t]boot|missing)\b""",
-    re.I | re.X)
+    re.I | re.X,
+)
 #: a thread changing the kernel, in words: "since 6.5", "after upgrading to", "newer kernels",
 #: "kernel update", "used to take 12 s, now 51 s", "between 5.15 and 5.16", "before the series"
 KERNEL_CHANGE_WORDS = re.compile(
@@ -123,16 +139,21 @@ KERNEL_CHANGE_WORDS = re.compile(
       | \b(?:with(?:out)?|before|after)[ \t]{1,3}(?:the|this|that|your|his|her|my)?[ \t]{0,3}
         (?:[\w-]{1,20}[ \t]{1,3}){0,3}(?:patch\w{0,2}|series|commit|change|revert)\b
       | \brevert\w{0,3}[ \t]{1,3}(?:the[ \t]{1,3}|this[ \t]{1,3}|that[ \t]{1,3})?(?:commit|patch|change)""",
-    re.I | re.X)
+    re.I | re.X,
+)
 #: "regression", "regressed": a change over time (a slowdown is one only when something was faster)
 REGRESS_WORD = re.compile(r"regress", re.I)
 #: a result's condition that is a change of the kernel: a patch, a commit, a revert (not "before" and
 #: "after" alone: the two sides of any change statement, "from 85K to 20K IOPS during the scrub")
-CHANGE_CONDITION = re.compile(r"\b(?:patch\w{0,3}|series|commit|revert\w{0,2}|unpatched|vanilla|"
-                              r"baseline|base|fixed?|[0-9a-f]{7,40})\b", re.I)
+CHANGE_CONDITION = re.compile(
+    r"\b(?:patch\w{0,3}|series|commit|revert\w{0,2}|unpatched|vanilla|"
+    r"baseline|base|fixed?|[0-9a-f]{7,40})\b",
+    re.I,
+)
 
 
 # ------------------------------------------------------------------ the thread, as the rules read it
+
 
 @dataclass
 class ThreadFacts:
@@ -184,17 +205,20 @@ def _line_reason(rule: str, verdict: str, m: Message, text: str, pos: int) -> Re
     line = text.count("\n", 0, pos)
     lo = text.rfind("\n", 0, pos) + 1
     hi = text.find("\n", pos)
-    return Reason(rule, verdict, m.message_id, line, text[lo:hi if hi >= 0 else len(text)][:300])
+    return Reason(rule, verdict, m.message_id, line, text[lo : hi if hi >= 0 else len(text)][:300])
 
 
 # ------------------------------------------------------------------ what rules a thread out
+
 
 def pull_request(t: ThreadFacts) -> Reason | None:
     """A pull request: its summary may say "fixes a performance regression"; it reports none."""
     if PULL_SUBJECT.search(t.subject):
         return _subject_reason(t, "pull-request", "not a regression")
     if t.root is not None and PULL_BODY.search(t.root.body[:20_000]):
-        return Reason("pull-request", "not a regression", t.root.message_id, 0, "The following changes since commit")
+        return Reason(
+            "pull-request", "not a regression", t.root.message_id, 0, "The following changes since commit"
+        )
     return None
 
 
@@ -229,7 +253,9 @@ def functional(t: ThreadFacts) -> Reason | None:
     """The thread is about a failure and no slowdown: a hang, an oops, corruption, a failed test
     (even bisected, even with "REGRESSION" in the subject).  Read in the subject, or in the
     first message's own text when the thread never speaks of speed."""
-    if robot_change(t) is not None or any(_speed_regression(c) and c.stated_pct is not None for c in t.claims):
+    if robot_change(t) is not None or any(
+        _speed_regression(c) and c.stated_pct is not None for c in t.claims
+    ):
         return None
     if FAILURE.search(t.subject) and not PERF_NAMED.search(t.subject):
         # a reply's "performance" does not make a hang a slowdown; the reporter's own words would
@@ -250,6 +276,7 @@ def functional(t: ThreadFacts) -> Reason | None:
 
 # ------------------------------------------------------------------ what makes a report
 
+
 def robot_change(t: ThreadFacts) -> Reason | None:
     """The kernel test robot's report of a metric's change (in its subject or its first lines)."""
     m = ROBOT_SUBJECT.match(t.subject)
@@ -262,8 +289,13 @@ def robot_change(t: ThreadFacts) -> Reason | None:
         change = ROBOT_CHANGE.search(t.root.body[:4000])
         if change:
             kind = change.group("kind").lower()
-            return Reason("robot-report", "regression" if kind == "regression" else "improvement",
-                          t.root.message_id, t.root.body[:change.start()].count("\n"), change.group(0))
+            return Reason(
+                "robot-report",
+                "regression" if kind == "regression" else "improvement",
+                t.root.message_id,
+                t.root.body[: change.start()].count("\n"),
+                change.group(0),
+            )
     return None
 
 
@@ -286,7 +318,9 @@ def is_patch_thread(root: Message | None) -> bool:
 
 def _speed_regression(c: Claim) -> bool:
     """A regression claim about speed: sized, or naming a measure of speed."""
-    return c.kind == "regression" and (c.stated_pct is not None or bool(PERF_NAMED.search(c.evidence.text or "")))
+    return c.kind == "regression" and (
+        c.stated_pct is not None or bool(PERF_NAMED.search(c.evidence.text or ""))
+    )
 
 
 def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
@@ -297,8 +331,12 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
     if root is None or not (PATCH_WORD.search(t.subject) or REVERT_SUBJECT.match(t.subject)):
         return None
     body = root.body[:200_000]
-    fixes = (FIX_WORD.search(t.subject) or FIXES_TRAILER.search(body) or THIS_REVERTS.search(body)
-             or REVERT_SUBJECT.match(t.subject))
+    fixes = (
+        FIX_WORD.search(t.subject)
+        or FIXES_TRAILER.search(body)
+        or THIS_REVERTS.search(body)
+        or REVERT_SUBJECT.match(t.subject)
+    )
     revert = REVERT_SUBJECT.match(t.subject) or THIS_REVERTS.search(body)
     for c in t.claims:
         e = c.evidence
@@ -312,9 +350,17 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
             return _claim_reason("fix-of-slowdown", "regression", c)
     # a patch blaming a commit in its own words ("commit 55cdd0af2bc5 seems broke this way, let's
     # fix it") and measuring what the fix does to a speed ("fstrim ... reduce from 6.7s to 1.3s")
-    blamed = [c for c in t.own_commits if c.role == "culprit" and c.form == "prose"
-              and c.evidence.message_id == root.message_id and not c.evidence.quoted]
-    timed = [r for r in t.results if r.evidence.message_id == root.message_id and SPEED_UNIT.search(r.unit or "")]
+    blamed = [
+        c
+        for c in t.own_commits
+        if c.role == "culprit"
+        and c.form == "prose"
+        and c.evidence.message_id == root.message_id
+        and not c.evidence.quoted
+    ]
+    timed = [
+        r for r in t.results if r.evidence.message_id == root.message_id and SPEED_UNIT.search(r.unit or "")
+    ]
     if blamed and timed:
         e = blamed[0].evidence
         return Reason("fix-of-slowdown", "regression", root.message_id, e.line_start, (e.text or "")[:300])
@@ -345,8 +391,11 @@ def traced_slowdown(t: ThreadFacts) -> Reason | None:
         e = c.evidence
         if c.kind != "regression" or e is None:
             continue
-        near = any(u.evidence.message_id == e.message_id
-                   and abs(u.evidence.line_start - e.line_start) <= TRACED_WITHIN_LINES for u in culprits)
+        near = any(
+            u.evidence.message_id == e.message_id
+            and abs(u.evidence.line_start - e.line_start) <= TRACED_WITHIN_LINES
+            for u in culprits
+        )
         if not near and e.message_id not in bisected:
             continue
         if PERF_NAMED.search(e.text) or PERF_NAMED.search(_line_end_before(bodies, e)):
@@ -361,8 +410,10 @@ BISECTED_CUE = re.compile(r"bisect|first bad|first faulty|track\w{0,3} down|narr
 def found_by_bisection(c: CommitCitation) -> bool:
     """A culprit a bisection found: after its steps, by "first bad commit" or "bisected to", by
     the robot, or as regzbot records it ("#regzbot introduced")."""
-    return c.role == "culprit" and (c.form in ("bisect-result", "lkp", "regzbot")
-                                    or (c.form == "prose" and BISECTED_CUE.search(c.cue or "") is not None))
+    return c.role == "culprit" and (
+        c.form in ("bisect-result", "lkp", "regzbot")
+        or (c.form == "prose" and BISECTED_CUE.search(c.cue or "") is not None)
+    )
 
 
 def _line_end_before(bodies: dict[str, str], e) -> str:
@@ -371,7 +422,9 @@ def _line_end_before(bodies: dict[str, str], e) -> str:
 
 
 #: a result's unit that measures speed or time: a rate, IOPS, operations per second, a latency
-SPEED_UNIT = re.compile(r"/s(?:ec)?\b|\bps\b|iops|ops|per_sec|^(?:[mun\u00b5]?s|sec|msec|usec|nsec|min|h)$", re.I)
+SPEED_UNIT = re.compile(
+    r"/s(?:ec)?\b|\bps\b|iops|ops|per_sec|^(?:[mun\u00b5]?s|sec|msec|usec|nsec|min|h)$", re.I
+)
 
 
 def bisected_measurement(t: ThreadFacts) -> Reason | None:
@@ -397,10 +450,17 @@ def kernel_change(t: ThreadFacts, mid: str) -> Reason | None:
     A version named in passing elsewhere in the thread ("tested on 5.10 too") is none."""
     for c in t.own_commits:
         if c.role in ("culprit", "fix", "revert") or (
-                c.evidence.message_id == mid and (c.role == "tested" or c.form in ("bisect-step", "bisect-result"))):
+            c.evidence.message_id == mid
+            and (c.role == "tested" or c.form in ("bisect-step", "bisect-result"))
+        ):
             e = c.evidence
-            return Reason("kernel-change", f"commit {c.sha[:12]} ({c.role})", e.message_id, e.line_start,
-                          (e.text or "")[:300])
+            return Reason(
+                "kernel-change",
+                f"commit {c.sha[:12]} ({c.role})",
+                e.message_id,
+                e.line_start,
+                (e.text or "")[:300],
+            )
     # a kernel called good, or one called bad beside another (one kernel said to be slow is where
     # the slowdown was seen, not a change)
     judged = next((k for k in t.kernels if k.role == "good"), None)
@@ -408,21 +468,33 @@ def kernel_change(t: ThreadFacts, mid: str) -> Reason | None:
         judged = next((k for k in t.kernels if k.role == "bad"), None)
     if judged is not None:
         e = judged.evidence
-        return Reason("kernel-change", f"kernel {judged.version} ({judged.role})", e.message_id, e.line_start,
-                      (e.text or "")[:300])
+        return Reason(
+            "kernel-change",
+            f"kernel {judged.version} ({judged.role})",
+            e.message_id,
+            e.line_start,
+            (e.text or "")[:300],
+        )
     versions: dict[str, KernelMention] = {}
     for k in t.own_kernels:
         if k.evidence.message_id == mid:
             versions.setdefault(_release(k.version), k)
     if len(versions) >= 2:
         a, b = list(versions.values())[:2]
-        return Reason("kernel-change", f"kernels {a.version} and {b.version}", a.evidence.message_id,
-                      a.evidence.line_start, (a.evidence.text or "")[:300])
+        return Reason(
+            "kernel-change",
+            f"kernels {a.version} and {b.version}",
+            a.evidence.message_id,
+            a.evidence.line_start,
+            (a.evidence.text or "")[:300],
+        )
     for r in t.results:
         cond = " ".join(x for x in (r.kernel, r.config) if x)
         if cond and CHANGE_CONDITION.search(cond):
             e = r.evidence
-            return Reason("kernel-change", f"measured {cond!r}", e.message_id, e.line_start, (e.text or "")[:300])
+            return Reason(
+                "kernel-change", f"measured {cond!r}", e.message_id, e.line_start, (e.text or "")[:300]
+            )
     hit = KERNEL_CHANGE_WORDS.search(t.subject)
     if hit:
         return _subject_reason(t, "kernel-change", "words of a change")
@@ -461,12 +533,20 @@ def measured_slowdown(t: ThreadFacts) -> Reason | None:
         base = next((r for r in t.results if r.label == "baseline"), None)
         if base is not None:
             e = base.evidence
-            return Reason("measured-slowdown", f"regression ({t.computed_pct:g}% computed)", e.message_id,
-                          e.line_start, (e.text or "")[:300])
+            return Reason(
+                "measured-slowdown",
+                f"regression ({t.computed_pct:g}% computed)",
+                e.message_id,
+                e.line_start,
+                (e.text or "")[:300],
+            )
     measured_in = {r.evidence.message_id for r in t.results}
     for c in t.claims:
-        if _speed_regression(c) and c.evidence.message_id in measured_in \
-                and (c.stated_pct is None or c.stated_pct >= MIN_SLOWDOWN_PCT):
+        if (
+            _speed_regression(c)
+            and c.evidence.message_id in measured_in
+            and (c.stated_pct is None or c.stated_pct >= MIN_SLOWDOWN_PCT)
+        ):
             return _claim_reason("measured-slowdown", "regression", c)
     for c in t.subject_claims:
         if (_speed_regression(c) or REGRESS_WORD.search(c.cue or "")) and t.results:
@@ -478,7 +558,9 @@ def measured_slowdown(t: ThreadFacts) -> Reason | None:
 #: "your series costs", "after applying", "reverting it brings the numbers back")
 BLAMES_THE_PATCH = re.compile(
     r"""\b(?:this|the|your|that|these)[ \t]{1,3}(?:patch\w{0,2}|series|commit|change)\b
-      | \bafter[ \t]{1,3}applying\b | \brevert\w{0,3}\b""", re.I | re.X)
+      | \bafter[ \t]{1,3}applying\b | \brevert\w{0,3}\b""",
+    re.I | re.X,
+)
 #: the smallest slowdown a reply's own measurement of a patch reports ("slower only by about 0.66%"
 #: is a reviewer finding the cost negligible)
 REPLY_MIN_PCT = 3.0
@@ -493,7 +575,9 @@ def reply_reports_slowdown(t: ThreadFacts) -> Reason | None:
     if root is None or not is_patch_thread(root):
         return None
     author = (root.from_addr or "").lower()
-    texts = {m.message_id: (m, t.new_text(m)) for m in t.messages[1:] if (m.from_addr or "").lower() != author}
+    texts = {
+        m.message_id: (m, t.new_text(m)) for m in t.messages[1:] if (m.from_addr or "").lower() != author
+    }
     for c in t.claims:
         e = c.evidence
         if e.message_id not in texts or e.quoted or c.kind != "regression":
@@ -510,8 +594,13 @@ def reply_reports_slowdown(t: ThreadFacts) -> Reason | None:
             change = _slowdown_pct(*pair)
             if change is not None and change >= REPLY_MIN_PCT:
                 e = pair[1].evidence
-                return Reason("reply-reports-slowdown", f"regression ({change:g}% measured)", mid, e.line_start,
-                              (e.text or "")[:300])
+                return Reason(
+                    "reply-reports-slowdown",
+                    f"regression ({change:g}% measured)",
+                    mid,
+                    e.line_start,
+                    (e.text or "")[:300],
+                )
     return None
 
 
@@ -519,8 +608,17 @@ def before_after(results: list[Result], mid: str) -> tuple[Result, Result] | Non
     """The first "before" and "after" values of one metric a message measured ("330MB/s -> 130MB/s")."""
     before = [r for r in results if r.evidence.message_id == mid and (r.config or "").startswith("before")]
     for b in before:
-        after = next((r for r in results if r.evidence.message_id == mid and (r.config or "").startswith("after")
-                      and r.metric == b.metric and r.evidence.line_start >= b.evidence.line_start), None)
+        after = next(
+            (
+                r
+                for r in results
+                if r.evidence.message_id == mid
+                and (r.config or "").startswith("after")
+                and r.metric == b.metric
+                and r.evidence.line_start >= b.evidence.line_start
+            ),
+            None,
+        )
         if after is not None:
             return b, after
     return None
@@ -537,6 +635,7 @@ def _slowdown_pct(before: Result, after: Result) -> float | None:
 
 
 # ------------------------------------------------------------------ look-alikes
+
 
 def improvement(t: ThreadFacts) -> Reason | None:
     """The change measured is a gain: a subject stating a gain with its size, or gains claimed and
@@ -564,13 +663,16 @@ def patch_own_numbers(t: ThreadFacts) -> Reason | None:
     if any(c.kind == "regression" and REGRESS_WORD.search(c.cue or "") for c in t.subject_claims):
         return None
     root_id = t.root.message_id if t.root is not None else ""
-    if any(c.kind == "regression" and REGRESS_WORD.search(c.cue or "") and c.evidence.message_id == root_id
-           for c in t.claims):
+    if any(
+        c.kind == "regression" and REGRESS_WORD.search(c.cue or "") and c.evidence.message_id == root_id
+        for c in t.claims
+    ):
         return None
     return _subject_reason(t, "patch-own-numbers", "not a regression")
 
 
 # ------------------------------------------------------------------ the decision
+
 
 @dataclass
 class Classification:
@@ -587,8 +689,9 @@ def classify(t: ThreadFacts) -> Classification:
         r = rule(t)
         if r is not None:
             gain = improvement(t)  # a gain measured in it is still said ("with the patch it runs 12% faster")
-            return Classification(False, "improvement" if gain is not None else None,
-                                  [r] + ([gain] if gain is not None else []))
+            return Classification(
+                False, "improvement" if gain is not None else None, [r] + ([gain] if gain is not None else [])
+            )
     robot = robot_change(t)
     if robot is not None:
         return Classification(robot.verdict == "regression", robot.verdict, [robot])
@@ -612,6 +715,18 @@ def classify(t: ThreadFacts) -> Classification:
         return Classification(False, None, [measured, own])
     change = kernel_change(t, measured.message_id)
     if change is None:
-        return Classification(False, None, [measured, Reason("config-comparison", "not a regression", measured.message_id,
-                                                             measured.line, "no kernel change in the thread")])
+        return Classification(
+            False,
+            None,
+            [
+                measured,
+                Reason(
+                    "config-comparison",
+                    "not a regression",
+                    measured.message_id,
+                    measured.line,
+                    "no kernel change in the thread",
+                ),
+            ],
+        )
     return Classification(True, "regression", [measured, change])

@@ -68,7 +68,9 @@ def other_of_two(kernels: list[KernelMention]) -> None:
 
 def _result_key(r: Result) -> tuple[str, str]:
     version = _kernel_base(r.kernel)
-    q = _qual(r.kernel) or _qual(f"{version}{r.config or ''}" if r.config and r.config.startswith("+") else None)
+    q = _qual(r.kernel) or _qual(
+        f"{version}{r.config or ''}" if r.config and r.config.startswith("+") else None
+    )
     if not q and r.config and "revert" in r.config.lower():
         q = "revert"
     return version, q
@@ -87,7 +89,9 @@ def patched_kernels(kernels: list[KernelMention], commits: list[CommitCitation])
     return out
 
 
-_SHA_CONFIG = re.compile(r"[0-9a-f]{7,40}")  # an LKP table column "8f764b91fdf29659", "574e7779cf583171acb5bf63650"
+_SHA_CONFIG = re.compile(
+    r"[0-9a-f]{7,40}"
+)  # an LKP table column "8f764b91fdf29659", "574e7779cf583171acb5bf63650"
 #: the state a commit's role says its measurements show
 _COMMIT_ROLE_LABEL = {"base": "baseline", "culprit": "regressed", "fix": "fixed"}
 
@@ -112,10 +116,17 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
         if not r.label:
             r.label = _COMMIT_ROLE_LABEL.get(c.role)
     # the other column of a row whose tested column regressed is the robot's base (a commit or a release)
-    regressed_rows = {(r.evidence.message_id, r.evidence.line_start, r.metric) for r in results
-                      if r.label == "regressed" and r.config and _SHA_CONFIG.fullmatch(r.config)}
+    regressed_rows = {
+        (r.evidence.message_id, r.evidence.line_start, r.metric)
+        for r in results
+        if r.label == "regressed" and r.config and _SHA_CONFIG.fullmatch(r.config)
+    }
     for r in results:
-        if r.label is None and r.kernel and (r.evidence.message_id, r.evidence.line_start, r.metric) in regressed_rows:
+        if (
+            r.label is None
+            and r.kernel
+            and (r.evidence.message_id, r.evidence.line_start, r.metric) in regressed_rows
+        ):
             r.label = "baseline"
 
 
@@ -138,7 +149,7 @@ _WITH_CULPRIT = re.compile(r"(?:with|after|(?:just\s{1,3})?(?:adding|applying))\
 
 
 def _culprit_side(heading: str) -> str | None:
-    """"baseline" for a heading without the culprit, "regressed" for one with it, else None."""
+    """ "baseline" for a heading without the culprit, "regressed" for one with it, else None."""
     if _WITHOUT_CULPRIT.match(heading):
         return "baseline"
     return "regressed" if _WITH_CULPRIT.match(heading) else None
@@ -151,9 +162,12 @@ def label_with_without(results: list[Result], commits: list[CommitCitation], roo
     "Just adding this patch on the previous: 0:13.45".  Only where no result is labelled yet,
     no fix is cited, the subject is no patch's (there "this patch" is the mail's own) and both
     sides are measured, and only if the side with the culprit measured worse."""
-    if any(r.label for r in results) or (root is not None and PATCH_SUBJECT.match(root.subject or "")) \
-            or not any(c.role == "culprit" and c.form != "fixes" for c in commits) \
-            or any(c.role == "fix" for c in commits):
+    if (
+        any(r.label for r in results)
+        or (root is not None and PATCH_SUBJECT.match(root.subject or ""))
+        or not any(c.role == "culprit" and c.form != "fixes" for c in commits)
+        or any(c.role == "fix" for c in commits)
+    ):
         return
     sides = [_culprit_side((r.config or "").strip()) for r in results]
     if not {"baseline", "regressed"} <= set(sides):
@@ -169,8 +183,11 @@ def label_with_without(results: list[Result], commits: list[CommitCitation], roo
 
 #: a heading about the mail's own patch or its effect: its figures are the fixed state ("After this
 #: fix:", "with the patch", "This improves the performance to:")
-_OWN_FIX_HEADING = re.compile(r"\b(?:this|the|my|our)[ \t]{1,3}(?:fix|patch\w{0,2}|series|change)\b|\bpatched\b"
-                              r"|\bimproves?\b|\bperformance[ \t]{1,3}to\b", re.IGNORECASE)
+_OWN_FIX_HEADING = re.compile(
+    r"\b(?:this|the|my|our)[ \t]{1,3}(?:fix|patch\w{0,2}|series|change)\b|\bpatched\b"
+    r"|\bimproves?\b|\bperformance[ \t]{1,3}to\b",
+    re.IGNORECASE,
+)
 #: a heading saying which side of a change its figures were measured on
 _BEFORE_HEADING = re.compile(r"(?:before|without)\b", re.IGNORECASE)
 _AFTER_HEADING = re.compile(r"(?:after|with)\b", re.IGNORECASE)
@@ -285,7 +302,9 @@ def headline(results: list[Result]) -> tuple[Result, Result] | None:
     for r in sorted(results, key=lambda r: r.tool == "prose"):
         if r.label in ("baseline", "regressed"):
             by_metric.setdefault((r.metric, r.direction), {}).setdefault(r.label, r)
-    order = sorted(by_metric, key=lambda md: HEADLINE_METRICS.index(md[0]) if md[0] in HEADLINE_METRICS else 99)
+    order = sorted(
+        by_metric, key=lambda md: HEADLINE_METRICS.index(md[0]) if md[0] in HEADLINE_METRICS else 99
+    )
     for md in order:
         pair = by_metric[md]
         if "baseline" in pair and "regressed" in pair and pair["baseline"].value != pair["regressed"].value:
@@ -319,7 +338,9 @@ def fix_restores(results: list[Result]) -> bool | None:
     if not pair:
         return None
     base, bad = pair
-    fixed = [r for r in results if r.label == "fixed" and r.metric == base.metric and r.direction == base.direction]
+    fixed = [
+        r for r in results if r.label == "fixed" and r.metric == base.metric and r.direction == base.direction
+    ]
     if not fixed:
         return None
     v = fixed[-1].value

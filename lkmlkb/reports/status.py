@@ -31,17 +31,20 @@ LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended
 #: at full swing?"), the robot's "If your patch is applied to the wrong git tree", nor "Can this
 #: be picked up?" or "queued up a revert" (of 25 "queued/picked ... up" in linux-block and
 #: linux-xfs replies, 14 took nothing)
-PATCH_TAKEN = re.compile(r"^(?:Applied|Queued)(?:[,.!]|[ \t]{1,3}(?:to|into|for|in)\b|[ \t]*$)"
-                         r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b"
-                         r"|^(?i:(?:I've|I[ \t]have|I)[ \t]{1,3}(?:applied|queued)[ \t]{1,3}(?:this|it|the[ \t]{1,3}patch))\b",
-                         re.M)
+PATCH_TAKEN = re.compile(
+    r"^(?:Applied|Queued)(?:[,.!]|[ \t]{1,3}(?:to|into|for|in)\b|[ \t]*$)"
+    r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b"
+    r"|^(?i:(?:I've|I[ \t]have|I)[ \t]{1,3}(?:applied|queued)[ \t]{1,3}(?:this|it|the[ \t]{1,3}patch))\b",
+    re.M,
+)
 #: a revert that stays: "has been reverted", "was reverted upstream", "the revert is queued"; not
 #: "if I revert it" or "reverting it restores the speed" (a revert tried to find the culprit)
 REVERTED = re.compile(
     r"""\b(?:has|have|had|was|were|got|been|is[ \t]{1,3}now|now)[ \t]{1,3}(?:been[ \t]{1,3})?reverted\b
       | \brevert(?:[ \t]{1,3}(?:patch|commit))?[ \t]{1,3}(?:is|was|has[ \t]{1,3}been)[ \t]{1,3}(?:queued|applied|merged|in)\b
       | \b(?:I've|I[ \t]have|we've|we[ \t]have)[ \t]{1,3}(?:queued|applied|merged)[ \t]{1,3}(?:the[ \t]{1,3})?revert""",
-    re.I | re.X)
+    re.I | re.X,
+)
 #: a patch in the mail's own lines: a diff, or git format-patch's separator and diffstat
 PATCH_IN_TEXT = re.compile(r"^diff --git a/|^--- a/\S.*\n\+\+\+ b/|^ \d{1,5} files? changed, ", re.M)
 
@@ -49,22 +52,36 @@ PATCH_IN_TEXT = re.compile(r"^diff --git a/|^--- a/\S.*\n\+\+\+ b/|^ \d{1,5} fil
 def _at(rule: str, verdict: str, m: Message, text: str, pos: int) -> Reason:
     lo = text.rfind("\n", 0, pos) + 1
     hi = text.find("\n", pos)
-    return Reason(rule, verdict, m.message_id, text.count("\n", 0, pos), text[lo:hi if hi >= 0 else len(text)][:300])
+    return Reason(
+        rule, verdict, m.message_id, text.count("\n", 0, pos), text[lo : hi if hi >= 0 else len(text)][:300]
+    )
 
 
-def derive_status(messages: list[Message], commits: list[CommitCitation], claims: list[Claim],
-                  restored: bool | None = None, fix_thread: bool = False) -> tuple[str, Reason | None]:
+def derive_status(
+    messages: list[Message],
+    commits: list[CommitCitation],
+    claims: list[Claim],
+    restored: bool | None = None,
+    fix_thread: bool = False,
+) -> tuple[str, Reason | None]:
     """The thread's status and the reason for it.  ``fix_thread``: the thread is itself a patch
     (or a revert) that fixes the regression; ``restored``: whether a measured fix brought the
     numbers back (None: not measured)."""
     kinds = {c.kind for c in claims}
     if "cannot-reproduce" in kinds and "regression" not in kinds:
         c = next(c for c in claims if c.kind == "cannot-reproduce")
-        return "cannot reproduce", Reason("status-cannot-reproduce", "cannot reproduce", c.evidence.message_id,
-                                          c.evidence.line_start, c.evidence.text[:300])
+        return "cannot reproduce", Reason(
+            "status-cannot-reproduce",
+            "cannot reproduce",
+            c.evidence.message_id,
+            c.evidence.line_start,
+            c.evidence.text[:300],
+        )
     root = messages[0] if messages else None
     texts = [(m, own_lines(m)) for m in messages]
-    revert_thread = root is not None and (REVERT_SUBJECT.match(root.subject or "") or THIS_REVERTS.search(root.body[:50_000]))
+    revert_thread = root is not None and (
+        REVERT_SUBJECT.match(root.subject or "") or THIS_REVERTS.search(root.body[:50_000])
+    )
     for m, text in texts[1:]:
         taken = PATCH_TAKEN.search(text)
         if taken and revert_thread:
@@ -87,11 +104,14 @@ def derive_status(messages: list[Message], commits: list[CommitCitation], claims
                 if pos >= 0:
                     return "fixed", _at("status-fixed", "fixed", m, text, pos)
     if fix_thread or revert_thread:
-        return "fix proposed", Reason("status-fix-proposed", "fix proposed", root.message_id, -1,
-                                      "Subject: " + (root.subject or ""))
+        return "fix proposed", Reason(
+            "status-fix-proposed", "fix proposed", root.message_id, -1, "Subject: " + (root.subject or "")
+        )
     if fixes:
         e = fixes[0].evidence
-        return "fix proposed", Reason("status-fix-proposed", "fix proposed", e.message_id, e.line_start, e.text[:300])
+        return "fix proposed", Reason(
+            "status-fix-proposed", "fix proposed", e.message_id, e.line_start, e.text[:300]
+        )
     for m, text in texts[1:]:
         hit = PATCH_IN_TEXT.search(text)
         if hit:

@@ -12,7 +12,7 @@ def _fmt_value(v: float) -> str:
 def _one_line(text: str, limit: int = 100) -> str:
     """Evidence on one line of the terminal: whitespace runs folded, cut at ``limit``."""
     flat = " ".join((text or "").split())
-    return flat if len(flat) <= limit else flat[:limit - 1] + "\u2026"
+    return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
 
 
 def render_report(r: Report, report_id: str | None = None) -> str:
@@ -23,8 +23,10 @@ def render_report(r: Report, report_id: str | None = None) -> str:
     kind = "regression report" if r.is_regression_report else (r.kind or "no regression reported")
     out.append(f"{kind} · status: {r.status}" + (f" · id: {report_id}" if report_id else ""))
     if r.first_date:
-        out.append(f"dates: {r.first_date[:10]} .. {(r.last_date or r.first_date)[:10]}"
-                   f" · {len(r.message_ids)} message(s)")
+        out.append(
+            f"dates: {r.first_date[:10]} .. {(r.last_date or r.first_date)[:10]}"
+            f" · {len(r.message_ids)} message(s)"
+        )
     if r.people:
         out.append("people: " + ", ".join(r.people[:8]))
     if r.regression_pct is not None or r.computed_pct is not None:

@@ -21,8 +21,15 @@ from lkmlkb.model import (
 
 __all__ = ["report_from_dict"]
 
-_LIST_TYPES = {"kernel_versions": KernelMention, "commits": CommitCitation, "fio_jobs": FioJob,
-               "results": Result, "setup": SetupFact, "claims": Claim, "reasons": Reason}
+_LIST_TYPES = {
+    "kernel_versions": KernelMention,
+    "commits": CommitCitation,
+    "fio_jobs": FioJob,
+    "results": Result,
+    "setup": SetupFact,
+    "claims": Claim,
+    "reasons": Reason,
+}
 
 
 def _build(cls, data: dict[str, Any]):
@@ -45,5 +52,7 @@ def report_from_dict(data: dict[str, Any]) -> Report:
     kwargs = {k: v for k, v in data.items() if k in names}
     for key, cls in _LIST_TYPES.items():
         if key in kwargs:
-            kwargs[key] = [_build(cls, item) if isinstance(item, dict) else item for item in kwargs[key] or []]
+            kwargs[key] = [
+                _build(cls, item) if isinstance(item, dict) else item for item in kwargs[key] or []
+            ]
     return Report(**kwargs)

@@ -34,21 +34,62 @@ SMOKE_SIZE = 64 * 1024 * 1024
 SMOKE_RUNTIME = "1"
 SMOKE_NUMJOBS = 2
 #: options a smoke run drops: they pin CPUs/NUMA nodes of the reporter's machine or slow the run
-SMOKE_DROP = ("cpus_allowed", "cpus_allowed_policy", "cpumask", "numa_cpu_nodes", "numa_mem_policy",
-              "lockmem", "ramp_time", "startdelay", "thinktime", "thinktime_blocks", "thinktime_spin",
-              "offset", "offset_increment", "loops", "number_ios", "rate", "rate_iops", "rate_min",
-              "rate_iops_min", "steadystate", "steadystate_duration", "steadystate_ramp_time")
+SMOKE_DROP = (
+    "cpus_allowed",
+    "cpus_allowed_policy",
+    "cpumask",
+    "numa_cpu_nodes",
+    "numa_mem_policy",
+    "lockmem",
+    "ramp_time",
+    "startdelay",
+    "thinktime",
+    "thinktime_blocks",
+    "thinktime_spin",
+    "offset",
+    "offset_increment",
+    "loops",
+    "number_ios",
+    "rate",
+    "rate_iops",
+    "rate_min",
+    "rate_iops_min",
+    "steadystate",
+    "steadystate_duration",
+    "steadystate_ramp_time",
+)
 #: engines that run on an ordinary file (a smoke run's scratch target)
-FILE_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring",
-                          "posixaio", "mmap", "splice", "null", "falloc", "ftruncate"})
+FILE_ENGINES = frozenset(
+    {
+        "sync",
+        "psync",
+        "vsync",
+        "pvsync",
+        "pvsync2",
+        "libaio",
+        "io_uring",
+        "posixaio",
+        "mmap",
+        "splice",
+        "null",
+        "falloc",
+        "ftruncate",
+    }
+)
 
-COMMENT_UNSAFE_RE = re.compile(r"""
+COMMENT_UNSAFE_RE = re.compile(
+    r"""
     [\x00-\x1f\x7f-\x9f\u2028\u2029]    # control characters and Unicode line breaks (NEL, LS, PS) (a newline would end the comment line)
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
-FILE_STEM_RE = re.compile(r"""
+FILE_STEM_RE = re.compile(
+    r"""
     [^a-z0-9]+    # anything but plain lowercase words and digits ("128k", "randread")
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
 
 @dataclass
@@ -78,9 +119,14 @@ class BundleInfo:
     run_script: Path | None = None
 
 
-def write_bundle(report: Report, out_dir: str | Path, target: str | None = None,
-                 allow_device_writes: bool = False, smoke: bool = False,
-                 texts: list[str] | None = None) -> BundleInfo:
+def write_bundle(
+    report: Report,
+    out_dir: str | Path,
+    target: str | None = None,
+    allow_device_writes: bool = False,
+    smoke: bool = False,
+    texts: list[str] | None = None,
+) -> BundleInfo:
     """Write the reproduction of ``report`` into ``out_dir`` and say what was written.
 
     Raises :class:`ReproError` when the report has no workload that can be
@@ -90,7 +136,9 @@ def write_bundle(report: Report, out_dir: str | Path, target: str | None = None,
     out = Path(out_dir)
     workloads = collect_workloads(report, texts or [])
     if not workloads:
-        raise ReproError(report.thread_id or "report", "no fio job, LKP parameters, dd or tiobench run to reproduce")
+        raise ReproError(
+            report.thread_id or "report", "no fio job, LKP parameters, dd or tiobench run to reproduce"
+        )
     (out / "jobs").mkdir(parents=True, exist_ok=True)
     info = BundleInfo(out_dir=out, smoke=smoke, derived=any(w.derived for w in workloads))
     engines = available_engines() if smoke else frozenset()
@@ -112,8 +160,10 @@ def write_bundle(report: Report, out_dir: str | Path, target: str | None = None,
     info.run_script = out / "run.sh"
     info.run_script.write_text(render_run_script(info), encoding="utf-8")
     info.expected = out / "expected.json"
-    info.expected.write_text(json.dumps(expected_data(report, info), indent=2, sort_keys=True,
-                                        ensure_ascii=False) + "\n", encoding="utf-8")
+    info.expected.write_text(
+        json.dumps(expected_data(report, info), indent=2, sort_keys=True, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
     info.readme = out / "README.md"
     info.readme.write_text(render_readme(report, info), encoding="utf-8")
     return info
@@ -138,8 +188,11 @@ def collect_workloads(report: Report, texts: list[str]) -> list[Workload]:
         if key in seen:
             continue
         seen.add(key)
-        gkey = (job.evidence.message_id, job.form,
-                tuple(sorted((str(k), str(v)) for k, v in (job.global_options or {}).items())))
+        gkey = (
+            job.evidence.message_id,
+            job.form,
+            tuple(sorted((str(k), str(v)) for k, v in (job.global_options or {}).items())),
+        )
         groups.setdefault(gkey, Workload(jobs=[])).jobs.append(job)
     workloads = list(groups.values())
     for job in derive.derive_jobs(report, texts):
@@ -149,8 +202,12 @@ def collect_workloads(report: Report, texts: list[str]) -> list[Workload]:
 
 def _job_key(job: FioJob) -> tuple:
     """The job's name and options, values compared without case ("8K" is "8k")."""
-    opts = tuple(sorted(((catalog.canonical_name(str(k)) or str(k)), str(v).strip().lower())
-                        for k, v in (job.options or {}).items()))
+    opts = tuple(
+        sorted(
+            ((catalog.canonical_name(str(k)) or str(k)), str(v).strip().lower())
+            for k, v in (job.options or {}).items()
+        )
+    )
     return (job.name, opts)
 
 
@@ -172,11 +229,19 @@ def _safe_workload(wl: Workload, target: str | None, allow: bool) -> tuple[list[
             safe.global_options.pop("wait_for", None)
             notes.append(f"dropped wait_for={waited}: no job of this file is named so (fio refuses the job)")
     if len(wl.jobs) > 1 and len({j.options.get("filename") for j in safe_jobs}) == 1:
-        originals = sorted({str(v) for j in wl.jobs for k, v in (j.options or {}).items()
-                            if k.lstrip("-").lower() == "filename"})
+        originals = sorted(
+            {
+                str(v)
+                for j in wl.jobs
+                for k, v in (j.options or {}).items()
+                if k.lstrip("-").lower() == "filename"
+            }
+        )
         if len(originals) > 1:
-            notes.append(f"the jobs used {len(originals)} targets ({', '.join(originals)[:200]}); "
-                         "here they share one; give each its own target to match the report")
+            notes.append(
+                f"the jobs used {len(originals)} targets ({', '.join(originals)[:200]}); "
+                "here they share one; give each its own target to match the report"
+            )
     return safe_jobs, notes
 
 
@@ -283,14 +348,18 @@ def jobfile_text(report: Report, wl: Workload, jobs: list[FioJob], notes: list[s
     for job in wl.jobs:
         ev = job.evidence
         where = f"<{ev.message_id}>" if ev.message_id else "(message id unknown)"
-        span = f"body lines {ev.line_start + 1}-{ev.line_end + 1}" if ev.text or ev.line_end else "lines unknown"
+        span = (
+            f"body lines {ev.line_start + 1}-{ev.line_end + 1}" if ev.text or ev.line_end else "lines unknown"
+        )
         head.append(_comment(f"job [{job.name}] ({job.form}) from {where}, {span}"))
     if report.fio_version:
         head.append(_comment(f"the report ran {report.fio_version}"))
     if notes:
         head.append(_comment("changes made for a safe run (see README.md):"))
         head.extend(_comment(f"  - {n}") for n in notes)
-    head.append(_comment("run: LKMLKB_TARGET=/path/to/scratch fio THIS.fio --output-format=json --output=result.json"))
+    head.append(
+        _comment("run: LKMLKB_TARGET=/path/to/scratch fio THIS.fio --output-format=json --output=result.json")
+    )
     return "\n".join(head) + "\n\n" + render_jobs(jobs)
 
 
@@ -330,10 +399,19 @@ done
 
 
 def _result_row(r) -> dict:
-    return {"metric": r.metric, "direction": r.direction, "value": r.value, "unit": r.unit,
-            "label": r.label, "config": r.config, "tool": r.tool,
-            "normalized_value": r.normalized_value, "normalized_unit": r.normalized_unit,
-            "message_id": r.evidence.message_id, "line": r.evidence.line_start + 1 if r.evidence.text else None}
+    return {
+        "metric": r.metric,
+        "direction": r.direction,
+        "value": r.value,
+        "unit": r.unit,
+        "label": r.label,
+        "config": r.config,
+        "tool": r.tool,
+        "normalized_value": r.normalized_value,
+        "normalized_unit": r.normalized_unit,
+        "message_id": r.evidence.message_id,
+        "line": r.evidence.line_start + 1 if r.evidence.text else None,
+    }
 
 
 def expected_data(report: Report, info: BundleInfo) -> dict:
@@ -345,11 +423,20 @@ def expected_data(report: Report, info: BundleInfo) -> dict:
         "thread_id": report.thread_id,
         "title": report.title,
         "message_ids": list(report.message_ids or []),
-        "claim": {"kind": report.kind, "status": report.status, "is_regression_report": report.is_regression_report,
-                  "stated_pct": report.stated_pct, "computed_pct": report.computed_pct,
-                  "regression_pct": report.regression_pct, "pct_disagrees": report.pct_disagrees},
-        "kernels": {"good": report.good_kernel, "bad": report.bad_kernel,
-                    "mentioned": [k.version for k in report.kernel_versions or []]},
+        "claim": {
+            "kind": report.kind,
+            "status": report.status,
+            "is_regression_report": report.is_regression_report,
+            "stated_pct": report.stated_pct,
+            "computed_pct": report.computed_pct,
+            "regression_pct": report.regression_pct,
+            "pct_disagrees": report.pct_disagrees,
+        },
+        "kernels": {
+            "good": report.good_kernel,
+            "bad": report.bad_kernel,
+            "mentioned": [k.version for k in report.kernel_versions or []],
+        },
         "commits": [{"sha": c.sha, "subject": c.subject, "role": c.role} for c in report.commits or []],
         "results_by_kernel": by_kernel,
         "fio_version": report.fio_version,
@@ -377,23 +464,41 @@ def render_readme(report: Report, info: BundleInfo) -> str:
         lines.append(f"The report ran {report.fio_version}.")
     lines += ["", "## Reported numbers", ""]
     for r in report.results or []:
-        lines.append(f"- {r.kernel or 'kernel?'} {r.label or ''} {r.direction or ''} {r.metric}: "
-                     f"{r.value:g} {r.unit}".replace("  ", " "))
-    lines += ["", "## How to run", "",
-              "Review `setup.sh` first (it changes nothing without asking), then either run all jobs:", "",
-              "    LKMLKB_TARGET=/path/to/scratch-file ./run.sh", "",
-              "or one job by hand:", ""]
+        lines.append(
+            f"- {r.kernel or 'kernel?'} {r.label or ''} {r.direction or ''} {r.metric}: "
+            f"{r.value:g} {r.unit}".replace("  ", " ")
+        )
+    lines += [
+        "",
+        "## How to run",
+        "",
+        "Review `setup.sh` first (it changes nothing without asking), then either run all jobs:",
+        "",
+        "    LKMLKB_TARGET=/path/to/scratch-file ./run.sh",
+        "",
+        "or one job by hand:",
+        "",
+    ]
     for p in info.job_files:
         lines.append(f"    LKMLKB_TARGET=/path fio jobs/{p.name} --output-format=json --output=result.json")
-    lines += ["", "then hold your numbers against the report's:", "",
-              "    lkmlkb compare expected.json result.json", "",
-              "fio expands `${LKMLKB_TARGET}` from the environment; unset, it expands to nothing and fio "
-              "rejects the job, so always set it (run.sh uses a scratch file in this directory). "
-              "A block device as target destroys its data when the job writes; run.sh refuses that "
-              "unless `LKMLKB_ALLOW_DEVICE_WRITES=1`.", ""]
+    lines += [
+        "",
+        "then hold your numbers against the report's:",
+        "",
+        "    lkmlkb compare expected.json result.json",
+        "",
+        "fio expands `${LKMLKB_TARGET}` from the environment; unset, it expands to nothing and fio "
+        "rejects the job, so always set it (run.sh uses a scratch file in this directory). "
+        "A block device as target destroys its data when the job writes; run.sh refuses that "
+        "unless `LKMLKB_ALLOW_DEVICE_WRITES=1`.",
+        "",
+    ]
     if info.smoke:
-        lines += ["This is a **smoke** bundle: every job is scaled down (size <= 64M, 1 s, "
-                  "numjobs <= 2) to check that it runs, not to measure.", ""]
+        lines += [
+            "This is a **smoke** bundle: every job is scaled down (size <= 64M, 1 s, "
+            "numjobs <= 2) to check that it runs, not to measure.",
+            "",
+        ]
     lines += ["## What was changed and why", ""]
     for name, notes in info.notes.items():
         lines.append(f"### jobs/{name}")
@@ -408,8 +513,9 @@ def check_jobfile(path: str | Path, env: dict[str, str] | None = None) -> tuple[
     if not fio:
         return False, "fio is not installed"
     try:
-        proc = subprocess.run([fio, "--parse-only", str(path)], capture_output=True, text=True,
-                              timeout=60, env=env)
+        proc = subprocess.run(
+            [fio, "--parse-only", str(path)], capture_output=True, text=True, timeout=60, env=env
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         return False, str(exc)
     return proc.returncode == 0, (proc.stdout + proc.stderr).strip()

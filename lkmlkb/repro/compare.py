@@ -24,29 +24,72 @@ from lkmlkb.model import Report, Result
 log = logging.getLogger(__name__)
 
 #: bytes per second in one unit as written in mail and fio output
-RATE_UNITS = {"b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "kib/s": 1024, "mib/s": 1024 ** 2,
-              "gib/s": 1024 ** 3, "kbps": 1e3, "mbps": 1e6, "mbyte/s": 1e6, "mbytes/s": 1e6,
-              "b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 1024, "mib": 1024 ** 2}
+RATE_UNITS = {
+    "b/s": 1,
+    "kb/s": 1e3,
+    "mb/s": 1e6,
+    "gb/s": 1e9,
+    "kib/s": 1024,
+    "mib/s": 1024**2,
+    "gib/s": 1024**3,
+    "kbps": 1e3,
+    "mbps": 1e6,
+    "mbyte/s": 1e6,
+    "mbytes/s": 1e6,
+    "b": 1,
+    "kb": 1e3,
+    "mb": 1e6,
+    "gb": 1e9,
+    "kib": 1024,
+    "mib": 1024**2,
+}
 #: microseconds in one unit
-TIME_UNITS = {"nsec": 1e-3, "ns": 1e-3, "usec": 1, "us": 1, "µs": 1, "msec": 1e3, "ms": 1e3, "sec": 1e6,
-              "s": 1e6}
+TIME_UNITS = {
+    "nsec": 1e-3,
+    "ns": 1e-3,
+    "usec": 1,
+    "us": 1,
+    "µs": 1,
+    "msec": 1e3,
+    "ms": 1e3,
+    "sec": 1e6,
+    "s": 1e6,
+}
 IOPS_UNITS = {"iops": 1, "kiops": 1e3, "k": 1e3, "": 1}
 BW_METRICS = frozenset({"bw", "throughput", "bandwidth"})
 LAT_METRICS = {"lat": "lat_ns", "clat": "clat_ns", "slat": "slat_ns"}
-READ_DIRS = {"read": ("read",), "randread": ("read",), "write": ("write",), "randwrite": ("write",),
-             "trim": ("trim",), "randtrim": ("trim",), "mixed": ("read", "write")}
+READ_DIRS = {
+    "read": ("read",),
+    "randread": ("read",),
+    "write": ("write",),
+    "randwrite": ("write",),
+    "trim": ("trim",),
+    "randtrim": ("trim",),
+    "mixed": ("read", "write"),
+}
 #: fio rw values by the data direction they move
-RW_OF_DIRECTION = {"read": {"read"}, "randread": {"randread"}, "write": {"write"},
-                   "randwrite": {"randwrite"}, "trim": {"trim"}, "randtrim": {"randtrim"},
-                   "mixed": {"rw", "readwrite", "randrw"}}
-SIDES = {"read": ("read", "rw", "readwrite", "randrw", "randread"),
-         "write": ("write", "randwrite", "rw", "readwrite", "randrw", "trimwrite"),
-         "trim": ("trim", "randtrim", "trimwrite")}
+RW_OF_DIRECTION = {
+    "read": {"read"},
+    "randread": {"randread"},
+    "write": {"write"},
+    "randwrite": {"randwrite"},
+    "trim": {"trim"},
+    "randtrim": {"randtrim"},
+    "mixed": {"rw", "readwrite", "randrw"},
+}
+SIDES = {
+    "read": ("read", "rw", "readwrite", "randrw", "randread"),
+    "write": ("write", "randwrite", "rw", "readwrite", "randrw", "trimwrite"),
+    "trim": ("trim", "randtrim", "trimwrite"),
+}
 
-JSON_START_RE = re.compile(r"""
+JSON_START_RE = re.compile(
+    r"""
     ^\{\s*$                  # fio's pretty JSON opens with "{" alone on a line
   | ^\{\s*"fio\ version"     # or on one line: {"fio version": "fio-3.33", ...
-""", re.VERBOSE | re.MULTILINE)
+""",
+    re.VERBOSE | re.MULTILINE,
+)
 
 
 @dataclass
@@ -110,18 +153,32 @@ def report_from_expected(path_or_data: str | Path | dict) -> Report:
     for kernel, rows in data["results_by_kernel"].items():
         for row in rows if isinstance(rows, list) else []:
             try:
-                results.append(Result(metric=str(row["metric"]), value=float(row["value"]), unit=str(row.get("unit") or ""),
-                                      kernel=None if kernel == "unknown" else kernel, label=row.get("label"),
-                                      config=row.get("config"), tool=row.get("tool"), direction=row.get("direction"),
-                                      normalized_value=row.get("normalized_value"),
-                                      normalized_unit=row.get("normalized_unit")))
+                results.append(
+                    Result(
+                        metric=str(row["metric"]),
+                        value=float(row["value"]),
+                        unit=str(row.get("unit") or ""),
+                        kernel=None if kernel == "unknown" else kernel,
+                        label=row.get("label"),
+                        config=row.get("config"),
+                        tool=row.get("tool"),
+                        direction=row.get("direction"),
+                        normalized_value=row.get("normalized_value"),
+                        normalized_unit=row.get("normalized_unit"),
+                    )
+                )
             except (KeyError, TypeError, ValueError) as exc:
                 log.info("expected.json row skipped (%s): %r", exc, row)
     claim = data.get("claim") or {}
-    return Report(thread_id=str(data.get("thread_id") or ""), title=str(data.get("title") or ""),
-                  results=results, regression_pct=claim.get("regression_pct"),
-                  stated_pct=claim.get("stated_pct"), kind=claim.get("kind"),
-                  fio_version=data.get("fio_version"))
+    return Report(
+        thread_id=str(data.get("thread_id") or ""),
+        title=str(data.get("title") or ""),
+        results=results,
+        regression_pct=claim.get("regression_pct"),
+        stated_pct=claim.get("stated_pct"),
+        kind=claim.get("kind"),
+        fio_version=data.get("fio_version"),
+    )
 
 
 def _is_file(text: str) -> bool:
@@ -155,7 +212,13 @@ def normalize_reported(r: Result) -> tuple[float | None, str]:
 
 def _job_rw(job: dict, global_opts: dict) -> str:
     opts = job.get("job options") or {}
-    rw = opts.get("rw") or opts.get("readwrite") or global_opts.get("rw") or global_opts.get("readwrite") or "read"
+    rw = (
+        opts.get("rw")
+        or opts.get("readwrite")
+        or global_opts.get("rw")
+        or global_opts.get("readwrite")
+        or "read"
+    )
     return str(rw).split(":", 1)[0].lower()
 
 
@@ -217,9 +280,22 @@ def compare(report: Report, fio_json: dict) -> list[ComparisonRow]:
         reported, unit = normalize_reported(r)
         yours, names, how = user_value(fio_json, r.metric, r.direction)
         ratio = yours / reported if yours is not None and reported else None
-        rows.append(ComparisonRow(metric=r.metric, direction=r.direction, kernel=r.kernel, label=r.label,
-                                  config=r.config, reported=reported, reported_text=f"{r.value:g} {r.unit}",
-                                  unit=unit, yours=yours, ratio=ratio, jobs=names, match=how))
+        rows.append(
+            ComparisonRow(
+                metric=r.metric,
+                direction=r.direction,
+                kernel=r.kernel,
+                label=r.label,
+                config=r.config,
+                reported=reported,
+                reported_text=f"{r.value:g} {r.unit}",
+                unit=unit,
+                yours=yours,
+                ratio=ratio,
+                jobs=names,
+                match=how,
+            )
+        )
     _add_verdicts(rows)
     return rows
 
@@ -245,7 +321,7 @@ def _human(value: float | None, unit: str) -> str:
     if value is None:
         return "-"
     if unit == "B/s":
-        return f"{value / 1024 ** 2:.1f} MiB/s"
+        return f"{value / 1024**2:.1f} MiB/s"
     if unit == "us":
         return f"{value:.1f} us"
     return f"{value:.0f} {unit}".strip()
@@ -258,10 +334,21 @@ def format_comparison(rows: list[ComparisonRow]) -> str:
     header = ("metric", "direction", "kernel", "label", "reported", "yours", "ratio", "verdict", "matched")
     table = [header]
     for r in rows:
-        table.append((r.metric, r.direction or "-", r.kernel or "-", r.label or r.config or "-",
-                      f"{r.reported_text} ({_human(r.reported, r.unit)})" if r.reported is not None else r.reported_text,
-                      _human(r.yours, r.unit), f"{r.ratio:.2f}" if r.ratio is not None else "-",
-                      r.verdict or "", "" if r.match in ("exact", None) else f"{r.match}: {','.join(r.jobs)[:40]}"))
+        table.append(
+            (
+                r.metric,
+                r.direction or "-",
+                r.kernel or "-",
+                r.label or r.config or "-",
+                f"{r.reported_text} ({_human(r.reported, r.unit)})"
+                if r.reported is not None
+                else r.reported_text,
+                _human(r.yours, r.unit),
+                f"{r.ratio:.2f}" if r.ratio is not None else "-",
+                r.verdict or "",
+                "" if r.match in ("exact", None) else f"{r.match}: {','.join(r.jobs)[:40]}",
+            )
+        )
     widths = [max(len(str(row[i])) for row in table) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in table]
     return "\n".join(lines) + "\n"

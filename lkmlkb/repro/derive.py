@@ -49,18 +49,27 @@ LKP_DEFAULTS = {
 LKP_SETUP_KEYS = ("disk", "fs", "fs2", "cpufreq_governor", "raw_disk", "mount_option", "iosched")
 LKP_FALSE = frozenset({"", "0", "false", "no", "off", "n"})
 
-NR_THREADS_RE = re.compile(r"""
+NR_THREADS_RE = re.compile(
+    r"""
     (?P<n>\d{1,5})\s{1,3}threads\b       # "test machine: 64 threads 2 sockets Intel(R) Xeon(R)"
   | (?P<cpus>\d{1,5})\s{1,3}(?:CPUs|cores)\b   # "The machine has 4 CPUs", "2 cores"
-""", re.VERBOSE | re.IGNORECASE)
+""",
+    re.VERBOSE | re.IGNORECASE,
+)
 
-PERCENT_RE = re.compile(r"""
+PERCENT_RE = re.compile(
+    r"""
     ^\s{0,4}(?P<pct>\d{1,4}(?:\.\d{1,3})?)\s{0,2}%\s{0,4}$    # "nr_task: 100%", "50%"
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
-TIME_VALUE_RE = re.compile(r"""
+TIME_VALUE_RE = re.compile(
+    r"""
     ^\s{0,4}(?P<num>\d{1,9})\s{0,2}(?P<unit>s|sec|m|min|h)?\s{0,4}$   # "runtime: 300s", "200"
-""", re.VERBOSE | re.IGNORECASE)
+""",
+    re.VERBOSE | re.IGNORECASE,
+)
 
 
 def lkp_bool(value: str) -> str:
@@ -107,8 +116,9 @@ def _lkp_numjobs(nr_task: str, ncpus: int | None, notes: list[str]) -> tuple[str
     return f"($ncpus*{int(pct)}/100)", None
 
 
-def lkp_params_job(params: dict[str, str], ncpus: int | None = None,
-                   evidence: Evidence | None = None, name: str = "task_0") -> FioJob:
+def lkp_params_job(
+    params: dict[str, str], ncpus: int | None = None, evidence: Evidence | None = None, name: str = "task_0"
+) -> FioJob:
     """The job lkp-tests' ``fio-setup-basic`` writes for these ``parameters:``.
 
     Tolerates values with units (``runtime: 300s``), words for booleans
@@ -148,25 +158,53 @@ def lkp_params_job(params: dict[str, str], ncpus: int | None = None,
     for key in LKP_SETUP_KEYS:
         if p.get(key):
             notes.append(f"reported {key}: {p[key]} (see setup.sh/README)")
-    return FioJob(name=name, form="derived-lkp", options=opts, global_options={},
-                  notes=notes, evidence=evidence or Evidence())
+    return FioJob(
+        name=name,
+        form="derived-lkp",
+        options=opts,
+        global_options={},
+        notes=notes,
+        evidence=evidence or Evidence(),
+    )
 
 
 # ---------------------------------------------------------------- dd
 
-DD_RE = re.compile(r"""
+DD_RE = re.compile(
+    r"""
     (?:^|[\s;&|(`])dd                  # "root@xxx:~# DISK=nvme3n1; dd if=/dev/$DISK ..."
     (?P<args>(?:\s{1,4}[a-z]{2,6}=[^\s;&|]{1,200}){1,12})    # "if=... of=/dev/null bs=1048576"
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
-DD_SIZE_RE = re.compile(r"""
+DD_SIZE_RE = re.compile(
+    r"""
     ^(?P<num>\d{1,15})
     (?P<suffix>c|w|b|kB|KB|K|k|MB|M|GB|G|TB|T|KiB|MiB|GiB)?$    # "bs=1048576", "bs=1M", "bs=4k"
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
-DD_MULT = {None: 1, "c": 1, "w": 2, "b": 512, "kB": 1000, "KB": 1024, "K": 1024, "k": 1024,
-           "MB": 1000 ** 2, "M": 1024 ** 2, "GB": 1000 ** 3, "G": 1024 ** 3, "TB": 1000 ** 4,
-           "T": 1024 ** 4, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3}
+DD_MULT = {
+    None: 1,
+    "c": 1,
+    "w": 2,
+    "b": 512,
+    "kB": 1000,
+    "KB": 1024,
+    "K": 1024,
+    "k": 1024,
+    "MB": 1000**2,
+    "M": 1024**2,
+    "GB": 1000**3,
+    "G": 1024**3,
+    "TB": 1000**4,
+    "T": 1024**4,
+    "KiB": 1024,
+    "MiB": 1024**2,
+    "GiB": 1024**3,
+}
 
 
 def dd_bytes(value: str) -> int | None:
@@ -179,7 +217,7 @@ def dd_bytes(value: str) -> int | None:
 
 def fio_size_text(n: int) -> str:
     """Bytes as fio writes them in a job file: 2147483648 -> ``2G``, 1048576 -> ``1M``."""
-    for suffix, mult in (("T", 1024 ** 4), ("G", 1024 ** 3), ("M", 1024 ** 2), ("k", 1024)):
+    for suffix, mult in (("T", 1024**4), ("G", 1024**3), ("M", 1024**2), ("k", 1024)):
         if n >= mult and n % mult == 0:
             return f"{n // mult}{suffix}"
     return str(n)
@@ -231,28 +269,46 @@ def dd_job(command: str, evidence: Evidence | None = None, name: str = "dd") -> 
         if off:
             opts["offset"] = fio_size_text(off * bs)
     opts["filename"] = target
-    return FioJob(name=name, form="derived-dd", options=opts, notes=notes,
-                  evidence=evidence or Evidence(text=command[:500]))
+    return FioJob(
+        name=name,
+        form="derived-dd",
+        options=opts,
+        notes=notes,
+        evidence=evidence or Evidence(text=command[:500]),
+    )
 
 
 # ---------------------------------------------------------------- tiobench
 
-TIOBENCH_RUN_RE = re.compile(r"""
+TIOBENCH_RUN_RE = re.compile(
+    r"""
     tiobench\s{1,3}(?P<kind>sequential|random)\s{1,3}(?P<op>read|write)s?   # "tiobench sequential write performance"
     (?:[^.:]{0,80}?\bwith\s{1,3}(?P<n>\d{1,4})\s{1,3}threads)?    # "... numbers with 16 threads:"
-""", re.VERBOSE | re.IGNORECASE)
+""",
+    re.VERBOSE | re.IGNORECASE,
+)
 
-TIOBENCH_THREADS_RE = re.compile(r"""
+TIOBENCH_THREADS_RE = re.compile(
+    r"""
     (?P<n>\d{1,4})\s{1,3}tiobench\s{1,3}threads    # "I'm using 16 tiobench threads"
-""", re.VERBOSE | re.IGNORECASE)
+""",
+    re.VERBOSE | re.IGNORECASE,
+)
 
-FILE_SIZE_RE = re.compile(r"""
+FILE_SIZE_RE = re.compile(
+    r"""
     (?P<num>\d{1,6}(?:\.\d{1,3})?)\s{0,2}(?P<unit>[KMGT]i?B)\s{1,3}file\s?size   # "using 4 GB filesize", "an 8GB file size"
   | file\s?size\s{1,3}(?:of\s{1,3}|=\s{0,2})?(?P<num2>\d{1,6}(?:\.\d{1,3})?)\s{0,2}(?P<unit2>[KMGT]i?B)\b  # "file size of 4GB"
-""", re.VERBOSE | re.IGNORECASE)
+""",
+    re.VERBOSE | re.IGNORECASE,
+)
 
-TIOBENCH_RW = {("sequential", "read"): "read", ("sequential", "write"): "write",
-               ("random", "read"): "randread", ("random", "write"): "randwrite"}
+TIOBENCH_RW = {
+    ("sequential", "read"): "read",
+    ("sequential", "write"): "write",
+    ("random", "read"): "randread",
+    ("random", "write"): "randwrite",
+}
 
 
 def _flat(text: str) -> str:
@@ -289,13 +345,13 @@ def find_tiobench_runs(text: str) -> list[TiobenchRun]:
         if key in seen:
             continue
         seen.add(key)
-        runs.append({"rw": rw, "threads": int(n) if n else None, "file_size": size,
-                     "text": m.group(0)})
+        runs.append({"rw": rw, "threads": int(n) if n else None, "file_size": size, "text": m.group(0)})
     return runs
 
 
-def tiobench_job(rw: str, threads: int | None, file_size: str | None,
-                 evidence: Evidence | None = None) -> FioJob:
+def tiobench_job(
+    rw: str, threads: int | None, file_size: str | None, evidence: Evidence | None = None
+) -> FioJob:
     """The fio job closest to a tiobench run: N threads sharing the file size.
 
     tiobench divides its total ``--size`` among the threads, uses 4 KiB
@@ -306,8 +362,15 @@ def tiobench_job(rw: str, threads: int | None, file_size: str | None,
     n = threads or 1
     if not threads:
         notes.append("thread count not reported: 1 assumed")
-    opts = {"rw": rw, "bs": "4k", "ioengine": "sync", "direct": "0", "thread": "",
-            "numjobs": str(n), "group_reporting": ""}
+    opts = {
+        "rw": rw,
+        "bs": "4k",
+        "ioengine": "sync",
+        "direct": "0",
+        "thread": "",
+        "numjobs": str(n),
+        "group_reporting": "",
+    }
     notes.append("bs=4k, buffered sync I/O assumed (tiobench defaults)")
     total = parse_size(file_size.replace(" ", "").replace("B", "").replace("i", "")) if file_size else None
     if total:
@@ -318,8 +381,13 @@ def tiobench_job(rw: str, threads: int | None, file_size: str | None,
     if rw.startswith("rand"):
         opts["number_ios"] = "4000"
         notes.append("number_ios=4000 per thread assumed (tiobench's default --random)")
-    return FioJob(name=f"tiobench-{rw}", form="derived-tiobench", options=opts, notes=notes,
-                  evidence=evidence or Evidence())
+    return FioJob(
+        name=f"tiobench-{rw}",
+        form="derived-tiobench",
+        options=opts,
+        notes=notes,
+        evidence=evidence or Evidence(),
+    )
 
 
 # ---------------------------------------------------------------- report
@@ -371,5 +439,7 @@ def derive_jobs(report: Report, texts: Iterable[str] = ()) -> list[FioJob]:
             if run["rw"] in seen:
                 continue
             seen.add(run["rw"])
-            derived.append(tiobench_job(run["rw"], run["threads"], run["file_size"], Evidence(text=run["text"])))
+            derived.append(
+                tiobench_job(run["rw"], run["threads"], run["file_size"], Evidence(text=run["text"]))
+            )
     return derived

@@ -34,11 +34,30 @@ from dataclasses import dataclass
 
 #: engines a generated job may use: they do I/O on the job's target (a file or a device the
 #: user names) and nothing else; everything else is replaced by psync
-ENGINES = frozenset({
-    "sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "io_uring_cmd", "posixaio",
-    "mmap", "splice", "null", "sg", "falloc", "ftruncate", "filecreate", "filestat", "dircreate",
-    "dirstat", "cpuio",
-})
+ENGINES = frozenset(
+    {
+        "sync",
+        "psync",
+        "vsync",
+        "pvsync",
+        "pvsync2",
+        "libaio",
+        "io_uring",
+        "io_uring_cmd",
+        "posixaio",
+        "mmap",
+        "splice",
+        "null",
+        "sg",
+        "falloc",
+        "ftruncate",
+        "filecreate",
+        "filestat",
+        "dircreate",
+        "dirstat",
+        "cpuio",
+    }
+)
 #: why an engine fio knows is not in ENGINES
 ENGINE_REFUSALS = {
     "exec": "runs a program",
@@ -79,12 +98,12 @@ def _list_of(item: str, separators: str = ",:") -> re.Pattern[str]:
     return re.compile(rf"^{one}(?:[{separators}]{one}){{0,16}}$", re.I)
 
 
-BOOL_RE = re.compile(r"^[01]?$")                          # fio takes 0/1 ("direct=true" is an error)
-INT_RE = _list_of(_INT_ITEM)                              # "iodepth=32", "rate_iops=500,200", "nice=-5"
-SIZE_RE = _list_of(_SIZE_ITEM)                            # "bs=4k,128k", "size=50%", "size=$mb_memory"
-TIME_RE = _list_of(_TIME_ITEM)                            # "runtime=60s", "latency_target=5ms"
-RANGE_RE = _list_of(rf"{_SIZE_ITEM}-{_SIZE_ITEM}")       # "bsrange=4k-16k,8k-32k"
-FLOAT_LIST_RE = _list_of(_NUMBER)                         # "percentile_list=99.5:99.9"
+BOOL_RE = re.compile(r"^[01]?$")  # fio takes 0/1 ("direct=true" is an error)
+INT_RE = _list_of(_INT_ITEM)  # "iodepth=32", "rate_iops=500,200", "nice=-5"
+SIZE_RE = _list_of(_SIZE_ITEM)  # "bs=4k,128k", "size=50%", "size=$mb_memory"
+TIME_RE = _list_of(_TIME_ITEM)  # "runtime=60s", "latency_target=5ms"
+RANGE_RE = _list_of(rf"{_SIZE_ITEM}-{_SIZE_ITEM}")  # "bsrange=4k-16k,8k-32k"
+FLOAT_LIST_RE = _list_of(_NUMBER)  # "percentile_list=99.5:99.9"
 #: "bssplit=4k/10:64k/50:32k/40", "cmdprio_bssplit=4k/50/1/7:64k/50": numbers and shares only
 SPLIT_RE = re.compile(rf"^(?:{_SIZE_ITEM}|/|:|,){{1,200}}$", re.I)
 #: "cpus_allowed=0-3,8", "numa_cpu_nodes=0,1", "log_compression_cpus=1"
@@ -92,18 +111,24 @@ CPU_LIST_RE = re.compile(r"^(?:all|[0-9,\-:]{1,200})$", re.I)
 #: "numa_mem_policy=bind:0-1", "prefer:1", "local"
 NUMA_POLICY_RE = re.compile(r"^(?:default|prefer|bind|interleave|local)(?::[0-9,\-]{1,100})?$", re.I)
 #: "ignore_error=EIO,ENOSPC:EILSEQ", error numbers or names
-ERROR_LIST_RE = re.compile(r"^(?:E[A-Z0-9]{1,20}|[1-9]\d{0,4})(?:[,:](?:E[A-Z0-9]{1,20}|[1-9]\d{0,4})){0,40}$")
+ERROR_LIST_RE = re.compile(
+    r"^(?:E[A-Z0-9]{1,20}|[1-9]\d{0,4})(?:[,:](?:E[A-Z0-9]{1,20}|[1-9]\d{0,4})){0,40}$"
+)
 #: "steadystate=iops:5%", "bw_slope:0.1%"
 STEADY_RE = re.compile(r"^(?:iops|iops_slope|bw|bw_slope)(?::[0-9.]{1,20}%?)?$", re.I)
 #: buffer_pattern / verify_pattern: hex, decimal, a quoted string or %o; fio reads a file for a
 #: pattern written in braces ("{/etc/shadow}"), so braces, slashes and backslashes never pass
-PATTERN_RE = re.compile(r"""^(?:0x[0-9a-f]{1,512}|\d{1,20}|'[^'{}/\\$`]{0,128}'|"[^"{}/\\$`]{0,128}"|%o|[ ,])+$""",
-                        re.I)
+PATTERN_RE = re.compile(
+    r"""^(?:0x[0-9a-f]{1,512}|\d{1,20}|'[^'{}/\\$`]{0,128}'|"[^"{}/\\$`]{0,128}"|%o|[ ,])+$""", re.I
+)
 #: a job's description: text on one line, nothing fio would expand or a shell would run
 DESCRIPTION_RE = re.compile(r"^[^\x00-\x1f\x7f$`{}\\/]{0,200}$")
 #: sync_file_range=wait_before,write:8
-SYNC_RANGE_RE = re.compile(r"^(?:wait_before|write|wait_after)(?:,(?:wait_before|write|wait_after)){0,2}"
-                           r"(?::\d{1,10})?$", re.I)
+SYNC_RANGE_RE = re.compile(
+    r"^(?:wait_before|write|wait_after)(?:,(?:wait_before|write|wait_after)){0,2}"
+    r"(?::\d{1,10})?$",
+    re.I,
+)
 #: a section name another job's wait_for may name ("write-bandwidth-1")
 JOB_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,60}$")
 #: a log name kept in the run directory ("job1", "randread_bw"); "1"/"0" switch a log on/off
@@ -166,6 +191,7 @@ def choice_check(name: str, choices: list[str]) -> Check:
 
 
 # ------------------------------------------------------------------ the table
+
 
 @dataclass(frozen=True)
 class Rule:

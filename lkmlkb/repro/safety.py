@@ -46,40 +46,89 @@ MAX_VALUE_LEN = 4000
 LOG_WRITERS = tuple(sorted(policy.LOGS))
 REPLACEMENT_ENGINE = "psync"
 #: rw values that write or discard data
-WRITING_RW = frozenset({"write", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim",
-                        "trimwrite", "randtrimwrite"})
+WRITING_RW = frozenset(
+    {"write", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite", "randtrimwrite"}
+)
 #: directories a user-given target may never be inside
-SYSTEM_TREES = ("/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32", "/lib64", "/proc", "/sys",
-                "/run", "/var/lib", "/var/log", "/root")
+SYSTEM_TREES = (
+    "/etc",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/boot",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/proc",
+    "/sys",
+    "/run",
+    "/var/lib",
+    "/var/log",
+    "/root",
+)
 #: paths a user-given target may never be (directories and memory devices)
-SYSTEM_PATHS = frozenset({"/", "/home", "/var", "/tmp", "/mnt", "/media", "/opt", "/srv", "/dev",
-                          "/dev/mem", "/dev/kmem", "/dev/port", "/dev/null", "/dev/zero"})
+SYSTEM_PATHS = frozenset(
+    {
+        "/",
+        "/home",
+        "/var",
+        "/tmp",
+        "/mnt",
+        "/media",
+        "/opt",
+        "/srv",
+        "/dev",
+        "/dev/mem",
+        "/dev/kmem",
+        "/dev/port",
+        "/dev/null",
+        "/dev/zero",
+    }
+)
 
-OPTION_NAME_RE = re.compile(r"""
+OPTION_NAME_RE = re.compile(
+    r"""
     ^[A-Za-z][A-Za-z0-9_-]{0,60}$     # "iodepth_batch_complete_min", "hugepage-size"
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
-ENV_VAR_RE = re.compile(r"""
+ENV_VAR_RE = re.compile(
+    r"""
     \$\{ (?P<braced>[^}\n]{0,100}) \}   # "${DEV}": fio expands it from the environment
   | \$ (?P<bare>[A-Za-z_][A-Za-z0-9_]{0,100})   # "$BS" from a shell script, or fio's "$ncpus"
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
-COMMAND_SUBST_RE = re.compile(r"""
+COMMAND_SUBST_RE = re.compile(
+    r"""
     `          # "`getconf _NPROCESSORS_ONLN`" pasted from a script
   | \$\(       # "$(nproc)"
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
-SAFE_LOG_NAME_RE = re.compile(r"""
+SAFE_LOG_NAME_RE = re.compile(
+    r"""
     ^[A-Za-z0-9][A-Za-z0-9_.-]{0,80}$    # "job1", "randread_bw": a name in the run directory
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
-CONTROL_RE = re.compile(r"""
+CONTROL_RE = re.compile(
+    r"""
     [\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]   # NUL, newlines, NEL and other breaks: a value ends at one
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
-SECTION_NAME_RE = re.compile(r"""
+SECTION_NAME_RE = re.compile(
+    r"""
     [^A-Za-z0-9_.-]    # anything but a plain job name ("write-bandwidth-1", "task_0")
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
 
 class _Pass:
@@ -95,8 +144,9 @@ class _Pass:
             self.notes.append(text)
 
 
-def make_safe(job: FioJob, target: str | None = None,
-              allow_device_writes: bool = False) -> tuple[FioJob, list[str]]:
+def make_safe(
+    job: FioJob, target: str | None = None, allow_device_writes: bool = False
+) -> tuple[FioJob, list[str]]:
     """A sanitized copy of ``job`` and notes saying what changed and why.
 
     Tolerates any option names and values (spelled with dashes, in odd case,
@@ -177,7 +227,11 @@ def _take_option(st: _Pass, raw_name: object, raw_value: object) -> None:
         return
     canon = catalog.canonical_name(name)
     if canon is None:
-        st.note(f"dropped {name}: fio {catalog.catalog_fio_version() or ''} does not know this option".replace("  ", " "))
+        st.note(
+            f"dropped {name}: fio {catalog.catalog_fio_version() or ''} does not know this option".replace(
+                "  ", " "
+            )
+        )
         return
     rule = rules().get(canon)
     if rule is None:
@@ -229,8 +283,10 @@ def _memory_type(st: _Pass, name: str, value: str) -> str | None:
         st.note(f"dropped {name}={value[:80]}: not a buffer type fio knows")
         return None
     if path:
-        st.note(f"{name}={value[:80]} written as {name}={kind.strip()}: fio would map, resize or truncate "
-                f"the file {path[:80]}")
+        st.note(
+            f"{name}={value[:80]} written as {name}={kind.strip()}: fio would map, resize or truncate "
+            f"the file {path[:80]}"
+        )
     return kind.strip().lower()
 
 
@@ -289,8 +345,10 @@ def drop_foreign_engine_options(options: dict[str, str]) -> list[str]:
         engines = row.get("engines")
         if engines and engine not in engines:
             value = options.pop(canon)
-            notes.append(f"dropped {canon}={value[:80]}: only the {', '.join(engines)} engine(s) take it, "
-                         f"the job uses {engine}")
+            notes.append(
+                f"dropped {canon}={value[:80]}: only the {', '.join(engines)} engine(s) take it, "
+                f"the job uses {engine}"
+            )
     return notes
 
 
@@ -313,8 +371,10 @@ def _set_target(st: _Pass, target: str | None, allow_device_writes: bool, writes
     if not has_size and not target_is_device:
         st.options["size"] = DEFAULT_SCRATCH_SIZE
         if used_device:
-            st.note(f"size={DEFAULT_SCRATCH_SIZE} assumed: the report ran on a whole device; "
-                    "raise it for a realistic run")
+            st.note(
+                f"size={DEFAULT_SCRATCH_SIZE} assumed: the report ran on a whole device; "
+                "raise it for a realistic run"
+            )
         else:
             st.note(f"size={DEFAULT_SCRATCH_SIZE} assumed: the report gave no size")
     if writes and st.options.get("zonemode", "").lower() == "zbd" and not target_is_device:
@@ -332,8 +392,10 @@ def _checked_target(st: _Pass, target: str, allow_device_writes: bool, writes: b
         st.note(f"target {t[:80]} refused: a system path; {TARGET_PLACEHOLDER} used")
         return TARGET_PLACEHOLDER
     if is_device_path(t) and writes and not allow_device_writes:
-        st.note(f"target {t[:80]} refused: the job writes or trims and {t[:80]} is a device "
-                f"(pass allow_device_writes / --allow-device-writes); {TARGET_PLACEHOLDER} used")
+        st.note(
+            f"target {t[:80]} refused: the job writes or trims and {t[:80]} is a device "
+            f"(pass allow_device_writes / --allow-device-writes); {TARGET_PLACEHOLDER} used"
+        )
         return TARGET_PLACEHOLDER
     return t.replace(":", "\\:")  # fio splits filename on ':'
 

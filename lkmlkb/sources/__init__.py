@@ -30,9 +30,26 @@ from lkmlkb.sources.textdump import split_textdump
 
 log = logging.getLogger(__name__)
 
-HEADER_START = (b"Received:", b"Return-Path:", b"From:", b"Date:", b"Message-ID:", b"Message-Id:",
-                b"Subject:", b"To:", b"MIME-Version:", b"Delivered-To:", b"X-", b"Content-Type:",
-                b"In-Reply-To:", b"References:", b"Sender:", b"List-Id:", b"DKIM-Signature:", b"ARC-")
+HEADER_START = (
+    b"Received:",
+    b"Return-Path:",
+    b"From:",
+    b"Date:",
+    b"Message-ID:",
+    b"Message-Id:",
+    b"Subject:",
+    b"To:",
+    b"MIME-Version:",
+    b"Delivered-To:",
+    b"X-",
+    b"Content-Type:",
+    b"In-Reply-To:",
+    b"References:",
+    b"Sender:",
+    b"List-Id:",
+    b"DKIM-Signature:",
+    b"ARC-",
+)
 SKIP_NAMES = {".git", "__pycache__", ".DS_Store"}
 
 
@@ -104,8 +121,14 @@ def _iter_dir(path: Path, cursors) -> Iterator[RawMail | Message | SourceFailure
     if all((path / d).is_dir() for d in ("cur", "new")):
         yield from _iter_maildir(path)
         return
-    files = sorted(p for p in path.rglob("*") if p.is_file() and not (set(p.parts) & SKIP_NAMES)
-                   and not p.name.startswith(".") and not p.name.lower().endswith((".md", ".json", ".py")))
+    files = sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file()
+        and not (set(p.parts) & SKIP_NAMES)
+        and not p.name.startswith(".")
+        and not p.name.lower().endswith((".md", ".json", ".py"))
+    )
     if not files:
         raise SourceError(str(path), "folder holds no files")
     for f in files:

@@ -37,7 +37,9 @@ def oversized(source: str, size: int | None, what: str) -> SourceError:
     ``size`` None when unknown, e.g. compressed).  The limit is read at call time, so that it
     can be lowered for a run (or a test)."""
     of = f"of {size:,} bytes" if size is not None else f"of more than {MAX_MESSAGE_BYTES:,} bytes"
-    return SourceError(source, f"{what}: a message {of}, over the {MAX_MESSAGE_BYTES:,}-byte limit (not stored)")
+    return SourceError(
+        source, f"{what}: a message {of}, over the {MAX_MESSAGE_BYTES:,}-byte limit (not stored)"
+    )
 
 
 def read_one_message_file(path: Path, what: str, locator: str = "") -> bytes | SourceFailure:
@@ -89,8 +91,14 @@ class RawMail:
 class BoundedReader(io.RawIOBase):
     """Wraps a decompressing stream and stops past ``limit`` bytes or ``ratio``."""
 
-    def __init__(self, inner, name: str, compressed_size: int, limit: int = DEFAULT_MAX_EXPANDED,
-                 ratio: int = MAX_RATIO):
+    def __init__(
+        self,
+        inner,
+        name: str,
+        compressed_size: int,
+        limit: int = DEFAULT_MAX_EXPANDED,
+        ratio: int = MAX_RATIO,
+    ):
         self.inner = inner
         self.name = name
         self.count = 0
@@ -140,8 +148,9 @@ def open_archive_file(path: Path, limit: int = DEFAULT_MAX_EXPANDED):
     fh.seek(0)
     if head == GZIP_MAGIC:
         size = path.stat().st_size
-        return io.BufferedReader(BoundedReader(gzip.GzipFile(fileobj=fh), str(path), size, limit),
-                                 buffer_size=1 << 20)
+        return io.BufferedReader(
+            BoundedReader(gzip.GzipFile(fileobj=fh), str(path), size, limit), buffer_size=1 << 20
+        )
     return fh
 
 

@@ -120,6 +120,7 @@ def quote_msgid(msgid: str) -> str:
 
 # --- gzip and Atom -----------------------------------------------------------
 
+
 def gunzip_capped(data: bytes, limit: int, where: str) -> bytes:
     """Expand a gzip body, refusing more than ``limit`` bytes of output.
 
@@ -196,16 +197,18 @@ def parse_atom(data: bytes, where: str = "<atom>") -> list[AtomEntry]:
         irt_el = entry.find(THR_NS + "in-reply-to")
         irt = msgid_from_link(irt_el.get("href") or irt_el.get("ref") or "") if irt_el is not None else None
         content_el = entry.find(ATOM_NS + "content")
-        entries.append(AtomEntry(
-            message_id=mid,
-            link=href,
-            title=_el_text(entry.find(ATOM_NS + "title")),
-            author_name=_el_text(entry.find(f"{ATOM_NS}author/{ATOM_NS}name")),
-            author_email=_el_text(entry.find(f"{ATOM_NS}author/{ATOM_NS}email")),
-            updated=_el_text(entry.find(ATOM_NS + "updated")),
-            in_reply_to=irt,
-            content="".join(content_el.itertext()) if content_el is not None else "",
-        ))
+        entries.append(
+            AtomEntry(
+                message_id=mid,
+                link=href,
+                title=_el_text(entry.find(ATOM_NS + "title")),
+                author_name=_el_text(entry.find(f"{ATOM_NS}author/{ATOM_NS}name")),
+                author_email=_el_text(entry.find(f"{ATOM_NS}author/{ATOM_NS}email")),
+                updated=_el_text(entry.find(ATOM_NS + "updated")),
+                in_reply_to=irt,
+                content="".join(content_el.itertext()) if content_el is not None else "",
+            )
+        )
     return entries
 
 
@@ -278,6 +281,7 @@ def parse_saved(path: str | Path, max_expanded: int = DEFAULT_MAX_EXPANDED) -> l
 
 
 # --- the client --------------------------------------------------------------
+
 
 class _RefuseRedirect(Exception):
     """Raised inside the opener when a redirect leaves the allowed hosts."""
@@ -460,7 +464,9 @@ class LoreClient:
                 last = f"timeout ({exc})"
             except urllib.error.URLError as exc:
                 if isinstance(exc.reason, _RefuseRedirect):
-                    raise FetchError(url, f"redirect to a host that is not allowed: {exc.reason.target[:200]}") from None
+                    raise FetchError(
+                        url, f"redirect to a host that is not allowed: {exc.reason.target[:200]}"
+                    ) from None
                 last = f"connection failed ({exc.reason})"
             except (ConnectionError, OSError) as exc:
                 last = f"connection failed ({exc})"
@@ -470,11 +476,15 @@ class LoreClient:
         """One GET, reading at most ``max_bytes`` (LimitExceeded past it)."""
         self._wait_turn()
         self.requests_made += 1
-        req = urllib.request.Request(url, headers={"User-Agent": self.user_agent, "Accept-Encoding": "identity"})
+        req = urllib.request.Request(
+            url, headers={"User-Agent": self.user_agent, "Accept-Encoding": "identity"}
+        )
         with self._opener.open(req, timeout=self.timeout) as resp:
             length = resp.headers.get("Content-Length")
             if length and length.isdigit() and int(length) > self.max_bytes:
-                raise LimitExceeded(url, f"response of {length} bytes is over the {self.max_bytes} byte limit")
+                raise LimitExceeded(
+                    url, f"response of {length} bytes is over the {self.max_bytes} byte limit"
+                )
             data = resp.read(self.max_bytes + 1)
             if len(data) > self.max_bytes:
                 raise LimitExceeded(url, f"response is over the {self.max_bytes} byte limit")

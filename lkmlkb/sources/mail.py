@@ -50,9 +50,13 @@ CACHED_VALUE_CHARS = 256
 
 CHARSET_ALIASES = {
     # GBK-only characters are routinely sent declared as gb2312
-    "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030",
-    "ks_c_5601-1987": "cp949", "iso-8859-8-i": "iso-8859-8",
-    "unicode-1-1-utf-7": "utf-7", "ansi_x3.4-1968": "ascii",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "x-gbk": "gb18030",
+    "ks_c_5601-1987": "cp949",
+    "iso-8859-8-i": "iso-8859-8",
+    "unicode-1-1-utf-7": "utf-7",
+    "ansi_x3.4-1968": "ascii",
 }
 
 ANGLE_ID = re.compile(r"<([^<>\s]{1,998})>")
@@ -76,16 +80,30 @@ ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 #: the headers that decide how a body is decoded; the fast path keeps only these on its part
 BODY_HEADERS = ("content-type", "content-transfer-encoding", "content-disposition")
 #: every header :func:`parse_message` reads (the fast path finds only these)
-HEADERS_READ = frozenset({"message-id", "from", "x-original-from", "references", "in-reply-to", "date",
-                          "subject", "to", "cc", "list-id", *BODY_HEADERS})
+HEADERS_READ = frozenset(
+    {
+        "message-id",
+        "from",
+        "x-original-from",
+        "references",
+        "in-reply-to",
+        "date",
+        "subject",
+        "to",
+        "cc",
+        "list-id",
+        *BODY_HEADERS,
+    }
+)
 # a line of a header block that is neither the start of a field as the email feedparser reads
 # one (a name of printable ASCII other than ":", no space (RFC 5322 2.2), then ":") nor a fold:
 # the feedparser would end the header block there.  Searched in "\n" + the block.
 NOT_A_FIELD = re.compile(r"\n(?![ \t]|[\x21-\x39\x3b-\x7e]{1,998}:)")
 # a field parse_message reads, at a line's start (of "\n" + the block): its name, and its value
 # as compat32 reads it (after ":" and leading blanks, folds kept, the last line end dropped)
-FIELD_READ = re.compile(r"\n(%s):[ \t]*(.*(?:\n[ \t].*)*)" % "|".join(sorted(map(re.escape, HEADERS_READ))),
-                        re.I | re.A)
+FIELD_READ = re.compile(
+    r"\n(%s):[ \t]*(.*(?:\n[ \t].*)*)" % "|".join(sorted(map(re.escape, HEADERS_READ))), re.I | re.A
+)
 #: the types :func:`extract_body` reads of a lone part as text (``text/html`` aside)
 TEXT_TYPES = frozenset({"text/plain", "text/x-patch", "text/x-diff", "text/x-log", "application/x-patch"})
 #: Content-Transfer-Encodings compat32 decodes; any other leaves the body's bytes as they are
@@ -221,7 +239,14 @@ def decode_header(value, keep_tail: bool = False) -> str:
                 else:
                     out.append(chunk)
             raw = "".join(out)
-        except (ValueError, AssertionError, LookupError, IndexError, TypeError, email.errors.MessageError) as exc:
+        except (
+            ValueError,
+            AssertionError,
+            LookupError,
+            IndexError,
+            TypeError,
+            email.errors.MessageError,
+        ) as exc:
             # HeaderParseError: an encoded word whose base64 does not decode (=?UTF-8?B?7a\x00?=)
             log.info("undecodable encoded word kept as written: %s", exc)
     if "\n" in raw or "\r" in raw:
@@ -325,7 +350,11 @@ def _params_of_part(part: EmailMessage) -> tuple[str | None, bool, bool]:
     if isinstance(charset, tuple):  # RFC 2231
         charset = email.utils.collapse_rfc2231_value(charset)
     params = {k.lower(): (v or "").lower() for k, v in (part.get_params() or [])[1:] if isinstance(v, str)}
-    return (charset if isinstance(charset, str) else None), params.get("format") == "flowed", params.get("delsp") == "yes"
+    return (
+        (charset if isinstance(charset, str) else None),
+        params.get("format") == "flowed",
+        params.get("delsp") == "yes",
+    )
 
 
 def unflow(text: str, delsp: bool = False) -> str:
@@ -507,8 +536,9 @@ class LonePart:
     def text(self) -> str:
         """:func:`extract_body`'s text of it, before line ends are normalized (as :func:`_part_text`)."""
         payload = quopri.decodestring(self.payload) if self.quoted_printable else self.payload
-        charset, flowed, delsp = (_params_of_value(self.content_type) if self.content_type is not None
-                                  else (None, False, False))
+        charset, flowed, delsp = (
+            _params_of_value(self.content_type) if self.content_type is not None else (None, False, False)
+        )
         text = decode_bytes(payload, charset)
         return unflow(text, delsp=delsp) if flowed else text
 
@@ -554,13 +584,13 @@ def read_simple(raw: bytes) -> tuple[FirstHeaders, EmailMessage | LonePart] | No
     else:  # a Header of raw 8-bit bytes: compat32 reads it
         ctype = cte = None
     if ctype in TEXT_TYPES and (cte == "quoted-printable" or cte not in DECODED_CTES):
-        return first, LonePart(raw[end + 2:], ctype_value, cte == "quoted-printable")
+        return first, LonePart(raw[end + 2 :], ctype_value, cte == "quoted-printable")
     part = EmailMessage(policy=compat32)
     for name, value in body_fields:
         part.set_raw(name, value)
     if part.get_content_maintype() in ("multipart", "message"):
         return None
-    part.set_payload(raw[end + 2:].decode("ascii", "surrogateescape"))
+    part.set_payload(raw[end + 2 :].decode("ascii", "surrogateescape"))
     return first, part
 
 

@@ -52,7 +52,9 @@ def unescape(body: bytes, mboxrd: bool) -> bytes:
     return (MBOXRD_ESCAPE if mboxrd else MBOXO_ESCAPE).sub(rb"\1", body)
 
 
-def split_mbox(stream, mboxrd: bool | None = None, max_message: int | None = None) -> Iterator[bytes | Oversized]:
+def split_mbox(
+    stream, mboxrd: bool | None = None, max_message: int | None = None
+) -> Iterator[bytes | Oversized]:
     """Yield each message of an mbox stream, separator line removed, unescaped.
 
     A message of more than ``max_message`` bytes is yielded as an
@@ -72,8 +74,9 @@ def split_mbox(stream, mboxrd: bool | None = None, max_message: int | None = Non
         yield msg
 
 
-def _split(stream, mboxrd: bool | None, max_message: int | None, hasher=None, at: int = 0,
-           head: bytes = b"") -> Iterator[tuple[bytes | Oversized, int, bool]]:
+def _split(
+    stream, mboxrd: bool | None, max_message: int | None, hasher=None, at: int = 0, head: bytes = b""
+) -> Iterator[tuple[bytes | Oversized, int, bool]]:
     """:func:`split_mbox`'s messages, each with where it ends in the stream (the next
     separator's first byte, or the end) and whether it was read as mboxrd.
 
@@ -97,7 +100,7 @@ def _split(stream, mboxrd: bool | None, max_message: int | None, hasher=None, at
         """Give the hasher the bytes of buf up to ``end`` it has not seen (before they are dropped)."""
         nonlocal hashed
         if hasher is not None and base + end > hashed:
-            hasher.update(memoryview(buf)[hashed - base:end])
+            hasher.update(memoryview(buf)[hashed - base : end])
             hashed = base + end
 
     def finish(end: int) -> tuple[bytes | Oversized, int, bool]:
@@ -173,8 +176,9 @@ def _trim(msg: bytes) -> bytes:
     return msg
 
 
-def iter_mbox_file(path: Path, lists: list[str] | None = None,
-                   since: str | None = None) -> Iterator[RawMail | SourceFailure]:
+def iter_mbox_file(
+    path: Path, lists: list[str] | None = None, since: str | None = None
+) -> Iterator[RawMail | SourceFailure]:
     """Every message of an mbox file (plain or .gz) as RawMail; one over the size limit as a failure.
 
     Each message carries the file's cursor after it (:func:`cursor_after`):
@@ -198,7 +202,9 @@ def iter_mbox_file(path: Path, lists: list[str] | None = None,
         yield from _items(path, lists, _split(fh, None, base.MAX_MESSAGE_BYTES, hasher), hasher, 0)
 
 
-def _items(path: Path, lists: list[str] | None, split: Iterator, hasher, n: int) -> Iterator[RawMail | SourceFailure]:
+def _items(
+    path: Path, lists: list[str] | None, split: Iterator, hasher, n: int
+) -> Iterator[RawMail | SourceFailure]:
     """The RawMail (or failure) of each message ``split`` (:func:`_split` feeding ``hasher``)
     gives, the entries counted on from ``n``."""
     for msg, end, rd in split:

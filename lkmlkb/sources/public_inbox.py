@@ -25,7 +25,9 @@ from lkmlkb.sources.base import Oversized, RawMail, SourceFailure, oversized
 log = logging.getLogger(__name__)
 
 EPOCH_DIR = re.compile(r"^(\d{1,4})\.git$")
-RAW_LINE = re.compile(r"^:\d{6} \d{6} [0-9a-f]{7,64} (?P<blob>[0-9a-f]{7,64}) (?P<status>[A-Z])\d{0,3}\t(?P<path>.+)$")
+RAW_LINE = re.compile(
+    r"^:\d{6} \d{6} [0-9a-f]{7,64} (?P<blob>[0-9a-f]{7,64}) (?P<status>[A-Z])\d{0,3}\t(?P<path>.+)$"
+)
 
 
 def is_git_repo(path: Path) -> bool:
@@ -51,8 +53,9 @@ def looks_like_public_inbox(path: Path) -> bool:
 
 def _git(repo: Path, *args: str) -> list[str]:
     try:
-        out = subprocess.run(["git", "--git-dir", str(_git_dir(repo)), *args],
-                             capture_output=True, text=True, check=False)
+        out = subprocess.run(
+            ["git", "--git-dir", str(_git_dir(repo)), *args], capture_output=True, text=True, check=False
+        )
     except FileNotFoundError as exc:
         raise GitError(str(repo), "git is not installed") from exc
     if out.returncode != 0:
@@ -73,12 +76,17 @@ def head_commit(repo: Path) -> str | None:
 
 
 def is_ancestor(repo: Path, commit: str) -> bool:
-    r = subprocess.run(["git", "--git-dir", str(_git_dir(repo)), "merge-base", "--is-ancestor", commit, "HEAD"],
-                       capture_output=True, check=False)
+    r = subprocess.run(
+        ["git", "--git-dir", str(_git_dir(repo)), "merge-base", "--is-ancestor", commit, "HEAD"],
+        capture_output=True,
+        check=False,
+    )
     return r.returncode == 0
 
 
-def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = None) -> Iterator[RawMail | SourceFailure]:
+def iter_epoch(
+    repo: Path, since: str | None = None, lists: list[str] | None = None
+) -> Iterator[RawMail | SourceFailure]:
     """Messages of one epoch in commit order, after commit ``since`` if given.
 
     ``RawMail.locator`` is the commit id, which the store keeps as the
@@ -96,11 +104,28 @@ def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = N
         else:
             log.info("%s: history rewritten since %s; reading the whole epoch", repo, since[:12])
     log_proc = subprocess.Popen(
-        ["git", "--git-dir", str(_git_dir(repo)), "log", "--reverse", "--format=C %H", "--raw",
-         "--no-abbrev", "--no-renames", rng],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    cat = subprocess.Popen(["git", "--git-dir", str(_git_dir(repo)), "cat-file", "--batch"],
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=CAT_BUFFER)
+        [
+            "git",
+            "--git-dir",
+            str(_git_dir(repo)),
+            "log",
+            "--reverse",
+            "--format=C %H",
+            "--raw",
+            "--no-abbrev",
+            "--no-renames",
+            rng,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    cat = subprocess.Popen(
+        ["git", "--git-dir", str(_git_dir(repo)), "cat-file", "--batch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        bufsize=CAT_BUFFER,
+    )
     source = str(repo)
     try:
         for commit, blob, raw in _cat_blobs(cat, _message_blobs(_pipe(log_proc.stdout), repo), repo):
@@ -108,8 +133,11 @@ def iter_epoch(repo: Path, since: str | None = None, lists: list[str] | None = N
             if isinstance(raw, Oversized):
                 yield SourceFailure(oversized(where, raw.size, f"commit {commit[:12]}"), commit, commit)
             elif raw is None:  # a partial or damaged clone: that message is an error, the epoch goes on
-                yield SourceFailure(GitError(where, f"message blob {blob[:12]} of commit {commit[:12]} "
-                                                    "is missing"), commit, commit)
+                yield SourceFailure(
+                    GitError(where, f"message blob {blob[:12]} of commit {commit[:12]} is missing"),
+                    commit,
+                    commit,
+                )
             else:
                 yield RawMail(raw, where, list(lists or []), commit, cursor=commit)
     finally:
@@ -133,7 +161,9 @@ def read_message_at(source: str, commit: str) -> bytes:
     """The raw message that ``commit`` added, ``source`` being what :func:`iter_epoch` recorded
     (``EPOCH@COMMIT``): how ``lkmlkb reprocess`` reads again a message whose object was missing."""
     repo = Path(source.rsplit("@", 1)[0])
-    if not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", commit or "") or not repo.is_dir():  # SHA-1 or SHA-256
+    if (
+        not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", commit or "") or not repo.is_dir()
+    ):  # SHA-1 or SHA-256
         raise GitError(source, "not a message of a public-inbox epoch")
     git = ["git", "--git-dir", str(_git_dir(repo)), "cat-file"]
     r = subprocess.run([*git, "-s", f"{commit}:m"], capture_output=True, check=False)
@@ -142,7 +172,9 @@ def read_message_at(source: str, commit: str) -> bytes:
     r = subprocess.run([*git, "blob", f"{commit}:m"], capture_output=True, check=False)
     if r.returncode != 0:
         err = r.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(source, f"message of commit {commit[:12]} still unreadable ({err[-1] if err else 'git failed'})")
+        raise GitError(
+            source, f"message of commit {commit[:12]} still unreadable ({err[-1] if err else 'git failed'})"
+        )
     return r.stdout
 
 
@@ -185,8 +217,9 @@ def _pipe(stream: IO[AnyStr] | None) -> IO[AnyStr]:
     return stream
 
 
-def _cat_blobs(cat: subprocess.Popen, blobs: Iterator[tuple[str, str]],
-               repo: Path) -> Iterator[tuple[str, str, bytes | Oversized | None]]:
+def _cat_blobs(
+    cat: subprocess.Popen, blobs: Iterator[tuple[str, str]], repo: Path
+) -> Iterator[tuple[str, str, bytes | Oversized | None]]:
     """(commit, blob, :func:`_cat_blob` answer) of each of ``blobs``, in order, asking git for
     CAT_AHEAD of them at a time, their ids (a line each) at most CAT_WRITE_BYTES."""
     blobs = iter(blobs)
@@ -194,7 +227,9 @@ def _cat_blobs(cat: subprocess.Popen, blobs: Iterator[tuple[str, str]],
     while nxt is not None:
         batch: list[tuple[str, str]] = []
         size = 0
-        while nxt is not None and len(batch) < CAT_AHEAD and (not batch or size + len(nxt[1]) < CAT_WRITE_BYTES):
+        while (
+            nxt is not None and len(batch) < CAT_AHEAD and (not batch or size + len(nxt[1]) < CAT_WRITE_BYTES)
+        ):
             batch.append(nxt)
             size += len(nxt[1]) + 1
             nxt = next(blobs, None)
@@ -222,7 +257,9 @@ def _cat_blob(cat: subprocess.Popen, blob: str, repo: Path) -> bytes | Oversized
     if header[1:2] == [b"missing"]:
         return None
     if len(header) < 3 or header[1] != b"blob":
-        raise GitError(str(repo), f"object {blob[:12]} is not a blob ({line[:80].decode('ascii', 'replace').strip()})")
+        raise GitError(
+            str(repo), f"object {blob[:12]} is not a blob ({line[:80].decode('ascii', 'replace').strip()})"
+        )
     size = int(header[2])
     if size > base.MAX_MESSAGE_BYTES:  # read past it in pieces, never whole
         left = size + 1  # and the newline after it

@@ -32,11 +32,15 @@ from lkmlkb.threads.segments import (  # as the segmenter reads quotes: ">=64=" 
     segment_body,
 )
 
-HEADER_LINE = re.compile(r"^(Date|From|To|Cc|Subject|Message-I[Dd]|In-Reply-To|References):[ \t]?(.{0,2000})$")
+HEADER_LINE = re.compile(
+    r"^(Date|From|To|Cc|Subject|Message-I[Dd]|In-Reply-To|References):[ \t]?(.{0,2000})$"
+)
 BRACKET_AUTHOR = re.compile(r"^\[(?P<name>[^\[\]<>]{0,200}?)\s*<(?P<addr>[^<>\s]{1,200})>\]\s*$")
 NAME_LINE = re.compile(r"^[A-Z][a-z]{1,20}(?:[ ][A-Z][a-zA-Z'\-]{1,25}){1,3}$")
 # "Jeff Moyer <jmo...@redhat.com> writes:" / "Jan Kara <ja...@suse.cz>"
-NAME_WITH_ADDR = re.compile(r"(?:^|[\s>])([A-Z][a-z]{1,20}(?:[ ][A-Z][a-zA-Z'\-]{1,25}){1,3})[ ]<([^<>\s]{1,200})>")
+NAME_WITH_ADDR = re.compile(
+    r"(?:^|[\s>])([A-Z][a-z]{1,20}(?:[ ][A-Z][a-zA-Z'\-]{1,25}){1,3})[ ]<([^<>\s]{1,200})>"
+)
 OUTLOOK_START = re.compile(
     r"""^(?:
         -{3,}\s*(?:Original\s+Message|邮件原件|原始邮件|Ursprüngliche\s+Nachricht)\s*-{3,}  # Outlook separators
@@ -47,8 +51,18 @@ OUTLOOK_START = re.compile(
 OUTLOOK_FIELD = re.compile(
     r"^(?P<key>From|Sent|Date|To|Cc|Subject|发件人|发送时间|收件人|抄送|主题|Von|Gesendet|An|Betreff)\s*[:：]\s?(?P<val>.{0,2000})$"
 )
-FIELD_MAP = {"发件人": "From", "发送时间": "Date", "收件人": "To", "抄送": "Cc", "主题": "Subject",
-             "Sent": "Date", "Von": "From", "Gesendet": "Date", "An": "To", "Betreff": "Subject"}
+FIELD_MAP = {
+    "发件人": "From",
+    "发送时间": "Date",
+    "收件人": "To",
+    "抄送": "Cc",
+    "主题": "Subject",
+    "Sent": "Date",
+    "Von": "From",
+    "Gesendet": "Date",
+    "An": "To",
+    "Betreff": "Subject",
+}
 # "Jan Kara <jack@suse.cz>" header values; name and gaps bounded: with ".*?\s*" a
 # value of spaces costs time in the square of its length (each name length rescans them)
 ADDR = re.compile(r"^(?P<name>.{0,300}?)\s{0,20}<(?P<addr>[^<>\s]{1,200})>\s{0,20}$")
@@ -109,9 +123,12 @@ def _outlook_blocks(draft: _Draft) -> list[_Draft]:
     while i < len(lines):
         depth, content = quote_depth(lines[i])
         if OUTLOOK_START.match(content.strip()) or (
-            OUTLOOK_FIELD.match(content.strip()) and content.strip().startswith(("发件人", "From:"))
-            and i + 1 < len(lines) and OUTLOOK_FIELD.match(quote_depth(lines[i + 1])[1].strip())
-            and quote_depth(lines[i + 1])[1].strip().split(":")[0].split("：")[0] in ("Sent", "发送时间", "Date", "Gesendet")
+            OUTLOOK_FIELD.match(content.strip())
+            and content.strip().startswith(("发件人", "From:"))
+            and i + 1 < len(lines)
+            and OUTLOOK_FIELD.match(quote_depth(lines[i + 1])[1].strip())
+            and quote_depth(lines[i + 1])[1].strip().split(":")[0].split("：")[0]
+            in ("Sent", "发送时间", "Date", "Gesendet")
         ):
             j = i + 1 if OUTLOOK_START.match(content.strip()) else i
             headers: dict[str, str] = {}
@@ -176,18 +193,25 @@ def split_textdump(text: str, source: str) -> list[Message]:
         first = next((k for k, line in enumerate(lines) if line.strip()), None)
         if first is not None:
             subject = lines[first].strip()
-            rest = lines[first + 1:]
+            rest = lines[first + 1 :]
             k = next((k for k, line in enumerate(rest) if line.strip()), None)
             if k is not None and (bracketed := BRACKET_AUTHOR.match(rest[k].strip())):
-                drafts.append(_Draft(headers={"From": f"{bracketed.group('name').strip()} <{bracketed.group('addr')}>",
-                                              "Subject": subject}, lines=rest[k + 1:]))
+                drafts.append(
+                    _Draft(
+                        headers={
+                            "From": f"{bracketed.group('name').strip()} <{bracketed.group('addr')}>",
+                            "Subject": subject,
+                        },
+                        lines=rest[k + 1 :],
+                    )
+                )
             else:
                 starts = _split_name_lines(lines[first:])
                 if starts and starts[0][0] == 1:
                     shown = _author_names(lines[first:])
                     for n, (idx, name) in enumerate(starts):
                         end = starts[n + 1][0] if n + 1 < len(starts) else len(lines) - first
-                        body = lines[first + idx + 1:first + end]
+                        body = lines[first + idx + 1 : first + end]
                         subj = subject if n == 0 else "Re: " + subject
                         author = f"{name} <{shown[name]}>" if name in shown else name
                         drafts.append(_Draft(headers={"From": author, "Subject": subj}, lines=body))

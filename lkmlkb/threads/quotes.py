@@ -83,15 +83,22 @@ def attribute_quotes(ordered: list[tuple[Message, list[Segment]]]) -> None:
     """
     index = QuoteIndex()
     # the index answers quoted segments only: what is said after the last one is never asked about
-    last = max((n for n, (_, segs) in enumerate(ordered) if any(s.kind == "quoted" for s in segs)), default=-1)
+    last = max(
+        (n for n, (_, segs) in enumerate(ordered) if any(s.kind == "quoted" for s in segs)), default=-1
+    )
     for n, (msg, segs) in enumerate(ordered):
         attribute_message(index, msg.message_id, msg, segs)
         if n < last:
             index.add(msg.message_id, segs)
 
 
-def attribute_message(index: QuoteIndex, message_id: str, msg: Message | None, segs: list[Segment],
-                      text_of: Callable[[str], str] | None = None) -> None:
+def attribute_message(
+    index: QuoteIndex,
+    message_id: str,
+    msg: Message | None,
+    segs: list[Segment],
+    text_of: Callable[[str], str] | None = None,
+) -> None:
     """One step of :func:`attribute_quotes`: set ``quotes_message_id`` on the quoted
     segments of ``segs`` from what ``index`` holds of earlier messages, and
     ``msg.quoted_parent`` (``msg`` may be None: not loaded) from the depth-1 votes.

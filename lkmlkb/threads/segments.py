@@ -32,9 +32,13 @@ OUTLOOK_HEADER = re.compile(
     re.X | re.I,
 )
 DIFF_START = re.compile(r"^(?:diff[ ]--git[ ]|diff[ ]-[a-zA-Z]|Index:[ ]\S|---[ ]a/|\+\+\+[ ]b/|@@[ ]-\d)")
-DIFF_LINE = re.compile(r"^(?:[ +\-]|\s\d{1,6}\sfiles?\schanged|@@[ ]|diff[ ]|index[ ][0-9a-f]|new[ ]file|deleted[ ]file|similarity|rename|\\[ ]No[ ]newline|old[ ]mode|new[ ]mode|Binary[ ]files|$)")
+DIFF_LINE = re.compile(
+    r"^(?:[ +\-]|\s\d{1,6}\sfiles?\schanged|@@[ ]|diff[ ]|index[ ][0-9a-f]|new[ ]file|deleted[ ]file|similarity|rename|\\[ ]No[ ]newline|old[ ]mode|new[ ]mode|Binary[ ]files|$)"
+)
 # " 4 files changed, 134 insertions(+), 405 deletions(-)" ends a diffstat (cover letters)
-DIFFSTAT_SUM = re.compile(r"^\s\d{1,6}\sfiles?\schanged(?:,\s\d{1,9}\s(?:insertions?|deletions?)\([+-]\)){0,2}\s*$")
+DIFFSTAT_SUM = re.compile(
+    r"^\s\d{1,6}\sfiles?\schanged(?:,\s\d{1,9}\s(?:insertions?|deletions?)\([+-]\)){0,2}\s*$"
+)
 DIFFSTAT = re.compile(r"^\s\S{1,200}\s+\|\s+(?:\d{1,6}\s?[+\-]*|Bin\b.{0,60})$")
 FOOTER_START = re.compile(
     r"""^(?:To[ ]unsubscribe[ ]from[ ]this[ ]list                 # vger majordomo trailer
@@ -54,8 +58,10 @@ OUTLOOK_SEPARATOR = re.compile(
     )[ \t]{0,3}$""",
     re.X | re.I,
 )
-OUTLOOK_FROM = re.compile(r"^[ \t]{0,3}(?:From|发件人|Von)[ \t]{0,2}[:：]")      # "From: X" / "发件人: X"
-OUTLOOK_SENT = re.compile(r"^[ \t]{0,3}(?:Sent|发送时间|Gesendet)[ \t]{0,2}[:：]")  # "Sent: ..." / "发送时间: ..."
+OUTLOOK_FROM = re.compile(r"^[ \t]{0,3}(?:From|发件人|Von)[ \t]{0,2}[:：]")  # "From: X" / "发件人: X"
+OUTLOOK_SENT = re.compile(
+    r"^[ \t]{0,3}(?:Sent|发送时间|Gesendet)[ \t]{0,2}[:：]"
+)  # "Sent: ..." / "发送时间: ..."
 # the git version format-patch writes under "-- " at the end of a patch: "2.43.0", "2.39.3 (Apple Git-145)"
 GIT_VERSION = re.compile(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,4}){0,2}(?:[ .-][\w.() -]{0,40})?$")
 #: a signature under "-- " holds at most this many lines; a longer run is text
@@ -68,11 +74,11 @@ MAX_SIG_LINES = 15
 # lists every character the pattern can start with: for re.I patterns both
 # cases, and "ſ", which re.I matches to "s" (the other letters here have no
 # such extra folds).
-DIFF_START_LEAD = frozenset("dI-+@")                       # diff / Index: / --- a/ / +++ b/ / @@ -
-OUTLOOK_LEAD = frozenset("-_F发V")                          # OUTLOOK_SEPARATOR, OUTLOOK_FROM (after <= 3 blanks)
-OUTLOOK_HEADER_LEAD = frozenset("-_FfSsſTtCcDd发收抄主")     # OUTLOOK_HEADER (re.I: "ſ" folds to "s")
-FOOTER_LEAD = frozenset("TtMmPpYy_")                       # FOOTER_START's fixed-text alternatives
-ATTRIBUTION_END = (":", "：")                               # every ATTRIBUTION alternative but "On ..." ends so
+DIFF_START_LEAD = frozenset("dI-+@")  # diff / Index: / --- a/ / +++ b/ / @@ -
+OUTLOOK_LEAD = frozenset("-_F发V")  # OUTLOOK_SEPARATOR, OUTLOOK_FROM (after <= 3 blanks)
+OUTLOOK_HEADER_LEAD = frozenset("-_FfSsſTtCcDd发收抄主")  # OUTLOOK_HEADER (re.I: "ſ" folds to "s")
+FOOTER_LEAD = frozenset("TtMmPpYy_")  # FOOTER_START's fixed-text alternatives
+ATTRIBUTION_END = (":", "：")  # every ATTRIBUTION alternative but "On ..." ends so
 
 
 def quote_depth(line: str) -> tuple[int, str]:
@@ -89,7 +95,7 @@ def quote_depth(line: str) -> tuple[int, str]:
     m = QUOTE.match(line)
     if not m:
         return 0, line
-    return m.group(1).count(">"), line[m.end():]
+    return m.group(1).count(">"), line[m.end() :]
 
 
 def _is_attribution(c: str) -> bool:
@@ -125,7 +131,11 @@ def _patch_starts(lines: list[str], i: int) -> bool:
         return True
     if "---" in line and line.strip() == "---" and i + 1 < n and _is_diffstat(lines[i + 1]):
         return True
-    return _is_diffstat(line) and i + 1 < n and (_is_diffstat(lines[i + 1]) or bool(DIFFSTAT_SUM.match(lines[i + 1])))
+    return (
+        _is_diffstat(line)
+        and i + 1 < n
+        and (_is_diffstat(lines[i + 1]) or bool(DIFFSTAT_SUM.match(lines[i + 1])))
+    )
 
 
 def _classify(lines: list[str], depths: list[int], contents: list[str]) -> list[tuple[str, int]]:
@@ -145,8 +155,11 @@ def _classify(lines: list[str], depths: list[int], contents: list[str]) -> list[
             kind = "quoted"
             if _is_attribution(c):
                 kind = "attribution"
-            elif _is_outlook_header(c) and (c.startswith(("-", "_")) or ":" in c or "：" in c) \
-                    and _near_outlook(contents, i):
+            elif (
+                _is_outlook_header(c)
+                and (c.startswith(("-", "_")) or ":" in c or "：" in c)
+                and _near_outlook(contents, i)
+            ):
                 kind = "quoted_header"
             kinds.append((kind, depth))
             continue
@@ -159,8 +172,13 @@ def _classify(lines: list[str], depths: list[int], contents: list[str]) -> list[
                 continue
             # the first character after at most three blanks: only a few can start an Outlook block
             lead = line[:4].lstrip(" \t")[:1]
-            if not in_outlook and not in_footer and i > sig_until and lead in OUTLOOK_LEAD \
-                    and _outlook_block_start(lines, i):
+            if (
+                not in_outlook
+                and not in_footer
+                and i > sig_until
+                and lead in OUTLOOK_LEAD
+                and _outlook_block_start(lines, i)
+            ):
                 in_outlook = outlook_headers = True
                 in_patch = False
             if in_patch and first == " " and lead not in OUTLOOK_LEAD:
@@ -199,15 +217,20 @@ def _classify(lines: list[str], depths: list[int], contents: list[str]) -> list[
             end = i
             # no further than one line past what a signature may hold: a longer run is none, and
             # walking it to the end at every "-- " made a flood of them quadratic
-            while end + 1 < n and end - i <= MAX_SIG_LINES and not depths[end + 1] \
-                    and not _is_footer(lines[end + 1]):
+            while (
+                end + 1 < n
+                and end - i <= MAX_SIG_LINES
+                and not depths[end + 1]
+                and not _is_footer(lines[end + 1])
+            ):
                 end += 1
             if end - i <= MAX_SIG_LINES:
                 sig_until = end
                 kinds.append(("signature", 0))
                 continue
-        if (_is_attribution(line.strip()) and _next_is_quoted(lines, i, depths)) \
-                or (lead in OUTLOOK_LEAD and _from_sent_attribution(lines, i, depths, contents)):
+        if (_is_attribution(line.strip()) and _next_is_quoted(lines, i, depths)) or (
+            lead in OUTLOOK_LEAD and _from_sent_attribution(lines, i, depths, contents)
+        ):
             kinds.append(("attribution", 0))
             continue
         kinds.append(("new", 0))
@@ -237,8 +260,10 @@ def _from_sent_attribution(lines: list[str], i: int, depths: list[int], contents
 
 def _near_outlook(contents: list[str], i: int) -> bool:
     """An Outlook header line is one of at least two such lines in a row."""
+
     def is_h(j):
         return 0 <= j < len(contents) and OUTLOOK_HEADER.match(contents[j].strip() or "x")
+
     return bool(is_h(i - 1) or is_h(i + 1))
 
 
@@ -274,7 +299,9 @@ def segment_body(body: str) -> list[Segment]:
     start = 0
     for (kind, depth), run in groupby(_classify(lines, depths, contents)):
         end = start + len(list(run))
-        segments.append(Segment(kind, start, end - 1, "\n".join((contents if depth else lines)[start:end]), depth))
+        segments.append(
+            Segment(kind, start, end - 1, "\n".join((contents if depth else lines)[start:end]), depth)
+        )
         start = end
     # blank-only "new" runs between quoted runs are not text anyone wrote
     return [s for s in segments if not (s.kind == "new" and not s.text.strip())]

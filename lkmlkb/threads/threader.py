@@ -51,11 +51,11 @@ def normalize_subject(subject: str) -> str:
     for _ in range(20):
         m = REPLY_PREFIX.match(s)
         if m:
-            s = s[m.end():]
+            s = s[m.end() :]
             continue
         m = BRACKET_TAG.match(s)
         if m and TOPIC_NEUTRAL_TAG.match(m.group(0).strip()):
-            s = s[m.end():]
+            s = s[m.end() :]
             continue
         break
     s = re.sub(r"\s+", " ", s).strip().rstrip(".").strip().lower()
@@ -142,8 +142,11 @@ class Threader:
             if t:
                 threads = [t]
         if len(threads) > MAX_THREADS_JOINED:
-            log.warning("%s: references name messages of %d threads; it joins its parent's only",
-                        msg.message_id, len(threads))
+            log.warning(
+                "%s: references name messages of %d threads; it joins its parent's only",
+                msg.message_id,
+                len(threads),
+            )
             thread = known.get(msg.message_id) or next(known[i] for i in reversed(refs) if i in known)
             self.backend.assign([i for i in ids if i not in known], thread)  # itself, and ghosts
         else:

@@ -24,23 +24,36 @@ LORE_SEARCH_URL = "https://lore.kernel.org/all/?q={query}"
 
 # ---------------------------------------------------------------- validation
 
-REPORT_ID_RE = re.compile(r"""
+REPORT_ID_RE = re.compile(
+    r"""
     ^[A-Za-z0-9]                 # starts plainly: no ".", "/", "~" (no "..", no hidden names)
     [A-Za-z0-9._@+=~-]{0,250}$   # thread ids are Message-IDs ("bea9c5f6...@lkmlkb.invalid",
                                  # "20240307.1a2b+x=y@host"); a report id may be a hash too
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
-SHA_RE = re.compile(r"""
+SHA_RE = re.compile(
+    r"""
     ^[0-9a-f]{4,40}$    # a commit id or prefix as cited ("d47f9717e5cf"), lowercase hex only
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
-JOB_INDEX_RE = re.compile(r"""
+JOB_INDEX_RE = re.compile(
+    r"""
     ^[1-9][0-9]{0,3}$    # "1".."9999": job n of a report, 1-based
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
-LIST_NAME_RE = re.compile(r"""
+LIST_NAME_RE = re.compile(
+    r"""
     ^[A-Za-z0-9][A-Za-z0-9._@+-]{0,120}$    # "linux-block", "linux-block@vger.kernel.org"
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
+
 
 def valid_report_id(value: str) -> str | None:
     """The report id from a (percent-decoded) URL segment, or None when it is not one.
@@ -80,8 +93,12 @@ def commit_url(sha: str) -> str:
     return COMMIT_URL.format(sha=urllib.parse.quote(sha, safe=""))
 
 
-def message_url(message_id: str | None, synthetic: bool = False, archive_url: str | None = None,
-                subject: str | None = None) -> str | None:
+def message_url(
+    message_id: str | None,
+    synthetic: bool = False,
+    archive_url: str | None = None,
+    subject: str | None = None,
+) -> str | None:
     """Where a person reads a message: lore by Message-ID, else its archive page, else a lore search.
 
     Synthetic ids (made up from a hash for text dumps) are not on lore; the
@@ -126,8 +143,12 @@ def json_dict(value) -> dict:
 
 
 def has_table(conn, name: str) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?",
-                        (name,)).fetchone() is not None
+    return (
+        conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?", (name,)
+        ).fetchone()
+        is not None
+    )
 
 
 async def kb_database(datasette):
@@ -154,13 +175,23 @@ async def page(datasette, request, template: str, context: dict, status: int = 2
 
 
 async def error_page(datasette, request, status: int, title: str, message: str) -> Response:
-    return await page(datasette, request, "lkmlkb_error.html",
-                       {"title": title, "message": message, "status": status}, status=status)
+    return await page(
+        datasette,
+        request,
+        "lkmlkb_error.html",
+        {"title": title, "message": message, "status": status},
+        status=status,
+    )
 
 
 async def no_kb_page(datasette, request) -> Response:
-    return await error_page(datasette, request, 404, "No knowledge base",
-                        "No lkmlkb knowledge base is attached to this Datasette (run `lkmlkb ingest`).")
+    return await error_page(
+        datasette,
+        request,
+        404,
+        "No knowledge base",
+        "No lkmlkb knowledge base is attached to this Datasette (run `lkmlkb ingest`).",
+    )
 
 
 def url_var(request, name: str) -> str:

@@ -34,11 +34,13 @@ from lkmlkb.web.common import (
 
 log = logging.getLogger(__name__)
 
+
 def safe_job(name: str, options: dict, global_options: dict) -> tuple[str, dict, dict, list[str]] | None:
     """The job rewritten for a safe run by :mod:`lkmlkb.repro.safety`, or None when that fails."""
     try:
-        job, notes = make_safe(FioJob(name=name, form="jobfile", options=dict(options),
-                                      global_options=dict(global_options)))
+        job, notes = make_safe(
+            FioJob(name=name, form="jobfile", options=dict(options), global_options=dict(global_options))
+        )
     except Exception:
         log.info("safety pass failed for job %r", name, exc_info=True)
         return None
@@ -56,10 +58,12 @@ def job_download_text(report: dict, job: dict, index: int, as_posted: bool = Fal
     options = json_dict(job.get("options"))
     glob = json_dict(job.get("global_options"))
     name = job.get("name") or f"job{index}"
-    head = [f"; lkmlkb: job {index} of report {report['report_id']}",
-            f"; {one_line(report.get('title'))[:200]}",
-            f"; posted in <{one_line(job.get('message_id'))}> lines "
-            f"{(job.get('line_start') or 0) + 1}-{(job.get('line_end') or 0) + 1} ({one_line(job.get('form'))})"]
+    head = [
+        f"; lkmlkb: job {index} of report {report['report_id']}",
+        f"; {one_line(report.get('title'))[:200]}",
+        f"; posted in <{one_line(job.get('message_id'))}> lines "
+        f"{(job.get('line_start') or 0) + 1}-{(job.get('line_end') or 0) + 1} ({one_line(job.get('form'))})",
+    ]
     safe = None if as_posted else safe_job(name, options, glob)
     if safe is not None:
         name, options, glob, notes = safe
@@ -69,8 +73,10 @@ def job_download_text(report: dict, job: dict, index: int, as_posted: bool = Fal
     else:
         target = options.get("filename") or options.get("directory") or ""
         if str(target).startswith("/dev/"):
-            head.append(f"; WARNING: as posted; this job uses the device {one_line(target)} of the reporter's "
-                        "machine. Point filename= at a scratch file or device before running it.")
+            head.append(
+                f"; WARNING: as posted; this job uses the device {one_line(target)} of the reporter's "
+                "machine. Point filename= at a scratch file or device before running it."
+            )
     return "\n".join(head) + "\n\n" + render_stored_job(name, options, glob)
 
 
@@ -79,8 +85,11 @@ def job_row(conn, report_id: str, index: int) -> tuple[dict, dict] | None:
     rep = dict_rows(conn, "SELECT report_id, title FROM reports WHERE report_id = ?", (report_id,))
     if not rep:
         return None
-    jobs = dict_rows(conn, "SELECT * FROM fio_jobs WHERE report_id = ? ORDER BY id LIMIT 1 OFFSET ?",
-                 (report_id, index - 1))
+    jobs = dict_rows(
+        conn,
+        "SELECT * FROM fio_jobs WHERE report_id = ? ORDER BY id LIMIT 1 OFFSET ?",
+        (report_id, index - 1),
+    )
     return (rep[0], jobs[0]) if jobs else None
 
 
@@ -95,7 +104,9 @@ def build_repro_zip(db_path: str | Path, report_id: str) -> bytes:
     loader may change connection settings (row factories) that Datasette's
     pooled connections must keep.
     """
-    conn = sqlite3.connect(f"file:{urllib.parse.quote(str(db_path))}?mode=ro", uri=True, check_same_thread=False)
+    conn = sqlite3.connect(
+        f"file:{urllib.parse.quote(str(db_path))}?mode=ro", uri=True, check_same_thread=False
+    )
     try:
         report = load_report(sqlite_utils.Database(conn), report_id)
     finally:
@@ -131,8 +142,12 @@ async def job_view(datasette, request):
     as_posted = request.args.get("as") == "posted"
     text = job_download_text(found[0], found[1], index, as_posted=as_posted)
     filename = f"{section_name(found[1].get('name') or 'job')}-{index}{'-posted' if as_posted else ''}.fio"
-    return Response(text, status=200, content_type="text/plain; charset=utf-8",
-                    headers={"content-disposition": f'attachment; filename="{filename}"'})
+    return Response(
+        text,
+        status=200,
+        content_type="text/plain; charset=utf-8",
+        headers={"content-disposition": f'attachment; filename="{filename}"'},
+    )
 
 
 async def repro_view(datasette, request):
@@ -149,5 +164,9 @@ async def repro_view(datasette, request):
         data = await asyncio.to_thread(build_repro_zip, db.path, report_id)
     except LkmlkbError as exc:
         return Response.text(f"no reproduction for this report: {exc.reason}\n", status=404)
-    return Response(data, status=200, content_type="application/zip",
-                    headers={"content-disposition": f'attachment; filename="{zip_name(report_id)}"'})
+    return Response(
+        data,
+        status=200,
+        content_type="application/zip",
+        headers={"content-disposition": f'attachment; filename="{zip_name(report_id)}"'},
+    )

@@ -20,14 +20,20 @@ def feed_entries(conn, list_name: str | None, limit: int = FEED_LIMIT) -> list[d
     """Newest reports first (by when built, then last message), optionally those on one list."""
     where, params = "", []
     if list_name:
-        where = ("WHERE EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(reports.lists) "
-                 "THEN reports.lists ELSE '[]' END) j WHERE j.value = ? OR j.value LIKE ? || '@%')")
+        where = (
+            "WHERE EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(reports.lists) "
+            "THEN reports.lists ELSE '[]' END) j WHERE j.value = ? OR j.value LIKE ? || '@%')"
+        )
         params = [list_name, list_name]
-    return dict_rows(conn, f"""
+    return dict_rows(
+        conn,
+        f"""
         SELECT report_id, title, status, summary, workload, good_kernel, bad_kernel, regression_pct,
                lists, culprits, first_date, last_date, built
         FROM reports {where}
-        ORDER BY coalesce(built, last_date) DESC, last_date DESC, report_id LIMIT ?""", [*params, limit])
+        ORDER BY coalesce(built, last_date) DESC, last_date DESC, report_id LIMIT ?""",
+        [*params, limit],
+    )
 
 
 def _xml_text(value) -> str:
@@ -44,9 +50,12 @@ def atom_feed(entries: list[dict], base_url: str, list_name: str | None, now: st
         if text is not None:
             el.text = _xml_text(text)
         return el
+
     feed = ET.Element(f"{{{ns}}}feed")
     title = "lkmlkb: new performance regression reports" + (f" on {list_name}" if list_name else "")
-    self_url = base_url + "/-/lkmlkb/reports.atom" + (f"?list={urllib.parse.quote(list_name)}" if list_name else "")
+    self_url = (
+        base_url + "/-/lkmlkb/reports.atom" + (f"?list={urllib.parse.quote(list_name)}" if list_name else "")
+    )
     sub(feed, "title", title)
     sub(feed, "id", self_url)
     sub(feed, "link", href=self_url, rel="self", type="application/atom+xml")
@@ -62,14 +71,20 @@ def atom_feed(entries: list[dict], base_url: str, list_name: str | None, now: st
         sub(entry, "title", e.get("title") or e["report_id"])
         sub(entry, "id", "tag:lkmlkb,2024:report/" + urllib.parse.quote(e["report_id"], safe="@"))
         sub(entry, "link", href=url, rel="alternate", type="text/html")
-        sub(entry, "updated", e.get("built") or e.get("last_date") or e.get("first_date") or "1970-01-01T00:00:00Z")
+        sub(
+            entry,
+            "updated",
+            e.get("built") or e.get("last_date") or e.get("first_date") or "1970-01-01T00:00:00Z",
+        )
         if e.get("first_date"):
             sub(entry, "published", e["first_date"])
         for name in json_list(e.get("lists")):
             sub(entry, "category", term=_xml_text(name))
         bits = [f"Status: {e.get('status') or 'unknown'}."]
         if e.get("good_kernel") or e.get("bad_kernel"):
-            bits.append(f"Kernels: {e.get('good_kernel') or '?'} (good) vs {e.get('bad_kernel') or '?'} (bad).")
+            bits.append(
+                f"Kernels: {e.get('good_kernel') or '?'} (good) vs {e.get('bad_kernel') or '?'} (bad)."
+            )
         if e.get("regression_pct") is not None:
             bits.append(f"Change: {e['regression_pct']:.1f}%.")
         culprits = json_list(e.get("culprits"))
@@ -93,5 +108,6 @@ async def atom_view(datasette, request):
         return Response.text("no knowledge base attached\n", status=404)
     entries = await with_conn(db, feed_entries, list_name)
     base = f"{request.scheme}://{request.host}"
-    return Response(atom_feed(entries, base, list_name), status=200,
-                    content_type="application/atom+xml; charset=utf-8")
+    return Response(
+        atom_feed(entries, base, list_name), status=200, content_type="application/atom+xml; charset=utf-8"
+    )

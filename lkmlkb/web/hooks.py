@@ -38,8 +38,11 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 
 async def css_view(datasette, request):
-    return Response((STATIC_DIR / "lkmlkb.css").read_text(encoding="utf-8"), status=200,
-                    content_type="text/css; charset=utf-8")
+    return Response(
+        (STATIC_DIR / "lkmlkb.css").read_text(encoding="utf-8"),
+        status=200,
+        content_type="text/css; charset=utf-8",
+    )
 
 
 @hookimpl
@@ -75,6 +78,7 @@ def prepare_jinja2_environment(env, datasette):
 @hookimpl
 def prepare_connection(conn):
     """SQL functions the canned queries use: kernel version comparison, safe FTS queries."""
+
     def safe_fts(text):
         # every token a quoted phrase; a query of nothing matches nothing instead of failing
         return fts_query(str(text or "")) or '""'
@@ -86,6 +90,7 @@ def prepare_connection(conn):
             return compare(str(a), str(b))
         except Exception:
             return None
+
     conn.create_function("lkmlkb_kernel_compare", 2, kernel_compare, deterministic=True)
     conn.create_function("lkmlkb_fts_query", 1, safe_fts, deterministic=True)
 
@@ -106,6 +111,7 @@ def extra_template_vars(view_name, datasette):
         if db is None:
             return {"lkmlkb": None}
         return {"lkmlkb": await with_conn(db, kb_summary)}
+
     return inner
 
 
@@ -114,8 +120,14 @@ def render_cell(value, column, table, datasette):
     """Report ids link to their report page, commit ids to their commit page."""
     if not isinstance(value, str) or not value:
         return None
-    if column == "report_id" and table in ("reports", "results", "fio_jobs", "report_kernels",
-                                           "report_commits", "setups"):
+    if column == "report_id" and table in (
+        "reports",
+        "results",
+        "fio_jobs",
+        "report_kernels",
+        "report_commits",
+        "setups",
+    ):
         if valid_report_id(value):
             return Markup(f'<a href="{html.escape(report_path(value))}">{html.escape(value)}</a>')
     if column in ("sha", "culprit", "fix") and table in ("report_commits", "commits", "commit_citations"):
@@ -127,5 +139,7 @@ def render_cell(value, column, table, datasette):
 
 @hookimpl
 def menu_links(datasette):
-    return [{"href": "/-/lkmlkb/search", "label": "Search regressions"},
-            {"href": "/-/lkmlkb/reports.atom", "label": "Atom feed of new reports"}]
+    return [
+        {"href": "/-/lkmlkb/search", "label": "Search regressions"},
+        {"href": "/-/lkmlkb/reports.atom", "label": "Atom feed of new reports"},
+    ]

@@ -60,7 +60,8 @@ def fts_tables(conn) -> list[tuple[str, str]]:
     """(fts_table, content_table) for every FTS4/5 table with an external content table."""
     found = []
     for name, sql in conn.execute(
-            "SELECT name, sql FROM sqlite_master WHERE type='table' AND sql LIKE 'CREATE VIRTUAL TABLE%'"):
+        "SELECT name, sql FROM sqlite_master WHERE type='table' AND sql LIKE 'CREATE VIRTUAL TABLE%'"
+    ):
         m = re.search(r"USING\s+fts[45]\s*\((?P<args>.{0,2000})\)\s*$", sql or "", re.I | re.S)
         if not m:
             continue
@@ -104,9 +105,11 @@ def _search_table(conn, fts: str, table: str, query: str, limit: int) -> list[di
     """Rows of one FTS table matching ``query``, best first, with ``snippet_html``."""
     # people search past *regressions*: among reports, those come before threads that only carry numbers
     first = "c.is_regression_report DESC, " if table == "reports" else ""
-    sql = (f'SELECT c.*, snippet("{fts}", -1, ?, ?, \'…\', 16) AS _snippet, bm25("{fts}") AS _rank '
-           f'FROM "{fts}" JOIN "{table}" c ON c.rowid = "{fts}".rowid '
-           f'WHERE "{fts}" MATCH ? AND "{fts}".rowid >= ? ORDER BY {first}_rank LIMIT ?')
+    sql = (
+        f'SELECT c.*, snippet("{fts}", -1, ?, ?, \'…\', 16) AS _snippet, bm25("{fts}") AS _rank '
+        f'FROM "{fts}" JOIN "{table}" c ON c.rowid = "{fts}".rowid '
+        f'WHERE "{fts}" MATCH ? AND "{fts}".rowid >= ? ORDER BY {first}_rank LIMIT ?'
+    )
     # relevance among the newest RANK_WINDOW matches: bounded cost whatever the archive size
     cur = conn.execute(sql, (MARK_OPEN, MARK_CLOSE, query, window_floor(conn, fts, query), limit))
     cols = [d[0] for d in cur.description]
@@ -127,27 +130,38 @@ def report_data(conn, report_id: str) -> dict | None:
     rid, thread = report["report_id"], report["thread_id"]
     for key in ("culprits", "fixes", "lists", "tools", "people"):
         report[key + "_list"] = [str(x) for x in json_list(report.get(key))]
-    kernels = dict_rows(conn, "SELECT * FROM report_kernels WHERE report_id = ? ORDER BY sort_key, version", (rid,))
+    kernels = dict_rows(
+        conn, "SELECT * FROM report_kernels WHERE report_id = ? ORDER BY sort_key, version", (rid,)
+    )
     results = dict_rows(conn, "SELECT * FROM results WHERE report_id = ? ORDER BY kernel_sort, id", (rid,))
-    commits = dict_rows(conn, """
+    commits = dict_rows(
+        conn,
+        """
         SELECT rc.*, c.full_sha, c.status AS commit_status, c.subject AS known_subject, c.first_tag
         FROM report_commits rc LEFT JOIN commits c ON c.sha = rc.sha
         WHERE rc.report_id = ? ORDER BY CASE rc.role WHEN 'culprit' THEN 0 WHEN 'fix' THEN 1
-          WHEN 'revert' THEN 2 WHEN 'tested' THEN 3 ELSE 4 END, rc.sha""", (rid,))
+          WHEN 'revert' THEN 2 WHEN 'tested' THEN 3 ELSE 4 END, rc.sha""",
+        (rid,),
+    )
     for c in commits:
         c["url"] = commit_url(c.get("full_sha") or c["sha"])
         c["page"] = "/-/lkmlkb/commit/" + urllib.parse.quote(c["sha"], safe="")
     jobs = dict_rows(conn, "SELECT * FROM fio_jobs WHERE report_id = ? ORDER BY id", (rid,))
     for n, job in enumerate(jobs, 1):
         job["index"] = n
-        job["jobfile"] = render_stored_job(job.get("name") or f"job{n}", json_dict(job.get("options")),
-                                    json_dict(job.get("global_options")))
+        job["jobfile"] = render_stored_job(
+            job.get("name") or f"job{n}", json_dict(job.get("options")), json_dict(job.get("global_options"))
+        )
         job["download"] = report_path(rid, f"/job/{n}.fio")
     setup = dict_rows(conn, "SELECT * FROM setups WHERE report_id = ? ORDER BY key, value", (rid,))
-    messages = dict_rows(conn, """
+    messages = dict_rows(
+        conn,
+        """
         SELECT message_id, subject, from_name, from_addr, date_utc, date_raw, new_text, synthetic_id,
                archive_url, parent_id
-        FROM messages WHERE thread_id = ? ORDER BY date_utc IS NULL, date_utc, rowid""", (thread,))
+        FROM messages WHERE thread_id = ? ORDER BY date_utc IS NULL, date_utc, rowid""",
+        (thread,),
+    )
     for m in messages:
         m["url"] = message_url(m["message_id"], bool(m["synthetic_id"]), m["archive_url"], m["subject"])
     main = [x for x in results if not CHART_SKIP_RE.search(x.get("metric") or "")]
@@ -155,10 +169,19 @@ def report_data(conn, report_id: str) -> dict | None:
     groups = chart_groups(results)
     for g in groups:
         g["svg"] = chart_svg(g)
-    return {"report": report, "kernels": kernels, "results": results, "main_results": main,
-            "detail_results": detail, "commits": commits, "jobs": jobs,
-            "setup": setup, "messages": messages, "charts": groups,
-            "repro_url": report_path(rid, "/repro.zip")}
+    return {
+        "report": report,
+        "kernels": kernels,
+        "results": results,
+        "main_results": main,
+        "detail_results": detail,
+        "commits": commits,
+        "jobs": jobs,
+        "setup": setup,
+        "messages": messages,
+        "charts": groups,
+        "repro_url": report_path(rid, "/repro.zip"),
+    }
 
 
 def commit_data(conn, sha: str) -> dict:
@@ -170,60 +193,104 @@ def commit_data(conn, sha: str) -> dict:
     """
     shas, rows = matching_shas(conn, sha)
     marks = ",".join("?" * len(shas))
-    cited = dict_rows(conn, f"""
+    cited = (
+        dict_rows(
+            conn,
+            f"""
         SELECT rc.report_id, rc.sha, rc.role, rc.subject, rc.cue, rc.message_id,
                r.title, r.status, r.regression_pct, r.good_kernel, r.bad_kernel, r.last_date
         FROM report_commits rc JOIN reports r ON r.report_id = rc.report_id
         WHERE rc.sha IN ({marks})
-        ORDER BY r.last_date DESC, rc.report_id""", sorted(shas)) if shas else []
+        ORDER BY r.last_date DESC, rc.report_id""",
+            sorted(shas),
+        )
+        if shas
+        else []
+    )
     for row in cited:
         row["page"] = report_path(row["report_id"])
     known = [rows[s] for s in sorted(rows)]  # the commits rows of the SHAs matched
-    by_role: OrderedDict = OrderedDict((r, []) for r in ("culprit", "fix", "revert", "tested", "base", "mentioned"))
+    by_role: OrderedDict = OrderedDict(
+        (r, []) for r in ("culprit", "fix", "revert", "tested", "base", "mentioned")
+    )
     for row in cited:
         by_role.setdefault(row["role"], []).append(row)
-    subject = next((c["subject"] for c in known if c.get("subject")), None) or \
-        next((r["subject"] for r in cited if r.get("subject")), None)
+    subject = next((c["subject"] for c in known if c.get("subject")), None) or next(
+        (r["subject"] for r in cited if r.get("subject")), None
+    )
     full = next((c["full_sha"] for c in known if c.get("full_sha")), None)
-    return {"sha": sha, "subject": subject, "url": commit_url(full or sha), "known": known,
-            "by_role": [(role, rows) for role, rows in by_role.items() if rows], "count": len(cited)}
+    return {
+        "sha": sha,
+        "subject": subject,
+        "url": commit_url(full or sha),
+        "known": known,
+        "by_role": [(role, rows) for role, rows in by_role.items() if rows],
+        "count": len(cited),
+    }
 
 
 def kb_summary(conn) -> dict:
     """What the knowledge base holds, for the home page: counts, lists, archives, build time."""
+
     def count(sql: str) -> int:
         try:
             return conn.execute(sql).fetchone()[0] or 0
         except Exception:
             return 0
-    counts = OrderedDict([
-        ("reports", count("SELECT count(*) FROM reports")),
-        ("regressions", count("SELECT count(*) FROM reports WHERE is_regression_report = 1")),
-        ("open regressions", count(f"SELECT count(*) FROM reports WHERE {OPEN_REGRESSION_SQL}")),
-        ("results", count("SELECT count(*) FROM results")),
-        ("fio jobs", count("SELECT count(*) FROM fio_jobs")),
-        ("commits cited", count("SELECT count(DISTINCT sha) FROM report_commits")),
-        ("threads", count("SELECT count(*) FROM threads")),
-        ("messages", count("SELECT count(*) FROM messages")),
-    ])
-    lists = dict_rows(conn, "SELECT name, message_count FROM lists ORDER BY message_count DESC, name") \
-        if has_table(conn, "lists") else []
-    runs = dict_rows(conn, "SELECT id, started, finished, sources, new, errors, status, lkmlkb_version "
-                       "FROM ingest_runs ORDER BY id") if has_table(conn, "ingest_runs") else []
+
+    counts = OrderedDict(
+        [
+            ("reports", count("SELECT count(*) FROM reports")),
+            ("regressions", count("SELECT count(*) FROM reports WHERE is_regression_report = 1")),
+            ("open regressions", count(f"SELECT count(*) FROM reports WHERE {OPEN_REGRESSION_SQL}")),
+            ("results", count("SELECT count(*) FROM results")),
+            ("fio jobs", count("SELECT count(*) FROM fio_jobs")),
+            ("commits cited", count("SELECT count(DISTINCT sha) FROM report_commits")),
+            ("threads", count("SELECT count(*) FROM threads")),
+            ("messages", count("SELECT count(*) FROM messages")),
+        ]
+    )
+    lists = (
+        dict_rows(conn, "SELECT name, message_count FROM lists ORDER BY message_count DESC, name")
+        if has_table(conn, "lists")
+        else []
+    )
+    runs = (
+        dict_rows(
+            conn,
+            "SELECT id, started, finished, sources, new, errors, status, lkmlkb_version "
+            "FROM ingest_runs ORDER BY id",
+        )
+        if has_table(conn, "ingest_runs")
+        else []
+    )
     archives = list(dict.fromkeys(str(s) for r in runs for s in json_list(r.get("sources"))))
-    info = dict(conn.execute("SELECT key, value FROM kb_info").fetchall()) if has_table(conn, "kb_info") else {}
+    info = (
+        dict(conn.execute("SELECT key, value FROM kb_info").fetchall()) if has_table(conn, "kb_info") else {}
+    )
     finished = [r["finished"] for r in runs if r.get("finished")]
-    dates = conn.execute("SELECT min(date_utc), max(date_utc) FROM messages").fetchone() \
-        if has_table(conn, "messages") else (None, None)
-    return {"counts": counts, "lists": lists, "archives": archives, "runs": len(runs),
-            "built": info.get("built") or (max(finished) if finished else None),
-            "schema": info.get("schema"), "version": runs[-1]["lkmlkb_version"] if runs else None,
-            "first_date": dates[0], "last_date": dates[1]}
+    dates = (
+        conn.execute("SELECT min(date_utc), max(date_utc) FROM messages").fetchone()
+        if has_table(conn, "messages")
+        else (None, None)
+    )
+    return {
+        "counts": counts,
+        "lists": lists,
+        "archives": archives,
+        "runs": len(runs),
+        "built": info.get("built") or (max(finished) if finished else None),
+        "schema": info.get("schema"),
+        "version": runs[-1]["lkmlkb_version"] if runs else None,
+        "first_date": dates[0],
+        "last_date": dates[1],
+    }
 
 
 #: a regression nobody has closed: not fixed, reverted or unreproducible
-OPEN_REGRESSION_SQL = ("is_regression_report = 1 AND coalesce(status, '') NOT IN "
-                       "('fixed', 'reverted', 'cannot reproduce')")
+OPEN_REGRESSION_SQL = (
+    "is_regression_report = 1 AND coalesce(status, '') NOT IN ('fixed', 'reverted', 'cannot reproduce')"
+)
 
 
 async def search_view(datasette, request):
@@ -236,9 +303,12 @@ async def search_view(datasette, request):
         for row in s["rows"]:
             row["_link"], row["_label"] = _search_link(datasette, db.name, s["table"], row)
     total = sum(len(s["rows"]) for s in sections)
-    return await page(datasette, request, "lkmlkb_search.html",
-                       {"q": q, "sections": sections, "total": total, "fts": fts_query(q) or "",
-                        "database": db.name})
+    return await page(
+        datasette,
+        request,
+        "lkmlkb_search.html",
+        {"q": q, "sections": sections, "total": total, "fts": fts_query(q) or "", "database": db.name},
+    )
 
 
 def _search_link(datasette, database: str, table: str, row: dict) -> tuple[str, str]:
@@ -246,8 +316,15 @@ def _search_link(datasette, database: str, table: str, row: dict) -> tuple[str, 
     if table == "reports":
         return report_path(row["report_id"]), row.get("title") or row["report_id"]
     if table == "messages":
-        return (message_url(row.get("message_id"), bool(row.get("synthetic_id")), row.get("archive_url"),
-                            row.get("subject")) or "#"), row.get("subject") or row.get("message_id") or ""
+        return (
+            message_url(
+                row.get("message_id"),
+                bool(row.get("synthetic_id")),
+                row.get("archive_url"),
+                row.get("subject"),
+            )
+            or "#"
+        ), row.get("subject") or row.get("message_id") or ""
     pk = row.get("rowid")
     return datasette.urls.table(database, table) + f"?rowid={pk}", f"{table} row {pk}"
 
@@ -261,7 +338,9 @@ async def report_view(datasette, request):
         return await no_kb_page(datasette, request)
     data = await with_conn(db, report_data, report_id)
     if data is None:
-        return await error_page(datasette, request, 404, "No such report", f"There is no report {report_id!r}.")
+        return await error_page(
+            datasette, request, 404, "No such report", f"There is no report {report_id!r}."
+        )
     data["database"] = db.name
     data["row_url"] = datasette.urls.row(db.name, "reports", tilde_encode(report_id))
     data["row_json_url"] = datasette.urls.row(db.name, "reports", tilde_encode(report_id), format="json")
@@ -271,8 +350,13 @@ async def report_view(datasette, request):
 async def commit_view(datasette, request):
     sha = valid_sha(url_var(request, "sha"))
     if sha is None:
-        return await error_page(datasette, request, 400, "Bad commit id",
-                            "A commit id is 4 to 40 hexadecimal digits (a prefix is fine).")
+        return await error_page(
+            datasette,
+            request,
+            400,
+            "Bad commit id",
+            "A commit id is 4 to 40 hexadecimal digits (a prefix is fine).",
+        )
     db = await kb_database(datasette)
     if db is None:
         return await no_kb_page(datasette, request)

@@ -36,11 +36,11 @@ METADATA_RESOURCE = ("lkmlkb", "data/datasette-metadata.json")
 #: the database name the metadata file is written for
 METADATA_DB_NAME = "kb"
 SETTINGS = {
-    "suggest_facets": False,      # facet suggestions cost a query per column on every table page
+    "suggest_facets": False,  # facet suggestions cost a query per column on every table page
     "sql_time_limit_ms": 3000,
     "facet_time_limit_ms": 500,
     "default_page_size": 50,
-    "allow_download": False,      # the raw SQLite file holds raw mail; serve the JSON/CSV instead
+    "allow_download": False,  # the raw SQLite file holds raw mail; serve the JSON/CSV instead
 }
 
 
@@ -59,7 +59,8 @@ def load_metadata(db_name: str = METADATA_DB_NAME) -> dict:
             dbs[db_name] = dbs.pop(METADATA_DB_NAME)
         if "description_html" in meta:
             meta["description_html"] = meta["description_html"].replace(
-                f'href="/{METADATA_DB_NAME}/', f'href="/{db_name}/')
+                f'href="/{METADATA_DB_NAME}/', f'href="/{db_name}/'
+            )
     return meta
 
 
@@ -79,7 +80,9 @@ def make_datasette(db_path: str | Path, settings: dict | None = None):
     if not pm.is_registered(hooks):
         pm.register(hooks, name="lkmlkb")  # e.g. running from a checkout without the entry point
     _quiet_client_errors()
-    return Datasette([str(path)], metadata=load_metadata(path.stem), settings={**SETTINGS, **(settings or {})})
+    return Datasette(
+        [str(path)], metadata=load_metadata(path.stem), settings={**SETTINGS, **(settings or {})}
+    )
 
 
 def _quiet_client_errors() -> None:
@@ -100,8 +103,13 @@ def url_for(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
-def serve(db_path: str | Path, host: str = "127.0.0.1", port: int = 8001, open_browser: bool = False,
-          on_ready: Callable[[str], None] | None = None) -> None:
+def serve(
+    db_path: str | Path,
+    host: str = "127.0.0.1",
+    port: int = 8001,
+    open_browser: bool = False,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
     """Serve the knowledge base until interrupted.
 
     Raises DatabaseError before anything starts when ``db_path`` is missing,
@@ -130,8 +138,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     try:
-        serve(args.db, host=args.host, port=args.port, open_browser=args.open,
-              on_ready=lambda url: print(f"Serving {args.db} at {url}", flush=True))
+        serve(
+            args.db,
+            host=args.host,
+            port=args.port,
+            open_browser=args.open,
+            on_ready=lambda url: print(f"Serving {args.db} at {url}", flush=True),
+        )
     except LkmlkbError as exc:
         print(f"lkmlkb serve: {exc}", file=sys.stderr)
         return 2

@@ -36,94 +36,253 @@ LKP_FULL = "574e7779cf583171acb5bf6365047bb0941b387c"
 
 
 def message(db, mid, thread, subject, date, text, lists):
-    db.execute("INSERT INTO messages(message_id, thread_id, subject, date_utc, new_text, from_name, lists) "
-               "VALUES (?,?,?,?,?,?,?)", (mid, thread, subject, date, text, "someone", json.dumps(lists)))
+    db.execute(
+        "INSERT INTO messages(message_id, thread_id, subject, date_utc, new_text, from_name, lists) "
+        "VALUES (?,?,?,?,?,?,?)",
+        (mid, thread, subject, date, text, "someone", json.dumps(lists)),
+    )
     db.execute("INSERT INTO thread_members(message_id, thread_id) VALUES (?, ?)", (mid, thread))
 
 
-def report(db, rid, title, status, last_date, lists, tools, good, bad, base=None, regr=None, unit=None,
-           pct=None, culprits=(), fixes=(), summary="", workload="", kernels=()):
+def report(
+    db,
+    rid,
+    title,
+    status,
+    last_date,
+    lists,
+    tools,
+    good,
+    bad,
+    base=None,
+    regr=None,
+    unit=None,
+    pct=None,
+    culprits=(),
+    fixes=(),
+    summary="",
+    workload="",
+    kernels=(),
+):
     db.execute(
         "INSERT INTO reports(report_id, thread_id, title, status, is_regression_report, kind, good_kernel, "
         "bad_kernel, headline_metric, baseline_value, regressed_value, unit, regression_pct, stated_pct, "
         "computed_pct, culprits, fixes, lists, tools, first_date, last_date, summary, workload) "
         "VALUES (?,?,?,?,1,'regression',?,?,'bw',?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (rid, rid, title, status, good, bad, base, regr, unit, pct, pct, pct, json.dumps(list(culprits)),
-         json.dumps(list(fixes)), json.dumps(lists), json.dumps(tools), last_date, last_date, summary, workload))
+        (
+            rid,
+            rid,
+            title,
+            status,
+            good,
+            bad,
+            base,
+            regr,
+            unit,
+            pct,
+            pct,
+            pct,
+            json.dumps(list(culprits)),
+            json.dumps(list(fixes)),
+            json.dumps(lists),
+            json.dumps(tools),
+            last_date,
+            last_date,
+            summary,
+            workload,
+        ),
+    )
     for version, role in kernels:
-        db.execute("INSERT INTO report_kernels(report_id, version, role) VALUES (?,?,?)", (rid, version, role))
+        db.execute(
+            "INSERT INTO report_kernels(report_id, version, role) VALUES (?,?,?)", (rid, version, role)
+        )
 
 
 def rc(db, rid, sha, subject, role, mid, line, cue):
-    db.execute("INSERT INTO report_commits(report_id, sha, subject, role, message_id, line_start, line_end, cue) "
-               "VALUES (?,?,?,?,?,?,?,?)", (rid, sha, subject, role, mid, line, line, cue))
+    db.execute(
+        "INSERT INTO report_commits(report_id, sha, subject, role, message_id, line_start, line_end, cue) "
+        "VALUES (?,?,?,?,?,?,?,?)",
+        (rid, sha, subject, role, mid, line, line, cue),
+    )
 
 
 def cc(db, thread, sha, subject, role, mid, line, cue, form="prose"):
-    db.execute("INSERT INTO commit_citations(sha, subject, role, cue, form, message_id, thread_id, line_start, "
-               "line_end, evidence) VALUES (?,?,?,?,?,?,?,?,?,?)",
-               (sha, subject, role, cue, form, mid, thread, line, line, sha))
+    db.execute(
+        "INSERT INTO commit_citations(sha, subject, role, cue, form, message_id, thread_id, line_start, "
+        "line_end, evidence) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        (sha, subject, role, cue, form, mid, thread, line, line, sha),
+    )
 
 
 def result(db, rid, kernel, label, value, mid, line, metric="bw", direction="write", unit="MiB/s"):
-    db.execute("INSERT INTO results(report_id, kernel, label, metric, direction, value, unit, message_id, "
-               "thread_id, line_start, line_end) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-               (rid, kernel, label, metric, direction, value, unit, mid, rid, line, line))
+    db.execute(
+        "INSERT INTO results(report_id, kernel, label, metric, direction, value, unit, message_id, "
+        "thread_id, line_start, line_end) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        (rid, kernel, label, metric, direction, value, unit, mid, rid, line, line),
+    )
 
 
 @pytest.fixture()
 def kb(tmp_path):
     db = connect(tmp_path / "kb.db")
     # seed 003
-    message(db, T003, T003, "[Cluster-devel] gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y",
-            "2023-05-28T09:53:45+00:00", "gfs2 write bandwidth regression on 6.4-rc3 compare to 5.15.y.\n"
-            "fio --name=global --rw=write -bs=1024Ki -size=32Gi", ["cluster-devel"])
-    message(db, R003, T003, "Re: [Cluster-devel] gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y",
-            "2023-07-05T03:34:28+00:00", "I applied c8ed1b359312 on 6.1.36.\n"
-            "fio WRITE: bw=2683MiB/s (2813MB/s)", ["cluster-devel"])
-    report(db, T003, "[Cluster-devel] gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y", "fixed",
-           "2023-07-05T03:34:28+00:00", ["cluster-devel"], ["fio"], "5.15.y", "6.4-rc3", 5139.0, 2599.0,
-           "MiB/s", 49.43, ["e1fa9ea85ce8"], ["c8ed1b359312"],
-           summary="gfs2 write bandwidth regression 6.4-rc3, 5.15.y e1fa9ea85ce8 gfs2: Stop using glock holder",
-           workload="rw=write bs=1024Ki size=32Gi ioengine=sync",
-           kernels=[("5.15.y", "good"), ("6.4-rc3", "bad"), ("6.1.36", None)])
-    rc(db, T003, "e1fa9ea85ce8", "gfs2: Stop using glock holder auto-demotion for now", "culprit", R003, 56,
-       "inadvertently caused")
-    rc(db, T003, "c8ed1b359312", "gfs2: Fix duplicate should_fault_in_pages() call", "fix", R003, 64, "fixed by")
+    message(
+        db,
+        T003,
+        T003,
+        "[Cluster-devel] gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y",
+        "2023-05-28T09:53:45+00:00",
+        "gfs2 write bandwidth regression on 6.4-rc3 compare to 5.15.y.\n"
+        "fio --name=global --rw=write -bs=1024Ki -size=32Gi",
+        ["cluster-devel"],
+    )
+    message(
+        db,
+        R003,
+        T003,
+        "Re: [Cluster-devel] gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y",
+        "2023-07-05T03:34:28+00:00",
+        "I applied c8ed1b359312 on 6.1.36.\nfio WRITE: bw=2683MiB/s (2813MB/s)",
+        ["cluster-devel"],
+    )
+    report(
+        db,
+        T003,
+        "[Cluster-devel] gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y",
+        "fixed",
+        "2023-07-05T03:34:28+00:00",
+        ["cluster-devel"],
+        ["fio"],
+        "5.15.y",
+        "6.4-rc3",
+        5139.0,
+        2599.0,
+        "MiB/s",
+        49.43,
+        ["e1fa9ea85ce8"],
+        ["c8ed1b359312"],
+        summary="gfs2 write bandwidth regression 6.4-rc3, 5.15.y e1fa9ea85ce8 gfs2: Stop using glock holder",
+        workload="rw=write bs=1024Ki size=32Gi ioengine=sync",
+        kernels=[("5.15.y", "good"), ("6.4-rc3", "bad"), ("6.1.36", None)],
+    )
+    rc(
+        db,
+        T003,
+        "e1fa9ea85ce8",
+        "gfs2: Stop using glock holder auto-demotion for now",
+        "culprit",
+        R003,
+        56,
+        "inadvertently caused",
+    )
+    rc(
+        db,
+        T003,
+        "c8ed1b359312",
+        "gfs2: Fix duplicate should_fault_in_pages() call",
+        "fix",
+        R003,
+        64,
+        "fixed by",
+    )
     cc(db, T003, "c8ed1b359312", None, "tested", R003, 74, "I applied")
     result(db, T003, "5.15.y", "baseline", 5139, T003, 40)
     result(db, T003, "6.4-rc3", "regressed", 2599, T003, 41)
     result(db, T003, "6.1.36", "fixed", 2683, R003, 75)
     # seed 000
-    message(db, T000, T000, "[bug-report] Performance regression with fio sequential-write on a multipath setup.",
-            "2024-03-12T10:17:44+00:00", "bisection points to d47f9717e5cf (\"block/mq-deadline: use correct "
-            "way to throttling write requests\")\nWRITE: bw=236MiB/s", ["linux-block"])
-    report(db, T000, "[bug-report] Performance regression with fio sequential-write on a multipath setup.",
-           "bisected", "2024-03-12T10:17:44+00:00", ["linux-block"], ["fio"], "6.6", "6.8-rc7", 315.0, 236.0,
-           "MiB/s", 33.65, ["d47f9717e5cf"], [],
-           summary="Performance regression fio sequential-write multipath 6.8-rc7 d47f9717e5cf mq-deadline",
-           workload="rw=write bs=128k ioengine=libaio iodepth=32 filename=/dev/dm-0",
-           kernels=[("6.6", "good"), ("6.8-rc7", "bad")])
-    rc(db, T000, "d47f9717e5cf", "block/mq-deadline: use correct way to throttling write requests", "culprit",
-       T000, 11, "bisection points")
+    message(
+        db,
+        T000,
+        T000,
+        "[bug-report] Performance regression with fio sequential-write on a multipath setup.",
+        "2024-03-12T10:17:44+00:00",
+        'bisection points to d47f9717e5cf ("block/mq-deadline: use correct '
+        'way to throttling write requests")\nWRITE: bw=236MiB/s',
+        ["linux-block"],
+    )
+    report(
+        db,
+        T000,
+        "[bug-report] Performance regression with fio sequential-write on a multipath setup.",
+        "bisected",
+        "2024-03-12T10:17:44+00:00",
+        ["linux-block"],
+        ["fio"],
+        "6.6",
+        "6.8-rc7",
+        315.0,
+        236.0,
+        "MiB/s",
+        33.65,
+        ["d47f9717e5cf"],
+        [],
+        summary="Performance regression fio sequential-write multipath 6.8-rc7 d47f9717e5cf mq-deadline",
+        workload="rw=write bs=128k ioengine=libaio iodepth=32 filename=/dev/dm-0",
+        kernels=[("6.6", "good"), ("6.8-rc7", "bad")],
+    )
+    rc(
+        db,
+        T000,
+        "d47f9717e5cf",
+        "block/mq-deadline: use correct way to throttling write requests",
+        "culprit",
+        T000,
+        11,
+        "bisection points",
+    )
     result(db, T000, "6.8-rc7", "regressed", 236, T000, 30)
     result(db, T000, "6.8-rc7", "baseline", 315, T000, 31)
     # the revert, a later thread citing a 7-digit form
-    message(db, TREV, TREV, "[PATCH] Revert \"block/mq-deadline: use correct way to throttling write requests\"",
-            "2024-03-14T02:15:20+00:00", "This reverts commit d47f971.", ["linux-block"])
-    report(db, TREV, "[PATCH] Revert \"block/mq-deadline: use correct way to throttling write requests\"",
-           "reverted", "2024-03-14T02:15:20+00:00", ["linux-block"], [], None, "6.8-rc7",
-           fixes=["d47f971"], summary="Revert mq-deadline throttling write requests")
+    message(
+        db,
+        TREV,
+        TREV,
+        '[PATCH] Revert "block/mq-deadline: use correct way to throttling write requests"',
+        "2024-03-14T02:15:20+00:00",
+        "This reverts commit d47f971.",
+        ["linux-block"],
+    )
+    report(
+        db,
+        TREV,
+        '[PATCH] Revert "block/mq-deadline: use correct way to throttling write requests"',
+        "reverted",
+        "2024-03-14T02:15:20+00:00",
+        ["linux-block"],
+        [],
+        None,
+        "6.8-rc7",
+        fixes=["d47f971"],
+        summary="Revert mq-deadline throttling write requests",
+    )
     rc(db, TREV, "d47f971", None, "revert", TREV, 3, "This reverts commit")
     # an LKP report (io_uring mentioned in its text, as LKP mails list the fio ioengine)
-    message(db, TLKP, TLKP, "[linux-next:master] [block/mq]  574e7779cf:  fio.write_iops -72.9% regression",
-            "2024-01-31T15:23:20+00:00", "kernel test robot noticed a -72.9% regression of fio.write_iops on:\n"
-            f"commit: {LKP_FULL} (\"block/mq-deadline: use separate insertion lists\")\n"
-            "ioengine: io_uring\nrw: write", ["linux-block"])
-    report(db, TLKP, "[linux-next:master] [block/mq]  574e7779cf:  fio.write_iops -72.9% regression", "reported",
-           "2024-01-31T15:23:20+00:00", ["linux-block"], ["fio", "lkp"], None, "next-20240130",
-           pct=72.9, culprits=[LKP_FULL], summary="fio.write_iops -72.9% block/mq-deadline separate insertion lists",
-           kernels=[("next-20240130", "bad")])
+    message(
+        db,
+        TLKP,
+        TLKP,
+        "[linux-next:master] [block/mq]  574e7779cf:  fio.write_iops -72.9% regression",
+        "2024-01-31T15:23:20+00:00",
+        "kernel test robot noticed a -72.9% regression of fio.write_iops on:\n"
+        f'commit: {LKP_FULL} ("block/mq-deadline: use separate insertion lists")\n'
+        "ioengine: io_uring\nrw: write",
+        ["linux-block"],
+    )
+    report(
+        db,
+        TLKP,
+        "[linux-next:master] [block/mq]  574e7779cf:  fio.write_iops -72.9% regression",
+        "reported",
+        "2024-01-31T15:23:20+00:00",
+        ["linux-block"],
+        ["fio", "lkp"],
+        None,
+        "next-20240130",
+        pct=72.9,
+        culprits=[LKP_FULL],
+        summary="fio.write_iops -72.9% block/mq-deadline separate insertion lists",
+        kernels=[("next-20240130", "bad")],
+    )
     rc(db, TLKP, LKP_FULL, "block/mq-deadline: use separate insertion lists", "culprit", TLKP, 5, "commit:")
     return db
 
@@ -132,8 +291,12 @@ def test_reports_citing_blame_and_revert_with_numbers(kb):
     got = queries.reports_citing(kb, "d47f9717e5cf")
     assert [(r["report_id"], r["role"]) for r in got] == [(T000, "culprit"), (TREV, "revert")]
     blame = got[0]
-    assert (blame["baseline_value"], blame["regressed_value"], blame["unit"], blame["regression_pct"]) == \
-        (315.0, 236.0, "MiB/s", 33.65)
+    assert (blame["baseline_value"], blame["regressed_value"], blame["unit"], blame["regression_pct"]) == (
+        315.0,
+        236.0,
+        "MiB/s",
+        33.65,
+    )
     assert blame["subject"] == "block/mq-deadline: use correct way to throttling write requests"
     assert blame["evidence"][0]["cue"] == "bisection points"
     assert {(x["label"], x["value"]) for x in blame["results"]} == {("regressed", 236), ("baseline", 315)}
@@ -157,13 +320,34 @@ def test_reports_citing_uses_the_git_tree_judgement(kb):
     # what `lkmlkb link` wrote: the culprit resolved, fixed by c8ed1b359312's full SHA,
     # a Closes: commit naming the report's first message
     full = "e1fa9ea85ce86f6c9b34d71ba36a2ee1b9b1bd5e"
-    fix = {"sha": "c8ed1b35931282be3b4ba8d6b2b8f21e0b4d3b4a", "subject": "gfs2: Fix duplicate "
-           "should_fault_in_pages() call", "first_tag": "v6.5-rc1", "via": "Fixes", "date": "2023-06-01"}
-    link = {"sha": fix["sha"], "trailer": "Closes", "message_id": T003, "thread_id": T003, "date": "2023-06-01"}
-    kb.execute("INSERT INTO commits(sha, full_sha, status, subject, subject_matches, first_tag, fixed_by, "
-               "linked_by) VALUES (?,?,?,?,?,?,?,?)",
-               ("e1fa9ea85ce8", full, "resolved", "gfs2: Stop using glock holder auto-demotion for now", 1,
-                "v5.16-rc1", json.dumps([fix]), json.dumps([link])))
+    fix = {
+        "sha": "c8ed1b35931282be3b4ba8d6b2b8f21e0b4d3b4a",
+        "subject": "gfs2: Fix duplicate should_fault_in_pages() call",
+        "first_tag": "v6.5-rc1",
+        "via": "Fixes",
+        "date": "2023-06-01",
+    }
+    link = {
+        "sha": fix["sha"],
+        "trailer": "Closes",
+        "message_id": T003,
+        "thread_id": T003,
+        "date": "2023-06-01",
+    }
+    kb.execute(
+        "INSERT INTO commits(sha, full_sha, status, subject, subject_matches, first_tag, fixed_by, "
+        "linked_by) VALUES (?,?,?,?,?,?,?,?)",
+        (
+            "e1fa9ea85ce8",
+            full,
+            "resolved",
+            "gfs2: Stop using glock holder auto-demotion for now",
+            1,
+            "v5.16-rc1",
+            json.dumps([fix]),
+            json.dumps([link]),
+        ),
+    )
     (rep,) = queries.reports_citing(kb, full)
     assert rep["commit"]["first_tag"] == "v5.16-rc1"
     assert [f["sha"] for f in rep["fixed_by"]] == [fix["sha"]]
@@ -174,8 +358,10 @@ def test_reports_citing_uses_the_git_tree_judgement(kb):
 
 
 def test_reports_citing_excludes_a_prefix_the_tree_says_is_another_commit(kb):
-    kb.execute("INSERT INTO commits(sha, full_sha, status) VALUES (?,?,?)",
-               ("d47f971", "d47f971aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "resolved"))
+    kb.execute(
+        "INSERT INTO commits(sha, full_sha, status) VALUES (?,?,?)",
+        ("d47f971", "d47f971aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "resolved"),
+    )
     got = queries.reports_citing(kb, "d47f9717e5cf")
     assert [r["report_id"] for r in got] == [T000]
 
@@ -196,20 +382,23 @@ def test_list_reports_sorted_newest_first(kb):
     assert got[1]["culprits"] == ["d47f9717e5cf"] and got[1]["tools"] == ["fio"]
 
 
-@pytest.mark.parametrize("filters, expected", [
-    ({"status": "Fixed"}, [T003]),
-    ({"list_name": "linux-block"}, [TREV, T000, TLKP]),
-    ({"list_name": "cluster-devel@redhat.com"}, [T003]),
-    ({"kernel": "v6.4-rc3"}, [T003]),
-    ({"kernel": "6.8-rc7"}, [TREV, T000]),
-    ({"tool": "LKP"}, [TLKP]),
-    ({"commit": "e1fa9ea85ce8"}, [T003]),
-    ({"commit": "574e7779cf"}, [TLKP]),
-    ({"list_name": "linux-block", "tool": "fio"}, [T000, TLKP]),
-    ({"status": "no such status"}, []),
-    ({"limit": 2}, [TREV, T000]),
-    ({"regressions_only": True, "status": "fixed"}, [T003]),
-])
+@pytest.mark.parametrize(
+    "filters, expected",
+    [
+        ({"status": "Fixed"}, [T003]),
+        ({"list_name": "linux-block"}, [TREV, T000, TLKP]),
+        ({"list_name": "cluster-devel@redhat.com"}, [T003]),
+        ({"kernel": "v6.4-rc3"}, [T003]),
+        ({"kernel": "6.8-rc7"}, [TREV, T000]),
+        ({"tool": "LKP"}, [TLKP]),
+        ({"commit": "e1fa9ea85ce8"}, [T003]),
+        ({"commit": "574e7779cf"}, [TLKP]),
+        ({"list_name": "linux-block", "tool": "fio"}, [T000, TLKP]),
+        ({"status": "no such status"}, []),
+        ({"limit": 2}, [TREV, T000]),
+        ({"regressions_only": True, "status": "fixed"}, [T003]),
+    ],
+)
 def test_list_reports_filters(kb, filters, expected):
     assert [r["report_id"] for r in queries.list_reports(kb, **filters)] == expected
 
@@ -246,20 +435,59 @@ def test_search_falls_back_to_any_word(kb):
     assert got and got[0]["report_id"] == T003
 
 
-@pytest.mark.parametrize("text", ['"', "*", "NEAR(", "((", "mq-deadline", "io_uring", 'gfs2" OR "x', "NOT",
-                                  "a AND", "-write", "col:gfs2", "^gfs2", "\x00\x01", "''", "x" * 5000,
-                                  "NEAR(gfs2 write, 2)", ")", "{subject}: gfs2"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"',
+        "*",
+        "NEAR(",
+        "((",
+        "mq-deadline",
+        "io_uring",
+        'gfs2" OR "x',
+        "NOT",
+        "a AND",
+        "-write",
+        "col:gfs2",
+        "^gfs2",
+        "\x00\x01",
+        "''",
+        "x" * 5000,
+        "NEAR(gfs2 write, 2)",
+        ")",
+        "{subject}: gfs2",
+    ],
+)
 def test_search_never_raises(kb, text):
     got = queries.search(kb, text)
     assert isinstance(got, list)
 
 
-@pytest.mark.parametrize("text", ['"', "*", "NEAR(", "((", "mq-deadline", "io_uring", 'a"b', "OR", "AND NOT",
-                                  "subject:x", "x*", "-x", "+", "🙂"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"',
+        "*",
+        "NEAR(",
+        "((",
+        "mq-deadline",
+        "io_uring",
+        'a"b',
+        "OR",
+        "AND NOT",
+        "subject:x",
+        "x*",
+        "-x",
+        "+",
+        "🙂",
+    ],
+)
 def test_fts_query_is_valid_fts5(text):
     """Every query built parses in FTS5 (no try/except here to hide an error)."""
     conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE VIRTUAL TABLE t USING fts5(subject, new_text, tokenize=\"porter unicode61 tokenchars '-_'\")")
+    conn.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(subject, new_text, tokenize=\"porter unicode61 tokenchars '-_'\")"
+    )
     conn.execute("INSERT INTO t VALUES ('mq-deadline write', 'io_uring NEAR AND OR NOT a\"b')")
     q = queries.fts_query(text)
     if q is not None:
@@ -292,8 +520,10 @@ def test_rank_window_floor_bounds_ranking_to_the_newest_matches(tmp_path):
 
     conn = sqlite3.connect(tmp_path / "w.db")
     conn.execute("CREATE VIRTUAL TABLE t_fts USING fts5(body)")
-    conn.executemany("INSERT INTO t_fts(rowid, body) VALUES (?, ?)",
-                     [(i, "fio regression" if i % 2 else "other words") for i in range(1, 21)])
+    conn.executemany(
+        "INSERT INTO t_fts(rowid, body) VALUES (?, ?)",
+        [(i, "fio regression" if i % 2 else "other words") for i in range(1, 21)],
+    )
     assert window_floor(conn, "t_fts", '"fio"', window=3) == 15  # matches 19, 17, 15
     assert window_floor(conn, "t_fts", '"fio"', window=100) == 0  # fewer matches than the window
     assert window_floor(conn, "t_fts", '"absent"', window=3) == 0
@@ -303,10 +533,12 @@ def test_fts_query_phrases_and_operators_mean_what_a_user_typed():
     """Quoted text is a phrase; AND/OR/NOT in capitals between terms are operators (in real FTS5)."""
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize=\"porter unicode61 tokenchars '-_'\")")
-    rows = {1: "Run status group 0 (all jobs): fio regression on mq-deadline",   # seed 000's fio output
-            2: "group status run: bfq regression",
-            3: "fio with kyber, no regression",
-            4: "and or not"}
+    rows = {
+        1: "Run status group 0 (all jobs): fio regression on mq-deadline",  # seed 000's fio output
+        2: "group status run: bfq regression",
+        3: "fio with kyber, no regression",
+        4: "and or not",
+    }
     conn.executemany("INSERT INTO t(rowid, body) VALUES (?, ?)", rows.items())
 
     def hits(typed):

@@ -45,8 +45,21 @@ def store(tmp_path):
 def test_fresh_database_has_the_schema_wal_and_foreign_keys(tmp_path):
     db = connect(tmp_path / "kb.db")
     tables = set(db.table_names())
-    assert {"lists", "messages", "raw_messages", "message_lists", "message_copies", "thread_members", "threads",
-            "segments", "ingest_runs", "ingest_errors", "source_state", "kb_info", "messages_fts"} <= tables
+    assert {
+        "lists",
+        "messages",
+        "raw_messages",
+        "message_lists",
+        "message_copies",
+        "thread_members",
+        "threads",
+        "segments",
+        "ingest_runs",
+        "ingest_errors",
+        "source_state",
+        "kb_info",
+        "messages_fts",
+    } <= tables
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     # a page cache of CACHE_KIB and fewer, larger checkpoints, on every connection (per-connection settings)
@@ -56,7 +69,11 @@ def test_fresh_database_has_the_schema_wal_and_foreign_keys(tmp_path):
         assert conn.execute("PRAGMA journal_size_limit").fetchone()[0] == JOURNAL_LIMIT
     # migrations run once: opening again changes nothing
     connect(tmp_path / "kb.db")
-    assert connect(tmp_path / "kb.db", create=False).execute("SELECT value FROM kb_info WHERE key='schema'").fetchone()
+    assert (
+        connect(tmp_path / "kb.db", create=False)
+        .execute("SELECT value FROM kb_info WHERE key='schema'")
+        .fetchone()
+    )
 
 
 def test_new_database_has_large_pages_and_an_older_one_keeps_its_own(tmp_path):
@@ -81,8 +98,9 @@ def test_batch_write_then_same_batch_again(store):
     assert store.write_batch(batch) == []
     assert (store.outcome.new, store.outcome.unchanged, store.outcome.copies) == (3, 3, 0)
     c = store.conn
-    assert c.execute("SELECT thread_id, parent_id FROM messages WHERE message_id=?", (RE_DAFU,)).fetchone() == (
-        ORIGINAL, DAFU)
+    assert c.execute(
+        "SELECT thread_id, parent_id FROM messages WHERE message_id=?", (RE_DAFU,)
+    ).fetchone() == (ORIGINAL, DAFU)
     assert c.execute("SELECT message_count, root_message_id FROM threads").fetchall() == [(3, ORIGINAL)]
     raw = c.execute("SELECT raw FROM raw_messages WHERE message_id=?", (DAFU,)).fetchone()[0]
     assert raw == (MAIL / "utf8_split_subject_dafu.eml").read_bytes()
@@ -98,7 +116,9 @@ def test_second_delivery_with_other_bytes_is_a_copy(store):
     other = rows("nested_quotes.eml", raw_edit=lambda d: b"X-Delivered-Twice: yes\n" + d)
     store.write_batch(other)
     assert store.outcome.copies == 1
-    copies = store.conn.execute("SELECT content_hash, locator FROM message_copies ORDER BY locator").fetchall()
+    copies = store.conn.execute(
+        "SELECT content_hash, locator FROM message_copies ORDER BY locator"
+    ).fetchall()
     assert len(copies) == 2 and copies[1][1] == "first"
     assert copies[0][0] == content_hash(other[0][0])
     # the first delivery stays the message
@@ -115,16 +135,28 @@ def test_duplicate_inside_one_batch(store):
 def test_ghost_parents_are_thread_members_not_messages(store):
     store.write_batch(rows("nested_quotes.eml"))
     c = store.conn
-    ghosts = {r[0] for r in c.execute("SELECT message_id FROM thread_members WHERE message_id NOT IN "
-                                      "(SELECT message_id FROM messages)")}
-    assert ghosts == {"20240116232728.3392996-1-alan.adamson@oracle.com", "20240118072419.GA21315@lst.de",
-                      "6874a81c-3f4f-428a-8a95-19898ca004a2@oracle.com"}
-    assert c.execute("SELECT thread_id FROM messages").fetchone()[0] == "20240116232728.3392996-1-alan.adamson@oracle.com"
+    ghosts = {
+        r[0]
+        for r in c.execute(
+            "SELECT message_id FROM thread_members WHERE message_id NOT IN (SELECT message_id FROM messages)"
+        )
+    }
+    assert ghosts == {
+        "20240116232728.3392996-1-alan.adamson@oracle.com",
+        "20240118072419.GA21315@lst.de",
+        "6874a81c-3f4f-428a-8a95-19898ca004a2@oracle.com",
+    }
+    assert (
+        c.execute("SELECT thread_id FROM messages").fetchone()[0]
+        == "20240116232728.3392996-1-alan.adamson@oracle.com"
+    )
 
 
 def test_errors_keep_the_raw_bytes_and_reason(store):
     store.record_error("x.mbox", "entry 7", "parse", "no mail headers found", b"\x00garbage\xff")
-    row = store.conn.execute("SELECT source, locator, stage, reason, raw, run_id FROM ingest_errors").fetchone()
+    row = store.conn.execute(
+        "SELECT source, locator, stage, reason, raw, run_id FROM ingest_errors"
+    ).fetchone()
     assert row == ("x.mbox", "entry 7", "parse", "no mail headers found", b"\x00garbage\xff", store.run_id)
 
 
@@ -137,13 +169,21 @@ def test_cursor_round_trip(store):
 
 def test_full_text_search_finds_new_text_not_quotes(store):
     store.write_batch(rows("bug_report_original.eml", "utf8_split_subject_dafu.eml"))
-    hits = [r[0] for r in store.conn.execute(
-        "SELECT m.message_id FROM messages_fts f JOIN messages m ON m.rowid = f.rowid WHERE messages_fts MATCH ?",
-        ("queue_depth",))]
+    hits = [
+        r[0]
+        for r in store.conn.execute(
+            "SELECT m.message_id FROM messages_fts f JOIN messages m ON m.rowid = f.rowid WHERE messages_fts MATCH ?",
+            ("queue_depth",),
+        )
+    ]
     assert hits == [DAFU]
-    hits = {r[0] for r in store.conn.execute(
-        "SELECT m.message_id FROM messages_fts f JOIN messages m ON m.rowid = f.rowid WHERE messages_fts MATCH ?",
-        ("libaio",))}
+    hits = {
+        r[0]
+        for r in store.conn.execute(
+            "SELECT m.message_id FROM messages_fts f JOIN messages m ON m.rowid = f.rowid WHERE messages_fts MATCH ?",
+            ("libaio",),
+        )
+    }
     assert hits == {ORIGINAL}  # the report's job, quoted in the 答复, counts for the report only
 
 
@@ -174,8 +214,14 @@ def test_a_message_is_never_its_own_parent_and_lore_links_are_escaped(tmp_path):
     from lkmlkb.sources.mail import parse_message
 
     db = connect(tmp_path / "kb.db")
-    own = Message("a/b#c@example.org", subject="x", in_reply_to="a/b#c@example.org", body="hi\n",
-                  raw=b"x", archive_url=None)
+    own = Message(
+        "a/b#c@example.org",
+        subject="x",
+        in_reply_to="a/b#c@example.org",
+        body="hi\n",
+        raw=b"x",
+        archive_url=None,
+    )
     Store(db).write_batch([(own, [], "hi")])
     assert db.execute("SELECT parent_id FROM messages").fetchone() == (None,)
     msg = parse_message(b"Message-ID: <a/b#c@example.org>\nFrom: A <a@example.org>\nSubject: s\n\nbody\n")

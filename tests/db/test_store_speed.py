@@ -37,14 +37,21 @@ ARCHIVE = ROOT.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"
 
 #: the kernel test robot's fio.write_iops regression thread (9 messages, replies quoting the
 #: report) and seed 000's multipath fio report (4 messages), as in test_ingest_incremental
-THREAD_IDS = ("202401312320.a335db14-oliver.sang@intel.com", "da4c78c1-a9d4-4a57-9765-2e6c35fa1062@acm.org",
-              "9d2f99d8-ecd2-413e-b910-18e05239a2b8@kernel.dk", "ZbtFqxCMkItFr6/5@xsang-OptiPlex-9020",
-              "d15a1759-1abf-47aa-8766-88c531023164@kernel.dk", "ZbukvbmE3K8y+JdJ@xsang-OptiPlex-9020",
-              "cf5236e6-a79b-455a-9afe-b5dbf27d33e9@kernel.dk", "Zbuulhixmu7rEheP@xsang-OptiPlex-9020",
-              "35989f82-3c6b-4c91-ae9b-db8791895b19@kernel.dk", "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com",
-              "d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com",
-              "be93c772-d400-4105-b05a-735ed7365730@oracle.com",
-              "29f6145427be4d5b81f34cc0a9f747a2@BJMBX02.spreadtrum.com")
+THREAD_IDS = (
+    "202401312320.a335db14-oliver.sang@intel.com",
+    "da4c78c1-a9d4-4a57-9765-2e6c35fa1062@acm.org",
+    "9d2f99d8-ecd2-413e-b910-18e05239a2b8@kernel.dk",
+    "ZbtFqxCMkItFr6/5@xsang-OptiPlex-9020",
+    "d15a1759-1abf-47aa-8766-88c531023164@kernel.dk",
+    "ZbukvbmE3K8y+JdJ@xsang-OptiPlex-9020",
+    "cf5236e6-a79b-455a-9afe-b5dbf27d33e9@kernel.dk",
+    "Zbuulhixmu7rEheP@xsang-OptiPlex-9020",
+    "35989f82-3c6b-4c91-ae9b-db8791895b19@kernel.dk",
+    "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com",
+    "d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com",
+    "be93c772-d400-4105-b05a-735ed7365730@oracle.com",
+    "29f6145427be4d5b81f34cc0a9f747a2@BJMBX02.spreadtrum.com",
+)
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +79,21 @@ def _tables(db: Path) -> dict[str, list]:
     """Everything extraction writes, row ids included; timestamps left out."""
     con = sqlite3.connect(db)
     out = {}
-    for t in ("extracted_messages", "results", "fio_jobs", "kernel_mentions", "commit_citations", "claims",
-              "setup_facts", "extraction_errors", "segments", "reports", "report_kernels", "report_commits", "setups"):
+    for t in (
+        "extracted_messages",
+        "results",
+        "fio_jobs",
+        "kernel_mentions",
+        "commit_citations",
+        "claims",
+        "setup_facts",
+        "extraction_errors",
+        "segments",
+        "reports",
+        "report_kernels",
+        "report_commits",
+        "setups",
+    ):
         cols = [r[1] for r in con.execute(f"PRAGMA table_info({t})") if r[1] not in ("built", "at")]
         sel = ",".join(f'"{c}"' for c in cols)
         out[t] = sorted(map(repr, con.execute(f"SELECT rowid, {sel} FROM {t}").fetchall()))
@@ -81,7 +101,9 @@ def _tables(db: Path) -> dict[str, list]:
 
 
 @pytest.mark.parametrize("cache_lines", [attribution.SAID_CACHE_LINES, 60])  # 60: entries evicted mid-thread
-def test_cached_attribution_equals_attribution_over_the_whole_thread(sample, tmp_path, monkeypatch, cache_lines):
+def test_cached_attribution_equals_attribution_over_the_whole_thread(
+    sample, tmp_path, monkeypatch, cache_lines
+):
     monkeypatch.setattr(attribution, "SAID_CACHE_LINES", cache_lines)
     fast = tmp_path / "fast.db"
     # small batches: the report threads' messages arrive over several batches
@@ -123,11 +145,14 @@ REPORT_LINE = "kernel test robot noticed a -21.0% regression of fio.write_iops o
 TABLE_LINE = "     20.99 ±  3%     -21.0%      16.58 ±  2%  fio.write_iops"
 
 
-@pytest.mark.parametrize("said, quoted", [
-    (REPORT_LINE, "kernel test robot  noticed a -21.0% regression of fio.write_iops on: "),
-    (TABLE_LINE, "20.99 ±  3%\t-21.0%  16.58 ±  2%  fio.write_iops"),
-    (TABLE_LINE, "20.99\u00a0± 3% -21.0% 16.58 ± 2% FIO.WRITE_IOPS"),  # no-break space, upper case
-])
+@pytest.mark.parametrize(
+    "said, quoted",
+    [
+        (REPORT_LINE, "kernel test robot  noticed a -21.0% regression of fio.write_iops on: "),
+        (TABLE_LINE, "20.99 ±  3%\t-21.0%  16.58 ±  2%  fio.write_iops"),
+        (TABLE_LINE, "20.99\u00a0± 3% -21.0% 16.58 ± 2% FIO.WRITE_IOPS"),  # no-break space, upper case
+    ],
+)
 def test_squeeze_is_equal_wherever_line_key_is(said, quoted):
     assert line_key(said) == line_key(quoted)
     assert quotes.squeeze(said) == quotes.squeeze(quoted)
@@ -137,6 +162,7 @@ def test_squeeze_of_an_ascii_line_is_the_general_one():
     """``squeeze`` joins an ASCII line's words without the spaces it then took out (only a
     non-ASCII letter's lower case depends on its neighbour): same text for every line of
     linux-block's 2024 Q1 mail and for ASCII's other whitespace (\\x1c-\\x1f, \\x0b, \\x0c)."""
+
     def general(line: str) -> str:
         return " ".join(line.split()).lower().replace(" ", "")
 
@@ -148,22 +174,26 @@ def test_squeeze_of_an_ascii_line_is_the_general_one():
 
 
 def test_said_lines_keep_every_line_that_has_a_line_key():
-    body = "\n".join([
-        "Hello,",
-        "",
-        REPORT_LINE,
-        TABLE_LINE,
-        "> " + REPORT_LINE,
-        "-- ",
-        "0-DAY CI Kernel Test Service",
-    ])
+    body = "\n".join(
+        [
+            "Hello,",
+            "",
+            REPORT_LINE,
+            TABLE_LINE,
+            "> " + REPORT_LINE,
+            "-- ",
+            "0-DAY CI Kernel Test Service",
+        ]
+    )
     segments = segment_body(body)
     said = attribution.said_lines(segments)
     lines = {line for _, line in said}
     assert {REPORT_LINE, TABLE_LINE} <= lines
     # short lines have no key, quoted and signature lines are not said here
     assert "Hello," not in lines and len(said) == 2
-    indexed = {line_key(x) for s in segments if s.kind in ("new", "patch") for x in s.text.split("\n")} - {None}
+    indexed = {line_key(x) for s in segments if s.kind in ("new", "patch") for x in s.text.split("\n")} - {
+        None
+    }
     assert {line_key(x) for x in lines} == indexed
 
 
@@ -173,29 +203,52 @@ def test_said_cache_drops_oldest_past_its_line_limit():
     cache.put("a", two, squeeze=False)
     cache.put("b", two)
     assert cache.get("a") is None and cache.lines == 2
-    assert cache.get("b") == [(quotes.squeeze(REPORT_LINE), REPORT_LINE),
-                              (quotes.squeeze(TABLE_LINE), TABLE_LINE)]
+    assert cache.get("b") == [
+        (quotes.squeeze(REPORT_LINE), REPORT_LINE),
+        (quotes.squeeze(TABLE_LINE), TABLE_LINE),
+    ]
     cache.put("c", [Segment("new", 5, 5, TABLE_LINE)], squeeze=False)
     assert cache.get("c") == [(quotes.squeeze(TABLE_LINE), TABLE_LINE)]  # squeezed when first read
     assert cache.lines == 3
 
 
 def _msg(mid: str, refs: list[str], subject: str = "Re: [PATCH] block: fix") -> Message:
-    return Message(message_id=mid, subject=subject, from_name="x", from_addr="x@example.org", date_raw="",
-                   date_utc="2024-01-31T15:20:00+00:00", in_reply_to=refs[-1] if refs else None, references=refs,
-                   body=REPORT_LINE, lists=["linux-block"], source="test", raw=mid.encode())
+    return Message(
+        message_id=mid,
+        subject=subject,
+        from_name="x",
+        from_addr="x@example.org",
+        date_raw="",
+        date_utc="2024-01-31T15:20:00+00:00",
+        in_reply_to=refs[-1] if refs else None,
+        references=refs,
+        body=REPORT_LINE,
+        lists=["linux-block"],
+        source="test",
+        raw=mid.encode(),
+    )
 
 
 def test_a_merge_later_in_the_batch_moves_a_message_written_earlier_in_it(tmp_path):
     """b first joins the thread of its ghost parent x; c, replying to a and b, merges x into a."""
-    msgs = [_msg("a@test", [], "[PATCH] block: fix"), _msg("b@test", ["x@test"]), _msg("c@test", ["a@test", "b@test"])]
+    msgs = [
+        _msg("a@test", [], "[PATCH] block: fix"),
+        _msg("b@test", ["x@test"]),
+        _msg("c@test", ["a@test", "b@test"]),
+    ]
     threads = {}
     for name, batches in (("one", [msgs]), ("each", [[m] for m in msgs])):
         store = Store(connect(tmp_path / f"{name}.db"))
         for batch in batches:
             store.write_batch([(m, segment_body(m.body), m.body) for m in batch])
-        threads[name] = store.conn.execute("SELECT message_id, thread_id FROM messages ORDER BY rowid").fetchall()
-    assert threads["one"] == threads["each"] == [("a@test", "a@test"), ("b@test", "a@test"), ("c@test", "a@test")]
+        threads[name] = store.conn.execute(
+            "SELECT message_id, thread_id FROM messages ORDER BY rowid"
+        ).fetchall()
+    assert (
+        threads["one"]
+        == threads["each"]
+        == [("a@test", "a@test"), ("b@test", "a@test"), ("c@test", "a@test")]
+    )
 
 
 # two messages in the shape of a linux-block reply; the quoted line is short in
@@ -234,10 +287,13 @@ fio iops are fine here.
 """
 
 
-@pytest.mark.parametrize(("said", "quoted"), [
-    (GROWS_WHEN_LOWERED, GROWS_WHEN_LOWERED),
-    ("ΑΣ ΒΓΔ on v6.8-rc1 the iops dropped", "Ας ΒΓΔ on v6.8-rc1 the iops dropped"),  # same line_key
-])
+@pytest.mark.parametrize(
+    ("said", "quoted"),
+    [
+        (GROWS_WHEN_LOWERED, GROWS_WHEN_LOWERED),
+        ("ΑΣ ΒΓΔ on v6.8-rc1 the iops dropped", "Ας ΒΓΔ on v6.8-rc1 the iops dropped"),  # same line_key
+    ],
+)
 def test_ingest_attributes_quotes_as_attribute_quotes_does_beyond_ascii(tmp_path, said, quoted):
     from lkmlkb.threads.quotes import line_key
 
@@ -247,7 +303,9 @@ def test_ingest_attributes_quotes_as_attribute_quotes_does_beyond_ascii(tmp_path
     db = tmp_path / "kb.db"
     ingest([str(mbox)], str(db), extract=True)
     conn = sqlite3.connect(db)
-    got = conn.execute("SELECT quotes_message_id FROM segments WHERE message_id='b@x' AND kind='quoted'").fetchall()
+    got = conn.execute(
+        "SELECT quotes_message_id FROM segments WHERE message_id='b@x' AND kind='quoted'"
+    ).fetchall()
     assert got == [("a@x",)]
     # the version is a's finding only: b merely quotes it
     assert conn.execute("SELECT DISTINCT message_id FROM kernel_mentions").fetchall() == [("a@x",)]

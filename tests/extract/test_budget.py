@@ -27,10 +27,12 @@ from lkmlkb.threads.segments import segment_body
 
 ROOT = Path(__file__).resolve().parents[2]
 THREAD = ROOT / "corpus" / "102_multipath_seqwrite_raw.mbox"
-THREAD_IDS = {"5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com",
-              "d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com",
-              "be93c772-d400-4105-b05a-735ed7365730@oracle.com",
-              "29f6145427be4d5b81f34cc0a9f747a2@BJMBX02.spreadtrum.com"}
+THREAD_IDS = {
+    "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com",
+    "d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com",
+    "be93c772-d400-4105-b05a-735ed7365730@oracle.com",
+    "29f6145427be4d5b81f34cc0a9f747a2@BJMBX02.spreadtrum.com",
+}
 HOSTILE_ID = "flood-1@fuzz.invalid"
 #: above what each real message of the thread costs (0.06-0.09 s of CPU), below what the hostile
 #: message costs with ``burning``
@@ -66,7 +68,9 @@ def errors_and_findings(db: Path) -> tuple[dict[str, dict[str, str]], set[str], 
     conn = sqlite3.connect(db)
     try:
         errors: dict[str, dict[str, str]] = {}
-        for mid, extractor, reason in conn.execute("SELECT message_id, extractor, reason FROM extraction_errors"):
+        for mid, extractor, reason in conn.execute(
+            "SELECT message_id, extractor, reason FROM extraction_errors"
+        ):
             errors.setdefault(mid, {})[extractor] = reason
         found: set[str] = set()
         for table in ("results", "fio_jobs", "kernel_mentions", "commit_citations", "setup_facts", "claims"):
@@ -89,9 +93,12 @@ def burning(monkeypatch, seconds: float) -> None:
                 while time.thread_time() - t0 < seconds:
                     pass
             return fn(text)
+
         return run
 
-    monkeypatch.setattr(messages, "_extractors", lambda: [(n, slow(fn) if n == "claims" else fn) for n, fn in real])
+    monkeypatch.setattr(
+        messages, "_extractors", lambda: [(n, slow(fn) if n == "claims" else fn) for n, fn in real]
+    )
 
 
 def test_the_burning_extractor_puts_the_hostile_message_past_the_small_budget(monkeypatch):
@@ -101,8 +108,9 @@ def test_the_burning_extractor_puts_the_hostile_message_past_the_small_budget(mo
     messages.warm_up()
     t0 = time.thread_time()
     body = hostile_body("slow")
-    _, passed = messages.extract_message(Message(HOSTILE_ID, subject="fio regression flood", body=body),
-                                         segment_body(body))
+    _, passed = messages.extract_message(
+        Message(HOSTILE_ID, subject="fio regression flood", body=body), segment_body(body)
+    )
     assert passed and time.thread_time() - t0 > 1.5 * SMALL_BUDGET
 
 
@@ -167,8 +175,10 @@ def test_focus_view_keeps_report_lines_and_blanks_a_long_log():
     from lkmlkb.extract.views import FOCUS_RADIUS, View, focus_view
 
     log_lines = [f"[{i:8d}.000000] sd 0:0:0:0: [sda] tag#{i} queued cmd" for i in range(3000)]
-    report = ["Run status group 0 (all jobs):",
-              "  WRITE: bw=236MiB/s (247MB/s), 236MiB/s-236MiB/s (247MB/s-247MB/s), io=138GiB (148GB)"]
+    report = [
+        "Run status group 0 (all jobs):",
+        "  WRITE: bw=236MiB/s (247MB/s), 236MiB/s-236MiB/s (247MB/s-247MB/s), io=138GiB (148GB)",
+    ]
     lines = log_lines[:1500] + report + log_lines[1500:]
     view = focus_view(View("\n".join(lines), {}))
     out = view.text.split("\n")
@@ -209,7 +219,7 @@ def test_an_extractor_that_never_returns_is_stopped_past_the_budget(monkeypatch)
     assert time.thread_time() - t0 < 5  # stopped at about 0.3 s, not after the 60 s spin
     assert f.errors["kernels"].startswith("stopped: ")
     names = [n for n, _ in real]
-    assert all(f.errors[n].startswith("skipped: ") for n in [*names[names.index("kernels") + 1:], "tools"])
+    assert all(f.errors[n].startswith("skipped: ") for n in [*names[names.index("kernels") + 1 :], "tools"])
     assert f.results and not f.kernels  # the extractors before it kept what they found
     # the timer is off once the message is done: the next message is extracted in full
     monkeypatch.setattr(messages, "_extractors", lambda: real)
@@ -239,10 +249,14 @@ def test_a_message_that_hangs_an_extractor_is_recorded_and_the_ingest_goes_on(tm
                 while time.thread_time() - t0 < 60:
                     pass
             return fn(text)
+
         return run
 
-    monkeypatch.setattr(messages, "_extractors", lambda: [(n, hang_on_hostile(fn) if n == "commits" else fn)
-                                                          for n, fn in real])
+    monkeypatch.setattr(
+        messages,
+        "_extractors",
+        lambda: [(n, hang_on_hostile(fn) if n == "commits" else fn) for n, fn in real],
+    )
     db = tmp_path / "kb.db"
     t0 = time.perf_counter()
     summary = ingest([str(hostile_mbox(tmp_path, "hang"))], str(db), workers=2, extract=True)
@@ -273,7 +287,9 @@ def test_the_stop_counts_this_threads_cpu_system_time_included_and_no_other_thre
             bytearray(64 << 20)  # mostly system time
         return []
 
-    monkeypatch.setattr(messages, "_extractors", lambda: [(n, allocating if n == "results" else fn) for n, fn in real])
+    monkeypatch.setattr(
+        messages, "_extractors", lambda: [(n, allocating if n == "results" else fn) for n, fn in real]
+    )
     t0 = time.thread_time()
     f = messages.extract_view("m@x", views.View(text, {}))
     assert f.errors["results"].startswith("stopped: ") and time.thread_time() - t0 < 5
@@ -291,10 +307,12 @@ def test_the_stop_counts_this_threads_cpu_system_time_included_and_no_other_thre
             while time.thread_time() - t0 < seconds:
                 pass
             return []
+
         return run
 
-    monkeypatch.setattr(messages, "_extractors", lambda: [(n, own_cpu(0.25) if n == "results" else fn)
-                                                          for n, fn in real])
+    monkeypatch.setattr(
+        messages, "_extractors", lambda: [(n, own_cpu(0.25) if n == "results" else fn) for n, fn in real]
+    )
     worker = threading.Thread(target=busy, daemon=True)
     worker.start()
     try:

@@ -10,14 +10,19 @@ from lkmlkb.extract.claims import find_claims
 
 
 def _regressions(text):
-    return [(c.kind, c.stated_pct, c.metric) for c in find_claims(text) if c.kind in ("regression", "improvement")]
+    return [
+        (c.kind, c.stated_pct, c.metric) for c in find_claims(text) if c.kind in ("regression", "improvement")
+    ]
 
 
-@pytest.mark.parametrize("text,pct", [
-    # a share lost as a fraction (linux-btrfs 2023-07, a scrub that "slowed by about 2/3")
-    ("Checking the array has slowed by about 2/3 since the update.", 66.67),
-    ("Throughput dropped by 1/3 with the new kernel.", 33.33),
-])
+@pytest.mark.parametrize(
+    "text,pct",
+    [
+        # a share lost as a fraction (linux-btrfs 2023-07, a scrub that "slowed by about 2/3")
+        ("Checking the array has slowed by about 2/3 since the update.", 66.67),
+        ("Throughput dropped by 1/3 with the new kernel.", 33.33),
+    ],
+)
 def test_a_fraction_sizes_a_slowdown(text, pct):
     assert _regressions(text) == [("regression", pct, _regressions(text)[0][2])]
     assert _regressions(text)[0][1] == pct
@@ -27,16 +32,19 @@ def test_a_fraction_that_is_no_share_sizes_nothing():
     assert all(c.stated_pct is None for c in find_claims("Reads slowed by 3/2 of a second per file."))
 
 
-@pytest.mark.parametrize("text,pct", [
-    # two values of one measure in two units (linux-btrfs 2023-07: "from about 2.9 gb/sec to about
-    # 949 mb/sec"; lower case, "about" before each value)
-    ("The copy slowed from about 1.5 gb/sec to about 500 mb/sec after the upgrade.", 66.67),
-    ("Resync slowed from 2 GB/s to 1500 MB/s on the new kernel.", 25.0),
-    # a time that rose is a slowdown of the same size in percent of the first
-    ("The scan got slower, from 10 s to 15 s.", 50.0),
-])
+@pytest.mark.parametrize(
+    "text,pct",
+    [
+        # two values of one measure in two units (linux-btrfs 2023-07: "from about 2.9 gb/sec to about
+        # 949 mb/sec"; lower case, "about" before each value)
+        ("The copy slowed from about 1.5 gb/sec to about 500 mb/sec after the upgrade.", 66.67),
+        ("Resync slowed from 2 GB/s to 1500 MB/s on the new kernel.", 25.0),
+        # a time that rose is a slowdown of the same size in percent of the first
+        ("The scan got slower, from 10 s to 15 s.", 50.0),
+    ],
+)
 def test_a_slowdown_sized_by_its_two_values(text, pct):
-    (kind, got, _metric), = _regressions(text)
+    ((kind, got, _metric),) = _regressions(text)
     assert kind == "regression" and abs(got - pct) < 0.01
 
 
@@ -45,8 +53,9 @@ def test_unable_to_do_something_without_a_regression_is_a_regression():
     # massive performance regression" -- two negations, one claim that it regresses
     text = "Since 6.1 I am unable to copy the image without a massive performance regression."
     assert [c.kind for c in find_claims(text)] == ["regression"]
-    assert [c.kind for c in find_claims("Copying the image runs without a performance regression.")] == \
-        ["no-regression"]
+    assert [c.kind for c in find_claims("Copying the image runs without a performance regression.")] == [
+        "no-regression"
+    ]
 
 
 def test_a_regression_a_revert_clears_existed():
@@ -54,28 +63,33 @@ def test_a_regression_a_revert_clears_existed():
     # regression was there; a tester saying it is gone after a fix says it is gone
     said = "With the revert on top of 6.1 the performance regression is gone, 2 minutes again."
     assert [c.kind for c in find_claims(said)] == ["regression"]
-    assert [c.kind for c in find_claims("On 6.2-rc1 the performance regression is gone.")] == ["no-regression"]
+    assert [c.kind for c in find_claims("On 6.2-rc1 the performance regression is gone.")] == [
+        "no-regression"
+    ]
 
 
-@pytest.mark.parametrize("text,metric", [
-    # linux-raid 2019-08: "Kernel 4.14 + has 3 times higher write IO latency than Kernel 4.4"
-    ("6.1 has 3 times higher random read latency than 5.15", "lat"),
-    ("and the mount shows a 40% higher wall clock time", "time"),
-])
+@pytest.mark.parametrize(
+    "text,metric",
+    [
+        # linux-raid 2019-08: "Kernel 4.14 + has 3 times higher write IO latency than Kernel 4.4"
+        ("6.1 has 3 times higher random read latency than 5.15", "lat"),
+        ("and the mount shows a 40% higher wall clock time", "time"),
+    ],
+)
 def test_a_rise_of_a_latency_or_a_time_is_a_regression(text, metric):
-    (kind, _pct, got), = _regressions(text)
+    ((kind, _pct, got),) = _regressions(text)
     assert (kind, got) == ("regression", metric)
 
 
 def test_a_rise_of_a_throughput_is_still_a_gain():
-    (kind, _pct, _metric), = _regressions("6.1 has 3 times higher write throughput than 5.15")
+    ((kind, _pct, _metric),) = _regressions("6.1 has 3 times higher write throughput than 5.15")
     assert kind == "improvement"
 
 
 def test_dropping_is_a_fall():
     # linux-ext4 2024-03 (bugzilla comment): "activity on the array dropping, from about 160MB/s
     # to ..." -- the -ing form of the verb
-    (kind, pct, _metric), = _regressions("iostat shows the writes dropping from 200MB/s to 50MB/s.")
+    ((kind, pct, _metric),) = _regressions("iostat shows the writes dropping from 200MB/s to 50MB/s.")
     assert kind == "regression" and pct == 75.0
 
 
@@ -94,4 +108,6 @@ def test_a_range_is_sized_by_the_measured_change_that_falls_in_it():
 
 
 def test_a_deterioration_is_a_slowdown():
-    assert [c.kind for c in find_claims("Post that we see a deterioration in the disk write speeds.")] == ["regression"]
+    assert [c.kind for c in find_claims("Post that we see a deterioration in the disk write speeds.")] == [
+        "regression"
+    ]

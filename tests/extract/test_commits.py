@@ -21,8 +21,10 @@ SEED_GOLD = [
     ("001_09f4ed74915a608d.txt", {"7f75285ca57": "tested"}),
     ("002_05ded6ff64fd7ec3.txt", {}),
     ("003_f5869eda4829fcf2.txt", {"e1fa9ea85ce8": "culprit", "c8ed1b359312": "fix"}),
-    ("004_9a4b42bbfbf4e570.txt", {"80a787ba3809": "culprit", "6f75723190d8": "culprit",
-                                  "5b18b5a73760": "culprit"}),
+    (
+        "004_9a4b42bbfbf4e570.txt",
+        {"80a787ba3809": "culprit", "6f75723190d8": "culprit", "5b18b5a73760": "culprit"},
+    ),
 ]
 
 
@@ -43,13 +45,18 @@ def test_seed_004_range_and_bare_subject():
     cits = {c.sha: c for c in find_commits((CORPUS / "004_9a4b42bbfbf4e570.txt").read_text())}
     assert cits["80a787ba3809"].form == "range" and cits["80a787ba3809"].range_end == "6f75723190d8"
     assert cits["6f75723190d8"].range_end == "80a787ba3809"
-    assert cits["5b18b5a73760"].subject == "block: delete part_round_stats and switch to less precise counting"
+    assert (
+        cits["5b18b5a73760"].subject == "block: delete part_round_stats and switch to less precise counting"
+    )
 
 
 def test_seed_003_roles_per_mention():
     """c8ed1b359312 is named three times: fix, then applied (tested), then fix."""
-    ms = [c for c in find_commit_mentions((CORPUS / "003_f5869eda4829fcf2.txt").read_text())
-          if c.sha == "c8ed1b359312"]
+    ms = [
+        c
+        for c in find_commit_mentions((CORPUS / "003_f5869eda4829fcf2.txt").read_text())
+        if c.sha == "c8ed1b359312"
+    ]
     assert [m.role for m in ms] == ["fix", "tested", "fix", "mentioned"]
     assert ms[1].evidence.text.strip().endswith("I applied c8ed1b359312 on 6.1.36.")
 
@@ -60,40 +67,47 @@ ARCHIVE_CASES = [
     pytest.param(
         # <202401312320.a335db14-oliver.sang@intel.com> kernel test robot report
         "kernel test robot noticed a -72.9% regression of fio.write_iops on:\n\n\n"
-        "commit: 574e7779cf583171acb5bf6365047bb0941b387c (\"block/mq-deadline: use separate insertion lists\")\n"
+        'commit: 574e7779cf583171acb5bf6365047bb0941b387c ("block/mq-deadline: use separate insertion lists")\n'
         "https://git.kernel.org/cgit/linux/kernel/git/next/linux-next.git master\n\n"
         "| Closes: https://lore.kernel.org/oe-lkp/202401312320.a335db14-oliver.sang@intel.com\n\n"
         "commit: \n"
-        "  8f764b91fd (\"block/mq-deadline: skip expensive merge lookups if contended\")\n"
-        "  574e7779cf (\"block/mq-deadline: use separate insertion lists\")\n\n"
+        '  8f764b91fd ("block/mq-deadline: skip expensive merge lookups if contended")\n'
+        '  574e7779cf ("block/mq-deadline: use separate insertion lists")\n\n'
         "8f764b91fdf29659 574e7779cf583171acb5bf63650 \n",
         {"574e7779cf583171acb5bf6365047bb0941b387c": "culprit", "8f764b91fdf29659": "base"},
-        id="lkp-report"),
+        id="lkp-report",
+    ),
     pytest.param(
         # <9a2884bf-8ab4-4f42-8ebc-bfc92aafdfb5@leemhuis.info> regzbot commands
         ">> I bisected\n>> the problem to the following commit.\n>>\n"
-        ">> aa511ff8218b (\"badblocks: switch to the improved badblock handling code\") \n>>\n"
+        '>> aa511ff8218b ("badblocks: switch to the improved badblock handling code") \n>>\n'
         ">> Reverting this patch fixed our tests.\n>\n> #regzbot ^introduced aa511ff8218b\n\n"
         "#regzbot introduced 3ea3354cb9f0\n#regzbot fix: 146e843f6b0927\n#regzbot ignore-activity\n",
         {"aa511ff8218b": "culprit", "3ea3354cb9f0": "culprit", "146e843f6b0927": "fix"},
-        id="regzbot"),
+        id="regzbot",
+    ),
     pytest.param(
         # <CA+G9fYu1hB2OMf0EFrt_86OE=0Ug3y6nQd3=OZeEeM1jp3P92g@mail.gmail.com> LKFT bisect log
         "Bisecting this test between kernel v6.4 and v6.5 shows patch\n"
-        "eca2040972b4 (\"scsi: block: ioprio: Clean up interface definition\")\n"
+        'eca2040972b4 ("scsi: block: ioprio: Clean up interface definition")\n'
         "as the first faulty commit.\n\n"
         "# good: [7907ad748bdba8ac9ca47f0a650cc2e5d2ad6e24] Merge patch series\n"
         "git bisect good 7907ad748bdba8ac9ca47f0a650cc2e5d2ad6e24\n"
         "# first bad commit: [eca2040972b411ec27483bf75dc8b84e730e88ff] scsi:\n",
-        {"eca2040972b411ec27483bf75dc8b84e730e88ff": "culprit",
-         "7907ad748bdba8ac9ca47f0a650cc2e5d2ad6e24": "tested"},  # a step: built, run and judged
-        id="bisect-log"),
+        {
+            "eca2040972b411ec27483bf75dc8b84e730e88ff": "culprit",
+            "7907ad748bdba8ac9ca47f0a650cc2e5d2ad6e24": "tested",
+        },  # a step: built, run and judged
+        id="bisect-log",
+    ),
     pytest.param(
         # <20200809142522.GI17456@casper.infradead.org> (linux-block, "Very slow qemu device access"):
         # the two commits a developer asked to try, each judged by hand
         "> So please test either 4e2f62e566b5 or 568f27006577 and see if there is\n> such issue.\n\n"
         "4e2f62e566b5 is good\n568f27006577 is bad\n\nAs before, the stack points to the tag code:\n",
-        {"4e2f62e566b5": "tested", "568f27006577": "tested"}, id="steps-judged-by-hand"),
+        {"4e2f62e566b5": "tested", "568f27006577": "tested"},
+        id="steps-judged-by-hand",
+    ),
     pytest.param(
         # the shape of a bisection written by hand, a SHA and its verdict per line, then the commit
         # it ended at as `git show` prints it (the pattern of linux-ext4 reports; SHAs made up)
@@ -103,14 +117,21 @@ ARCHIVE_CASES = [
         "commit dba41ecccc3fc1626e53a13043b026c48bbf33fe\nAuthor: A Developer <dev@example.org>\n"
         "Date:   Tue Mar 8 15:22:01 2022 +0530\n\n    ext4: change the allocator's scan order\n\n"
         "Reverting it on top of the release makes the slowdown go away.\n",
-        {"a4c123b1612dd272d1371c17149d439536b3216f": "tested", "daeeb975729fae923d5a4fd12aabfe228f219e9c": "tested",
-         "b0eb53f16947ccf25ec84d8dbc74254770f58904": "tested", "dba41ecccc3fc1626e53a13043b026c48bbf33fe": "culprit"},
-        id="hand-bisection-then-git-show"),
+        {
+            "a4c123b1612dd272d1371c17149d439536b3216f": "tested",
+            "daeeb975729fae923d5a4fd12aabfe228f219e9c": "tested",
+            "b0eb53f16947ccf25ec84d8dbc74254770f58904": "tested",
+            "dba41ecccc3fc1626e53a13043b026c48bbf33fe": "culprit",
+        },
+        id="hand-bisection-then-git-show",
+    ),
     pytest.param(
         # <CA+G9fYvKfeRHfY3d_Df+9V+4tE_ZcvMGVJ-acewmgfjxb1qtpg@mail.gmail.com>
         "As per Anders bisection results the first bad commit pointing to\n"
-        "   ba858e55b205 (\"bdev: open block device as files\")\n",
-        {"ba858e55b205": "culprit"}, id="first-bad-commit-pointing-to"),
+        '   ba858e55b205 ("bdev: open block device as files")\n',
+        {"ba858e55b205": "culprit"},
+        id="first-bad-commit-pointing-to",
+    ),
     pytest.param(
         # <7a3b35dd-7365-4427-95a0-929b28c64e73@linux.ibm.com> git bisect output
         "Git bisect reveals the following commit as bad commit:\n\n"
@@ -118,40 +139,58 @@ ARCHIVE_CASES = [
         "commit 8f03cfa117e06bd2d3ba7ed8bba70a3dda310cae\nAuthor: Christoph Hellwig <hch@lst.de>\n"
         "Date:   Mon Mar 4 07:04:51 2024 -0700\n\n"
         "    nvme: don't use nvme_update_disk_info for the multipath disk\n",
-        {"8f03cfa117e06bd2d3ba7ed8bba70a3dda310cae": "culprit"}, id="git-first-bad-commit"),
+        {"8f03cfa117e06bd2d3ba7ed8bba70a3dda310cae": "culprit"},
+        id="git-first-bad-commit",
+    ),
     pytest.param(
         # <0000000000002b1fc7060fca3adf@google.com> syzbot: lead-in sentence ends with ":"
         "The issue was bisected to:\n\ncommit 0d345996e4cb573f8cc81d49b3ee9a7fd2035bef\n"
         "Author: Pengfei Xu <pengfei.xu@intel.com>\nDate:   Mon Jul 31 03:04:18 2023 +0000\n\n"
         "    x86/kernel: increase kcov coverage under arch/x86/kernel folder\n\n"
         "dashboard link: https://syzkaller.appspot.com/bug?extid=2373f6be3e6de4f92562\n",
-        {"0d345996e4cb573f8cc81d49b3ee9a7fd2035bef": "culprit"}, id="syzbot-bisected-to"),
+        {"0d345996e4cb573f8cc81d49b3ee9a7fd2035bef": "culprit"},
+        id="syzbot-bisected-to",
+    ),
     pytest.param(
         # a patch's trailers: Fixes names the culprit; base-commit is the base
-        "Fixes: d47f9717e5cf (\"block/mq-deadline: use correct way to throttling write requests\")\n"
+        'Fixes: d47f9717e5cf ("block/mq-deadline: use correct way to throttling write requests")\n'
         "Signed-off-by: Bart Van Assche <bvanassche@acm.org>\n---\n"
         "base-commit: 0bd1bf95a554f5f877724c27dbe33d4db0af4d0c\n",
-        {"d47f9717e5cf": "culprit", "0bd1bf95a554f5f877724c27dbe33d4db0af4d0c": "base"}, id="trailers"),
+        {"d47f9717e5cf": "culprit", "0bd1bf95a554f5f877724c27dbe33d4db0af4d0c": "base"},
+        id="trailers",
+    ),
     pytest.param(
         # the commit a revert takes out is the culprit; the mail is the revert
         "This reverts commit d47f9717e5cfd0dd8c0ba2ecfa47c38d140f1bb6.\n",
-        {"d47f9717e5cfd0dd8c0ba2ecfa47c38d140f1bb6": "culprit"}, id="this-reverts"),
+        {"d47f9717e5cfd0dd8c0ba2ecfa47c38d140f1bb6": "culprit"},
+        id="this-reverts",
+    ),
     pytest.param(
-        "Reverting commit 8e0ef4128694 (\"dm: use queue_limits_set\") fixes the problem for me.\n",
-        {"8e0ef4128694": "culprit"}, id="revert-that-fixes-means-culprit"),
+        'Reverting commit 8e0ef4128694 ("dm: use queue_limits_set") fixes the problem for me.\n',
+        {"8e0ef4128694": "culprit"},
+        id="revert-that-fixes-means-culprit",
+    ),
     pytest.param(
         "The regression is not caused by 1234abcd5678, the bisect was wrong.\n",
-        {"1234abcd5678": "mentioned"}, id="negated-cue"),
+        {"1234abcd5678": "mentioned"},
+        id="negated-cue",
+    ),
     pytest.param(
         "The following changes since commit 41bccc98fb7931d63d03f326a746ac4d429c1dd3:\n\n"
         "  Linux 6.8-rc2 (2024-01-28 17:01:12 -0800)\n",
-        {"41bccc98fb7931d63d03f326a746ac4d429c1dd3": "base"}, id="pull-request-base"),
+        {"41bccc98fb7931d63d03f326a746ac4d429c1dd3": "base"},
+        id="pull-request-base",
+    ),
     pytest.param(
         "between commit 80a787ba3809 and 6f75723190d8 the accounting changed\n",
-        {"80a787ba3809": "mentioned", "6f75723190d8": "mentioned"}, id="between-range"),
+        {"80a787ba3809": "mentioned", "6f75723190d8": "mentioned"},
+        id="between-range",
+    ),
     pytest.param(
         "cb38d6f3acce..8275b10a1c9a looks like the culprit range\n",
-        {"cb38d6f3acce": "culprit", "8275b10a1c9a": "culprit"}, id="dotdot-range"),
+        {"cb38d6f3acce": "culprit", "8275b10a1c9a": "culprit"},
+        id="dotdot-range",
+    ),
 ]
 
 
@@ -161,12 +200,16 @@ def test_archive_examples(text, expected):
 
 
 def test_link_trailer_cites_message_id():
-    text = ("Reported-by: kernel test robot <oliver.sang@intel.com>\n"
-            "Closes: https://lore.kernel.org/oe-lkp/202401312320.a335db14-oliver.sang@intel.com\n"
-            "Link: https://lore.kernel.org/r/20240131123456.1234-1-foo@bar.com\n")
+    text = (
+        "Reported-by: kernel test robot <oliver.sang@intel.com>\n"
+        "Closes: https://lore.kernel.org/oe-lkp/202401312320.a335db14-oliver.sang@intel.com\n"
+        "Link: https://lore.kernel.org/r/20240131123456.1234-1-foo@bar.com\n"
+    )
     links = [c for c in find_commits(text) if c.form == "link"]
-    assert [c.sha for c in links] == ["202401312320.a335db14-oliver.sang@intel.com",
-                                      "20240131123456.1234-1-foo@bar.com"]
+    assert [c.sha for c in links] == [
+        "202401312320.a335db14-oliver.sang@intel.com",
+        "20240131123456.1234-1-foo@bar.com",
+    ]
     assert [c.cue for c in links] == ["Closes:", "Link:"]
     assert not [c for c in find_commits(text) if c.form != "link"]
 
@@ -181,11 +224,17 @@ def test_range_ranges_in_ranges_form():
 NEGATIVES = [
     pytest.param("index cb38d6f3acce..8275b10a1c9a 100644\n", id="diff-index"),
     pytest.param("> index fd482439afbc..b927a4a0ad03 100644\n", id="quoted-diff-index"),
-    pytest.param("RIP: 0010:blk_mq_run_hw_queue+0x1a/0x30\nRSP: 0018:ffffc90000a7bd48 EFLAGS: 00010246\n",
-                 id="stack-trace"),
-    pytest.param("[58563.146439] [c00000007960f500] [c00000007960f560] 0xc00000007960f560\n"
-                 "c0000000009c1584\n", id="powerpc-trace"),  # archive <...@linux.vnet.ibm.com>
-    pytest.param("GPR08: c000000002bac020 6b6b6b6b6b6b6b6b 6b6b6b6b6b6b6b6b 0000000000000220\n", id="registers"),
+    pytest.param(
+        "RIP: 0010:blk_mq_run_hw_queue+0x1a/0x30\nRSP: 0018:ffffc90000a7bd48 EFLAGS: 00010246\n",
+        id="stack-trace",
+    ),
+    pytest.param(
+        "[58563.146439] [c00000007960f500] [c00000007960f560] 0xc00000007960f560\nc0000000009c1584\n",
+        id="powerpc-trace",
+    ),  # archive <...@linux.vnet.ibm.com>
+    pytest.param(
+        "GPR08: c000000002bac020 6b6b6b6b6b6b6b6b 6b6b6b6b6b6b6b6b 0000000000000220\n", id="registers"
+    ),
     pytest.param("00000010: 4142 4344 4546 4748 494a 4b4c\n", id="hexdump"),
     pytest.param("UUID=3b2e1f4a-9c7d-4e8f-a1b2-c3d4e5f6a7b8 / ext4 defaults 0 1\n", id="uuid"),
     pytest.param("Message-ID: <202401312320.a335db14-oliver.sang@intel.com>\n", id="message-id"),
@@ -204,10 +253,20 @@ def test_not_commits(text):
 
 # --- robustness ---
 
-@pytest.mark.parametrize("text", [
-    "", "\x00" * 1000, "a" * 1_000_000, ("d47f9717e5cf " * 20000), "(\"" * 50000,
-    "commit: " + "0123456789abcdef" * 5000, "\n".join(["> " * 40 + "bisected to"] * 2000),
-], ids=["empty", "nuls", "one-mb-line", "repeated-shas", "open-subjects", "hex-run", "deep-quotes"])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\x00" * 1000,
+        "a" * 1_000_000,
+        ("d47f9717e5cf " * 20000),
+        '("' * 50000,
+        "commit: " + "0123456789abcdef" * 5000,
+        "\n".join(["> " * 40 + "bisected to"] * 2000),
+    ],
+    ids=["empty", "nuls", "one-mb-line", "repeated-shas", "open-subjects", "hex-run", "deep-quotes"],
+)
 def test_pathological_input_is_fast_and_safe(text):
     t0 = time.monotonic()
     find_commits(text)
@@ -221,20 +280,27 @@ def test_non_string_input():
 # Real text, linux-block public-inbox epoch 0: "pgbench buffer readwrite mode showing around 24% perf
 # regression" (2025) and "block: significant performance regression in iSCSI rescan" (2023).
 def test_curly_quoted_subject_and_narrowed_down_culprit():
-    text = ("After bisecting we were able to narrow it down to the commit\n"
-            "9a42891c35d50a8472b42c61256867b4dfcc1941 (\u201cblock: fix lost bio for plug enabled bio based device\u201d)\n")
+    text = (
+        "After bisecting we were able to narrow it down to the commit\n"
+        "9a42891c35d50a8472b42c61256867b4dfcc1941 (\u201cblock: fix lost bio for plug enabled bio based device\u201d)\n"
+    )
     (c,) = find_commits(text)
-    assert (c.sha[:12], c.role, c.subject) == ("9a42891c35d5", "culprit",
-                                               "block: fix lost bio for plug enabled bio based device")
+    assert (c.sha[:12], c.role, c.subject) == (
+        "9a42891c35d5",
+        "culprit",
+        "block: fix lost bio for plug enabled bio based device",
+    )
 
 
 def test_comes_down_to_a_patch_in_git_log_form_is_the_culprit():
-    text = ("This was determined not to be an array side issue, but I chased the\n"
-            "problem for him. The issue comes down to a patch:\n\n"
-            "commit 508aebb805277c541e94ee14daba4191ff02347e\n"
-            "Author: Damien Le Moal <damien.lemoal@wdc.com>\n"
-            "Date:   Wed Jan 27 20:47:32 2021\n\n"
-            "    block: introduce blk_queue_clear_zone_settings()\n")
+    text = (
+        "This was determined not to be an array side issue, but I chased the\n"
+        "problem for him. The issue comes down to a patch:\n\n"
+        "commit 508aebb805277c541e94ee14daba4191ff02347e\n"
+        "Author: Damien Le Moal <damien.lemoal@wdc.com>\n"
+        "Date:   Wed Jan 27 20:47:32 2021\n\n"
+        "    block: introduce blk_queue_clear_zone_settings()\n"
+    )
     (c,) = find_commits(text)
     assert (c.sha[:12], c.role) == ("508aebb80527", "culprit")
 
@@ -247,10 +313,14 @@ def test_email_spans_are_the_email_regexs_spans():
 
     rng = random.Random(7)
     texts = ["".join(rng.choice("ab.-+_@ @x1\n") for _ in range(rng.randint(0, 300))) for _ in range(3000)]
-    texts += ["a" * 150 + "@" + "b" * 50, "x@" + "a" * 99 + "@b", ("a" * 99 + "@" + "b" * 100 + ".") * 30 + "@@@c.d@e",
-              "Reported-by: kernel test robot <oliver.sang@intel.com>\nCc: linux-block@vger.kernel.org",
-              # an address found in the window of an earlier "@", its domain cut before a final "." (review)
-              "@" + " " * 199 + "a@" + "b" * 100 + ("." + "b" * 100) * 8 + ".bbbb"]
+    texts += [
+        "a" * 150 + "@" + "b" * 50,
+        "x@" + "a" * 99 + "@b",
+        ("a" * 99 + "@" + "b" * 100 + ".") * 30 + "@@@c.d@e",
+        "Reported-by: kernel test robot <oliver.sang@intel.com>\nCc: linux-block@vger.kernel.org",
+        # an address found in the window of an earlier "@", its domain cut before a final "." (review)
+        "@" + " " * 199 + "a@" + "b" * 100 + ("." + "b" * 100) * 8 + ".bbbb",
+    ]
     for text in texts:
         assert _email_spans(text) == [m.span() for m in _EMAIL_RE.finditer(text)], text
 
@@ -265,8 +335,13 @@ def test_nearest_before_is_max_over_the_sentence_before_each_sha():
 
     rng = random.Random(3)
     for _ in range(300):
-        cues = sorted((Cue(rng.choice(["CULPRIT", "FIX", "BAD_POST"]), "x", a, a + rng.randint(1, 30), "", 0, 0)
-                       for a in (rng.randint(0, 400) for _ in range(rng.randint(0, 40)))), key=lambda c: (c.start, c.end))
+        cues = sorted(
+            (
+                Cue(rng.choice(["CULPRIT", "FIX", "BAD_POST"]), "x", a, a + rng.randint(1, 30), "", 0, 0)
+                for a in (rng.randint(0, 400) for _ in range(rng.randint(0, 40)))
+            ),
+            key=lambda c: (c.start, c.end),
+        )
         starts = [c.start for c in cues]
         runs: dict = {}
         s0 = rng.randint(0, 50)
@@ -285,7 +360,24 @@ def test_email_spans_skip_an_at_sign_no_address_can_hold():
     from lkmlkb.extract.commits import _EMAIL_RE, _email_spans
 
     rng = random.Random(8)
-    pieces = ["@", "@@", "@@ -98,6 +98,7 @@", " ", "\n", "a", "b.", "-", "+", "_", "\u00e9", "\u0663", "x@y", ".c", "<", ">"]
+    pieces = [
+        "@",
+        "@@",
+        "@@ -98,6 +98,7 @@",
+        " ",
+        "\n",
+        "a",
+        "b.",
+        "-",
+        "+",
+        "_",
+        "\u00e9",
+        "\u0663",
+        "x@y",
+        ".c",
+        "<",
+        ">",
+    ]
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 120))) for _ in range(4000)]
     texts += ["@@ -1 +1 @@\n" * 300 + "hch@lst.de", "a" * 100 + "@@b", "@" + "b" * 1200 + "@c.d"]
     for text in texts:
@@ -299,12 +391,15 @@ def _sha_hits_line_by_line(text):
     hits, pos = [], 0
     excluded = cm._Spans(cm._excluded_spans(text))
     for line in text.split("\n"):
-        cut = line[:cm.MAX_LINE]
+        cut = line[: cm.MAX_LINE]
         if len(line) >= 7 and cm._HEX_RUN_RE.search(cut):
             shas = [m for m in cm._SHA_RE.finditer(cut) if cm._looks_like_sha(m.group("sha"))]
             if shas and not cm._SKIP_LINE_RE.search(cut) and not cm._hexdump_line(cut):
-                hits += [(m.group("sha").lower(), pos + m.start(), pos + m.end()) for m in shas
-                         if not excluded.holds(pos + m.start(), pos + m.end())]
+                hits += [
+                    (m.group("sha").lower(), pos + m.start(), pos + m.end())
+                    for m in shas
+                    if not excluded.holds(pos + m.start(), pos + m.end())
+                ]
         pos += len(line) + 1
     return hits
 
@@ -315,9 +410,28 @@ def test_sha_hits_found_through_the_whole_text_are_those_of_every_line():
     from lkmlkb.extract import commits as cm
 
     rng = random.Random(7)
-    words = ["0123abc", "deadbee", "1f2e3d4c5b6a", "a1b2c3d4e5f60718293a", "commit", "Fixes:", "see",
-             "https://git.kernel.org/x/0123abcdef", "<0123abcd@x.org>", "a0123abc@b.org", " ", " ", "\n", "\n\n",
-             "0" * 8, "ffff8881deadbeef", "x" * 3990, "fio", "(\"block: fix\")", ">"]
+    words = [
+        "0123abc",
+        "deadbee",
+        "1f2e3d4c5b6a",
+        "a1b2c3d4e5f60718293a",
+        "commit",
+        "Fixes:",
+        "see",
+        "https://git.kernel.org/x/0123abcdef",
+        "<0123abcd@x.org>",
+        "a0123abc@b.org",
+        " ",
+        " ",
+        "\n",
+        "\n\n",
+        "0" * 8,
+        "ffff8881deadbeef",
+        "x" * 3990,
+        "fio",
+        '("block: fix")',
+        ">",
+    ]
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(CORPUS.iterdir()) if p.is_file()]
     texts += ["".join(rng.choice(words) for _ in range(rng.randrange(40))) for _ in range(2000)]
     for t in texts:
@@ -370,17 +484,27 @@ BLAME_LISTING = """vim +836 fs/xfs/xfs_log_cil.c
 
 def test_git_blame_lines_cite_their_commits_without_a_role():
     commits = {c.sha: c for c in find_commits(BLAME_LISTING)}
-    assert set(commits) == {"08a813aea7434e", "71e330b593905e", "1da177e4c3f41", "3993baeb3c52f4",
-                            "670105de15cd98", "233f4e12bbb2c5"}
+    assert set(commits) == {
+        "08a813aea7434e",
+        "71e330b593905e",
+        "1da177e4c3f41",
+        "3993baeb3c52f4",
+        "670105de15cd98",
+        "233f4e12bbb2c5",
+    }
     assert {(c.role, c.form, c.cue) for c in commits.values()} == {("mentioned", "blame", "")}
 
 
 def test_the_warning_line_of_a_blame_listing_takes_no_role_from_its_code():
     # the "@" line alone, its code a cue ("caused by") for the boundary commit's SHA before it
-    text = ("^1da177e4c3f41 Linus Torvalds         2005-04-16  @864  \t/* hang caused by this */\n"
-            "71e330b593905e Dave Chinner      2010-05-21  @836  \t * (e.g. due to log forces)\n")
+    text = (
+        "^1da177e4c3f41 Linus Torvalds         2005-04-16  @864  \t/* hang caused by this */\n"
+        "71e330b593905e Dave Chinner      2010-05-21  @836  \t * (e.g. due to log forces)\n"
+    )
     assert {(c.sha, c.role, c.form) for c in find_commits(text)} == {
-        ("1da177e4c3f41", "mentioned", "blame"), ("71e330b593905e", "mentioned", "blame")}
+        ("1da177e4c3f41", "mentioned", "blame"),
+        ("71e330b593905e", "mentioned", "blame"),
+    }
 
 
 def test_a_blame_line_is_no_blame_line_without_its_author_or_line_number():
@@ -390,7 +514,9 @@ def test_a_blame_line_is_no_blame_line_without_its_author_or_line_number():
     # a table of SHAs, dates and numbers (made up: the near miss of review) names no author
     table = "9f8e7d6c5b4a    2024-01-21    800     bad, this is the first bad commit\n"
     assert {(c.role, c.form) for c in find_commits(table)} == {("culprit", "prose")}
-    assert _roles("deadbeef1234   v6.8-rc1   2024-01-21   1234   5678 regressed\n") == {"deadbeef1234": "culprit"}
+    assert _roles("deadbeef1234   v6.8-rc1   2024-01-21   1234   5678 regressed\n") == {
+        "deadbeef1234": "culprit"
+    }
 
 
 # --- identifiers in key: value lines are not commits ---
@@ -419,17 +545,22 @@ def test_job_ids_of_a_robot_job_file_are_no_commits():
 
 def test_a_prerequisite_patch_id_is_no_commit_but_the_base_commit_is():
     # git format-patch's trailer of a series cover letter (cover.1689564024.git.sweettea-kernel@dorminy.me)
-    text = ("base-commit: 3610b041a635597e99095eb293b7008a7e454a06\n"
-            "prerequisite-patch-id: ab342a72cf967dadfb8bec1320c5906fd3c6800f\n"
-            "prerequisite-patch-id: ced2a9dab36539f55c14cd74a28950087c475ff2\n")
+    text = (
+        "base-commit: 3610b041a635597e99095eb293b7008a7e454a06\n"
+        "prerequisite-patch-id: ab342a72cf967dadfb8bec1320c5906fd3c6800f\n"
+        "prerequisite-patch-id: ced2a9dab36539f55c14cd74a28950087c475ff2\n"
+    )
     assert _roles(text) == {"3610b041a635597e99095eb293b7008a7e454a06": "base"}
 
 
-@pytest.mark.parametrize("line", [
-    "Commit-ID:  8b9e2a1c6f5d0e4b3a2f1e0d9c8b7a6f5e4d3c2b",  # tip-bot's header
-    "commit id: 8b9e2a1c6f5d",
-    "commit_id: 8b9e2a1c6f5d",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Commit-ID:  8b9e2a1c6f5d0e4b3a2f1e0d9c8b7a6f5e4d3c2b",  # tip-bot's header
+        "commit id: 8b9e2a1c6f5d",
+        "commit_id: 8b9e2a1c6f5d",
+    ],
+)
 def test_a_commit_id_key_still_cites_its_commit(line):
     assert [c.sha for c in find_commits(line + "\n")] == [line.split()[-1]]
 
@@ -437,7 +568,9 @@ def test_a_commit_id_key_still_cites_its_commit(line):
 def test_a_hex_name_in_quotes_is_no_commit():
     # strace -T output pasted into a slowdown report (linux-raid, "Massive slowdown in kernels as of
     # 6.x", 2024-05): the file names renamed are hex, and whole strings in quotes
-    text = ('   rename(".272629ef.22gv2x", "272629ef")  = 0 <18.325222>\n'
-            '   rename(".275fbacf.UBj6J5", "275fbacf")  = 0 <18.317571>\n'
-            'The commit 6975c1a486a4 ("block: remove the ioprio field") is not it.\n')
+    text = (
+        '   rename(".272629ef.22gv2x", "272629ef")  = 0 <18.325222>\n'
+        '   rename(".275fbacf.UBj6J5", "275fbacf")  = 0 <18.317571>\n'
+        'The commit 6975c1a486a4 ("block: remove the ioprio field") is not it.\n'
+    )
     assert {c.sha for c in find_commits(text)} == {"6975c1a486a4"}

@@ -25,8 +25,13 @@ def test_trailers_and_addresses_in_a_flood_keep_their_roles():
     """3,000 Fixes: trailers, each followed by an address with hex digits (5 s of pairwise tests
     before): every SHA a culprit by its trailer, none read out of an address or a message id."""
     shas = [f"{(i * 2654435761) % 16**12:012x}" for i in range(3_000)]
-    text = "".join(f"Fixes: {sha} (\"block: fix {i}\")\nReported-by: robot <{sha[::-1]}@intel.com>\n"
-                   f"Link: https://lore.kernel.org/r/{sha[:7]}beef.{i}@x/\n" for i, sha in enumerate(shas))
-    found = [c for c in find_commits(text) if c.form != "link"]  # the Link: lines are links, as they should be
+    text = "".join(
+        f'Fixes: {sha} ("block: fix {i}")\nReported-by: robot <{sha[::-1]}@intel.com>\n'
+        f"Link: https://lore.kernel.org/r/{sha[:7]}beef.{i}@x/\n"
+        for i, sha in enumerate(shas)
+    )
+    found = [
+        c for c in find_commits(text) if c.form != "link"
+    ]  # the Link: lines are links, as they should be
     assert sorted(c.sha for c in found) == sorted(s for s in shas if _looks_like_sha(s))  # every SHA, once
     assert {c.role for c in found} == {"culprit"} and {c.cue for c in found} == {"Fixes:"}

@@ -16,7 +16,9 @@ from extract_oracles import setup_every_line, tools_every_line
 from lkmlkb.extract import CASE_TWINS, setup
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL = sorted(p for d in (ROOT / "corpus", ROOT / "tests" / "fuzz" / "corpus") for p in d.iterdir() if p.is_file())
+REAL = sorted(
+    p for d in (ROOT / "corpus", ROOT / "tests" / "fuzz" / "corpus") for p in d.iterdir() if p.is_file()
+)
 
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
@@ -26,30 +28,71 @@ def test_word_tests_skip_no_fact_of_real_mail(path):
     assert setup.find_tools(text) == tools_every_line(text)
 
 
-@pytest.mark.parametrize("line", [
-    # one line per rule alternative, in every case the patterns accept
-    "echo MQ-DEADLINE > /sys/block/sda/queue/scheduler", "Anticipatory", "elevator=NONE", "with None",
-    "mounted EXFAT and VFAT and OCFS2 and nfs4", "relatime,nodiscard,dax=always,journal_async_commit,inode64",
-    "vm.dirty_expire_centisecs=3000 io_poll_delay=-1 prio_aging_expire: 10 iodepth_batch=8",
-    "echo 2 >> /sys/block/nvme0n1/queue/rq_affinity", "insmod null_blk nr_devices=2",
-    "4 SAS disks, 2 hard disks, rotational disk, 1HDD, nullb0, ram0, zram1, pmem0, /dev/sdb1 here",
-    "dm-multipath MPATHA LVM2 md-raid5 software RAID LUKS dm-cache NVMe-oF nvme-tcp iSCSI virtio_blk losetup",
-    "loop0 device", "Test Machine: 8 cores AMD EPYC 7763 with 64G memory", "hw threads 2 NUMA nodes",
-    "Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz, 16 GiB DRAM, 512 MB mem",
-    "nvme3n1p2 on NVMe SSD, PCIe3 NVMe SSD, 3 SSDs, SATA HDD, dm-1, scsi_debug, null_blk, brd", "sdad: ios=1",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        # one line per rule alternative, in every case the patterns accept
+        "echo MQ-DEADLINE > /sys/block/sda/queue/scheduler",
+        "Anticipatory",
+        "elevator=NONE",
+        "with None",
+        "mounted EXFAT and VFAT and OCFS2 and nfs4",
+        "relatime,nodiscard,dax=always,journal_async_commit,inode64",
+        "vm.dirty_expire_centisecs=3000 io_poll_delay=-1 prio_aging_expire: 10 iodepth_batch=8",
+        "echo 2 >> /sys/block/nvme0n1/queue/rq_affinity",
+        "insmod null_blk nr_devices=2",
+        "4 SAS disks, 2 hard disks, rotational disk, 1HDD, nullb0, ram0, zram1, pmem0, /dev/sdb1 here",
+        "dm-multipath MPATHA LVM2 md-raid5 software RAID LUKS dm-cache NVMe-oF nvme-tcp iSCSI virtio_blk losetup",
+        "loop0 device",
+        "Test Machine: 8 cores AMD EPYC 7763 with 64G memory",
+        "hw threads 2 NUMA nodes",
+        "Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz, 16 GiB DRAM, 512 MB mem",
+        "nvme3n1p2 on NVMe SSD, PCIe3 NVMe SSD, 3 SSDs, SATA HDD, dm-1, scsi_debug, null_blk, brd",
+        "sdad: ios=1",
+    ],
+)
 def test_word_tests_keep_every_alternative(line):
     assert setup.find_setup(line) == setup_every_line(line)
     assert setup.find_setup(line)
 
 
-@pytest.mark.parametrize("name", [
-    "low_latency", "slice_idle", "slice_sync", "slice_async", "quantum", "group_idle", "fifo_batch",
-    "writes_starved", "read_expire", "write_expire", "back_seek_max", "queue_depth", "nr_requests",
-    "read_ahead_kb", "max_sectors_kb", "rq_affinity", "nomerges", "wbt_lat_usec", "io_poll",
-    "add_random", "rotational", "iostats", "strict_guarantees", "async_depth", "prio_aging_expire",
-    "nr_hw_queues", "hctx", "dirty_ratio", "dirty_background_ratio", "vm.dirty_bytes", "nr_open",
-    "iodepth_batch"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "low_latency",
+        "slice_idle",
+        "slice_sync",
+        "slice_async",
+        "quantum",
+        "group_idle",
+        "fifo_batch",
+        "writes_starved",
+        "read_expire",
+        "write_expire",
+        "back_seek_max",
+        "queue_depth",
+        "nr_requests",
+        "read_ahead_kb",
+        "max_sectors_kb",
+        "rq_affinity",
+        "nomerges",
+        "wbt_lat_usec",
+        "io_poll",
+        "add_random",
+        "rotational",
+        "iostats",
+        "strict_guarantees",
+        "async_depth",
+        "prio_aging_expire",
+        "nr_hw_queues",
+        "hctx",
+        "dirty_ratio",
+        "dirty_background_ratio",
+        "vm.dirty_bytes",
+        "nr_open",
+        "iodepth_batch",
+    ],
+)
 def test_every_tunable_name_passes_the_word_test(name):
     # the names of _TUNABLE_RE, as "2.6.32-rc6,low_latency=0" (corpus/002) writes one
     assert ("tunable", f"{name}=0") in {(f.key, f.value) for f in setup.find_setup(f"2.6.32-rc6,{name}=0")}
@@ -62,10 +105,12 @@ def _lines(words: setup._WordLines, which: tuple[str, ...]) -> set[int]:
 
 def test_word_lines_on_a_robot_report():
     # trimmed from <202401312320.a335db14-oliver.sang@intel.com> (linux-block 2024-01-31)
-    text = ("kernel test robot noticed a -72.9% regression of fio.write_iops on:\n"
-            "\n"
-            "test machine: 64 threads 2 sockets Intel(R) Xeon(R) Gold 6346 CPU @ 3.10GHz (Ice Lake)\n"
-            "      fs: xfs\n")
+    text = (
+        "kernel test robot noticed a -72.9% regression of fio.write_iops on:\n"
+        "\n"
+        "test machine: 64 threads 2 sockets Intel(R) Xeon(R) Gold 6346 CPU @ 3.10GHz (Ice Lake)\n"
+        "      fs: xfs\n"
+    )
     words = setup._WordLines(text)
     assert _lines(words, ("fio",)) == {0}
     assert _lines(words, ("intel", "cpu")) == {2}
@@ -88,8 +133,10 @@ def test_case_twins_are_every_non_ascii_character_ignorecase_takes_for_a_letter(
 
 def test_word_lines_rule_out_non_ascii_lines_without_the_word():
     # trimmed from the table of <202401312320.a335db14-oliver.sang@intel.com>: "±" makes the lines non-ASCII
-    text = ("     21.21 \u00b1  5%     -72.9%       5.75 \u00b1  2%  fio.write_iops\n"
-            "      0.02 \u00b1 10%      +0.1        0.12 \u00b1 12%  perf-profile.children.cycles-pp.xfs_file_write_iter\n")
+    text = (
+        "     21.21 \u00b1  5%     -72.9%       5.75 \u00b1  2%  fio.write_iops\n"
+        "      0.02 \u00b1 10%      +0.1        0.12 \u00b1 12%  perf-profile.children.cycles-pp.xfs_file_write_iter\n"
+    )
     words = setup._WordLines(text)
     assert _lines(words, ("fio",)) == {0}
     assert _lines(words, ("fs",)) == {1}
@@ -97,12 +144,18 @@ def test_word_lines_rule_out_non_ascii_lines_without_the_word():
     assert setup.find_setup(text) == setup_every_line(text)
 
 
-@pytest.mark.parametrize("line,arrow", [
-    ("old: 554 IOPS \u2192 new: 535 IOPS (~-3.4%)", True),   # the pairs module's own example, from a user's summary
-    ("read bw 2.5 GB/s -> 1.9 GB/s", True),
-    ("went from 10 ms to 14 ms", True),
-    ("READ: bw=448MiB/s (470MB/s), 448MiB/s-448MiB/s", False),  # corpus/000: fio output, no pair
-])
+@pytest.mark.parametrize(
+    "line,arrow",
+    [
+        (
+            "old: 554 IOPS \u2192 new: 535 IOPS (~-3.4%)",
+            True,
+        ),  # the pairs module's own example, from a user's summary
+        ("read bw 2.5 GB/s -> 1.9 GB/s", True),
+        ("went from 10 ms to 14 ms", True),
+        ("READ: bw=448MiB/s (470MB/s), 448MiB/s-448MiB/s", False),  # corpus/000: fio output, no pair
+    ],
+)
 def test_has_arrow_is_the_pair_patterns_cheap_test(line, arrow):
     from lkmlkb.extract import pairs
 
@@ -113,15 +166,18 @@ def test_has_arrow_is_the_pair_patterns_cheap_test(line, arrow):
 
 # --- filled lines: the line finders of results/tables/fio_output skip lines whose text is empty ---
 
+
 def test_filled_lines_of_a_dmesg_paste():
     # trimmed from <CAGS2=YpgcBdW==T=jWXNWePYg2y0c-XsyMxvi5x5hU-cWGXuRw@mail.gmail.com> (linux-block
     # 2024 Q1): dmesg lines are blanked as noise, the pipeline's focus leaves thousands of empty lines
     from lkmlkb.extract.fio_output import filled_lines, prepare_lines
 
-    text = ("Found a error while  run fio nvme_pi testing,  please have a look.\n\n"
-            "[ 1093.216195] DMAR: DRHD: handling fault status reg 2\n"
-            "fault addr 0x5000 [fault reason 0x06] PTE Read access is not set\n"
-            "> \n" + "\n" * 5 + "kernel parameter\n")
+    text = (
+        "Found a error while  run fio nvme_pi testing,  please have a look.\n\n"
+        "[ 1093.216195] DMAR: DRHD: handling fault status reg 2\n"
+        "fault addr 0x5000 [fault reason 0x06] PTE Read access is not set\n"
+        "> \n" + "\n" * 5 + "kernel parameter\n"
+    )
     lines = prepare_lines(text)
     assert lines.filled == [0, 3, 10]
     assert filled_lines(list(lines)) == [0, 3, 10]  # a plain list (a test's own lines) is counted
@@ -140,10 +196,12 @@ def test_empty_lines_still_end_a_percentile_section():
     # the "|" row after it is not read as percentiles any more
     from lkmlkb.extract.fio_output import find_normal_output, prepare_lines
 
-    text = ("      clat percentiles (msec):\n"
-            "       |  1.00th=[  986],  5.00th=[ 1167], 10.00th=[ 1250], 20.00th=[ 1368],\n"
-            "\n"
-            "       | 30.00th=[ 1435], 40.00th=[ 1502], 50.00th=[ 1569], 60.00th=[ 1636],\n")
+    text = (
+        "      clat percentiles (msec):\n"
+        "       |  1.00th=[  986],  5.00th=[ 1167], 10.00th=[ 1250], 20.00th=[ 1368],\n"
+        "\n"
+        "       | 30.00th=[ 1435], 40.00th=[ 1502], 50.00th=[ 1569], 60.00th=[ 1636],\n"
+    )
     got = [(r.metric, r.value) for r in find_normal_output(prepare_lines(text))]
     assert got == [("clat_p1", 986.0), ("clat_p5", 1167.0), ("clat_p10", 1250.0), ("clat_p20", 1368.0)]
     whole = text.replace("\n\n", "\n")
@@ -153,9 +211,11 @@ def test_empty_lines_still_end_a_percentile_section():
 def test_device_cue_passes_over_nvme_dmesg_lines():
     # trimmed from <CAGS2=YpgcBdW==T=jWXNWePYg2y0c-XsyMxvi5x5hU-cWGXuRw@mail.gmail.com> (linux-block 2024 Q1):
     # 200 lines like these named "nvme" and were all tried by the device and stack patterns
-    text = ("[ 1095.581436] nvme nvme0: request 0x100 genctr mismatch (got 0xc expected 0xd)\n"
-            "[ 1095.582370] nvme nvme0: invalid id 49408 completed on queue 4\n"
-            "./fio/t/nvmept_pi.py --dut /dev/ng0n1 on nvme0n1\n")
+    text = (
+        "[ 1095.581436] nvme nvme0: request 0x100 genctr mismatch (got 0xc expected 0xd)\n"
+        "[ 1095.582370] nvme nvme0: invalid id 49408 completed on queue 4\n"
+        "./fio/t/nvmept_pi.py --dut /dev/ng0n1 on nvme0n1\n"
+    )
     words = setup._WordLines(text)
     assert set(words.cased_starts(setup._DEVICE_CUE)) == {2}
     assert _lines(words, dict(setup._SETUP_RULES)[setup._stack_facts]) == set()
@@ -166,19 +226,26 @@ def test_device_cue_passes_over_nvme_dmesg_lines():
 def test_iter_lines_gives_the_lines_in_order():
     # trimmed from <202401312320.a335db14-oliver.sang@intel.com>: find_tools stops at the first line that matches
     text = "kernel test robot noticed\n\u00b1 fio.write_iops \u017f\n  fio.write_bw_MBps\n"
-    assert list(setup._WordLines(text).iter_lines(("fio",))) == [1, 1, 2]  # the case-twin line, then the lines in order
+    assert list(setup._WordLines(text).iter_lines(("fio",))) == [
+        1,
+        1,
+        2,
+    ]  # the case-twin line, then the lines in order
     assert setup.find_tools(text) == tools_every_line(text) == ["fio", "lkp"]
 
 
-@pytest.mark.parametrize("line,cue", [
-    ("old: 554 IOPS \u2192 new: 535 IOPS (~-3.4%)", True),    # the pairs module's own example
-    ("read bw 2.5 GB/s -> 1.9 GB/s", True),
-    ("went from 10 ms to 14 ms", True),
-    ("94k to 80k IOPS", True),
-    # trimmed from <CAHj4cs8tbDwKRwfS1=DmooP73ysM__xAb2PQc6XsAmWR+VuYmg@mail.gmail.com> (blktests nbd/003 dmesg)
-    ("[ 1960.192975] EXT4-fs (nbd0): unable to read superblock", False),
-    ("[ 1960.194390] nbd0: detected capacity change from 0 to 20971520", True),
-])
+@pytest.mark.parametrize(
+    "line,cue",
+    [
+        ("old: 554 IOPS \u2192 new: 535 IOPS (~-3.4%)", True),  # the pairs module's own example
+        ("read bw 2.5 GB/s -> 1.9 GB/s", True),
+        ("went from 10 ms to 14 ms", True),
+        ("94k to 80k IOPS", True),
+        # trimmed from <CAHj4cs8tbDwKRwfS1=DmooP73ysM__xAb2PQc6XsAmWR+VuYmg@mail.gmail.com> (blktests nbd/003 dmesg)
+        ("[ 1960.192975] EXT4-fs (nbd0): unable to read superblock", False),
+        ("[ 1960.194390] nbd0: detected capacity change from 0 to 20971520", True),
+    ],
+)
 def test_pair_cue_is_the_pair_patterns_necessary_part(line, cue):
     from lkmlkb.extract import pairs
 
@@ -198,12 +265,15 @@ def test_pair_cue_skips_no_pair_of_real_mail(path):
             assert line.rstrip().endswith(":")
 
 
-@pytest.mark.parametrize("line,cue", [
-    # the robot's reply of linux-block 2024-01-31, quoted in results._tested_commit's docstring
-    ("I attached a dmesg and 2 outputs while running tests on 574e7779cf", True),
-    ("results on commit 1a2b3c4d", True),
-    ("the test ran on the same machine", False),
-])
+@pytest.mark.parametrize(
+    "line,cue",
+    [
+        # the robot's reply of linux-block 2024-01-31, quoted in results._tested_commit's docstring
+        ("I attached a dmesg and 2 outputs while running tests on 574e7779cf", True),
+        ("results on commit 1a2b3c4d", True),
+        ("the test ran on the same machine", False),
+    ],
+)
 def test_on_sha_cue_is_the_tested_commit_patterns_necessary_part(line, cue):
     from lkmlkb.extract import results
 
@@ -220,13 +290,16 @@ def test_on_sha_cue_skips_no_tested_commit_of_real_mail(path):
             assert results._ON_SHA_CUE.search(line), line
 
 
-@pytest.mark.parametrize("row", [
-    # trimmed from <202401312320.a335db14-oliver.sang@intel.com>: "±", mis-decoded "\ufffd" and "Â±", and "+-"
-    "     21.21 \u00b1  5%     -72.9%       5.75 \u00b1  2%  fio.write_iops",
-    "     21.21 \ufffd  5%     -72.9%       5.75 \ufffd  2%  fio.write_iops",
-    "     21.21 \u00c2\u00b1  5%     -72.9%       5.75 \u00c2\u00b1  2%  fio.write_iops",
-    "     21.21 +-  5%     -72.9%       5.75 +-  2%  fio.write_iops",
-])
+@pytest.mark.parametrize(
+    "row",
+    [
+        # trimmed from <202401312320.a335db14-oliver.sang@intel.com>: "±", mis-decoded "\ufffd" and "Â±", and "+-"
+        "     21.21 \u00b1  5%     -72.9%       5.75 \u00b1  2%  fio.write_iops",
+        "     21.21 \ufffd  5%     -72.9%       5.75 \ufffd  2%  fio.write_iops",
+        "     21.21 \u00c2\u00b1  5%     -72.9%       5.75 \u00c2\u00b1  2%  fio.write_iops",
+        "     21.21 +-  5%     -72.9%       5.75 +-  2%  fio.write_iops",
+    ],
+)
 def test_lkp_row_reads_every_plus_minus_spelling(row):
     from lkmlkb.extract import tables
 
@@ -244,12 +317,20 @@ def test_job_file_blocks_keep_their_blank_lines():
     job = "[global]\nioengine=libaio\nrw=write\nbs=128k\n\n[job]\nfilename=/dev/dm-0\n"
     blocks = jobfile.find_blocks(job.split("\n"))
     assert [(ln.kind, ln.index) for ln in blocks[0].lines] == [
-        ("section", 0), ("option", 1), ("option", 2), ("option", 3), ("blank", 4), ("section", 5), ("option", 6)]
+        ("section", 0),
+        ("option", 1),
+        ("option", 2),
+        ("option", 3),
+        ("blank", 4),
+        ("section", 5),
+        ("option", 6),
+    ]
     assert (blocks[0].start, blocks[0].end) == (0, 6)
     tail = job + "\n" * 5000 + "[ 1150.848350] RAX: 0000000000000003\n"
     got = find_fio_jobs(tail)
     assert [(j.name, j.options, j.evidence.line_start, j.evidence.line_end) for j in got] == [
-        ("job", {"ioengine": "libaio", "rw": "write", "bs": "128k", "filename": "/dev/dm-0"}, 0, 6)]
+        ("job", {"ioengine": "libaio", "rw": "write", "bs": "128k", "filename": "/dev/dm-0"}, 0, 6)
+    ]
 
 
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
@@ -271,7 +352,10 @@ def test_dd_summary_found_behind_its_word_test():
     from lkmlkb.extract.tables import find_dd
 
     got = find_dd(prepare_lines("2147483648 bytes (2.1 GB, 2.0 GiB) copied, 0.721532 s, 3.0 GB/s\n"))
-    assert [(r.metric, r.value, r.unit) for r in got] == [("throughput", 3.0, "GB/s"), ("elapsed", 0.721532, "s")]
+    assert [(r.metric, r.value, r.unit) for r in got] == [
+        ("throughput", 3.0, "GB/s"),
+        ("elapsed", 0.721532, "s"),
+    ]
 
 
 def test_mmtests_row_needs_mean():
@@ -292,6 +376,7 @@ def test_mmtests_row_needs_mean():
 # Each shortcut is compared with the plain computation it stands for, over the real mail of corpus/
 # and tests/fuzz/corpus/ and over seeded random text built from the pieces the patterns read.
 
+
 def _real_texts() -> list[str]:
     return [p.read_text(errors="replace") for p in REAL]
 
@@ -300,10 +385,44 @@ def _random_lines(rng, pieces: list[str], n: int, width: int = 8) -> list[str]:
     return ["".join(rng.choice(pieces) for _ in range(rng.randint(0, width))) for _ in range(n)]
 
 
-_VERSION_PIECES = ["6.8", "-rc7", "5.15.y", "v", "V", "2.6.32", "next-20251219", "linux-", "Linux ", "kernel_",
-                   "\u212aernel-", "l\u0131nux-", "l\u0130nux-", "\u017f", "on ", "On", "tested on ", "results ON ",
-                   "with ", "for ", "- ", "* ", ":", "::", " ", "\t", "a", "x", "3.10GHz", "\u0663.1", "\u03a3", "+ Revert",
-                   "fio ", "=", "|", "\u00b1"]
+_VERSION_PIECES = [
+    "6.8",
+    "-rc7",
+    "5.15.y",
+    "v",
+    "V",
+    "2.6.32",
+    "next-20251219",
+    "linux-",
+    "Linux ",
+    "kernel_",
+    "\u212aernel-",
+    "l\u0131nux-",
+    "l\u0130nux-",
+    "\u017f",
+    "on ",
+    "On",
+    "tested on ",
+    "results ON ",
+    "with ",
+    "for ",
+    "- ",
+    "* ",
+    ":",
+    "::",
+    " ",
+    "\t",
+    "a",
+    "x",
+    "3.10GHz",
+    "\u0663.1",
+    "\u03a3",
+    "+ Revert",
+    "fio ",
+    "=",
+    "|",
+    "\u00b1",
+]
 
 
 def test_opens_with_version_only_skips_lines_without_a_lead_kernel():
@@ -376,19 +495,40 @@ def test_attribution_by_events_is_the_line_by_line_walk():
     from lkmlkb.model import Evidence, Result
 
     rng = random.Random(5)
-    pieces = ["6.8-rc7:", "on 6.1.36", "kernel: v5.12", "I applied c8ed1b359312 on 6.1.36.", "6.5-rc1 is yet not ready",
-              "READ: bw=448MiB/s", "WRITE: bw=4988MiB/s", "> ", "> > ", "", "", "", "text", "  lat (usec): min=1",
-              "5.17.0  WRITE: bw=4988MiB/s", "6.8-rc7+ Revert : 2 block devices"]
+    pieces = [
+        "6.8-rc7:",
+        "on 6.1.36",
+        "kernel: v5.12",
+        "I applied c8ed1b359312 on 6.1.36.",
+        "6.5-rc1 is yet not ready",
+        "READ: bw=448MiB/s",
+        "WRITE: bw=4988MiB/s",
+        "> ",
+        "> > ",
+        "",
+        "",
+        "",
+        "text",
+        "  lat (usec): min=1",
+        "5.17.0  WRITE: bw=4988MiB/s",
+        "6.8-rc7+ Revert : 2 block devices",
+    ]
     texts = _real_texts()
-    texts += ["\n".join(rng.choice(pieces) + rng.choice(["", " x"]) for _ in range(rng.randint(1, 400)))
-              for _ in range(150)]
+    texts += [
+        "\n".join(rng.choice(pieces) + rng.choice(["", " x"]) for _ in range(rng.randint(1, 400)))
+        for _ in range(150)
+    ]
     for text in texts:
         lines = prepare_lines(text)
         found = results.find_fio_output(text, lines) + results.find_tables(text, lines)
-        starts = sorted({r.evidence.line_start for r in found} | set(rng.sample(range(len(lines)), min(40, len(lines)))))
+        starts = sorted(
+            {r.evidence.line_start for r in found} | set(rng.sample(range(len(lines)), min(40, len(lines))))
+        )
         rng.shuffle(starts)
-        probe = [Result(metric="x", value=1.0, unit="", evidence=Evidence(line_start=i, line_end=i, text=""))
-                 for i in starts + [len(lines) + 3]]
+        probe = [
+            Result(metric="x", value=1.0, unit="", evidence=Evidence(line_start=i, line_end=i, text=""))
+            for i in starts + [len(lines) + 3]
+        ]
         lk = results._LineKernels(lines, {r.evidence.line_start for r in probe})
         plain = results._LineKernels(lines, lk.result_lines)
         for r in probe:
@@ -416,7 +556,9 @@ def test_depth_runs_read_from_filled_lines_are_the_line_by_line_runs():
 
     rng = random.Random(8)
     pieces = ["", "", " ", ">", "> ", ">>", "> a", ">> b", "> > c", "text", "  x", "WRITE: bw=4988MiB/s"]
-    texts = _real_texts() + ["\n".join(rng.choice(pieces) for _ in range(rng.randint(1, 30))) for _ in range(3000)]
+    texts = _real_texts() + [
+        "\n".join(rng.choice(pieces) for _ in range(rng.randint(1, 30))) for _ in range(3000)
+    ]
     for text in texts:
         lines = prepare_lines(text)
         runs = results._DepthRuns(lines)
@@ -427,10 +569,43 @@ def test_main_benchmark_counts_line_by_line_as_over_the_whole_text():
     import random
 
     rng = random.Random(3)
-    pieces = ["fio", "fio-3.1", "fio.x", "fio_", "-fio", "dd if=", "dd  of=", "/dd bs=", "dd test", "DD if=", "tiobench",
-              "tiotest", "dbench", "sysbench", "fs_mark", "fsmark", "bonnie++", "t/io_uring", "stress-ng", "mmtests",
-              "FIO", "\u017f", "\u212a", " ", "\n", "\n", "x", "_", "-", ".", "/", "1"]
-    texts = _real_texts() + ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 200))) for _ in range(3000)]
+    pieces = [
+        "fio",
+        "fio-3.1",
+        "fio.x",
+        "fio_",
+        "-fio",
+        "dd if=",
+        "dd  of=",
+        "/dd bs=",
+        "dd test",
+        "DD if=",
+        "tiobench",
+        "tiotest",
+        "dbench",
+        "sysbench",
+        "fs_mark",
+        "fsmark",
+        "bonnie++",
+        "t/io_uring",
+        "stress-ng",
+        "mmtests",
+        "FIO",
+        "\u017f",
+        "\u212a",
+        " ",
+        "\n",
+        "\n",
+        "x",
+        "_",
+        "-",
+        ".",
+        "/",
+        "1",
+    ]
+    texts = _real_texts() + [
+        "".join(rng.choice(pieces) for _ in range(rng.randint(0, 200))) for _ in range(3000)
+    ]
     texts.append("fio\n" * 1500 + "dd if=/dev/zero\n" * 1200)  # both over the cap of 1000
     for text in texts:
         head = text[:1_000_000]
@@ -449,15 +624,42 @@ def test_stack_groups_found_skip_no_stack_fact():
     import random
 
     rng = random.Random(9)
-    pieces = ["loop0 device", "/mnt/loop1", "losetup -f", "loop", "md-raid5", "mdadm", "RAID", "LVM2", "lvcreate",
-              "dm-multipath", "multipath", "mpathb", "dm-crypt", "LUKS", "bcache", "dm-cache", "NVMe-oF", "nvme-tcp",
-              "nvmet", "iSCSI", "virtio_blk", "virtio-blk", "\u017foftware RAID", " ", " ", "x", "\n"]
+    pieces = [
+        "loop0 device",
+        "/mnt/loop1",
+        "losetup -f",
+        "loop",
+        "md-raid5",
+        "mdadm",
+        "RAID",
+        "LVM2",
+        "lvcreate",
+        "dm-multipath",
+        "multipath",
+        "mpathb",
+        "dm-crypt",
+        "LUKS",
+        "bcache",
+        "dm-cache",
+        "NVMe-oF",
+        "nvme-tcp",
+        "nvmet",
+        "iSCSI",
+        "virtio_blk",
+        "virtio-blk",
+        "\u017foftware RAID",
+        " ",
+        " ",
+        "x",
+        "\n",
+    ]
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 60))) for _ in range(2000)]
     for text in texts:
         assert setup.find_setup(text) == setup_every_line(text), text
     assert set(setup._STACK_WORDS) == set(setup._STACK_RE.groupindex)
     assert dict(setup._SETUP_RULES)[setup._stack_facts] == tuple(
-        w for words in setup._STACK_WORDS.values() for w in words)
+        w for words in setup._STACK_WORDS.values() for w in words
+    )
 
 
 def test_strong_option_cue_skips_no_inline_job(monkeypatch):
@@ -468,10 +670,31 @@ def test_strong_option_cue_skips_no_inline_job(monkeypatch):
     from lkmlkb.fio.common import split_lines
 
     rng = random.Random(4)
-    pieces = ["ioengine=sync", "IODEPTH=64", "numjobs=4", "bs=4K", "rw=randread", "READWRITE=write", "direct=1",
-              "size=1G", "fio", "min=1", "max=2", "(g=0)", "--bs=4k", ", ", " ", "x=1", "blocksize_range=4k"]
-    texts = _real_texts() + ["\n".join(", ".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
-                                       for _ in range(rng.randint(1, 30))) for _ in range(500)]
+    pieces = [
+        "ioengine=sync",
+        "IODEPTH=64",
+        "numjobs=4",
+        "bs=4K",
+        "rw=randread",
+        "READWRITE=write",
+        "direct=1",
+        "size=1G",
+        "fio",
+        "min=1",
+        "max=2",
+        "(g=0)",
+        "--bs=4k",
+        ", ",
+        " ",
+        "x=1",
+        "blocksize_range=4k",
+    ]
+    texts = _real_texts() + [
+        "\n".join(
+            ", ".join(rng.choice(pieces) for _ in range(rng.randint(0, 6))) for _ in range(rng.randint(1, 30))
+        )
+        for _ in range(500)
+    ]
     got = [inline.find_inline_params(split_lines(t)) for t in texts]
     monkeypatch.setattr(inline, "_strong_cue", lambda: _re.compile(""))
     assert got == [inline.find_inline_params(split_lines(t)) for t in texts]
@@ -497,9 +720,17 @@ def test_version_cue_skips_no_version(monkeypatch):
     from lkmlkb.extract import kernel_versions as kernels
 
     rng = random.Random(12)
-    texts = _real_texts() + ["\n".join(_random_lines(rng, _VERSION_PIECES + ["NEXT-20240101", "Next-2025", "6", ".", "\u0663",
-                                                                   "12", "0", "123.12 \u00b1  5%"],
-                                                     30)) for _ in range(300)]
+    texts = _real_texts() + [
+        "\n".join(
+            _random_lines(
+                rng,
+                _VERSION_PIECES
+                + ["NEXT-20240101", "Next-2025", "6", ".", "\u0663", "12", "0", "123.12 \u00b1  5%"],
+                30,
+            )
+        )
+        for _ in range(300)
+    ]
     got = [kernels.find_versions(t) for t in texts]
     assert any(got)
     monkeypatch.setattr(kernels, "_VERSION_CUE_RE", _re.compile(""))
@@ -516,11 +747,26 @@ def test_lines_holding_are_the_lines_whose_cut_holds_the_pattern():
     from lkmlkb.extract.lines import lines_holding
 
     rng = random.Random(13)
-    texts = _real_texts() + ["", "\n", "6.8", "x\n6.8\n", "a" * 3998 + "6.8\n", "a" * 3999 + "6.8\n" + "n" * 3996 + "next-1",
-                             "x" * 3997 + "abcdef0\nabcdef0", "16.8\n6.8"]
-    texts += ["\n".join(_random_lines(rng, ["6.8", "\n", "", "x", "next-", "NEXT-", "1", ".", "a" * 1000, "deadbee"], 20))
-              for _ in range(300)]
-    for rx, max_line in ((kernels._VERSION_CUE_RE, kernels.MAX_LINE), (commits._HEX_RUN_RE, commits.MAX_LINE)):
+    texts = _real_texts() + [
+        "",
+        "\n",
+        "6.8",
+        "x\n6.8\n",
+        "a" * 3998 + "6.8\n",
+        "a" * 3999 + "6.8\n" + "n" * 3996 + "next-1",
+        "x" * 3997 + "abcdef0\nabcdef0",
+        "16.8\n6.8",
+    ]
+    texts += [
+        "\n".join(
+            _random_lines(rng, ["6.8", "\n", "", "x", "next-", "NEXT-", "1", ".", "a" * 1000, "deadbee"], 20)
+        )
+        for _ in range(300)
+    ]
+    for rx, max_line in (
+        (kernels._VERSION_CUE_RE, kernels.MAX_LINE),
+        (commits._HEX_RUN_RE, commits.MAX_LINE),
+    ):
         for text in texts:
             want = [(o, ln) for o, ln in _every_line(text, max_line) if rx.search(ln)]
             assert list(lines_holding(text, rx, max_line)) == want, text[:100]
@@ -532,10 +778,15 @@ def test_normal_output_literals_are_in_every_match():
     # lines of real mail and the fio fixtures, every line a pattern matches holds its literal
     from lkmlkb.extract import fio_output
 
-    texts = _real_texts() + [p.read_text(errors="replace")
-                             for p in sorted((ROOT / "tests" / "extract" / "fixtures").rglob("*")) if p.is_file()]
-    texts.append("  WRITE: io=138GB, aggrb=236MB/s, minb=1\n  write: io=138GB, bw=236MB/s, iops=1884, runt=600319msec\n"
-                 "Jobs: 4 (f=4): [F(4)][100.0%][w=5168MiB/s][w=5168 IOPS][eta 00m:00s]\n")
+    texts = _real_texts() + [
+        p.read_text(errors="replace")
+        for p in sorted((ROOT / "tests" / "extract" / "fixtures").rglob("*"))
+        if p.is_file()
+    ]
+    texts.append(
+        "  WRITE: io=138GB, aggrb=236MB/s, minb=1\n  write: io=138GB, bw=236MB/s, iops=1884, runt=600319msec\n"
+        "Jobs: 4 (f=4): [F(4)][100.0%][w=5168MiB/s][w=5168 IOPS][eta 00m:00s]\n"
+    )
     matched = 0
     for text in texts:
         lines = fio_output.prepare_lines(text)
@@ -555,13 +806,50 @@ def test_device_pattern_lead_lookahead_finds_what_the_alternatives_find():
     glued to noise."""
     import random
 
-    plain = re.compile(setup._DEVICE_RE.pattern.replace("(?=[nNPSHhrdsbzp/0-9])", "", 1), setup._DEVICE_RE.flags)
+    plain = re.compile(
+        setup._DEVICE_RE.pattern.replace("(?=[nNPSHhrdsbzp/0-9])", "", 1), setup._DEVICE_RE.flags
+    )
     assert plain.pattern != setup._DEVICE_RE.pattern
-    lines = [line for p in sorted((ROOT / "corpus").iterdir()) if p.is_file()
-             for line in p.read_text(encoding="utf-8", errors="replace").split("\n")]
-    words = ["nvme0n1", "NVMe SSD", "PCIe3 SSD", "SATA drive", "SAS disk", "1HDD", "hard disk", "rotational disks",
-             "2SSDs", "dm-1", "scsi_debug", "null_blk", "nullb0", "brd", "ram0", "zram", "pmem1", "/dev/sda1", "sdad:",
-             "xnvme", "_sda", "/sdb", "SSD", "HDD", " ", "-", "_", ":", "1", "a", "/dev/", "\t"]
+    lines = [
+        line
+        for p in sorted((ROOT / "corpus").iterdir())
+        if p.is_file()
+        for line in p.read_text(encoding="utf-8", errors="replace").split("\n")
+    ]
+    words = [
+        "nvme0n1",
+        "NVMe SSD",
+        "PCIe3 SSD",
+        "SATA drive",
+        "SAS disk",
+        "1HDD",
+        "hard disk",
+        "rotational disks",
+        "2SSDs",
+        "dm-1",
+        "scsi_debug",
+        "null_blk",
+        "nullb0",
+        "brd",
+        "ram0",
+        "zram",
+        "pmem1",
+        "/dev/sda1",
+        "sdad:",
+        "xnvme",
+        "_sda",
+        "/sdb",
+        "SSD",
+        "HDD",
+        " ",
+        "-",
+        "_",
+        ":",
+        "1",
+        "a",
+        "/dev/",
+        "\t",
+    ]
     rnd = random.Random(5)
     lines += ["".join(rnd.choice(words) for _ in range(rnd.randrange(8))) for _ in range(3000)]
     spans = lambda rx, s: [(m.span(), m.lastgroup) for m in rx.finditer(s)]  # noqa: E731
@@ -586,12 +874,21 @@ def test_version_cue_matches_where_its_plain_spelling_does():
 
     plain = re.compile(r"(?<!\d)\d\.\d|next-", re.IGNORECASE)
     rng = random.Random(14)
-    texts = _real_texts() + ["\n".join(_random_lines(rng, _VERSION_PIECES + ["NeXt-", "nEXT-", "1next-", "n", "N", "9",
-                                                                   "\u0663", ".", "\u00b2.1", "12.", "x1.2"], 30))
-                             for _ in range(300)]
+    texts = _real_texts() + [
+        "\n".join(
+            _random_lines(
+                rng,
+                _VERSION_PIECES
+                + ["NeXt-", "nEXT-", "1next-", "n", "N", "9", "\u0663", ".", "\u00b2.1", "12.", "x1.2"],
+                30,
+            )
+        )
+        for _ in range(300)
+    ]
     for text in texts:
-        assert [m.span() for m in kernels._VERSION_CUE_RE.finditer(text)] == \
-            [m.span() for m in plain.finditer(text)], text[:100]
+        assert [m.span() for m in kernels._VERSION_CUE_RE.finditer(text)] == [
+            m.span() for m in plain.finditer(text)
+        ], text[:100]
     # no character but the ASCII letters of "next" is taken for one of them under re.I (as "\u212a" is for "k")
     letters = re.compile("[next]", re.IGNORECASE)
     assert re.fullmatch("[k]", "\u212a", re.IGNORECASE)  # the loop below would see such a twin
@@ -613,12 +910,18 @@ def test_anchor_tries_find_what_the_longest_first_alternation_finds():
     sets.append({"increase", "increased", "increases", "inc", "in", "regress", "regression", "regressions"})
     rng = random.Random(15)
     texts = [t.lower() for t in _real_texts()]
-    texts += ["".join(rng.choice(["in", "c", "rease", "d", "s", "regress", "ion", "s", " ", "\n", "x"])
-                      for _ in range(60)) for _ in range(300)]
+    texts += [
+        "".join(
+            rng.choice(["in", "c", "rease", "d", "s", "regress", "ion", "s", " ", "\n", "x"])
+            for _ in range(60)
+        )
+        for _ in range(300)
+    ]
     for words in sets:
         trie = re.compile(trie_pattern(words))
         alternation = re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
         for text in texts:
             assert [m.span() for m in trie.finditer(text)] == [m.span() for m in alternation.finditer(text)]
-    assert [m.group() for m in re.finditer(trie_pattern(["increase", "increases", "in"]), "increases in")] == \
-        ["increases", "in"]
+    assert [
+        m.group() for m in re.finditer(trie_pattern(["increase", "increases", "in"]), "increases in")
+    ] == ["increases", "in"]

@@ -12,9 +12,13 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def pick(results, metric, direction=None, value=None):
-    return [r for r in results if r.metric == metric
-            and (direction is None or r.direction == direction)
-            and (value is None or r.value == pytest.approx(value))]
+    return [
+        r
+        for r in results
+        if r.metric == metric
+        and (direction is None or r.direction == direction)
+        and (value is None or r.value == pytest.approx(value))
+    ]
 
 
 def test_seed_000_quoted_write_job_block(seed_text):
@@ -97,19 +101,33 @@ def test_logical_lines_do_not_swallow_a_kernel_heading(seed_text):
     assert joined and "6.4-rc3" not in joined[0]
 
 
-@pytest.mark.parametrize("text", [
-    "",
-    "\x00\x00 READ: bw=\x00",
-    "WRITE: bw=" + "9" * 1_000_000,
-    "| | |\n" * 10000,
-    "Run status group 0 (all jobs):\n" + "  WRITE: bw=1MiB/s, " * 50000,
-    "{\n\"fio version\" : 1,\n" + "[" * 5000,
-    "Disk stats (read/write):\n" + "  sda: ios=1/1, util=" + "1" * 5000,
-], ids=["empty", "nuls", "megabyte-number", "pipes-10000-lines", "50000-group-items", "unclosed-json", "megabyte-util"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\x00\x00 READ: bw=\x00",
+        "WRITE: bw=" + "9" * 1_000_000,
+        "| | |\n" * 10000,
+        "Run status group 0 (all jobs):\n" + "  WRITE: bw=1MiB/s, " * 50000,
+        '{\n"fio version" : 1,\n' + "[" * 5000,
+        "Disk stats (read/write):\n" + "  sda: ios=1/1, util=" + "1" * 5000,
+    ],
+    ids=[
+        "empty",
+        "nuls",
+        "megabyte-number",
+        "pipes-10000-lines",
+        "50000-group-items",
+        "unclosed-json",
+        "megabyte-util",
+    ],
+)
 def test_garbage_is_fast_and_harmless(text):
     t0 = time.perf_counter()
     res = find_fio_output(text)
-    assert time.perf_counter() - t0 < 10.0  # a hang guard (catastrophic backtracking), not a speed test: speed is in benchmarks/
+    assert (
+        time.perf_counter() - t0 < 10.0
+    )  # a hang guard (catastrophic backtracking), not a speed test: speed is in benchmarks/
     assert isinstance(res, list)
 
 

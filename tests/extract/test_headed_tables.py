@@ -53,8 +53,12 @@ def _headed(text: str):
 def test_each_figure_is_a_result_of_its_column_under_its_heading():
     res = _headed(FS_MARK)
     rate = [(r.config, r.value) for r in res if r.metric == "files/sec"]
-    assert rate == [("Before this patch", 171845.7), ("Before this patch", 230898.7),
-                    ("After this patch", 173835.0), ("After this patch", 233537.8)]
+    assert rate == [
+        ("Before this patch", 171845.7),
+        ("Before this patch", 230898.7),
+        ("After this patch", 173835.0),
+        ("After this patch", 233537.8),
+    ]
     (first,) = [r for r in res if r.metric == "files/sec" and r.value == 171845.7]
     assert first.unit == "Files/sec" and first.tool == "table"
     # columns are matched by where they end: the right-aligned count is under "Count"
@@ -82,26 +86,42 @@ def test_prose_ending_in_a_colon_is_no_header():
 
 def test_find_results_reads_headed_tables():
     res = find_results(FS_MARK)
-    assert {(r.config, r.value) for r in res if r.metric == "files/sec"} >= {("Before this patch", 171845.7),
-                                                                             ("After this patch", 233537.8)}
+    assert {(r.config, r.value) for r in res if r.metric == "files/sec"} >= {
+        ("Before this patch", 171845.7),
+        ("After this patch", 233537.8),
+    }
 
 
 def test_a_row_of_fewer_figures_goes_to_the_columns_it_stands_under():
-    text = ("Results:\n  jobs      read_iops    write_iops    trim_iops\n"
-            "  1         100000      200000    300000\n"
-            "  2         110000\n"
-            "   7     8\n")
+    text = (
+        "Results:\n  jobs      read_iops    write_iops    trim_iops\n"
+        "  1         100000      200000    300000\n"
+        "  2         110000\n"
+        "   7     8\n"
+    )
     got = [(r.metric, r.value) for r in _headed(text)]
     # as many figures as names: in order, however aligned; fewer: the columns they end under;
     # two figures under one name: not read
-    assert got == [("jobs", 1), ("read_iops", 100000), ("write_iops", 200000), ("trim_iops", 300000),
-                   ("jobs", 2), ("read_iops", 110000)]
+    assert got == [
+        ("jobs", 1),
+        ("read_iops", 100000),
+        ("write_iops", 200000),
+        ("trim_iops", 300000),
+        ("jobs", 2),
+        ("read_iops", 110000),
+    ]
 
 
-@pytest.mark.parametrize("heading", ["before 7e55c60acfbb:", "After merging checkpoint buffer cleanup:",
-                                     "With the revert:"])
+@pytest.mark.parametrize(
+    "heading", ["before 7e55c60acfbb:", "After merging checkpoint buffer cleanup:", "With the revert:"]
+)
 def test_headings_of_many_forms(heading):
     text = f"{heading}\n              KB  reclen   write rewrite\n       131072000       4  493670  525964\n"
     res = _headed(text)
     assert {r.config for r in res} == {heading[:-1]}
-    assert {r.metric: r.value for r in res} == {"kb": 131072000, "reclen": 4, "write": 493670, "rewrite": 525964}
+    assert {r.metric: r.value for r in res} == {
+        "kb": 131072000,
+        "reclen": 4,
+        "write": 493670,
+        "rewrite": 525964,
+    }

@@ -15,24 +15,24 @@ from lkmlkb.extract.kernel_versions import (
 
 # Each pair: older, newer — release history as it happened.
 ORDERED_PAIRS = [
-    ("2.6.32-rc5", "2.6.32"),          # corpus/002: rc before the release
+    ("2.6.32-rc5", "2.6.32"),  # corpus/002: rc before the release
     ("2.6.32", "2.6.33"),
-    ("2.6.29", "2.6.32-rc5"),          # corpus/002: baseline vs regressed
-    ("2.6.32", "2.6.32.5"),            # 2.6-era stable point release
-    ("6.8-rc7", "6.8"),                # corpus/000
+    ("2.6.29", "2.6.32-rc5"),  # corpus/002: baseline vs regressed
+    ("2.6.32", "2.6.32.5"),  # 2.6-era stable point release
+    ("6.8-rc7", "6.8"),  # corpus/000
     ("6.8", "6.8.1"),
-    ("5.15", "5.15.y"),                # stable series after its .0
-    ("5.15.35", "5.15.y"),             # ... and after every point release of it
+    ("5.15", "5.15.y"),  # stable series after its .0
+    ("5.15.35", "5.15.y"),  # ... and after every point release of it
     ("5.15.y", "5.16-rc1"),
-    ("4.19.x", "5.4.x"),               # corpus/004: moving from 4.19.x to 5.4.x
-    ("5.4.190", "5.15.35"),            # corpus/004
-    ("5.19.0", "6.0.5"),               # corpus/003
+    ("4.19.x", "5.4.x"),  # corpus/004: moving from 4.19.x to 5.4.x
+    ("5.4.190", "5.15.35"),  # corpus/004
+    ("5.19.0", "6.0.5"),  # corpus/003
     ("6.1.30", "6.1.36"),
-    ("6.9", "6.10"),                   # numeric, not string, order
+    ("6.9", "6.10"),  # numeric, not string, order
     ("6.19-rc1", "6.19.0-rc1-next-20251219"),
     ("6.19.0-rc1-next-20251219", "6.19-rc2"),
     ("next-20240101", "next-20251219"),  # linux-next tags by date
-    ("6.1.0", "6.1.0-13-amd64"),       # Debian package build after plain .0
+    ("6.1.0", "6.1.0-13-amd64"),  # Debian package build after plain .0
     ("6.8.0-rc3-00012-gabcdef", "6.8.0-rc3-00013-g123456"),
 ]
 
@@ -44,11 +44,14 @@ def test_pairs_in_release_order(older, newer):
     assert sort_key(older) < sort_key(newer)
 
 
-@pytest.mark.parametrize("a,b", [
-    ("v5.12-rc7", "5.12-rc7"),
-    ("6.8-rc7+ Revert", "6.8-rc7"),
-    ("5.17.0", "5.17"),  # corpus/003 table label "5.17.0" is release 5.17
-])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        ("v5.12-rc7", "5.12-rc7"),
+        ("6.8-rc7+ Revert", "6.8-rc7"),
+        ("5.17.0", "5.17"),  # corpus/003 table label "5.17.0" is release 5.17
+    ],
+)
 def test_same_version_written_differently(a, b):
     assert compare(a, b) == 0
 
@@ -56,31 +59,42 @@ def test_same_version_written_differently(a, b):
 def test_sorted_list_matches_history():
     shuffled = ["6.8", "2.6.33", "next-20251219", "5.15.y", "6.8-rc7", "2.6.32-rc5", "4.19.x", "2.6.32"]
     assert sorted(shuffled, key=sort_key) == [
-        "2.6.32-rc5", "2.6.32", "2.6.33", "4.19.x", "5.15.y", "6.8-rc7", "6.8", "next-20251219"]
+        "2.6.32-rc5",
+        "2.6.32",
+        "2.6.33",
+        "4.19.x",
+        "5.15.y",
+        "6.8-rc7",
+        "6.8",
+        "next-20251219",
+    ]
 
 
-@pytest.mark.parametrize("raw,norm", [
-    ("v5.12-rc7", "5.12-rc7"),              # corpus/001 "latest linus tree(v5.12-rc7"
-    ("6.8-rc7+ Revert", "6.8-rc7"),         # corpus/000 result heading
-    ("6.8-rc7 + revert", "6.8-rc7"),        # corpus/000 "on 6.8-rc7 + revert : 3634"
-    ("4.19.x", "4.19.x"),                   # corpus/004, kept as written
-    ("5.15.y", "5.15.y"),
-    ("6.1.36.", "6.1.36"),                  # corpus/003 sentence end
-    ("Linux 6.8", "6.8"),
-    ("linux-6.8", "6.8"),
-    ("6.1.0-13-amd64", "6.1.0-13-amd64"),
-    ("next-20251219", "next-20251219"),
-    ("6.19.0-rc1-next-20251219", "6.19.0-rc1-next-20251219"),
-    ("5.14.0-362.el9", "5.14.0-362.el9"),
-    # a tree built with local changes, as `uname -r` and iostat's banner write it (linux-block:
-    # "Linux 5.1.0+ (localhost.localdomain)", "Not tainted 5.1.0-rc3+ #4")
-    ("5.1.0+", "5.1.0+"),
-    ("5.1.0-rc3+", "5.1.0-rc3+"),
-    ("v6.4.0-rc3+", "6.4.0-rc3+"),
-    ("LTS", None),
-    ("fio-3.19", None),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    "raw,norm",
+    [
+        ("v5.12-rc7", "5.12-rc7"),  # corpus/001 "latest linus tree(v5.12-rc7"
+        ("6.8-rc7+ Revert", "6.8-rc7"),  # corpus/000 result heading
+        ("6.8-rc7 + revert", "6.8-rc7"),  # corpus/000 "on 6.8-rc7 + revert : 3634"
+        ("4.19.x", "4.19.x"),  # corpus/004, kept as written
+        ("5.15.y", "5.15.y"),
+        ("6.1.36.", "6.1.36"),  # corpus/003 sentence end
+        ("Linux 6.8", "6.8"),
+        ("linux-6.8", "6.8"),
+        ("6.1.0-13-amd64", "6.1.0-13-amd64"),
+        ("next-20251219", "next-20251219"),
+        ("6.19.0-rc1-next-20251219", "6.19.0-rc1-next-20251219"),
+        ("5.14.0-362.el9", "5.14.0-362.el9"),
+        # a tree built with local changes, as `uname -r` and iostat's banner write it (linux-block:
+        # "Linux 5.1.0+ (localhost.localdomain)", "Not tainted 5.1.0-rc3+ #4")
+        ("5.1.0+", "5.1.0+"),
+        ("5.1.0-rc3+", "5.1.0-rc3+"),
+        ("v6.4.0-rc3+", "6.4.0-rc3+"),
+        ("LTS", None),
+        ("fio-3.19", None),
+        ("", None),
+    ],
+)
 def test_normalize_version(raw, norm):
     assert normalize_version(raw) == norm
 
@@ -89,21 +103,32 @@ def test_a_local_build_sorts_with_its_release():
     assert compare("5.1.0-rc3+", "5.1.0-rc3") == 0 and compare("5.1.0-rc3+", "5.1.0") < 0
 
 
-@pytest.mark.parametrize("raw,qual", [
-    ("6.8-rc7+ Revert", "+revert"),
-    ("6.8-rc7 + revert", "+revert"),
-    ("6.1.36 + patch", "+patch"),
-    ("6.8.0-rc3+", "+"),
-    ("6.8-rc7", None),
-])
+@pytest.mark.parametrize(
+    "raw,qual",
+    [
+        ("6.8-rc7+ Revert", "+revert"),
+        ("6.8-rc7 + revert", "+revert"),
+        ("6.1.36 + patch", "+patch"),
+        ("6.8.0-rc3+", "+"),
+        ("6.8-rc7", None),
+    ],
+)
 def test_qualifier(raw, qual):
     assert qualifier(raw) == qual
 
 
-@pytest.mark.parametrize("v,s", [
-    ("5.15.y", "5.15"), ("5.15.35", "5.15"), ("6.8-rc7", "6.8"), ("2.6.32.5", "2.6.32"),
-    ("2.6.32-rc5", "2.6.32"), ("next-20251219", "next"), ("LTS", ""),
-])
+@pytest.mark.parametrize(
+    "v,s",
+    [
+        ("5.15.y", "5.15"),
+        ("5.15.35", "5.15"),
+        ("6.8-rc7", "6.8"),
+        ("2.6.32.5", "2.6.32"),
+        ("2.6.32-rc5", "2.6.32"),
+        ("next-20251219", "next"),
+        ("LTS", ""),
+    ],
+)
 def test_series(v, s):
     assert series(v) == s
 

@@ -15,8 +15,10 @@ SEED_GOLD = [
     ("000_a3585e8f2465c212.txt", {"6.8-rc7", "6.6", "5.15.y"}),
     ("001_09f4ed74915a608d.txt", {"5.12-rc7"}),
     ("002_05ded6ff64fd7ec3.txt", {"2.6.29", "2.6.30", "2.6.32-rc5", "2.6.32-rc6", "2.6.32-rc7"}),
-    ("003_f5869eda4829fcf2.txt", {"6.4-rc3", "5.15.y", "5.17.0", "5.18.0", "5.19.0", "6.0.5", "6.1.30",
-                                  "6.1.36", "6.5-rc1"}),
+    (
+        "003_f5869eda4829fcf2.txt",
+        {"6.4-rc3", "5.15.y", "5.17.0", "5.18.0", "5.19.0", "6.0.5", "6.1.30", "6.1.36", "6.5-rc1"},
+    ),
     ("004_9a4b42bbfbf4e570.txt", {"4.19.x", "5.4.x", "5.4.190", "5.15.35"}),
 ]
 # kernels the text names that the labels leave out (a planned release, a series named in
@@ -37,16 +39,30 @@ def test_seed_kernels_recall_and_nothing_else(name, gold):
 SEED_ROLES = [
     # 000: "observed on recent kernels(6.6) when compared with 5.15.y"; "seen on 6.8-rc7 and a revert
     # on top of that fixes the regression"
-    ("000_a3585e8f2465c212.txt", {("6.6", None): "bad", ("5.15.y", None): "good",
-                                  ("6.8-rc7", None): "bad", ("6.8-rc7", "+revert"): "good"}),
+    (
+        "000_a3585e8f2465c212.txt",
+        {
+            ("6.6", None): "bad",
+            ("5.15.y", None): "good",
+            ("6.8-rc7", None): "bad",
+            ("6.8-rc7", "+revert"): "good",
+        },
+    ),
     # 002: "The regression happened sometime between 2.6.29 and 2.6.30"
     ("002_05ded6ff64fd7ec3.txt", {("2.6.29", None): "good", ("2.6.30", None): "bad"}),
     # 003: subject "gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y"
     ("003_f5869eda4829fcf2.txt", {("6.4-rc3", None): "bad", ("5.15.y", None): "good"}),
     # 004: "While moving from 4.19.x to 5.4.x we noticed a performance drop";
     # "The over-reporting is observed in v5.4.190 and in v5.15.35 as well."
-    ("004_9a4b42bbfbf4e570.txt", {("4.19.x", None): "good", ("5.4.x", None): "bad",
-                                  ("5.4.190", None): "bad", ("5.15.35", None): "bad"}),
+    (
+        "004_9a4b42bbfbf4e570.txt",
+        {
+            ("4.19.x", None): "good",
+            ("5.4.x", None): "bad",
+            ("5.4.190", None): "bad",
+            ("5.15.35", None): "bad",
+        },
+    ),
 ]
 
 
@@ -74,29 +90,37 @@ def test_evidence_points_at_the_line():
 
 # --- sentences: roles from wording ---
 
-@pytest.mark.parametrize("text,expected", [
-    ("It works fine on 5.10 but is broken since 6.1.", [("5.10", "good"), ("6.1", "bad")]),
-    ("drop of 25% between v6.7 and v6.8-rc1", [("6.7", "good"), ("6.8-rc1", "bad")]),
-    ("There is no regression on 6.6 with this setup.", [("6.6", "good")]),
-    ("We tested kernels 6.9 and 6.10 on the same box.", [("6.9", None), ("6.10", None)]),
-    ("kernel: latest linus tree(v5.12-rc7, commit: 7f75285ca57)", [("5.12-rc7", None)]),
-])
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("It works fine on 5.10 but is broken since 6.1.", [("5.10", "good"), ("6.1", "bad")]),
+        ("drop of 25% between v6.7 and v6.8-rc1", [("6.7", "good"), ("6.8-rc1", "bad")]),
+        ("There is no regression on 6.6 with this setup.", [("6.6", "good")]),
+        ("We tested kernels 6.9 and 6.10 on the same box.", [("6.9", None), ("6.10", None)]),
+        ("kernel: latest linus tree(v5.12-rc7, commit: 7f75285ca57)", [("5.12-rc7", None)]),
+    ],
+)
 def test_roles_from_wording(text, expected):
     assert [(k.version, k.role) for k in find_kernel_mentions(text)] == expected
 
 
 # --- shapes ---
 
-@pytest.mark.parametrize("text,versions", [
-    ("Linux 6.8-rc7 and next-20251219", ["6.8-rc7", "next-20251219"]),
-    ("6.19.0-rc1-next-20251219 boots", ["6.19.0-rc1-next-20251219"]),
-    ("uname -r: 6.1.0-13-amd64", ["6.1.0-13-amd64"]),
-    ("built 6.8.0-rc3-00012-gabcdef today", ["6.8.0-rc3-00012-gabcdef"]),
-    ("RHEL9 5.14 and 5.14.0-362.el9.", ["5.14", "5.14.0-362.el9"]),
-    ("stable 4.19.x and 5.15.y", ["4.19.x", "5.15.y"]),
-    ("on 6.8-rc7 : 3571\non 6.8-rc7 + revert : 3634", ["6.8-rc7", "6.8-rc7"]),  # corpus/000
-    ("2.6.32-rc6,low_latency=0", ["2.6.32-rc6"]),  # corpus/002
-])
+
+@pytest.mark.parametrize(
+    "text,versions",
+    [
+        ("Linux 6.8-rc7 and next-20251219", ["6.8-rc7", "next-20251219"]),
+        ("6.19.0-rc1-next-20251219 boots", ["6.19.0-rc1-next-20251219"]),
+        ("uname -r: 6.1.0-13-amd64", ["6.1.0-13-amd64"]),
+        ("built 6.8.0-rc3-00012-gabcdef today", ["6.8.0-rc3-00012-gabcdef"]),
+        ("RHEL9 5.14 and 5.14.0-362.el9.", ["5.14", "5.14.0-362.el9"]),
+        ("stable 4.19.x and 5.15.y", ["4.19.x", "5.15.y"]),
+        ("on 6.8-rc7 : 3571\non 6.8-rc7 + revert : 3634", ["6.8-rc7", "6.8-rc7"]),  # corpus/000
+        ("2.6.32-rc6,low_latency=0", ["2.6.32-rc6"]),  # corpus/002
+    ],
+)
 def test_version_shapes(text, versions):
     assert [v[3] for v in find_versions(text)] == versions
 
@@ -109,28 +133,46 @@ def test_spans_are_the_raw_text():
 
 # --- negatives: version-shaped numbers that are not kernels ---
 
-@pytest.mark.parametrize("text", [
-    "Intel(R) Xeon(R) Gold 6346 CPU @ 3.10GHz",    # LKP test machine line
-    "cpu usage went up 2.6% here",
-    "2147483648 bytes (2.1 GB, 2.0 GiB) copied, 0.721532 s, 3.0 GB/s",  # corpus/004 dd output
-    "fio-3.19", "fio 3.33 is installed", "Python 3.11", "gcc-14", "GCC 4.8.5 was used",
-    "host 192.168.1.2 and 10.0.0.1",
-    "date 2024.03.12",
-    "37.80 38.54 39.48 -> 38.606667 0.687475",     # corpus/002 tiobench table
-    "section 2.1 describes", "link at 1.5 Gbps", "SATA ATA-8 UDMA/133",
-    "|  1.00th=[  986],  5.00th=[ 1167], 10.00th=[ 1250]",  # fio percentiles, corpus/000
-    "Average: 34.6648 34.4475",                    # corpus/002
-    "in for-2.6.33) should allow",                 # a branch name, corpus/002
-    "ratio 4.817, 2.764, 3.064",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Intel(R) Xeon(R) Gold 6346 CPU @ 3.10GHz",  # LKP test machine line
+        "cpu usage went up 2.6% here",
+        "2147483648 bytes (2.1 GB, 2.0 GiB) copied, 0.721532 s, 3.0 GB/s",  # corpus/004 dd output
+        "fio-3.19",
+        "fio 3.33 is installed",
+        "Python 3.11",
+        "gcc-14",
+        "GCC 4.8.5 was used",
+        "host 192.168.1.2 and 10.0.0.1",
+        "date 2024.03.12",
+        "37.80 38.54 39.48 -> 38.606667 0.687475",  # corpus/002 tiobench table
+        "section 2.1 describes",
+        "link at 1.5 Gbps",
+        "SATA ATA-8 UDMA/133",
+        "|  1.00th=[  986],  5.00th=[ 1167], 10.00th=[ 1250]",  # fio percentiles, corpus/000
+        "Average: 34.6648 34.4475",  # corpus/002
+        "in for-2.6.33) should allow",  # a branch name, corpus/002
+        "ratio 4.817, 2.764, 3.064",
+    ],
+)
 def test_not_kernels(text):
     assert find_versions(text) == []
 
 
-@pytest.mark.parametrize("text", [
-    "", "\x00" * 10000, "6." * 500000, "v" * 1_000_000, "5.15.y " * 100000,
-    ("1.2.3.4.5.6.7.8.9" * 20000),
-], ids=["empty", "nuls", "dots", "one-mb-line", "repeated-versions", "dotted-run"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\x00" * 10000,
+        "6." * 500000,
+        "v" * 1_000_000,
+        "5.15.y " * 100000,
+        ("1.2.3.4.5.6.7.8.9" * 20000),
+    ],
+    ids=["empty", "nuls", "dots", "one-mb-line", "repeated-versions", "dotted-run"],
+)
 def test_pathological_input_is_fast_and_safe(text):
     t0 = time.monotonic()
     find_kernels(text)

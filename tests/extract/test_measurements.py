@@ -15,19 +15,28 @@ def _read(text):
     return [(r.value, r.unit, r.kernel, r.config) for r in results], [k.version for k in kernels]
 
 
-@pytest.mark.parametrize("text,want", [
-    # linux-raid, "Raid6 check performance regression 5.15 -> 5.16" (2022-01)
-    ("One host with a 20 drive array went from 170MB/s to 11MB/s. Another host with",
-     [(170.0, "MB/s", None, "before"), (11.0, "MB/s", None, "after")]),
-    # linux-raid (2020): a capital S
-    ("The 4k rand write performance drops from 100MB/S to 15MB/S?! How about other",
-     [(100.0, "MB/S", None, "before"), (15.0, "MB/S", None, "after")]),
-    # a change statement with the kernel beside each value (the pattern of linux-btrfs 2020-12:
-    # "went from ~15 seconds w/ 5.9 to nearly 5 minutes in 5.10"); the first is named elsewhere
-    ("Extracting it became slow with Linux kernel 6.2. It went from ~20 seconds w/ 6.1 to\n"
-     "nearly 3 minutes in 6.2, or 800%.\n",
-     [(20.0, "seconds", "6.1", "6.1"), (3.0, "minutes", "6.2", "6.2")]),
-])
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-raid, "Raid6 check performance regression 5.15 -> 5.16" (2022-01)
+        (
+            "One host with a 20 drive array went from 170MB/s to 11MB/s. Another host with",
+            [(170.0, "MB/s", None, "before"), (11.0, "MB/s", None, "after")],
+        ),
+        # linux-raid (2020): a capital S
+        (
+            "The 4k rand write performance drops from 100MB/S to 15MB/S?! How about other",
+            [(100.0, "MB/S", None, "before"), (15.0, "MB/S", None, "after")],
+        ),
+        # a change statement with the kernel beside each value (the pattern of linux-btrfs 2020-12:
+        # "went from ~15 seconds w/ 5.9 to nearly 5 minutes in 5.10"); the first is named elsewhere
+        (
+            "Extracting it became slow with Linux kernel 6.2. It went from ~20 seconds w/ 6.1 to\n"
+            "nearly 3 minutes in 6.2, or 800%.\n",
+            [(20.0, "seconds", "6.1", "6.1"), (3.0, "minutes", "6.2", "6.2")],
+        ),
+    ],
+)
 def test_change_statements(text, want):
     assert _read(text)[0] == want
 
@@ -41,25 +50,38 @@ def test_values_labelled_by_kernels():
     assert kernels == ["6.4"]  # the one the version reader alone does not take
 
 
-@pytest.mark.parametrize("text,want", [
-    # linux-block (2022, a bio throttling discussion)
-    ("The problem is that the second bio is finished after 10s instead of 20s.",
-     [(20.0, "s", None, "before"), (10.0, "s", None, "after")]),
-    # a number word for the first value, in the unit of the second
-    ("On 6.1 it now takes 20 minutes instead of one.", [(1.0, "minutes", None, "before"), (20.0, "minutes", None, "after")]),
-    # "used to ... now": what it was, what it is
-    ("My backup used to finish in about 40 minutes, now it is taking 3 hours.",
-     [(40.0, "minutes", None, "before"), (3.0, "hours", None, "after")]),
-])
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-block (2022, a bio throttling discussion)
+        (
+            "The problem is that the second bio is finished after 10s instead of 20s.",
+            [(20.0, "s", None, "before"), (10.0, "s", None, "after")],
+        ),
+        # a number word for the first value, in the unit of the second
+        (
+            "On 6.1 it now takes 20 minutes instead of one.",
+            [(1.0, "minutes", None, "before"), (20.0, "minutes", None, "after")],
+        ),
+        # "used to ... now": what it was, what it is
+        (
+            "My backup used to finish in about 40 minutes, now it is taking 3 hours.",
+            [(40.0, "minutes", None, "before"), (3.0, "hours", None, "after")],
+        ),
+    ],
+)
 def test_what_it_was_and_what_it_is(text, want):
     assert _read(text)[0] == want
 
 
-@pytest.mark.parametrize("text", [
-    "the link runs at 6.4 Gbps on this box",          # a rate, not kernel 6.4
-    "we have 2.5 GB of cache and 4.5 GB free",
-    "The 3.5x speedup is nice",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the link runs at 6.4 Gbps on this box",  # a rate, not kernel 6.4
+        "we have 2.5 GB of cache and 4.5 GB free",
+        "The 3.5x speedup is nice",
+    ],
+)
 def test_a_measure_is_no_kernel(text):
     assert _read(text)[1] == []
 
@@ -72,9 +94,11 @@ def test_a_value_beside_its_kernel():
 
 
 def test_prose_figures_join_the_results_and_others_keep_their_lines():
-    text = ("Throughput went from 170MB/s to 11MB/s after the update.\n\n"
-            "Run status group 0 (all jobs):\n"
-            "   READ: bw=236MiB/s (247MB/s), 236MiB/s-236MiB/s (247MB/s-247MB/s), io=138GiB (148GB), run=600003-600003msec\n")
+    text = (
+        "Throughput went from 170MB/s to 11MB/s after the update.\n\n"
+        "Run status group 0 (all jobs):\n"
+        "   READ: bw=236MiB/s (247MB/s), 236MiB/s-236MiB/s (247MB/s-247MB/s), io=138GiB (148GB), run=600003-600003msec\n"
+    )
     got = find_results(text)
     assert [r.config for r in got if r.evidence.line_start == 0] == ["before", "after"]  # read once
     assert all(r.tool != "prose" for r in got if r.evidence.line_start == 3)  # fio's line is fio's

@@ -7,7 +7,9 @@ from spacy.matcher import Matcher
 
 from lkmlkb.extract.nlp import cue_files, matcher, reading
 
-CORPUS = sorted(p for p in (Path(__file__).resolve().parents[2] / "corpus").iterdir() if p.suffix in (".txt", ".mbox"))
+CORPUS = sorted(
+    p for p in (Path(__file__).resolve().parents[2] / "corpus").iterdir() if p.suffix in (".txt", ".mbox")
+)
 CUE_FILES = ("claims", "commits", "kernels")
 
 
@@ -25,7 +27,7 @@ def matchers():
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
 def test_same_matches_as_spacy_matcher_on_corpus_threads(matchers, path):
     pipe, reference = matchers
-    doc = pipe.nlp(path.read_text(encoding="utf-8", errors="replace")[:reading.MAX_DOC_CHARS])
+    doc = pipe.nlp(path.read_text(encoding="utf-8", errors="replace")[: reading.MAX_DOC_CHARS])
     expected = set(reference(doc))
     assert expected, "every corpus thread holds some cue"
     assert set(pipe.tokens(doc)) == expected
@@ -36,21 +38,28 @@ def test_every_cue_pattern_runs_sparse():
     pipe = matcher.get_pipeline(*CUE_FILES)
     assert len(pipe.matcher) == 0
     assert len(pipe.tokens.patterns) == sum(
-        isinstance(p["pattern"], list) for name in CUE_FILES for p in cue_files.load_patterns(name))
+        isinstance(p["pattern"], list) for name in CUE_FILES for p in cue_files.load_patterns(name)
+    )
 
 
 def test_unsupported_pattern_is_left_to_spacy():
     assert not matcher.TokenPatterns.supports([{"LOWER": "fixed"}, {"LOWER": "by", "OP": "+"}])
     assert not matcher.TokenPatterns.supports([{"IS_ALPHA": True}, {"LOWER": "by"}])  # may start anywhere
-    assert matcher.TokenPatterns.supports([{"LOWER": "bisected"}, {"IS_ALPHA": True, "OP": "?"}, {"LOWER": "to"}])
+    assert matcher.TokenPatterns.supports(
+        [{"LOWER": "bisected"}, {"IS_ALPHA": True, "OP": "?"}, {"LOWER": "to"}]
+    )
 
 
 def test_list_items_and_blank_lines_start_sentences():
     # shape of seed 002's numbered findings (corpus/002-*.txt): "1) ... 2) ..." on new lines
     text = "Findings below\n1) fio shows a drop\n2) bisected to abc\n\nThanks, it helps"
     doc = reading.parse(text, "commits")
-    assert [text[a:b] for a, b in reading.sentences(doc)] == ["Findings below\n", "1) fio shows a drop\n",
-                                                          "2) bisected to abc\n\n", "Thanks, it helps"]
+    assert [text[a:b] for a, b in reading.sentences(doc)] == [
+        "Findings below\n",
+        "1) fio shows a drop\n",
+        "2) bisected to abc\n\n",
+        "Thanks, it helps",
+    ]
 
 
 def test_suffix_shortcut_finds_what_spacys_suffix_regex_finds_on_corpus_words():
@@ -98,8 +107,11 @@ def test_tokens_are_spacys_on_real_mail():
 def test_long_star_runs_match_as_spacys_matcher(matchers):
     """A '*' cue run ("bisected the the ... to") of any length, as spaCy finds it (found by review at 66)."""
     pipe, reference = matchers
-    for text in ["I bisected " + "the " * 66 + "to commit 0123456789ab (\"block: change plugging\").",
-                 "Reverting " + "the " * 70 + "patch fixes it", "bisected " + "the " * 2000 + "to x"]:
+    for text in [
+        "I bisected " + "the " * 66 + 'to commit 0123456789ab ("block: change plugging").',
+        "Reverting " + "the " * 70 + "patch fixes it",
+        "bisected " + "the " * 2000 + "to x",
+    ]:
         doc = pipe.nlp(text)
         expected = set(reference(doc))
         assert max(end - start for _, start, end in expected) > 60  # the long run itself is a match

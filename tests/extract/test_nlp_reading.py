@@ -24,7 +24,9 @@ from lkmlkb.extract.commits import find_commits
 from lkmlkb.extract.kernels import find_kernel_mentions, find_kernels
 from lkmlkb.extract.nlp import cue_files, matcher, reading
 
-CORPUS = sorted(p for p in (Path(__file__).resolve().parents[2] / "corpus").iterdir() if p.suffix in (".txt", ".mbox"))
+CORPUS = sorted(
+    p for p in (Path(__file__).resolve().parents[2] / "corpus").iterdir() if p.suffix in (".txt", ".mbox")
+)
 CUE_SETS = ("claims", "commits", "kernels")
 
 
@@ -42,6 +44,7 @@ def whole_doc(text: str, name: str):
 
     def one_paragraph(a, b):  # no blank line inside the match: a cue never spans one, by design
         return not any(doc[t].is_space and doc[t].text.count("\n") >= 2 for t in range(a + 1, b - 1))
+
     cues = []
     for label, pid, a, b in pipe.matches(doc, keep=one_paragraph):
         span = doc[a:b]
@@ -61,7 +64,7 @@ def read_cues(text: str, name: str, order: list[list[int]] | None = None):
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
 def test_paragraphs_read_as_the_whole_doc(path):
-    text = path.read_text(encoding="utf-8", errors="replace")[:reading.MAX_DOC_CHARS]
+    text = path.read_text(encoding="utf-8", errors="replace")[: reading.MAX_DOC_CHARS]
     rng = random.Random(path.name)
     found = 0
     for name in CUE_SETS:
@@ -71,15 +74,19 @@ def test_paragraphs_read_as_the_whole_doc(path):
         rng.shuffle(shuffled)
         for order in (None, [[i] for i in shuffled], [list(range(0, n, 2)), list(range(1, n, 2))]):
             r, doc, got = read_cues(text, name, order)
-            assert got == expected[:reading.MAX_CUES], (path.name, name, order and len(order))
+            assert got == expected[: reading.MAX_CUES], (path.name, name, order and len(order))
             for pos, bounds in token_sents.items():
-                assert reading.sentence_bounds(doc, pos, pos + 1) == bounds, (path.name, pos, text[pos:pos + 30])
+                assert reading.sentence_bounds(doc, pos, pos + 1) == bounds, (
+                    path.name,
+                    pos,
+                    text[pos : pos + 30],
+                )
         found += len(expected)
     assert n > 3 and found
 
 
 def test_a_cue_does_not_span_a_blank_line_and_negation_stays_in_its_paragraph():
-    text = "IOPS drop is not\n\nobserved on 6.8.\n\nNot\n\nbisected to 0123456789ab (\"block: x\")"
+    text = 'IOPS drop is not\n\nobserved on 6.8.\n\nNot\n\nbisected to 0123456789ab ("block: x")'
     doc = reading.parse(text, "claims")
     assert [c.id for c in reading.cues(doc)] == ["reg-drop"]  # not "is not <blank line> observed"
     doc = reading.parse(text, "commits")
@@ -90,9 +97,13 @@ def test_a_cue_does_not_span_a_blank_line_and_negation_stays_in_its_paragraph():
 
 def test_only_paragraphs_that_can_matter_are_tokenized():
     """A long log with one report paragraph: the log is never tokenized, the findings are those of the whole text."""
-    log_lines = "\n".join(f"[{i:5d}.000000] nvme0n1: I/O {i} QID 3 timeout, completion polled" for i in range(400))
-    report = ("We see a 12% regression of randread IOPS on v6.8-rc1 compared to v6.7,\n"
-              "bisected to commit 0123456789ab (\"block: change plugging\").")
+    log_lines = "\n".join(
+        f"[{i:5d}.000000] nvme0n1: I/O {i} QID 3 timeout, completion polled" for i in range(400)
+    )
+    report = (
+        "We see a 12% regression of randread IOPS on v6.8-rc1 compared to v6.7,\n"
+        'bisected to commit 0123456789ab ("block: change plugging").'
+    )
     text = log_lines + "\n\n" + report + "\n\n" + log_lines
     reading._LAST_READING[0] = None
     kernels, commits, claims = find_kernels(text), find_commits(text), find_claims(text)
@@ -116,6 +127,7 @@ def test_weak_claim_words_need_a_percentage_in_their_paragraph():
 
 # Edge cases found in review (each failed before its fix).
 
+
 def test_a_cue_in_the_next_paragraph_is_not_in_the_versions_sentence():
     """Whatever else the text holds: a post-cue after the blank line does not give v6.1 a role."""
     a = "We ran the same job on v6.1\n\nworks fine here, nothing to report."
@@ -127,7 +139,10 @@ def test_a_cue_in_the_next_paragraph_is_not_in_the_versions_sentence():
 def test_claims_do_not_depend_on_what_another_extractor_read_first():
     # a version every 25 words: kernels reads the paragraph whole (its windows would cover it),
     # in one Doc with the next paragraph
-    text = " ".join(("v6.1 " if k % 25 == 0 else "") + "better" for k in range(400)) + "\n\nWe see a 12% regression on v6.2."
+    text = (
+        " ".join(("v6.1 " if k % 25 == 0 else "") + "better" for k in range(400))
+        + "\n\nWe see a 12% regression on v6.2."
+    )
     reading._LAST_READING[0] = None
     alone = [(c.kind, c.stated_pct) for c in find_claims(text)]
     reading._LAST_READING[0] = None
@@ -141,14 +156,16 @@ def test_claims_do_not_depend_on_what_another_extractor_read_first():
 
 def test_the_percentage_a_weak_claim_needs_is_looked_for_in_the_text_as_written():
     # a run of 16+ punctuation is blanked for spaCy; the "%" in it is still the claim's
-    assert [(c.kind, c.stated_pct) for c in find_claims(
-        "With the patch reads are faster by 12%!!!!!!!!!!!!!!!!!!\n\nThanks.")] == [("improvement", 12.0)]
+    assert [
+        (c.kind, c.stated_pct)
+        for c in find_claims("With the patch reads are faster by 12%!!!!!!!!!!!!!!!!!!\n\nThanks.")
+    ] == [("improvement", 12.0)]
 
 
 def test_a_lead_in_ending_up_to_300_characters_before_the_sha_is_read():
     lead = "The regression was bisected to"  # the cue ends at 30
     for middle, role in ((294, "culprit"), (295, "culprit"), (296, "mentioned")):  # the SHA at 329, 330, 331
-        text = lead + "\n\n" + ("x " * 200)[:middle - 1] + "y:\n\n0123456789ab (\"block: change plugging\")"
+        text = lead + "\n\n" + ("x " * 200)[: middle - 1] + 'y:\n\n0123456789ab ("block: change plugging")'
         assert text.index("0123456789ab") == middle + 35
         assert find_commits(text)[0].role == role, middle
 
@@ -171,6 +188,7 @@ def test_a_text_ending_in_a_space_ends_its_last_sentence_where_the_whole_doc_doe
 # reach.  Inside a window, tokens, cues and sentences are the whole Doc's; a
 # sentence running past the window's edge is cut there.
 
+
 def _windows_of(doc):
     return [(i, a, b) for i, spans in sorted(doc.windows.items()) for a, b in spans]
 
@@ -187,14 +205,16 @@ def _corpus_text(path, long_lines):
 def test_a_window_reads_the_whole_docs_cues_and_sentences_up_to_its_edges(path, long_lines, monkeypatch):
     monkeypatch.setattr(reading, "WINDOW_ABOVE", 0)  # every paragraph read in windows
     monkeypatch.setattr(reading, "WINDOW_SHARE", 1.0)
-    text = _corpus_text(path, long_lines)[:reading.MAX_DOC_CHARS]
+    text = _corpus_text(path, long_lines)[: reading.MAX_DOC_CHARS]
     rng = random.Random(path.name)
     margin = 100  # longer than any cue of the corpus: a cue ending this far inside the window is whole
     checked = 0
     for name in CUE_SETS:
         token_sents, expected = whole_doc(text, name)
         positions = rng.sample(sorted(token_sents), k=min(15, len(token_sents)))
-        positions += [e[2] + rng.choice((-120, -60, 0, 60)) for e in rng.sample(expected, k=min(8, len(expected)))]
+        positions += [
+            e[2] + rng.choice((-120, -60, 0, 60)) for e in rng.sample(expected, k=min(8, len(expected)))
+        ]
         positions = sorted(p for p in set(positions) if p in token_sents)
         reading._LAST_READING[0] = None
         doc = reading.parse(text, name, near=positions, reach=150)
@@ -205,17 +225,24 @@ def test_a_window_reads_the_whole_docs_cues_and_sentences_up_to_its_edges(path, 
 
         def cut(i, a, b, s0, s1, r=r):  # a window's edge cuts a sentence, a paragraph's does not
             return (max(s0, a) if a > r.starts[i] else s0), (min(s1, b) if b < r.ends[i] else s1)
+
         for i, a, b in windows:
             assert a <= b
-            want = [(lab, pid, s, e, cut(i, a, b, *sent)) for lab, pid, s, e, sent in expected
-                    if a <= s and e <= b - margin]
+            want = [
+                (lab, pid, s, e, cut(i, a, b, *sent))
+                for lab, pid, s, e, sent in expected
+                if a <= s and e <= b - margin
+            ]
             assert [g for g in got if a <= g[2] and g[3] <= b - margin] == want, (path.name, name, a, b)
             checked += len(want)
         for pos in positions:
             i, a, b = next(w for w in windows if w[1] <= pos < w[2])
             assert a <= pos - 150 or a == r.starts[i]
             assert b >= pos + 150 or b == r.ends[i]
-            assert reading.sentence_bounds(doc, pos, pos + 1) == cut(i, a, b, *token_sents[pos]), (path.name, pos)
+            assert reading.sentence_bounds(doc, pos, pos + 1) == cut(i, a, b, *token_sents[pos]), (
+                path.name,
+                pos,
+            )
     assert checked
 
 
@@ -223,7 +250,7 @@ def test_a_window_reads_the_whole_docs_cues_and_sentences_up_to_its_edges(path, 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
 def test_tokens_before_a_cue_in_a_window_are_those_of_its_paragraph(path, long_lines, monkeypatch):
     """Near a window's start, the tokens before a position are read from the whole paragraph."""
-    text = _corpus_text(path, long_lines)[:reading.MAX_DOC_CHARS]
+    text = _corpus_text(path, long_lines)[: reading.MAX_DOC_CHARS]
     for name in CUE_SETS:
         reading._LAST_READING[0] = None
         whole = reading.parse(text, name)
@@ -240,7 +267,9 @@ def test_tokens_before_a_cue_in_a_window_are_those_of_its_paragraph(path, long_l
 
 def _findings(text):
     reading._LAST_READING[0] = None
-    return [repr([dataclasses.asdict(r) for r in fn(text)]) for fn in (find_kernels, find_commits, find_claims)]
+    return [
+        repr([dataclasses.asdict(r) for r in fn(text)]) for fn in (find_kernels, find_commits, find_claims)
+    ]
 
 
 @pytest.mark.parametrize("long_lines", [False, True], ids=["lines", "long-lines"])
@@ -304,14 +333,19 @@ def test_the_reach_read_around_a_hit_holds_the_longest_cue(name):
     if name == "kernels":  # read around a version's start and its end
         assert max(module.CUE_REACH, module.POST_CUE_REACH + cue_files.CUE_WORDS_CHARS) <= module.READ_REACH
     else:
-        assert module.READ_REACH >= module.SENTENCE_REACH + module.NEG_POST_REACH + 2 * cue_files.CUE_WORDS_CHARS
+        assert (
+            module.READ_REACH >= module.SENTENCE_REACH + module.NEG_POST_REACH + 2 * cue_files.CUE_WORDS_CHARS
+        )
 
 
 def test_a_flood_paragraph_is_tokenized_up_to_the_budget_and_its_first_lines_still_read():
     """3,000 report lines in one 190 KB paragraph (the fuzz test's sha-flood): the three cue
     extractors tokenize at most MAX_PARAGRAPH_READ of it; the lines read still give their findings."""
-    text = "".join(f"bisected to {(i * 2654435761) % 16**12:012x} on v6.{i % 20}-rc{i % 8}, "
-                   f"regression of {i % 50}% in fio\n" for i in range(3_000))
+    text = "".join(
+        f"bisected to {(i * 2654435761) % 16**12:012x} on v6.{i % 20}-rc{i % 8}, "
+        f"regression of {i % 50}% in fio\n"
+        for i in range(3_000)
+    )
     assert len(text) > 180_000
     reading._LAST_READING[0] = None
     kernels, commits, claims = find_kernels(text), find_commits(text), find_claims(text)
@@ -328,6 +362,7 @@ def test_a_flood_paragraph_is_tokenized_up_to_the_budget_and_its_first_lines_sti
 
 
 # ---- found in review: edges of the windows and floods (each failed before its fix)
+
 
 def _fresh(fn, text):
     reading._LAST_READING[0] = None  # a new Reading: nothing another extractor read is reused
@@ -347,10 +382,15 @@ def _kernels_flood(filler_lines: int, versions: int) -> str:
     """A long paragraph of versions with a claim at its end: with no filler, 250 versions in 20,331
     chars (a flood of the kernels extractor's, read whole); with filler, read in windows."""
     if filler_lines == 0:  # 20,331 chars, read whole
-        lines = [f"job {n:03d}: kernel v6.{n % 10} gave {1000 + n} MB/s on the nvme0n1 device with filler words here"
-                 for n in range(250)]
-        return ("Hello,\n\n" + "\n".join(lines)
-                + "\nWe see a 12% regression of randread IOPS with the new scheduler.\n\nThanks.")
+        lines = [
+            f"job {n:03d}: kernel v6.{n % 10} gave {1000 + n} MB/s on the nvme0n1 device with filler words here"
+            for n in range(250)
+        ]
+        return (
+            "Hello,\n\n"
+            + "\n".join(lines)
+            + "\nWe see a 12% regression of randread IOPS with the new scheduler.\n\nThanks."
+        )
     filler = "the numbers of this run are within the noise of the machine as usual"
     lines = []
     for n in range(versions):
@@ -379,8 +419,11 @@ def test_a_flood_of_one_extractor_does_not_cut_what_another_reads(filler):
 def test_a_paragraph_of_150_versions_is_no_flood():
     """A version's end widens its window but is not a second hit: 150 versions are under FLOOD_HITS
     (counted twice they were a flood, and a role past the cut was lost)."""
-    lines = [f"run {n:03d} on kernel 6.{n % 10}.{n}: {1000 + n} MB/s, nothing unusual seen in this particular run of "
-             f"the job, the numbers are within noise as usual for this machine" for n in range(149)]
+    lines = [
+        f"run {n:03d} on kernel 6.{n % 10}.{n}: {1000 + n} MB/s, nothing unusual seen in this particular run of "
+        f"the job, the numbers are within noise as usual for this machine"
+        for n in range(149)
+    ]
     text = "\n".join(lines) + "\nThe regression is seen on v6.9-rc1 only.\n"
     m = _fresh(find_kernel_mentions, text)[-1]
     assert (m.raw, m.role) == ("v6.9-rc1", "bad")
@@ -388,12 +431,29 @@ def test_a_paragraph_of_150_versions_is_no_flood():
 
 def _prepare_with_both_patterns(text: str) -> str:
     """What ``reading._prepare`` gave before its fast path: both alternatives on every text."""
-    text = reading._CONTROL_RE.sub(" ", text[:reading.MAX_DOC_CHARS])
+    text = reading._CONTROL_RE.sub(" ", text[: reading.MAX_DOC_CHARS])
     text = reading._QUOTE_PREFIX_RE.sub(reading._blank, text)
     return reading._PUNCT_RUN_RE.sub(reading._blank, text)
 
 
-_PUNCT_PIECES = ["=", "-", ">", "|", "[", ".", ",", "a", "7", " ", "\n", "\t", "é", "_", "+0x1c/0x40", "=" * 15]
+_PUNCT_PIECES = [
+    "=",
+    "-",
+    ">",
+    "|",
+    "[",
+    ".",
+    ",",
+    "a",
+    "7",
+    " ",
+    "\n",
+    "\t",
+    "é",
+    "_",
+    "+0x1c/0x40",
+    "=" * 15,
+]
 
 
 @settings(max_examples=400, deadline=None)
@@ -414,4 +474,6 @@ def test_prepare_blanks_punctuation_runs_and_long_words_as_before_on_real_mail()
         text = path.read_text(encoding="utf-8", errors="replace")
         assert reading._prepare(text) == _prepare_with_both_patterns(text), path.name
     ruler = "Results:\n" + "=" * 40 + "\nfio " + "Q" * 500 + " bw\n=============== x\n"
-    assert reading._prepare(ruler) == "Results:\n" + " " * 40 + "\nfio " + " " * 500 + " bw\n=============== x\n"
+    assert (
+        reading._prepare(ruler) == "Results:\n" + " " * 40 + "\nfio " + " " * 500 + " bw\n=============== x\n"
+    )

@@ -30,16 +30,21 @@ Example Data Points
 - iodepth=128:
     old: 648 IOPS → new: 640 IOPS (~-1.2%)
 """
-SUBJECT = ("[REGRESSION] fio 4k randread: ~1–3.5% IOPS regression on linux-next "
-           "(6.19.0-rc1-next-20251219) vs RHEL9 5.14 on PERC H740P")
+SUBJECT = (
+    "[REGRESSION] fio 4k randread: ~1–3.5% IOPS regression on linux-next "
+    "(6.19.0-rc1-next-20251219) vs RHEL9 5.14 on PERC H740P"
+)
 
 
 def test_pairs_found_with_metric_unit_and_heading():
     got = [(r.metric, r.value, r.unit, r.config, r.evidence.line_start) for r in find_pairs(REPORT)]
     assert got == [
-        ("iops", 554, "IOPS", "before (iodepth=32)", 11), ("iops", 535, "IOPS", "after (iodepth=32)", 11),
-        ("clat", 57.7, "ms", "before (iodepth=32)", 12), ("clat", 59.8, "ms", "after (iodepth=32)", 12),
-        ("iops", 648, "IOPS", "before (iodepth=128)", 15), ("iops", 640, "IOPS", "after (iodepth=128)", 15),
+        ("iops", 554, "IOPS", "before (iodepth=32)", 11),
+        ("iops", 535, "IOPS", "after (iodepth=32)", 11),
+        ("clat", 57.7, "ms", "before (iodepth=32)", 12),
+        ("clat", 59.8, "ms", "after (iodepth=32)", 12),
+        ("iops", 648, "IOPS", "before (iodepth=128)", 15),
+        ("iops", 640, "IOPS", "after (iodepth=128)", 15),
     ]
 
 
@@ -53,7 +58,9 @@ def test_ranges_counts_and_mixed_units_are_not_pairs():
 
 
 def test_report_puts_pairs_on_the_baseline_and_the_subjects_regressed_kernel():
-    msg = Message("report@example.invalid", subject=SUBJECT, body=REPORT, date_utc="2026-01-17T00:00:00+00:00")
+    msg = Message(
+        "report@example.invalid", subject=SUBJECT, body=REPORT, date_utc="2026-01-17T00:00:00+00:00"
+    )
     ((tid, (msgs, findings)),) = extract_messages([msg]).items()
     r = build_report(tid, msgs, findings)
     assert r.is_regression_report

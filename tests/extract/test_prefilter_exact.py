@@ -31,10 +31,49 @@ def whole_search(text: str) -> bool:
 
 # the words and near misses: word characters glued on either side break a \b, "KiB/s" starts
 # two characters before its word, "ſ" and the Kelvin sign fold under re.I but not in lower()
-FRAGMENTS = [*PREFILTER_WORDS, "FIO", "Fio", "fio-", "xfio", "fiox", "_fio", "KiB/s", "kb/s", "GB/s", "Tib/s",
-             "zb/s", "b/sx", "MB/sec", "mb/secs", "IOPS", "iopsy", "bw=", "abw=", "LKP", "lkpx", "regreſs",
-             "\u212aiB/s", "İ", "ß", " ", "\n", "-", "_", "=", "%", "a", "9", "run status  group", "Test Robot",
-             "\u0131ops", "\u00e9", "\u2014", "\u00b5s", "\u4e2d\u6587", "\u00c9t\u00e9"]  # non-ASCII, no twin: anchored too
+FRAGMENTS = [
+    *PREFILTER_WORDS,
+    "FIO",
+    "Fio",
+    "fio-",
+    "xfio",
+    "fiox",
+    "_fio",
+    "KiB/s",
+    "kb/s",
+    "GB/s",
+    "Tib/s",
+    "zb/s",
+    "b/sx",
+    "MB/sec",
+    "mb/secs",
+    "IOPS",
+    "iopsy",
+    "bw=",
+    "abw=",
+    "LKP",
+    "lkpx",
+    "regreſs",
+    "\u212aiB/s",
+    "İ",
+    "ß",
+    " ",
+    "\n",
+    "-",
+    "_",
+    "=",
+    "%",
+    "a",
+    "9",
+    "run status  group",
+    "Test Robot",
+    "\u0131ops",
+    "\u00e9",
+    "\u2014",
+    "\u00b5s",
+    "\u4e2d\u6587",
+    "\u00c9t\u00e9",
+]  # non-ASCII, no twin: anchored too
 
 
 @settings(max_examples=3000, deadline=None)
@@ -139,10 +178,14 @@ def test_the_screen_reads_the_views_lines_without_laying_out_the_view():
         assert answers[-1] == _screened_by_view(msg, segs), msg.message_id
     assert 300 < sum(answers) < len(answers) - 3000
     long_line = "x" * (MAX_VIEW_LINE - 2) + " fio regression"
-    for body in (long_line, "> " + long_line, "hello\n" + long_line + "\n\n> " + "y" * 10 + " fio",
-                 # a million patch lines, blank in the view, then 1.2 MB of text: the view's cut falls
-                 # before the word, which the new lines alone would hold
-                 "diff --git a/x b/x\n" + "+x\n" * 1_000_000 + "\n" + "\n".join(["y" * 2999] * 400) + "\nfio"):
+    for body in (
+        long_line,
+        "> " + long_line,
+        "hello\n" + long_line + "\n\n> " + "y" * 10 + " fio",
+        # a million patch lines, blank in the view, then 1.2 MB of text: the view's cut falls
+        # before the word, which the new lines alone would hold
+        "diff --git a/x b/x\n" + "+x\n" * 1_000_000 + "\n" + "\n".join(["y" * 2999] * 400) + "\nfio",
+    ):
         msg = parse_message(b"Message-ID: <a@b>\nSubject: hi\n\n" + body.encode())
         segs = segment_body(msg.body)
         assert may_hold_report(msg, segs) == _screened_by_view(msg, segs), body[:40]

@@ -19,8 +19,11 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 def _gold_cases():
     for gold in sorted(SEEDS.glob("*/gold.json")):
         for g in json.loads(gold.read_text())["results"]:
-            yield pytest.param(gold.parent.name, g, id="%s-%s%s-%s" % (
-                gold.parent.name, g["value"], g["unit"], g.get("kernel")))
+            yield pytest.param(
+                gold.parent.name,
+                g,
+                id="%s-%s%s-%s" % (gold.parent.name, g["value"], g["unit"], g.get("kernel")),
+            )
 
 
 def _close(r, g):
@@ -42,6 +45,7 @@ def seed_results():
         if case not in cache:
             cache[case] = find_results((SEEDS / case / "source.txt").read_text(encoding="utf-8"))
         return cache[case]
+
     return get
 
 
@@ -87,7 +91,9 @@ def test_quoted_repeats_are_one_result(seed_text):
     assert len(same) == 1
     # two different lines of one run stay apart: the job's "BW=236MiB/s" and the group's "bw=236MiB/s"
     res0 = find_results(seed_text("000"))
-    lines = {r.evidence.line_start for r in res0 if r.direction == "write" and r.metric == "bw" and r.value == 236}
+    lines = {
+        r.evidence.line_start for r in res0 if r.direction == "write" and r.metric == "bw" and r.value == 236
+    }
     assert len(lines) == 2
 
 
@@ -118,19 +124,25 @@ def test_evidence_is_the_text_as_written(seed_text):
     text = seed_text("003")
     lines = text.split("\n")
     for r in find_results(text):
-        assert r.evidence.text == "\n".join(lines[r.evidence.line_start:r.evidence.line_end + 1])
+        assert r.evidence.text == "\n".join(lines[r.evidence.line_start : r.evidence.line_end + 1])
 
 
-@pytest.mark.parametrize("text", [
-    "| | |\n" * 10000,
-    "5.17.0  WRITE: bw=" + "1" * 1_000_000,
-    "6.8-rc7:\n" * 5000 + "  WRITE: bw=1MiB/s\n" * 2000,
-    "\x00" * 100000,
-], ids=["pipes", "megabyte-line", "many-headings-and-results", "nuls"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| | |\n" * 10000,
+        "5.17.0  WRITE: bw=" + "1" * 1_000_000,
+        "6.8-rc7:\n" * 5000 + "  WRITE: bw=1MiB/s\n" * 2000,
+        "\x00" * 100000,
+    ],
+    ids=["pipes", "megabyte-line", "many-headings-and-results", "nuls"],
+)
 def test_pathological_input_is_fast(text):
     t0 = time.perf_counter()
     res = find_results(text)
-    assert time.perf_counter() - t0 < 10.0  # a hang guard (catastrophic backtracking), not a speed test: speed is in benchmarks/
+    assert (
+        time.perf_counter() - t0 < 10.0
+    )  # a hang guard (catastrophic backtracking), not a speed test: speed is in benchmarks/
     assert isinstance(res, list)
 
 
@@ -169,8 +181,13 @@ sys     0m0.660s
 
 def test_a_run_of_outputs_of_one_tool_shares_the_kernel_above_it():
     got = [(r.value, r.kernel) for r in find_results(RUNS_UNDER_UNAME) if r.tool == "time"]
-    assert got == [(1.5, "6.1.0-13-amd64"), (2.9, "6.1.0-13-amd64"), (4.1, "6.1.0-13-amd64"),
-                   (0.7, "5.10.0-26-amd64"), (0.71, "5.10.0-26-amd64")]
+    assert got == [
+        (1.5, "6.1.0-13-amd64"),
+        (2.9, "6.1.0-13-amd64"),
+        (4.1, "6.1.0-13-amd64"),
+        (0.7, "5.10.0-26-amd64"),
+        (0.71, "5.10.0-26-amd64"),
+    ]
 
 
 # the shape of distro-upgrade reports (linux-btrfs 2024-01: "upgraded ... (from 4.15.0-36 linux
@@ -191,5 +208,9 @@ vs
 
 def test_two_outputs_after_a_change_of_kernel_were_measured_on_each_in_turn():
     got = [(r.metric, r.value, r.kernel) for r in find_results(UPGRADE_DD) if r.tool == "dd"]
-    assert got == [("throughput", 859.0, "5.10.0-26"), ("elapsed", 2.5, "5.10.0-26"),
-                   ("throughput", 671.0, "6.1.0-13"), ("elapsed", 3.2, "6.1.0-13")]
+    assert got == [
+        ("throughput", 859.0, "5.10.0-26"),
+        ("elapsed", 2.5, "5.10.0-26"),
+        ("throughput", 671.0, "6.1.0-13"),
+        ("elapsed", 3.2, "6.1.0-13"),
+    ]

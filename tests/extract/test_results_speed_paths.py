@@ -19,20 +19,96 @@ from lkmlkb.extract.fio_output import prepare_lines
 from lkmlkb.extract.lines import match_lines, word_lines
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL = sorted(p for d in (ROOT / "corpus", ROOT / "tests" / "fuzz" / "corpus") for p in d.iterdir() if p.is_file())
+REAL = sorted(
+    p for d in (ROOT / "corpus", ROOT / "tests" / "fuzz" / "corpus") for p in d.iterdir() if p.is_file()
+)
 FIXTURES = sorted(p for p in (ROOT / "tests" / "extract" / "fixtures").rglob("*") if p.is_file())
 
 #: pieces the patterns of fio output, tables and pairs read, and the characters that trip up a
 #: line reader: the other spaces (which str.strip and \s take, and a newline search does not),
 #: case twins of "i", NULs, quote markers, diff and noise openings
-PIECES = ["\n", "\r", "\t", " ", "  ", "\x0b", "\x1c", "\x85", "\u2028", "\u3000", "\x00", ">", "> ", ">=", ":",
-          "=", ",", "|", ";", "{", "}", "->", "=>", "\u2192", "to", " to ", "%", "5", "1.5", "42k", "MB/s",
-          "IOPS", "ms", "usec", "avg", "Avg", "AVERAGE", "Mean", "mean", "Median", "MED\u0130AN", "med\u0131an",
-          "Stddev", "Threads", "Device", " bytes ", "copied", "%change", "%stddev", "Amean", "READ:", "WRITE: ",
-          "bw=", "io=", "IOPS=", "min=", "per=", "usr=", "(g=", "(groupid=", "Jobs:", "percentiles",
-          "Run status group ", "Disk stats", "diff --git ", "@@ -1 +1 @@", "--- a/x.c", "+++ b/x", "Index: x",
-          "[  1.234567]", "RIP: ", "Call Trace:", "CPU: 3 PID:", "0000: 7f45 4c46 0201 0100 0000",
-          "blk_mq_run+0x1c/0x40", "6.8-rc7", "v6.1", "a", "x", "z"]
+PIECES = [
+    "\n",
+    "\r",
+    "\t",
+    " ",
+    "  ",
+    "\x0b",
+    "\x1c",
+    "\x85",
+    "\u2028",
+    "\u3000",
+    "\x00",
+    ">",
+    "> ",
+    ">=",
+    ":",
+    "=",
+    ",",
+    "|",
+    ";",
+    "{",
+    "}",
+    "->",
+    "=>",
+    "\u2192",
+    "to",
+    " to ",
+    "%",
+    "5",
+    "1.5",
+    "42k",
+    "MB/s",
+    "IOPS",
+    "ms",
+    "usec",
+    "avg",
+    "Avg",
+    "AVERAGE",
+    "Mean",
+    "mean",
+    "Median",
+    "MED\u0130AN",
+    "med\u0131an",
+    "Stddev",
+    "Threads",
+    "Device",
+    " bytes ",
+    "copied",
+    "%change",
+    "%stddev",
+    "Amean",
+    "READ:",
+    "WRITE: ",
+    "bw=",
+    "io=",
+    "IOPS=",
+    "min=",
+    "per=",
+    "usr=",
+    "(g=",
+    "(groupid=",
+    "Jobs:",
+    "percentiles",
+    "Run status group ",
+    "Disk stats",
+    "diff --git ",
+    "@@ -1 +1 @@",
+    "--- a/x.c",
+    "+++ b/x",
+    "Index: x",
+    "[  1.234567]",
+    "RIP: ",
+    "Call Trace:",
+    "CPU: 3 PID:",
+    "0000: 7f45 4c46 0201 0100 0000",
+    "blk_mq_run+0x1c/0x40",
+    "6.8-rc7",
+    "v6.1",
+    "a",
+    "x",
+    "z",
+]
 
 
 #: before/after pairs as users write them (the regression report of linux-block, January 2026, that
@@ -60,8 +136,10 @@ def _real_texts() -> list[str]:
 
 def _random_texts(seed: int, n: int = 300, lines: int = 30) -> list[str]:
     rng = random.Random(seed)
-    return ["\n".join("".join(rng.choice(PIECES) for _ in range(rng.randint(0, 8))) for _ in range(lines))
-            for _ in range(n)]
+    return [
+        "\n".join("".join(rng.choice(PIECES) for _ in range(rng.randint(0, 8))) for _ in range(lines))
+        for _ in range(n)
+    ]
 
 
 def _texts(seed: int) -> list[str]:
@@ -84,8 +162,14 @@ def _plain_match_lines(text, rx):
 
 
 @settings(max_examples=400, deadline=None)
-@given(texts_st, st.lists(st.sampled_from(["|", ";", "{", "to", "->", "  ", "\t", " bytes ", "a", "Device"]),
-                          min_size=1, max_size=4).map(tuple))
+@given(
+    texts_st,
+    st.lists(
+        st.sampled_from(["|", ";", "{", "to", "->", "  ", "\t", " bytes ", "a", "Device"]),
+        min_size=1,
+        max_size=4,
+    ).map(tuple),
+)
 def test_word_lines_are_the_lines_holding_a_word(text, words):
     assert word_lines(text, words) == _plain_word_lines(text, words)
 
@@ -155,18 +239,43 @@ def test_every_line_holding_a_pipe_is_in_a_block():
 def _summary_read(t: str) -> bool:
     """Whether find_summary_lines does anything with line ``t``."""
     m = tables._STAT_ROW.match(t)
-    return bool(tables._ARROW.match(t) or tables._THREADS_HEADER.match(t)
-                or (m and m["label"].lower() in ("average", "avg", "mean", "median")))
+    return bool(
+        tables._ARROW.match(t)
+        or tables._THREADS_HEADER.match(t)
+        or (m and m["label"].lower() in ("average", "avg", "mean", "median"))
+    )
 
 
-_LABELS = ["Average", "AVG", "avg", "aVeRaGe", "Mean", "MEAN", "Median", "MED\u0130AN", "med\u0131an", "Stddev",
-           "Threads", "Avg Stddev", "Mean  SD", "Average\tStderr", "37.80 38.54", "1 2 3 ", "x", "\u212a"]
+_LABELS = [
+    "Average",
+    "AVG",
+    "avg",
+    "aVeRaGe",
+    "Mean",
+    "MEAN",
+    "Median",
+    "MED\u0130AN",
+    "med\u0131an",
+    "Stddev",
+    "Threads",
+    "Avg Stddev",
+    "Mean  SD",
+    "Average\tStderr",
+    "37.80 38.54",
+    "1 2 3 ",
+    "x",
+    "\u212a",
+]
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.sampled_from(["", " ", "\t", "  "]), st.sampled_from(_LABELS), st.sampled_from(["", ":", " :", " ->", "->"]),
-       st.lists(st.sampled_from([" 1.5", "\t2", " 34.6648", " -> 38.6", " x"]), max_size=4).map("".join),
-       st.sampled_from(["", " ", "\r"]))
+@given(
+    st.sampled_from(["", " ", "\t", "  "]),
+    st.sampled_from(_LABELS),
+    st.sampled_from(["", ":", " :", " ->", "->"]),
+    st.lists(st.sampled_from([" 1.5", "\t2", " 34.6648", " -> 38.6", " x"]), max_size=4).map("".join),
+    st.sampled_from(["", " ", "\r"]),
+)
 def test_summary_lines_read_hold_a_summary_word_once_lowercased(lead, label, sep, vals, tail):
     t = lead + label + sep + vals + tail
     if _summary_read(t):
@@ -204,14 +313,43 @@ def _finders_output(texts):
     out = []
     for text in texts:
         lines = prepare_lines(text)
-        for finder in (tables.find_lkp_tables, tables.find_pipe_tables, tables.find_whitespace_tables,
-                       tables.find_summary_lines, tables.find_kernel_pairs, tables.find_iostat, tables.find_dd,
-                       tables.find_mmtests, fio_output.find_normal_output, fio_output.find_terse_output,
-                       fio_output.find_json_output):
-            out.append([(r.metric, r.value, r.unit, r.kernel, r.config, r.direction, r.tool, r.stddev,
-                         r.evidence.line_start, r.evidence.line_end, r.evidence.text) for r in finder(lines)])
-        out.append([(r.metric, r.value, r.unit, r.config, r.evidence.line_start, r.evidence.text)
-                    for r in pairs.find_pairs(text) + timing.find_timings(text)])
+        for finder in (
+            tables.find_lkp_tables,
+            tables.find_pipe_tables,
+            tables.find_whitespace_tables,
+            tables.find_summary_lines,
+            tables.find_kernel_pairs,
+            tables.find_iostat,
+            tables.find_dd,
+            tables.find_mmtests,
+            fio_output.find_normal_output,
+            fio_output.find_terse_output,
+            fio_output.find_json_output,
+        ):
+            out.append(
+                [
+                    (
+                        r.metric,
+                        r.value,
+                        r.unit,
+                        r.kernel,
+                        r.config,
+                        r.direction,
+                        r.tool,
+                        r.stddev,
+                        r.evidence.line_start,
+                        r.evidence.line_end,
+                        r.evidence.text,
+                    )
+                    for r in finder(lines)
+                ]
+            )
+        out.append(
+            [
+                (r.metric, r.value, r.unit, r.config, r.evidence.line_start, r.evidence.text)
+                for r in pairs.find_pairs(text) + timing.find_timings(text)
+            ]
+        )
     return out
 
 
@@ -259,27 +397,42 @@ def test_prepare_lines_opening_tests_hold_for_every_match(text):
             assert ">" in line[:3], line
         if fio_output._DIFF_START.match(line):
             assert line[:1] in fio_output._DIFF_FIRST, line
-        noise = bool(fio_output._NOISE.match(line)) or ("+0x" in line and bool(fio_output._STACK_FRAME.search(line)))
+        noise = bool(fio_output._NOISE.match(line)) or (
+            "+0x" in line and bool(fio_output._STACK_FRAME.search(line))
+        )
         assert fio_output._is_noise(line) == noise, line
 
 
 def test_noise_on_real_text():
     for text in _texts(9):
         for line in text.split("\n"):
-            cut = line[:fio_output.MAX_LINE]
-            noise = bool(fio_output._NOISE.match(cut)) or ("+0x" in cut and bool(fio_output._STACK_FRAME.search(cut)))
+            cut = line[: fio_output.MAX_LINE]
+            noise = bool(fio_output._NOISE.match(cut)) or (
+                "+0x" in cut and bool(fio_output._STACK_FRAME.search(cut))
+            )
             assert fio_output._is_noise(cut) == noise, cut
 
 
 def test_plain_first_characters_open_no_prepared_pattern():
     # a line opening with one of _PLAIN_FIRST is no quote, diff or noise line, and ends a diff
-    pieces = [p for p in PIECES if "\n" not in p] + ["index 1a2b..3c4d 100644", "diff x", "\\ No newline",
-                                                      "Hardware name: QEMU", "Code: 48 89", "FS:  0000"]
+    pieces = [p for p in PIECES if "\n" not in p] + [
+        "index 1a2b..3c4d 100644",
+        "diff x",
+        "\\ No newline",
+        "Hardware name: QEMU",
+        "Code: 48 89",
+        "FS:  0000",
+    ]
     tails = [""] + pieces + [p[1:] for p in pieces]  # the rest of each piece: c + it spells the piece
     for c in fio_output._PLAIN_FIRST:
         for tail in tails:
             for line in (c + tail, c + " " + tail, c * 3 + tail):
-                for rx in (fio_output._QUOTE, fio_output._DIFF_START, fio_output._DIFF_BODY, fio_output._NOISE):
+                for rx in (
+                    fio_output._QUOTE,
+                    fio_output._DIFF_START,
+                    fio_output._DIFF_BODY,
+                    fio_output._NOISE,
+                ):
                     assert not rx.match(line), (rx.pattern[:30], line)
 
 
@@ -289,16 +442,46 @@ def _prepared(text):
 
 
 #: whole lines of the kinds prepare_lines tells apart: diffs (their bodies, and what ends one), quotes, noise
-_LINE_KINDS = ["diff --git a/x b/x", "index 1a2b..3c4d 100644", "--- a/x.c", "+++ b/x.c", "@@ -1,2 +1,2 @@", "-a",
-               "+b", " c", "\\ No newline at end of file", "", "\r", "The end", "x = 1", "(see above)", "# comment",
-               "Jobs: 1", "index", "i", "> quoted", ">> > deep", " > x", "> diff --git a/y b/y", "[  1.234567] x",
-               "RIP: 0010:x", "Hardware name: QEMU", "  blk_mq_run+0x1c/0x40", "0000: 7f45 4c46 0201 0100 0000",
-               "ab12cd: 00 11 22 33 44", "zz\x00yy", "G\x00>x", "  read: IOPS=1884, BW=236MiB/s"]
+_LINE_KINDS = [
+    "diff --git a/x b/x",
+    "index 1a2b..3c4d 100644",
+    "--- a/x.c",
+    "+++ b/x.c",
+    "@@ -1,2 +1,2 @@",
+    "-a",
+    "+b",
+    " c",
+    "\\ No newline at end of file",
+    "",
+    "\r",
+    "The end",
+    "x = 1",
+    "(see above)",
+    "# comment",
+    "Jobs: 1",
+    "index",
+    "i",
+    "> quoted",
+    ">> > deep",
+    " > x",
+    "> diff --git a/y b/y",
+    "[  1.234567] x",
+    "RIP: 0010:x",
+    "Hardware name: QEMU",
+    "  blk_mq_run+0x1c/0x40",
+    "0000: 7f45 4c46 0201 0100 0000",
+    "ab12cd: 00 11 22 33 44",
+    "zz\x00yy",
+    "G\x00>x",
+    "  read: IOPS=1884, BW=236MiB/s",
+]
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(_LINE_KINDS), max_size=30).map("\n".join))
-@example("diff --git a/x b/x\nindex 1a2b..3c4d 100644\n--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n c\n\nThe end")
+@example(
+    "diff --git a/x b/x\nindex 1a2b..3c4d 100644\n--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+b\n c\n\nThe end"
+)
 def test_prepare_lines_as_without_the_plain_path(text):
     got = _prepared(text)
     plain = fio_output._PLAIN_FIRST

@@ -12,9 +12,13 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def pick(results, metric, value=None, **kw):
-    return [r for r in results if r.metric == metric
-            and (value is None or r.value == pytest.approx(value))
-            and all(getattr(r, k) == v for k, v in kw.items())]
+    return [
+        r
+        for r in results
+        if r.metric == metric
+        and (value is None or r.value == pytest.approx(value))
+        and all(getattr(r, k) == v for k, v in kw.items())
+    ]
 
 
 def test_lkp_comparison_table_two_columns():
@@ -93,24 +97,39 @@ def test_seed_004_iostat_and_dd(seed_text):
 
 def test_mmtests_compare_rows():
     # shape of mmtests compare-kernels output as posted to linux-mm
-    text = ("                         6.8.0-rc1              6.8.0-rc2\n"
-            "Amean     1        123.45 (   0.00%)      130.00 *  -5.31%*\n")
+    text = (
+        "                         6.8.0-rc1              6.8.0-rc2\n"
+        "Amean     1        123.45 (   0.00%)      130.00 *  -5.31%*\n"
+    )
     res = find_tables(text)
     assert [(r.value, r.kernel) for r in res] == [(123.45, "6.8.0-rc1"), (130.0, "6.8.0-rc2")]
 
 
-@pytest.mark.parametrize("text", [
-    "| | |\n" * 10000,
-    "x" * 1_000_000,
-    "|" * 1_000_000,
-    "1 " * 500000 + "-> 3",
-    "\x00|\x00|\x00\n" * 100,
-    "%stddev     %change         %stddev\n" + "  1 ± 2% +3% 4 ± 5% a.b\n" * 5000,
-], ids=["pipes-10000-lines", "megabyte-line", "megabyte-of-pipes", "half-million-numbers-arrow", "nuls-in-cells", "5000-lkp-rows"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| | |\n" * 10000,
+        "x" * 1_000_000,
+        "|" * 1_000_000,
+        "1 " * 500000 + "-> 3",
+        "\x00|\x00|\x00\n" * 100,
+        "%stddev     %change         %stddev\n" + "  1 ± 2% +3% 4 ± 5% a.b\n" * 5000,
+    ],
+    ids=[
+        "pipes-10000-lines",
+        "megabyte-line",
+        "megabyte-of-pipes",
+        "half-million-numbers-arrow",
+        "nuls-in-cells",
+        "5000-lkp-rows",
+    ],
+)
 def test_pathological_input_is_fast(text):
     t0 = time.perf_counter()
     res = find_tables(text)
-    assert time.perf_counter() - t0 < 10.0  # a hang guard (catastrophic backtracking), not a speed test: speed is in benchmarks/
+    assert (
+        time.perf_counter() - t0 < 10.0
+    )  # a hang guard (catastrophic backtracking), not a speed test: speed is in benchmarks/
     assert isinstance(res, list)
 
 
@@ -140,22 +159,27 @@ def test_lkp_functional_table_holds_no_results():
     )
     assert find_tables(kasan) == []
     # linux-block <202503041413.872983bd-lkp@intel.com>: any row, in a report of what the robot "noticed"
-    sysfs = ('kernel test robot noticed "sysfs:cannot_create_duplicate_filename" on:\n\n'
-             "+----------------------------------------+------------+------------+\n"
-             "|                                        | 96ec4f2440 | 2951441c42 |\n"
-             "+----------------------------------------+------------+------------+\n"
-             "| sysfs:cannot_create_duplicate_filename | 0          | 12         |\n"
-             "+----------------------------------------+------------+------------+\n")
+    sysfs = (
+        'kernel test robot noticed "sysfs:cannot_create_duplicate_filename" on:\n\n'
+        "+----------------------------------------+------------+------------+\n"
+        "|                                        | 96ec4f2440 | 2951441c42 |\n"
+        "+----------------------------------------+------------+------------+\n"
+        "| sysfs:cannot_create_duplicate_filename | 0          | 12         |\n"
+        "+----------------------------------------+------------+------------+\n"
+    )
     assert find_tables(sysfs) == []
     assert find_tables(sysfs.replace('noticed "sysfs:cannot_create_duplicate_filename" on', "ran")) != []
     # found by review: the older robot reports' rows ("xfstests.xfs.076.fail", "dmesg.BUG:..."),
     # and a notice quoted in a reply does not silence the replier's own table of figures
     older = sysfs.replace('noticed "sysfs:cannot_create_duplicate_filename" on', "ran").replace(
-        "| sysfs:cannot_create_duplicate_filename |", "| xfstests.xfs.076.fail                  |")
+        "| sysfs:cannot_create_duplicate_filename |", "| xfstests.xfs.076.fail                  |"
+    )
     assert find_tables(older) == []
-    reply = ('> kernel test robot noticed "BUG:KASAN:slab-out-of-bounds" on:\n\nMy numbers:\n\n'
-             "|       | 96ec4f2440 | 2951441c42 |\n|-------|------------|------------|\n"
-             "| IOPS  | 1200       | 900        |\n")
+    reply = (
+        '> kernel test robot noticed "BUG:KASAN:slab-out-of-bounds" on:\n\nMy numbers:\n\n'
+        "|       | 96ec4f2440 | 2951441c42 |\n|-------|------------|------------|\n"
+        "| IOPS  | 1200       | 900        |\n"
+    )
     assert sorted(r.value for r in find_tables(reply)) == [900, 1200]
     figures = "| kernel | IOPS |\n|--------|------|\n| v6.7   | 1200 |\n| v6.8   | 900  |\n"
     res = find_tables(functional + "\n\n" + figures)
@@ -210,7 +234,11 @@ def test_a_column_under_a_unit_of_speed_is_read():
     # Jinjie Ruan, "Re: [PATCH net-next v5 00/27] io_uring zerocopy send", io-uring, 2025-02-18,
     # <30ac5cb5-ee1f-66fc-641f-5f42140f0045@huawei.com>
     text = "               MB/s\nNONZC         8379\nZC            5910\nZC_FIXED      6294\n"
-    assert [(r.value, r.config) for r in find_tables(text)] == [(8379.0, "NONZC"), (5910.0, "ZC"), (6294.0, "ZC_FIXED")]
+    assert [(r.value, r.config) for r in find_tables(text)] == [
+        (8379.0, "NONZC"),
+        (5910.0, "ZC"),
+        (6294.0, "ZC_FIXED"),
+    ]
 
 
 def test_a_single_column_of_speeds_is_read_whatever_its_name():

@@ -21,13 +21,19 @@ Elapsed (wall clock) time (h:mm:ss or m:ss): 0:13.45
 
 def test_gnu_time_elapsed_with_its_heading():
     got = [(r.metric, r.value, r.unit, r.config, r.evidence.line_start) for r in find_timings(RESCAN)]
-    assert got == [("elapsed", 2.04, "s", "Without this patch", 3),
-                   ("elapsed", 13.45, "s", "Just adding this patch on the previous", 7)]
+    assert got == [
+        ("elapsed", 2.04, "s", "Without this patch", 3),
+        ("elapsed", 13.45, "s", "Just adding this patch on the previous", 7),
+    ]
 
 
 def test_shell_time_real_line_and_hours():
-    got = [r.value for r in find_timings("real\t1m2.500s\nuser\t0m0.1s\n"
-                                         "Elapsed (wall clock) time (h:mm:ss or m:ss): 1:00:01.5\n")]
+    got = [
+        r.value
+        for r in find_timings(
+            "real\t1m2.500s\nuser\t0m0.1s\nElapsed (wall clock) time (h:mm:ss or m:ss): 1:00:01.5\n"
+        )
+    ]
     assert got == [62.5, 3601.5]
 
 

@@ -16,7 +16,9 @@ def test_long_line_is_cut_and_later_lines_keep_their_numbers():
     lines = view.text.split("\n")
     assert len(lines[1]) == MAX_VIEW_LINE
     assert lines[2] == REPORT_LINE
-    f, passed = extract_message(Message("flood@example.invalid", subject="fio", body=body), segment_body(body))
+    f, passed = extract_message(
+        Message("flood@example.invalid", subject="fio", body=body), segment_body(body)
+    )
     assert passed
     assert any(r.evidence.line_start == 2 and r.value == 236 for r in f.results)
 
@@ -35,9 +37,13 @@ def test_focus_keeps_the_lines_prefilter_passes_in_a_long_message():
     log_line = "[ 1095.583057] nvme nvme0: invalid id 49408 completed on queue 4"
     lines = [log_line] * 3000
     lines[1500] = REPORT_LINE
-    lines[10] = "\u0130\u0130 Run status group 0 (all jobs):"  # lower() lengthens the line, not the line count
+    lines[10] = (
+        "\u0130\u0130 Run status group 0 (all jobs):"  # lower() lengthens the line, not the line count
+    )
     text = "\n".join(lines)
-    assert prefilter_lines(text, lines) == [i for i, line in enumerate(lines) if prefilter(line)] == [10, 1500]
+    assert (
+        prefilter_lines(text, lines) == [i for i, line in enumerate(lines) if prefilter(line)] == [10, 1500]
+    )
     focused = focus_view(View(text, {})).text.split("\n")
     assert len(focused) == len(lines)
     assert focused[1500] == REPORT_LINE and focused[1500 + FOCUS_RADIUS] == log_line
@@ -51,11 +57,16 @@ def test_a_kernel_log_line_naming_a_tool_heads_no_report_in_a_long_message():
 
     # lines of the 1 MB linux-block report <CAGS2=YpgcBdW==T=jWXNWePYg2y0c-XsyMxvi5x5hU-cWGXuRw@mail.gmail.com>
     # (2024-01), whose 14,738 lines name fio or Mbps on 11; the far log lines here are filler
-    head = ["Found a error while  run fio nvme_pi testing,  please have a look.", "",
-            "./fio/t/nvmept_pi.py --dut /dev/ng0n1"]
+    head = [
+        "Found a error while  run fio nvme_pi testing,  please have a look.",
+        "",
+        "./fio/t/nvmept_pi.py --dut /dev/ng0n1",
+    ]
     log = "[ 1095.583057] nvme nvme0: invalid id 49408 completed on queue 4"
     lines = head + [log] * 3000
-    lines[1500] = "[ 1516.396298] CPU: 3 PID: 4152 Comm: fio Kdump: loaded Tainted: G             L     6.7.0+ #1"
+    lines[1500] = (
+        "[ 1516.396298] CPU: 3 PID: 4152 Comm: fio Kdump: loaded Tainted: G             L     6.7.0+ #1"
+    )
     lines[2500] = "[ 1614.725626] tg3 0000:02:00.0 eno1: Link is up at 1000 Mbps, full duplex"
     assert prefilter(lines[1500]) and prefilter(lines[2500])
     focused = focus_view(View("\n".join(lines), {})).text.split("\n")
@@ -93,7 +104,7 @@ def test_a_kernel_name_holding_a_tools_name_is_no_report_line():
     assert not prefilter("# end of Digital potentiostats")
     # Konstantin Khlebnikov's stgit series (<158314549775.1788.6529015932237292177.stgit@buzz>, 2020-03)
     assert prefilter("iostat -x 10 sdb")
-    assert prefilter("Note changes of iostat's \"%util\" before/after")
+    assert prefilter('Note changes of iostat\'s "%util" before/after')
     lines = ["[140120.613653] blk_iostat_count: 1 callbacks suppressed", "$ iostat -tmd /dev/sda 3"]
     assert prefilter_lines("\n".join(lines), lines) == [1]
 
@@ -107,11 +118,42 @@ def test_prefilter_lines_are_the_lines_prefilter_passes_on_random_text():
     from lkmlkb.extract.prefilter import prefilter, prefilter_lines
 
     rng = random.Random(21)
-    pieces = ["fio", "fios", "xfio", "fio-3.35", " ", " ", "KiB/s", "ab/s", "MB/s", "mb/sec", "iops", "IOPS",
-              "Run status group", "run", " status ", "group", "regress", "bisect", "test robot", "lkp", "%change",
-              "\u0130", "\u212a", "x", "=", "bw=", "\t", "iostat", "dbench", "lkp@intel.com"]
+    pieces = [
+        "fio",
+        "fios",
+        "xfio",
+        "fio-3.35",
+        " ",
+        " ",
+        "KiB/s",
+        "ab/s",
+        "MB/s",
+        "mb/sec",
+        "iops",
+        "IOPS",
+        "Run status group",
+        "run",
+        " status ",
+        "group",
+        "regress",
+        "bisect",
+        "test robot",
+        "lkp",
+        "%change",
+        "\u0130",
+        "\u212a",
+        "x",
+        "=",
+        "bw=",
+        "\t",
+        "iostat",
+        "dbench",
+        "lkp@intel.com",
+    ]
     for _ in range(1500):
-        lines = ["".join(rng.choice(pieces) for _ in range(rng.randrange(8))) for _ in range(rng.randrange(1, 12))]
+        lines = [
+            "".join(rng.choice(pieces) for _ in range(rng.randrange(8))) for _ in range(rng.randrange(1, 12))
+        ]
         text = "\n".join(lines)
         assert prefilter_lines(text, lines) == [i for i, ln in enumerate(lines) if prefilter(ln)], lines
 
@@ -136,8 +178,8 @@ def test_a_view_is_read_up_to_its_500th_line_that_can_hold_a_report():
     lines = view.text.split("\n")
     assert len(lines) == FOCUS_MAX_LINES + 101
     last_read = FOCUS_MAX_LINES - 1 + FOCUS_RADIUS
-    assert lines[:last_read + 1] == text.split("\n")[:last_read + 1]
-    assert lines[last_read + 1:] == [""] * (len(lines) - last_read - 1)
+    assert lines[: last_read + 1] == text.split("\n")[: last_read + 1]
+    assert lines[last_read + 1 :] == [""] * (len(lines) - last_read - 1)
 
 
 def test_a_view_with_500_such_lines_is_read_whole():
@@ -158,8 +200,10 @@ def test_a_cut_message_keeps_what_it_read_and_is_recorded_as_cut():
     # is the 500th report line, and the 40 lines after it are read as its neighbours
     assert iops[1] == 1000 and iops[FOCUS_MAX_LINES - 1] == 1000 + FOCUS_MAX_LINES - 2
     assert max(iops) == FOCUS_MAX_LINES - 1 + FOCUS_RADIUS
-    assert f.errors == {"focus": "cut: 1,501 lines can hold a report, over the limit of 500; "
-                                 "read up to the 500th and the 40 lines after it"}
+    assert f.errors == {
+        "focus": "cut: 1,501 lines can hold a report, over the limit of 500; "
+        "read up to the 500th and the 40 lines after it"
+    }
 
 
 def test_a_view_whose_report_lines_past_the_500th_lie_near_it_is_read_whole():

@@ -25,8 +25,11 @@ def _findings(texts):
 
 
 def test_the_pipelines_are_rebuilt_past_the_word_limit_with_the_same_findings(monkeypatch):
-    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(CORPUS.iterdir())
-             if p.suffix in (".txt", ".mbox")]
+    texts = [
+        p.read_text(encoding="utf-8", errors="replace")
+        for p in sorted(CORPUS.iterdir())
+        if p.suffix in (".txt", ".mbox")
+    ]
     messages.warm_up()
     unbounded = _findings(texts)  # as read until now: the limit is far
     assert len(matcher.base_nlp().vocab) < matcher.MAX_LEXEMES

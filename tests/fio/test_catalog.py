@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_builder():
-    spec = importlib.util.spec_from_file_location("build_fio_catalog", ROOT / "scripts" / "build_fio_catalog.py")
+    spec = importlib.util.spec_from_file_location(
+        "build_fio_catalog", ROOT / "scripts" / "build_fio_catalog.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -31,19 +33,22 @@ def test_data_file_is_current_against_installed_fio():
     assert current == fresh
 
 
-@pytest.mark.parametrize(("written", "canonical"), [
-    ("blocksize", "bs"),           # HOWTO: blocksize=int, bs=int
-    ("readwrite", "rw"),
-    ("iodepth_batch", "iodepth_batch_submit"),
-    ("iodepth_batch_submit", "iodepth_batch_submit"),
-    ("BS", "bs"),                  # case-insensitive
-    ("--numjobs", "numjobs"),      # command-line spelling
-    ("timeout", "runtime"),
-    ("io_limit", "io_size"),
-    ("blockalign", "ba"),
-    ("hipri", "hipri"),            # io_uring engine option (from --enghelp)
-    ("group_reporting", "group_reporting"),
-])
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [
+        ("blocksize", "bs"),  # HOWTO: blocksize=int, bs=int
+        ("readwrite", "rw"),
+        ("iodepth_batch", "iodepth_batch_submit"),
+        ("iodepth_batch_submit", "iodepth_batch_submit"),
+        ("BS", "bs"),  # case-insensitive
+        ("--numjobs", "numjobs"),  # command-line spelling
+        ("timeout", "runtime"),
+        ("io_limit", "io_size"),
+        ("blockalign", "ba"),
+        ("hipri", "hipri"),  # io_uring engine option (from --enghelp)
+        ("group_reporting", "group_reporting"),
+    ],
+)
 def test_aliases_resolve(written, canonical):
     assert catalog.canonical_name(written) == canonical
     assert catalog.is_known(written)
@@ -56,11 +61,20 @@ def test_unknown_names(name):
     assert catalog.option_type(name) is None
 
 
-@pytest.mark.parametrize(("name", "kind"), [
-    ("bs", "size"), ("size", "size"), ("runtime", "time"), ("ramp_time", "time"),
-    ("direct", "bool"), ("group_reporting", "flag"), ("iodepth", "int"), ("rw", "str"),
-    ("bsrange", "range"),
-])
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("bs", "size"),
+        ("size", "size"),
+        ("runtime", "time"),
+        ("ramp_time", "time"),
+        ("direct", "bool"),
+        ("group_reporting", "flag"),
+        ("iodepth", "int"),
+        ("rw", "str"),
+        ("bsrange", "range"),
+    ],
+)
 def test_option_types(name, kind):
     assert catalog.option_type(name) == kind
 

@@ -21,6 +21,7 @@ def by_items(d):
 
 # --- corpus -----------------------------------------------------------------------------------
 
+
 def test_seed_001_function_called_twice():
     """corpus/001: run_fio() { RTIME=$1 ... fio --bs=$BS ... }; run_fio 20 16 $DEV 8K; ... 8k"""
     text = dequote(seed("001"))
@@ -59,11 +60,21 @@ def test_seed_003_still_quoted():
 
 # --- real archive mail ---------------------------------------------------------------------------
 
+
 def test_backtick_variable_stays_as_written():
     (job,) = find_cmdlines(fixture("cmdline_scsi_debug_randrw.txt"))
-    assert job.options == {"filename": "/dev/$dev", "direct": "1", "rw": "randrw", "bs": "4k",
-                           "iodepth": "1", "runtime": "100", "numjobs": "40", "time_based": "",
-                           "name": "test", "ioengine": "libaio"}
+    assert job.options == {
+        "filename": "/dev/$dev",
+        "direct": "1",
+        "rw": "randrw",
+        "bs": "4k",
+        "iodepth": "1",
+        "runtime": "100",
+        "numjobs": "40",
+        "time_based": "",
+        "name": "test",
+        "ioengine": "libaio",
+    }
     assert any("$dev" in n for n in job.notes)
 
 
@@ -78,7 +89,7 @@ def test_wrapped_option_and_positional_jobfile():
 def test_command_after_loop_and_before_pipe():
     (job,) = find_cmdlines(fixture("cmdline_after_shell_loop_with_pipe.txt"))
     assert job.options["group_reporting"] == "" and job.options["numjobs"] == "6"
-    assert "minimal" not in job.options            # fio's own option, not a job option
+    assert "minimal" not in job.options  # fio's own option, not a job option
     assert "cut" not in job.options
     assert any("--minimal" in n for n in job.notes)
 
@@ -93,6 +104,7 @@ def test_single_dash_options_after_prompts():
 
 
 # --- shell forms ---------------------------------------------------------------------------------
+
 
 def test_for_loop_gives_one_job_per_value():
     text = "QD=32\nfor bs in 4k 8k 16k; do\n    fio --name=seq --rw=read --bs=$bs --iodepth=$QD --direct=1\ndone\n"
@@ -120,27 +132,34 @@ def test_options_before_first_name_are_global():
 
 # --- negatives -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    "fio WRITE: bw=5139MiB/s (5389MB/s),",          # corpus/003 result lines
-    "fio-3.19",
-    "the performance of fio 'Laying out IO file' is improved.",
-    "I ran fio on both kernels.",
-    "$ fio --version",
-    "fio --showcmd",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fio WRITE: bw=5139MiB/s (5389MB/s),",  # corpus/003 result lines
+        "fio-3.19",
+        "the performance of fio 'Laying out IO file' is improved.",
+        "I ran fio on both kernels.",
+        "$ fio --version",
+        "fio --showcmd",
+    ],
+)
 def test_not_fio_jobs(text):
     assert find_cmdlines(text) == []
 
 
-@pytest.mark.parametrize("text", [
-    "fio " + "--bs=4k " * 200000,
-    "fio --name=x " + "-" * 1_000_000,
-    "\0fio --name=\0 --bs=\0",
-    "f() {\n f\n}\nf\n" + "fio --name=a --bs=4k\n",
-    "for a in 1 2 3 4 5 6 7 8; do for b in 1 2 3 4 5 6 7 8; do for c in 1 2 3 4 5 6 7 8; do "
-    "fio --name=x --bs=$a$b$c; done; done; done",
-    "fio --name='unterminated --bs=4k",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fio " + "--bs=4k " * 200000,
+        "fio --name=x " + "-" * 1_000_000,
+        "\0fio --name=\0 --bs=\0",
+        "f() {\n f\n}\nf\n" + "fio --name=a --bs=4k\n",
+        "for a in 1 2 3 4 5 6 7 8; do for b in 1 2 3 4 5 6 7 8; do for c in 1 2 3 4 5 6 7 8; do "
+        "fio --name=x --bs=$a$b$c; done; done; done",
+        "fio --name='unterminated --bs=4k",
+    ],
+)
 def test_pathological_input_is_fast_and_safe(text):
     start = time.perf_counter()
     jobs = find_cmdlines(text)

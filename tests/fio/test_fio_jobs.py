@@ -41,20 +41,32 @@ def test_lkp_report_and_attachment_together():
     assert sorted(j.form for j in jobs) == ["jobfile", "lkp-params"]
 
 
-@pytest.mark.parametrize(("text", "version"), [
-    (dequote(seed("000")), "fio-3.19"),                 # "fio-3.19 -- fio version"
-    (fixture("lkp_fio_job_attachment.txt"), "fio-3.33"),  # '"fio version" : "fio-3.33",'
-    ("fio version 3.35 on both", "fio-3.35"),
-    (dequote(seed("003")), None),
-    ("testcase: fio-basic", None),
-    ("see fio-3.36.tar.gz", None),
-])
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [
+        (dequote(seed("000")), "fio-3.19"),  # "fio-3.19 -- fio version"
+        (fixture("lkp_fio_job_attachment.txt"), "fio-3.33"),  # '"fio version" : "fio-3.33",'
+        ("fio version 3.35 on both", "fio-3.35"),
+        (dequote(seed("003")), None),
+        ("testcase: fio-basic", None),
+        ("see fio-3.36.tar.gz", None),
+    ],
+)
 def test_fio_version(text, version):
     assert fio_version(text) == version
 
 
-@pytest.mark.parametrize("text", ["", "\0" * 1000, "x" * 1_000_000, "> " * 300000 + "fio --bs=4k --name=a",
-                                  ("> " * 40 + "[global]\n") * 2000, "fio " * 250000])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\0" * 1000,
+        "x" * 1_000_000,
+        "> " * 300000 + "fio --bs=4k --name=a",
+        ("> " * 40 + "[global]\n") * 2000,
+        "fio " * 250000,
+    ],
+)
 def test_never_raises_and_is_fast(text):
     start = time.perf_counter()
     find_fio_jobs(text)

@@ -10,8 +10,15 @@ from fio_helpers import dequote, fixture, seed
 from lkmlkb.fio.inline import find_inline
 
 # the machine's disk and file system ("disk: 1HDD", "fs: xfs") are the run's setup, not the job's
-LKP_PARAMS = {"runtime": "300s", "nr_task": "100%", "test_size": "128G",
-              "rw": "write", "bs": "4k", "ioengine": "io_uring", "direct": "direct"}
+LKP_PARAMS = {
+    "runtime": "300s",
+    "nr_task": "100%",
+    "test_size": "128G",
+    "rw": "write",
+    "bs": "4k",
+    "ioengine": "io_uring",
+    "direct": "direct",
+}
 
 
 def test_lkp_report_parameters_and_axes_are_one_job():
@@ -19,7 +26,7 @@ def test_lkp_report_parameters_and_axes_are_one_job():
     text = fixture("lkp_fio_basic_write_report.txt")
     (job,) = find_inline(text)
     assert job.form == "lkp-params"
-    assert job.options == LKP_PARAMS                      # cpufreq_governor is not about fio
+    assert job.options == LKP_PARAMS  # cpufreq_governor is not about fio
     assert job.name == "fio-basic"
     assert job.normalized["runtime"] == 300
     assert set(job.unknown_options) == {"nr_task", "test_size"}
@@ -32,7 +39,7 @@ def test_lkp_report_parameters_and_axes_are_one_job():
 def test_lkp_axes_record_alone():
     lines = fixture("lkp_fio_basic_write_report.txt").split("\n")
     start = next(i for i, ln in enumerate(lines) if ln.startswith("bs/compiler/"))
-    (job,) = find_inline("\n".join(lines[start:start + 2]))
+    (job,) = find_inline("\n".join(lines[start : start + 2]))
     assert job.options == LKP_PARAMS
     assert (job.evidence.line_start, job.evidence.line_end) == (0, 1)
 
@@ -58,16 +65,19 @@ def test_one_option_in_a_line_that_mentions_fio():
     assert job.options == {"iodepth": "32"}
 
 
-@pytest.mark.parametrize("text", [
-    "So buffered I/O was used? I recommend size=4k.",                 # one x=y in prose
-    fixture("not_fio_t_io_uring_output.txt"),                          # t/io_uring's own vocabulary
-    "uid=0(root) gid=0(root) groups=0(root)",                          # id(1)
-    "modprobe null_blk nr_devices=1 completion_nsec=0 blocksize=4096 size=1",
-    "dd if=/dev/zero of=/dev/sdb bs=1M count=1000 oflag=direct",
-    'TP_printk("program=%sv%u proto=%s port=%u", ...)',
-    "job: (g=0): rw=write, bs=(R) 128KiB-128KiB, (W) 128KiB-128KiB, (T) 128KiB-128KiB, ioengine=libaio, iodepth=64",
-    "  WRITE: bw=2683MiB/s (2813MB/s), 2683MiB/s-2683MiB/s (2813MB/s-2813MB/s), io=80.0GiB",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "So buffered I/O was used? I recommend size=4k.",  # one x=y in prose
+        fixture("not_fio_t_io_uring_output.txt"),  # t/io_uring's own vocabulary
+        "uid=0(root) gid=0(root) groups=0(root)",  # id(1)
+        "modprobe null_blk nr_devices=1 completion_nsec=0 blocksize=4096 size=1",
+        "dd if=/dev/zero of=/dev/sdb bs=1M count=1000 oflag=direct",
+        'TP_printk("program=%sv%u proto=%s port=%u", ...)',
+        "job: (g=0): rw=write, bs=(R) 128KiB-128KiB, (W) 128KiB-128KiB, (T) 128KiB-128KiB, ioengine=libaio, iodepth=64",
+        "  WRITE: bw=2683MiB/s (2813MB/s), 2683MiB/s-2683MiB/s (2813MB/s-2813MB/s), io=80.0GiB",
+    ],
+)
 def test_not_inline_jobs(text):
     assert find_inline(text) == []
 
@@ -77,8 +87,14 @@ def test_seeds_without_prose_parameters():
         assert [j for j in find_inline(dequote(seed(case))) if j.form == "inline"] == [], case
 
 
-@pytest.mark.parametrize("text", ["a=b " * 300000, "parameters:\n" + "\tx: y\n" * 100000,
-                                  "/".join(["a"] * 100000) + ":\n" + "/".join(["1"] * 100000)])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a=b " * 300000,
+        "parameters:\n" + "\tx: y\n" * 100000,
+        "/".join(["a"] * 100000) + ":\n" + "/".join(["1"] * 100000),
+    ],
+)
 def test_pathological_input(text):
     start = time.perf_counter()
     find_inline(text)

@@ -11,6 +11,7 @@ from lkmlkb.fio.jobfile import find_jobfiles
 
 # --- corpus -----------------------------------------------------------------------------------
 
+
 def test_seed_000_quoted_jobfile_matches_gold():
     """corpus/000: [global] + two [job] sections inside '> ' quotes."""
     text = dequote(seed("000"))
@@ -25,7 +26,7 @@ def test_seed_000_quoted_jobfile_matches_gold():
     ev = jobs[0].evidence
     assert lines[ev.line_start] == "[global]"
     assert lines[ev.line_end] == "filename=/dev/dm-1"
-    assert ev.text == "\n".join(lines[ev.line_start:ev.line_end + 1])
+    assert ev.text == "\n".join(lines[ev.line_start : ev.line_end + 1])
 
 
 def test_seed_000_with_leftover_quote_markers():
@@ -38,13 +39,14 @@ def test_seed_000_with_leftover_quote_markers():
 
 # --- real archive mail ---------------------------------------------------------------------------
 
+
 def test_lkp_echo_jobfile_attachment():
     """LKP's 'fio' attachment: echo '[global] ... numjobs=64' | fio --output-format=json -"""
     jobs = find_jobfiles(fixture("lkp_fio_job_attachment.txt"))
     assert len(jobs) == 1
     job = jobs[0]
     assert job.name == "task_0"
-    assert job.options["numjobs"] == "64"          # the closing quote and pipe are cut off
+    assert job.options["numjobs"] == "64"  # the closing quote and pipe are cut off
     assert job.options["rw"] == "write" and job.options["ioengine"] == "io_uring"
     assert job.options["group_reporting"] == ""
     assert job.global_options["iodepth"] == "32"
@@ -54,13 +56,25 @@ def test_lkp_echo_jobfile_attachment():
 
 # --- constructed forms the HOWTO documents --------------------------------------------------------
 
+
 def test_later_global_applies_only_to_jobs_after_it():
-    text = "\n".join([
-        "[global]", "rw=randread", "bs=4k", "",
-        "[a]", "filename=/dev/sdb", "",
-        "[global]", "bs=64k ; bigger blocks from here on", "",
-        "[b]", "filename=/dev/sdc", "iodepth=8",
-    ])
+    text = "\n".join(
+        [
+            "[global]",
+            "rw=randread",
+            "bs=4k",
+            "",
+            "[a]",
+            "filename=/dev/sdb",
+            "",
+            "[global]",
+            "bs=64k ; bigger blocks from here on",
+            "",
+            "[b]",
+            "filename=/dev/sdc",
+            "iodepth=8",
+        ]
+    )
     a, b = find_jobfiles(text)
     assert a.options == {"rw": "randread", "bs": "4k", "filename": "/dev/sdb"}
     assert b.options == {"rw": "randread", "bs": "64k", "filename": "/dev/sdc", "iodepth": "8"}
@@ -68,26 +82,33 @@ def test_later_global_applies_only_to_jobs_after_it():
 
 
 def test_comments_env_vars_include_and_unknown_options():
-    text = "\n".join([
-        "Here is the job file:",
-        "",
-        "  ; -- start job file --",
-        "  [global]",
-        "  ioengine=${ENGINE}",
-        "  # the device under test",
-        "  filename=${DEV}",
-        "  include common.fio",
-        "  frobnicate=3",
-        "",
-        "  [seq-write]",
-        "  rw=write",
-        "  bs = 1m",
-        "",
-        "Thanks,",
-    ])
+    text = "\n".join(
+        [
+            "Here is the job file:",
+            "",
+            "  ; -- start job file --",
+            "  [global]",
+            "  ioengine=${ENGINE}",
+            "  # the device under test",
+            "  filename=${DEV}",
+            "  include common.fio",
+            "  frobnicate=3",
+            "",
+            "  [seq-write]",
+            "  rw=write",
+            "  bs = 1m",
+            "",
+            "Thanks,",
+        ]
+    )
     (job,) = find_jobfiles(text)
-    assert job.options == {"ioengine": "${ENGINE}", "filename": "${DEV}", "frobnicate": "3",
-                           "rw": "write", "bs": "1m"}
+    assert job.options == {
+        "ioengine": "${ENGINE}",
+        "filename": "${DEV}",
+        "frobnicate": "3",
+        "rw": "write",
+        "bs": "1m",
+    }
     assert job.unknown_options == ["frobnicate"]
     assert any("include common.fio" in n for n in job.notes)
     assert any("${DEV}" in n for n in job.notes)
@@ -102,11 +123,15 @@ def test_wrapped_value_is_joined():
 
 # --- negatives ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", [
-    "not_fio_letter_sections.txt",   # [a] over dd/costmem commands
-    "not_fio_systemd_unit.txt",      # [Unit] Description=... (Description is a fio option name)
-    "patch_adding_fio_jobfiles.txt", # '+[global]' lines of a diff are patch content, not a run
-])
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "not_fio_letter_sections.txt",  # [a] over dd/costmem commands
+        "not_fio_systemd_unit.txt",  # [Unit] Description=... (Description is a fio option name)
+        "patch_adding_fio_jobfiles.txt",  # '+[global]' lines of a diff are patch content, not a run
+    ],
+)
 def test_not_jobfiles(name):
     assert find_jobfiles(fixture(name)) == []
 
@@ -121,8 +146,19 @@ def test_pip_conf_global_section_is_not_fio():
     assert find_jobfiles("[global]\nindex-url = https://example.invalid/simple/\ntimeout = 60\n") == []
 
 
-@pytest.mark.parametrize("text", ["", "[", "]", "[PATCH]", "\0" * 100, "[global]" * 100000,
-                                  "[global]\n" + "bs=" + "4" * 1_000_000, "> " * 50000 + "[job]\nrw=read"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "[",
+        "]",
+        "[PATCH]",
+        "\0" * 100,
+        "[global]" * 100000,
+        "[global]\n" + "bs=" + "4" * 1_000_000,
+        "> " * 50000 + "[job]\nrw=read",
+    ],
+)
 def test_pathological_input_is_fast_and_safe(text):
     start = time.perf_counter()
     find_jobfiles(text)

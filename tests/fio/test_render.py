@@ -25,8 +25,9 @@ def test_jobfile_roundtrip(case):
     assert text.startswith("[global]\n")
     again = find_jobfiles(text)
     assert opts(again) == opts(jobs)
-    assert [j.global_options for j in again] == [{k: v for k, v in j.global_options.items()
-                                                  if k != "name"} for j in jobs]
+    assert [j.global_options for j in again] == [
+        {k: v for k, v in j.global_options.items() if k != "name"} for j in jobs
+    ]
 
 
 @pytest.mark.parametrize("case", ["000", "003"])

@@ -53,11 +53,17 @@ def test_the_parameters_block_is_the_job_and_its_rendering_is_not_a_second_one()
     assert job.form == "lkp-params"
     # the keys that say what fio ran (fio's names or LKP's words for them); the machine's disk and
     # file system are its setup, and the CPU governor no job option
-    assert job.options == {"runtime": "300s", "nr_task": "1", "test_size": "128G", "rw": "write", "bs": "4k",
-                           "ioengine": "falloc"}
+    assert job.options == {
+        "runtime": "300s",
+        "nr_task": "1",
+        "test_size": "128G",
+        "rw": "write",
+        "bs": "4k",
+        "ioengine": "falloc",
+    }
 
 
 def test_a_job_file_beside_no_parameters_block_is_kept():
-    script = ROBOT[ROBOT.index("mkdir -p"):]
+    script = ROBOT[ROBOT.index("mkdir -p") :]
     (job,) = find_fio_jobs(script)
     assert job.form == "jobfile" and job.options["ioengine"] == "falloc"

@@ -54,50 +54,76 @@ def huge_header(size: int = 1 << 20) -> bytes:
 def nested_multipart(depth: int = 100) -> bytes:
     """The real text/plain body wrapped in ``depth`` multipart/mixed levels."""
     head, body = head_body(base())
-    head = head.replace(b"Content-Type: text/plain; charset=UTF-8; format=flowed",
-                        b'Content-Type: multipart/mixed; boundary="b0"')
+    head = head.replace(
+        b"Content-Type: text/plain; charset=UTF-8; format=flowed",
+        b'Content-Type: multipart/mixed; boundary="b0"',
+    )
     inner = b"Content-Type: text/plain; charset=UTF-8\n\n" + body
     for level in range(depth - 1, 0, -1):
-        inner = (b'Content-Type: multipart/mixed; boundary="b%d"\n\n--b%d\n' % (level, level) + inner
-                 + b"\n--b%d--\n" % level)
+        inner = (
+            b'Content-Type: multipart/mixed; boundary="b%d"\n\n--b%d\n' % (level, level)
+            + inner
+            + b"\n--b%d--\n" % level
+        )
     return head + b"\n\n--b0\n" + inner + b"\n--b0--\n"
 
 
 CASES = {
     # charset names that no codec knows, in headers and body, plus bytes invalid in any UTF
     "broken_charsets.eml": lambda: replace_header(
-        base(), b"Content-Type", b'text/plain; charset="utf-8\\"; x=\xff"; format=flowed').replace(
-        b"Subject: Re: [PATCH", b"Subject: =?x-no-such-charset?B?" + base64.b64encode(b"\xff\xfe\x00abc")
-        + b"?= =?utf-8?Q?=E2=82?= =?gb2312?B?u9i4tDog?= Re: [PATCH"),
+        base(), b"Content-Type", b'text/plain; charset="utf-8\\"; x=\xff"; format=flowed'
+    ).replace(
+        b"Subject: Re: [PATCH",
+        b"Subject: =?x-no-such-charset?B?"
+        + base64.b64encode(b"\xff\xfe\x00abc")
+        + b"?= =?utf-8?Q?=E2=82?= =?gb2312?B?u9i4tDog?= Re: [PATCH",
+    ),
     "date_overflow.eml": lambda: replace_header(base(), b"Date", b"Wed, 3 Jan 99999999999 07:55:20 +9999999"),
     "date_garbage.eml": lambda: replace_header(base(), b"Date", b"\xff\xfe 32 Foo 2024 99:99:99 -0800 (PST)"),
     "message_id_10000.eml": lambda: replace_header(base(), b"Message-ID", b"<" + b"a" * 9990 + b"@acm.org>"),
     "references_flood.eml": lambda: replace_header(
-        base(), b"References", b" ".join(b"<%d.%d@lst.de>" % (i, i) for i in range(3000))),
+        base(), b"References", b" ".join(b"<%d.%d@lst.de>" % (i, i) for i in range(3000))
+    ),
     "bad_base64.eml": lambda: replace_header(base(), b"Content-Transfer-Encoding", b"base64").replace(
-        b"\n\nOn 1/3/24", b"\n\n=== not base64 at all \xff\x00 ===\nOn 1/3/24", 1),
-    "bad_quoted_printable.eml": lambda: replace_header(base(), b"Content-Transfer-Encoding",
-                                                       b"quoted-printable").replace(b"Thanks,", b"=ZZ=\n=F=", 1),
+        b"\n\nOn 1/3/24", b"\n\n=== not base64 at all \xff\x00 ===\nOn 1/3/24", 1
+    ),
+    "bad_quoted_printable.eml": lambda: replace_header(
+        base(), b"Content-Transfer-Encoding", b"quoted-printable"
+    ).replace(b"Thanks,", b"=ZZ=\n=F=", 1),
     "nuls_everywhere.eml": lambda: base().replace(b"Bart", b"Ba\x00rt").replace(b"null_blk", b"null\x00blk"),
-    "lone_surrogates.eml": lambda: base().replace(b"Thanks,", b"Thanks \xed\xa0\x80\xed\xbf\xbf,").replace(
-        b"Subject: Re:", b"Subject: =?UTF-8?B?7aCA?= Re:"),
-    "invalid_utf8_everywhere.eml": lambda: bytes(b if b < 0x80 or i % 3 else 0xC3 for i, b in enumerate(
-        base().replace(b"Bart", "Bärt Ünïcödé 牛志国".encode()))) + b"\xc3\x28\xa0\xa1\xe2\x28\xa1\xf0\x90\x28\xbc",
+    "lone_surrogates.eml": lambda: (
+        base()
+        .replace(b"Thanks,", b"Thanks \xed\xa0\x80\xed\xbf\xbf,")
+        .replace(b"Subject: Re:", b"Subject: =?UTF-8?B?7aCA?= Re:")
+    ),
+    "invalid_utf8_everywhere.eml": lambda: (
+        bytes(
+            b if b < 0x80 or i % 3 else 0xC3
+            for i, b in enumerate(base().replace(b"Bart", "Bärt Ünïcödé 牛志国".encode()))
+        )
+        + b"\xc3\x28\xa0\xa1\xe2\x28\xa1\xf0\x90\x28\xbc"
+    ),
     "no_headers.eml": lambda: b"\n\n" + head_body(base())[1],
     "header_without_colon.eml": lambda: b"this line is no header\n" + base(),
-    "empty_multipart.eml": lambda: replace_header(base(), b"Content-Type",
-                                                  b'multipart/mixed; boundary="never-appears"'),
+    "empty_multipart.eml": lambda: replace_header(
+        base(), b"Content-Type", b'multipart/mixed; boundary="never-appears"'
+    ),
     "html_hostile.eml": lambda: replace_header(base(), b"Content-Type", b"text/html; charset=utf-8").replace(
-        b"\n\nOn 1/3/24", b"\n\n" + b"<div>" * 10000 + b"<script>x</script><p title='" + b"x" * 20000
-        + b"'>On 1/3/24", 1),
+        b"\n\nOn 1/3/24",
+        b"\n\n" + b"<div>" * 10000 + b"<script>x</script><p title='" + b"x" * 20000 + b"'>On 1/3/24",
+        1,
+    ),
     "crlf_and_cr_only.eml": lambda: base().replace(b"\n", b"\r\n")[:600] + base().replace(b"\n", b"\r")[600:],
     "mbox_from_lines_in_bodies.mbox": lambda: b"".join(
         b"From mboxrd@z Thu Jan  1 00:00:00 1970\n" + (MAIL / n).read_bytes() + b"\nFrom what I've seen\n"
         b"From 38b43539d64b2fa020b3b9a752a986769f87f7a6 Mon Sep 17 00:00:00 2001\n"
-        b">From x\n>>From y\nFrom \n" for n in ("stable_patch_from_line.eml", "from_what_body.eml")),
+        b">From x\n>>From y\nFrom \n"
+        for n in ("stable_patch_from_line.eml", "from_what_body.eml")
+    ),
     "mbox_only_separators.mbox": lambda: b"From mboxrd@z Thu Jan  1 00:00:00 1970\n" * 500,
-    "mbox_garbage_after_separator.mbox": lambda: b"From mboxrd@z Thu Jan  1 00:00:00 1970\n"
-                                                 + bytes(range(256)) * 4 + b"\n",
+    "mbox_garbage_after_separator.mbox": lambda: (
+        b"From mboxrd@z Thu Jan  1 00:00:00 1970\n" + bytes(range(256)) * 4 + b"\n"
+    ),
 }
 
 

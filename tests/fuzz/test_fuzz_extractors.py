@@ -36,8 +36,12 @@ SEED_LINES = (ROOT / "corpus" / "000_a3585e8f2465c212.txt").read_text(encoding="
 #: per call, wall clock; generous for a loaded CI machine, far below a backtracking blow-up
 BOUND_S = 3.0
 EXAMPLES = 120
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _message(text: str) -> tuple[Message, list]:
@@ -64,11 +68,54 @@ TARGETS = {
 }
 
 PATTERN_CHARS = "0123456789abcdefx.-:=|>[]/ \n\t%+,()*#@<v"
-TOKENS = ["fio", "iops", "IOPS=", "bw=", "MiB/s", "KB/s", "v6.8-rc7", "6.7.0", "commit ", "Fixes: ",
-          "0123456789ab", "[global]", "[job1]", "rw=randread", "bs=4k", "iodepth=32", "--ioengine=io_uring",
-          "%change", "%stddev", "±", "|", "  ", "> ", ">> ", "\n", "\n\n", "-- \n", "regression", "bisected to",
-          "WRITE:", "READ:", "Run status group 0", "lat (usec):", "clat percentiles", "mq-deadline", "nvme0n1",
-          "ext4", "+10.5%", "-72.9%", "=", "---", "diff --git", "@@ -1 +1 @@", "\x00", "\ud800", "\u200b"]
+TOKENS = [
+    "fio",
+    "iops",
+    "IOPS=",
+    "bw=",
+    "MiB/s",
+    "KB/s",
+    "v6.8-rc7",
+    "6.7.0",
+    "commit ",
+    "Fixes: ",
+    "0123456789ab",
+    "[global]",
+    "[job1]",
+    "rw=randread",
+    "bs=4k",
+    "iodepth=32",
+    "--ioengine=io_uring",
+    "%change",
+    "%stddev",
+    "±",
+    "|",
+    "  ",
+    "> ",
+    ">> ",
+    "\n",
+    "\n\n",
+    "-- \n",
+    "regression",
+    "bisected to",
+    "WRITE:",
+    "READ:",
+    "Run status group 0",
+    "lat (usec):",
+    "clat percentiles",
+    "mq-deadline",
+    "nvme0n1",
+    "ext4",
+    "+10.5%",
+    "-72.9%",
+    "=",
+    "---",
+    "diff --git",
+    "@@ -1 +1 @@",
+    "\x00",
+    "\ud800",
+    "\u200b",
+]
 
 
 def text_strategy() -> st.SearchStrategy[str]:
@@ -77,11 +124,16 @@ def text_strategy() -> st.SearchStrategy[str]:
     anything = st.text(max_size=1500)
     decoded = st.binary(max_size=3000).map(lambda b: b.decode("utf-8", "surrogateescape"))
     latin = st.binary(max_size=3000).map(lambda b: b.decode("latin-1"))
-    tokens = st.lists(st.sampled_from(TOKENS) | st.text(alphabet=PATTERN_CHARS, max_size=12),
-                      max_size=400).map("".join)
+    tokens = st.lists(
+        st.sampled_from(TOKENS) | st.text(alphabet=PATTERN_CHARS, max_size=12), max_size=400
+    ).map("".join)
     real = st.lists(
-        st.tuples(st.sampled_from(SEED_LINES), st.integers(0, 120), st.integers(1, 6),
-                  st.text(alphabet=PATTERN_CHARS, max_size=40)),
+        st.tuples(
+            st.sampled_from(SEED_LINES),
+            st.integers(0, 120),
+            st.integers(1, 6),
+            st.text(alphabet=PATTERN_CHARS, max_size=40),
+        ),
         max_size=60,
     ).map(lambda parts: "\n".join((line[:cut] + noise) * rep for line, cut, rep, noise in parts))
     return st.one_of(biased, anything, decoded, latin, tokens, real)
@@ -116,11 +168,11 @@ ADVERSARIAL = {
     "letter-dot": "a." * 30_000,
     "spaces": " " * 100_000 + "x",
     "dashes": "-" * 50_000,
-    "equals": "=" * 50_000,            # 5,000 of them took 21 s in find_claims (spaCy suffixes)
+    "equals": "=" * 50_000,  # 5,000 of them took 21 s in find_claims (spaCy suffixes)
     "pipes": "|" * 50_000,
-    "quotes": ">" * 20_000 + "x",      # spaCy affix stripping, like "="
-    "hex-prefix": "0x" * 30_000,       # TUNABLE_RE retried every offset (repro setup)
-    "brackets": "[" * 20_000,          # spaCy affix stripping
+    "quotes": ">" * 20_000 + "x",  # spaCy affix stripping, like "="
+    "hex-prefix": "0x" * 30_000,  # TUNABLE_RE retried every offset (repro setup)
+    "brackets": "[" * 20_000,  # spaCy affix stripping
     "ruler-word": ("=" * 15 + "a") * 6_000,  # one 96,000-char word: spaCy suffix search
     "one-line-report": "fio regression 10% iops v6.8 bw=1MiB/s " * 2_500,
     "long-line-nul": ("WRITE: bw=1MiB/s \x00" * 60_000)[:1_000_000],
@@ -128,8 +180,11 @@ ADVERSARIAL = {
     "table-flood": ("| 1.0 | 2.0 | +100% |\n" * 4_000),
     # 3,000 SHAs and versions in one "sentence" (no full stop): commit merging and
     # sentence lookups were quadratic (6 s of CPU per message, over the 2 s budget)
-    "sha-flood": "".join(f"bisected to {(i * 2654435761) % 16**12:012x} on v6.{i % 20}-rc{i % 8}, "
-                         f"regression of {i % 50}% in fio\n" for i in range(3_000)),
+    "sha-flood": "".join(
+        f"bisected to {(i * 2654435761) % 16**12:012x} on v6.{i % 20}-rc{i % 8}, "
+        f"regression of {i % 50}% in fio\n"
+        for i in range(3_000)
+    ),
     # a signature separator scanned to the end of the message for its length, at every "-- ":
     # 4,000 of them (32 KB) took 5.9 s in segment_body
     "signature-flood": "-- \nx\n" * 4_000,
@@ -141,17 +196,31 @@ ADVERSARIAL = {
     "footer-flood": "_______________________________________________\nlinux-block mailing list\nx\n" * 3_000,
     # what each extractor looks for, line after line: every line a finding (per-finding work, no
     # more); 3,000 Fixes: trailers with addresses took 2.2 s in find_commits (pairwise span tests)
-    "trailer-flood": "".join(f"Fixes: {(i * 2654435761) % 16**12:012x} (\"block: fix {i}\")\n"
-                             "Reported-by: kernel test robot <lkp@intel.com>\n" for i in range(3_000)),
-    "jobfile-flood": "".join(f"[job{i}]\nrw=randread\nbs=4k\niodepth=32\nfilename=/dev/nvme0n1\n" for i in range(3_000)),
-    "fio-output-flood": "".join(f"job{i}: (groupid=0, jobs=1): err= 0: pid={i}\n  read: IOPS={i}k, BW={i}MiB/s "
-                                f"({i}MB/s)(1GiB/1s)\n    clat (usec): min=1, max=2, avg=1.5, stdev=0.1\n"
-                                for i in range(2_000)),
-    "cmdline-flood": "".join(f"fio --name=j{i} --rw=randwrite --bs=4k --iodepth=16 --filename=/dev/sd{chr(97 + i % 26)}"
-                             " --runtime=60\n" for i in range(3_000)),
-    "lkp-row-flood": "".join(f"     {i}.12 \u00b1  5%     -{i % 90}.0%      {i}.12 \u00b1  6%  fio.read_iops{i}\n"
-                             for i in range(5_000)),
-    "kernel-pair-flood": "".join(f"v6.{i % 20}: {i} MB/s\nv6.{i % 20}-rc{i % 8}: {i + 1} MB/s\n" for i in range(3_000)),
+    "trailer-flood": "".join(
+        f'Fixes: {(i * 2654435761) % 16**12:012x} ("block: fix {i}")\n'
+        "Reported-by: kernel test robot <lkp@intel.com>\n"
+        for i in range(3_000)
+    ),
+    "jobfile-flood": "".join(
+        f"[job{i}]\nrw=randread\nbs=4k\niodepth=32\nfilename=/dev/nvme0n1\n" for i in range(3_000)
+    ),
+    "fio-output-flood": "".join(
+        f"job{i}: (groupid=0, jobs=1): err= 0: pid={i}\n  read: IOPS={i}k, BW={i}MiB/s "
+        f"({i}MB/s)(1GiB/1s)\n    clat (usec): min=1, max=2, avg=1.5, stdev=0.1\n"
+        for i in range(2_000)
+    ),
+    "cmdline-flood": "".join(
+        f"fio --name=j{i} --rw=randwrite --bs=4k --iodepth=16 --filename=/dev/sd{chr(97 + i % 26)}"
+        " --runtime=60\n"
+        for i in range(3_000)
+    ),
+    "lkp-row-flood": "".join(
+        f"     {i}.12 \u00b1  5%     -{i % 90}.0%      {i}.12 \u00b1  6%  fio.read_iops{i}\n"
+        for i in range(5_000)
+    ),
+    "kernel-pair-flood": "".join(
+        f"v6.{i % 20}: {i} MB/s\nv6.{i % 20}-rc{i % 8}: {i + 1} MB/s\n" for i in range(3_000)
+    ),
 }
 
 

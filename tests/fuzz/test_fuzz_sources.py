@@ -42,8 +42,9 @@ FILES = sorted(CORPUS.iterdir())
 REAL = [p.read_bytes() for p in sorted(MAIL.glob("*.eml"))]
 #: per input; generous for a loaded CI machine, far below a backtracking blow-up
 BOUND_S = 3.0
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-                derandomize=True)
+FUZZ = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
 
 
 def clean(s: str) -> bool:
@@ -58,8 +59,19 @@ def clean(s: str) -> bool:
 
 
 def check_message(m: Message) -> None:
-    for f in (m.message_id, m.subject, m.from_name, m.from_addr, m.date_raw, m.to, m.cc, m.body,
-              *(m.references or []), m.in_reply_to or "", *m.lists):
+    for f in (
+        m.message_id,
+        m.subject,
+        m.from_name,
+        m.from_addr,
+        m.date_raw,
+        m.to,
+        m.cc,
+        m.body,
+        *(m.references or []),
+        m.in_reply_to or "",
+        *m.lists,
+    ):
         assert clean(f), repr(f[:80])
     assert m.date_utc is None or m.date_utc[:4].isdigit()
     assert len(m.message_id) <= 1000
@@ -98,18 +110,31 @@ def test_corpus_file_through_its_source(path):
             parse_or_reject(item.raw)
 
 
-@pytest.mark.parametrize("name, expect", [
-    ("message_id_10000.eml", lambda m: len(m.message_id) <= 998),
-    ("date_overflow.eml", lambda m: m.date_utc is None and m.date_raw.startswith("Wed, 3 Jan 99999999999")),
-    ("bad_base64.eml", lambda m: m.body != ""),
-    ("broken_charsets.eml", lambda m: m.subject.endswith("[PATCH blktests 1/2] common/null_blk: introduce "
-                                                         "_have_null_blk_feature")),
-    ("nuls_everywhere.eml", lambda m: m.from_name == "Bart Van Assche" and "modprobe nullblk?" in m.body),
-    ("lone_surrogates.eml", lambda m: "Thanks" in m.body),
-    # cut to the header bound, keeping the nearest (last) ancestors
-    ("references_flood.eml", lambda m: 500 < len(m.references) < 3000 and m.references[-1] == "2999.2999@lst.de"),
-    ("html_hostile.eml", lambda m: "On 1/3/24" in m.body),
-])
+@pytest.mark.parametrize(
+    "name, expect",
+    [
+        ("message_id_10000.eml", lambda m: len(m.message_id) <= 998),
+        (
+            "date_overflow.eml",
+            lambda m: m.date_utc is None and m.date_raw.startswith("Wed, 3 Jan 99999999999"),
+        ),
+        ("bad_base64.eml", lambda m: m.body != ""),
+        (
+            "broken_charsets.eml",
+            lambda m: m.subject.endswith(
+                "[PATCH blktests 1/2] common/null_blk: introduce _have_null_blk_feature"
+            ),
+        ),
+        ("nuls_everywhere.eml", lambda m: m.from_name == "Bart Van Assche" and "modprobe nullblk?" in m.body),
+        ("lone_surrogates.eml", lambda m: "Thanks" in m.body),
+        # cut to the header bound, keeping the nearest (last) ancestors
+        (
+            "references_flood.eml",
+            lambda m: 500 < len(m.references) < 3000 and m.references[-1] == "2999.2999@lst.de",
+        ),
+        ("html_hostile.eml", lambda m: "On 1/3/24" in m.body),
+    ],
+)
 def test_corpus_files_parse_to_something_sensible(name, expect):
     m = parse_or_reject((CORPUS / name).read_bytes())
     assert m is not None and expect(m)
@@ -152,11 +177,17 @@ def test_whole_corpus_folder_ingests_with_errors_recorded(tmp_path):
     # every error keeps its reason; a message that could not be parsed keeps its bytes
     for stage, reason, raw in con.execute("SELECT stage, reason, raw FROM ingest_errors"):
         assert reason and (stage == "read" or raw is not None)
-    assert con.execute("SELECT count(*) FROM messages WHERE instr(body, char(0)) OR instr(subject, char(0)) "
-                       "OR instr(from_name, char(0))").fetchone()[0] == 0
+    assert (
+        con.execute(
+            "SELECT count(*) FROM messages WHERE instr(body, char(0)) OR instr(subject, char(0)) "
+            "OR instr(from_name, char(0))"
+        ).fetchone()[0]
+        == 0
+    )
 
 
 # ------------------------------------------------------------------ property tests
+
 
 @FUZZ
 @given(st.binary(max_size=4000))
@@ -165,22 +196,39 @@ def test_parse_message_random_bytes(data):
 
 
 @FUZZ
-@given(st.sampled_from(REAL), st.lists(st.tuples(st.integers(0, 1 << 16), st.binary(min_size=1, max_size=40)),
-                                       max_size=8))
+@given(
+    st.sampled_from(REAL),
+    st.lists(st.tuples(st.integers(0, 1 << 16), st.binary(min_size=1, max_size=40)), max_size=8),
+)
 def test_parse_message_damaged_real_mail(raw, damage):
     data = bytearray(raw)
     for pos, junk in damage:
         pos %= len(data) + 1
-        data[pos:pos + len(junk)] = junk
+        data[pos : pos + len(junk)] = junk
     parse_or_reject(bytes(data))
 
 
 @FUZZ
-@given(st.lists(st.one_of(
-    st.binary(max_size=300),
-    st.sampled_from([b"From mboxrd@z Thu Jan  1 00:00:00 1970\n", b"\n>From x\n", b"\nFrom what\n",
-                     b"From 38b43539d64b2fa020b3b9a752a986769f87f7a6 Mon Sep 17 00:00:00 2001\n",
-                     b"From: a@b\n\n", b"\r\n", b"\x00"])), max_size=40), st.sampled_from([None, True, False]))
+@given(
+    st.lists(
+        st.one_of(
+            st.binary(max_size=300),
+            st.sampled_from(
+                [
+                    b"From mboxrd@z Thu Jan  1 00:00:00 1970\n",
+                    b"\n>From x\n",
+                    b"\nFrom what\n",
+                    b"From 38b43539d64b2fa020b3b9a752a986769f87f7a6 Mon Sep 17 00:00:00 2001\n",
+                    b"From: a@b\n\n",
+                    b"\r\n",
+                    b"\x00",
+                ]
+            ),
+        ),
+        max_size=40,
+    ),
+    st.sampled_from([None, True, False]),
+)
 def test_split_mbox_random_streams(parts, mboxrd):
     data = b"".join(parts)
     t0 = time.perf_counter()
@@ -191,14 +239,35 @@ def test_split_mbox_random_streams(parts, mboxrd):
         parse_or_reject(m)
 
 
-LINES = st.sampled_from([
-    "Subject: Re: 答复: [bug-report] Performance regression", "From: Jan Kara <ja...@suse.cz>",
-    "Date: Tue, 12 Mar 2024 15:47:44 +0530", "[Ming Lei <ming.lei@redhat.com>]", "Jeff Moyer", "Jan Kara",
-    "-----Original Message-----", "-----邮件原件-----", "发件人: Harshit <h@...cle.com>", "发送时间: 2024年3月7日 2:46",
-    "________________________________________", "Sent: Friday, April 22, 2022 5:02 PM", "> quoted",
-    ">> deeper", "  >=2000=8.42%", "--", "-- ", "diff --git a/x b/x", "@@ -1 +1 @@", "+added", " block/bio.c | 7 ++--",
-    "To unsubscribe from this list: send the line", "On Thu, Apr 15, 2021, John Garry wrote:", "", " ",
-])
+LINES = st.sampled_from(
+    [
+        "Subject: Re: 答复: [bug-report] Performance regression",
+        "From: Jan Kara <ja...@suse.cz>",
+        "Date: Tue, 12 Mar 2024 15:47:44 +0530",
+        "[Ming Lei <ming.lei@redhat.com>]",
+        "Jeff Moyer",
+        "Jan Kara",
+        "-----Original Message-----",
+        "-----邮件原件-----",
+        "发件人: Harshit <h@...cle.com>",
+        "发送时间: 2024年3月7日 2:46",
+        "________________________________________",
+        "Sent: Friday, April 22, 2022 5:02 PM",
+        "> quoted",
+        ">> deeper",
+        "  >=2000=8.42%",
+        "--",
+        "-- ",
+        "diff --git a/x b/x",
+        "@@ -1 +1 @@",
+        "+added",
+        " block/bio.c | 7 ++--",
+        "To unsubscribe from this list: send the line",
+        "On Thu, Apr 15, 2021, John Garry wrote:",
+        "",
+        " ",
+    ]
+)
 
 
 @FUZZ

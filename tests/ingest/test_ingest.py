@@ -52,38 +52,60 @@ def test_archive_ingests_completely(serial):
     assert con.execute("SELECT count(*) FROM message_copies WHERE locator != 'first'").fetchone()[0] == 57
     assert con.execute("SELECT count(*) FROM message_copies").fetchone()[0] == 3938 + 57
     assert con.execute("SELECT count(*) FROM ingest_errors").fetchone()[0] == 0
-    assert con.execute("SELECT count(*) FROM message_lists WHERE list='linux-block.vger.kernel.org'"
-                       ).fetchone()[0] == 3938
+    assert (
+        con.execute("SELECT count(*) FROM message_lists WHERE list='linux-block.vger.kernel.org'").fetchone()[
+            0
+        ]
+        == 3938
+    )
     run = con.execute("SELECT new, unchanged, copies, errors, status FROM ingest_runs").fetchall()
     assert run == [(3938, 0, 57, 0, "done")]
     # nothing that SQLite or a terminal must not see
-    assert con.execute("SELECT count(*) FROM messages WHERE instr(body, char(0)) OR instr(subject, char(0))"
-                       ).fetchone()[0] == 0
+    assert (
+        con.execute(
+            "SELECT count(*) FROM messages WHERE instr(body, char(0)) OR instr(subject, char(0))"
+        ).fetchone()[0]
+        == 0
+    )
     # every message of a thread points at the thread's row
-    assert con.execute("SELECT count(*) FROM messages WHERE thread_id NOT IN (SELECT thread_id FROM threads)"
-                       ).fetchone()[0] == 0
+    assert (
+        con.execute(
+            "SELECT count(*) FROM messages WHERE thread_id NOT IN (SELECT thread_id FROM threads)"
+        ).fetchone()[0]
+        == 0
+    )
     assert con.execute("SELECT sum(message_count) FROM threads").fetchone()[0] == 3938
 
 
 def test_seed_000_messages_are_one_thread(serial):
     con = sqlite3.connect(serial[0])
-    rows = con.execute("SELECT message_id, thread_id, parent_id, subject FROM messages WHERE message_id IN (?,?,?) "
-                       "ORDER BY date_utc", (ORIGINAL, DAFU, RE_DAFU)).fetchall()
+    rows = con.execute(
+        "SELECT message_id, thread_id, parent_id, subject FROM messages WHERE message_id IN (?,?,?) "
+        "ORDER BY date_utc",
+        (ORIGINAL, DAFU, RE_DAFU),
+    ).fetchall()
     assert [r[0] for r in rows] == [ORIGINAL, DAFU, RE_DAFU]
     assert {r[1] for r in rows} == {ORIGINAL}
     assert [r[2] for r in rows] == [None, ORIGINAL, DAFU]
     assert rows[1][3].startswith("答复: [bug-report]") and rows[2][3].startswith("Re: 答复: [bug-report]")
-    subject, root = con.execute("SELECT subject, root_message_id FROM threads WHERE thread_id=?",
-                                (ORIGINAL,)).fetchone()
-    assert (subject, root) == ("[bug-report] Performance regression with fio sequential-write on a multipath setup.",
-                               ORIGINAL)
+    subject, root = con.execute(
+        "SELECT subject, root_message_id FROM threads WHERE thread_id=?", (ORIGINAL,)
+    ).fetchone()
+    assert (subject, root) == (
+        "[bug-report] Performance regression with fio sequential-write on a multipath setup.",
+        ORIGINAL,
+    )
 
 
 def test_full_text_search_on_subject_and_new_text(serial):
     con = sqlite3.connect(serial[0])
-    hits = [r[0] for r in con.execute(
-        "SELECT message_id FROM messages WHERE rowid IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)",
-        ('"sequential-write" multipath',))]
+    hits = [
+        r[0]
+        for r in con.execute(
+            "SELECT message_id FROM messages WHERE rowid IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)",
+            ('"sequential-write" multipath',),
+        )
+    ]
     assert ORIGINAL in hits
 
 
@@ -92,11 +114,15 @@ def table_rows(db: Path) -> dict[str, list]:
     con = sqlite3.connect(db)
     cols = [r[1] for r in con.execute("PRAGMA table_info(messages)")]
     return {
-        "messages": con.execute(f"SELECT {','.join(repr(c) for c in cols)} FROM messages ORDER BY message_id").fetchall(),
+        "messages": con.execute(
+            f"SELECT {','.join(repr(c) for c in cols)} FROM messages ORDER BY message_id"
+        ).fetchall(),
         "threads": con.execute("SELECT * FROM threads ORDER BY thread_id").fetchall(),
         "segments": con.execute("SELECT * FROM segments ORDER BY message_id, seq").fetchall(),
-        "copies": con.execute("SELECT message_id, content_hash, source, locator FROM message_copies "
-                              "ORDER BY message_id, content_hash").fetchall(),
+        "copies": con.execute(
+            "SELECT message_id, content_hash, source, locator FROM message_copies "
+            "ORDER BY message_id, content_hash"
+        ).fetchall(),
         "members": con.execute("SELECT * FROM thread_members ORDER BY message_id").fetchall(),
         "lists": con.execute("SELECT * FROM message_lists ORDER BY message_id, list").fetchall(),
     }
@@ -115,9 +141,11 @@ def test_each_delivery_is_keyed_by_the_hash_of_its_stored_bytes(serial, parallel
     exactly the bytes stored (what a re-run and ``delivery_key`` compare against)."""
     for db in (serial[0], parallel[0]):
         con = sqlite3.connect(db)
-        rows = con.execute("SELECT m.content_hash, r.raw, c.content_hash FROM messages m "
-                           "JOIN raw_messages r USING (message_id) "
-                           "JOIN message_copies c ON c.message_id = m.message_id AND c.locator = 'first'").fetchall()
+        rows = con.execute(
+            "SELECT m.content_hash, r.raw, c.content_hash FROM messages m "
+            "JOIN raw_messages r USING (message_id) "
+            "JOIN message_copies c ON c.message_id = m.message_id AND c.locator = 'first'"
+        ).fetchall()
         con.close()
         assert len(rows) == 3938
         assert all(h == hashlib.sha256(raw).hexdigest() == first for h, raw, first in rows)
@@ -153,7 +181,9 @@ def test_the_parallel_ingest_takes_raw_bytes_back_from_no_worker(tmp_path, monke
 
     monkeypatch.setattr(pool, "_raw_put_back", put_back)
     s = ingest([str(ARCHIVE)], str(tmp_path / "kb.db"), workers=2, extract=False, batch_size=500)
-    assert s.read == len(stripped) == 3995 and all(stripped)  # every message read, none of its bytes sent back
+    assert s.read == len(stripped) == 3995 and all(
+        stripped
+    )  # every message read, none of its bytes sent back
 
 
 def _integrity(db: Path) -> str:
@@ -166,15 +196,28 @@ def _integrity(db: Path) -> str:
 
 def test_sigkill_at_several_points_then_rerun_completes(serial, tmp_path):
     db = tmp_path / "killed.db"
-    cmd = [sys.executable, "-m", "lkmlkb.cli", "ingest", str(ARCHIVE), "--db", str(db), "--no-extract",
-           "--no-progress", "-j", "2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lkmlkb.cli",
+        "ingest",
+        str(ARCHIVE),
+        "--db",
+        str(db),
+        "--no-extract",
+        "--no-progress",
+        "-j",
+        "2",
+    ]
     progress = []
     # kill points: during start-up/migration (0.5 s), right after the first
     # committed batch, and half way through (polled, so a loaded machine
     # still hits them)
-    for until in (lambda: time.sleep(0.5) or True,
-                  lambda: _messages_so_far(db) > 0,
-                  lambda: _messages_so_far(db) >= 1500):
+    for until in (
+        lambda: time.sleep(0.5) or True,
+        lambda: _messages_so_far(db) > 0,
+        lambda: _messages_so_far(db) >= 1500,
+    ):
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         deadline = time.monotonic() + 120
         while not until() and time.monotonic() < deadline and p.poll() is None:
@@ -191,9 +234,15 @@ def test_sigkill_at_several_points_then_rerun_completes(serial, tmp_path):
     assert p.returncode == 0, p.stderr
     assert _integrity(db) == "ok"
     con = sqlite3.connect(db)
-    counts = [con.execute(q).fetchone()[0] for q in (
-        "SELECT count(*) FROM messages", "SELECT count(*) FROM threads",
-        "SELECT count(*) FROM message_copies WHERE locator != 'first'", "SELECT count(*) FROM ingest_errors")]
+    counts = [
+        con.execute(q).fetchone()[0]
+        for q in (
+            "SELECT count(*) FROM messages",
+            "SELECT count(*) FROM threads",
+            "SELECT count(*) FROM message_copies WHERE locator != 'first'",
+            "SELECT count(*) FROM ingest_errors",
+        )
+    ]
     assert counts == [3938, serial_count(serial[0], "threads"), 57, 0]
     # and the same database as the uninterrupted ingest (timestamps aside)
     a, b = table_rows(serial[0]), table_rows(db)
@@ -233,7 +282,11 @@ def test_an_ingest_collects_garbage_rarely_and_gives_the_callers_thresholds_back
     seen = []
     try:
         gc.set_threshold(700, 10, 10)
-        ingest([str(corpus)], str(tmp_path / "a.db"), on_batch=lambda store, batch: seen.append(gc.get_threshold()))
+        ingest(
+            [str(corpus)],
+            str(tmp_path / "a.db"),
+            on_batch=lambda store, batch: seen.append(gc.get_threshold()),
+        )
         assert seen and set(seen) == {BULK_GC_THRESHOLDS} and BULK_GC_THRESHOLDS[0] >= 10_000
         assert gc.get_threshold() == (700, 10, 10)
 

@@ -25,28 +25,71 @@ SUBJECT_002 = "Performance regression in IO scheduler still there"
 
 #: per seed: messages (author, address as shown, date_raw, subject) in dump order
 SEEDS = {
-    "000": [("Harshit Mogalapalli", "harshit.m.mogalapalli@...cle.com", "Tue, 12 Mar 2024 15:47:44 +0530",
-             "Re: 答复: " + SUBJECT_000),
-            ("Harshit Mogalapalli", "harshit.m.mogalapalli@...cle.com", "2024年3月7日 2:46", SUBJECT_000)],
-    "001": [("Ming Lei", "ming.lei@redhat.com", "",
-             "Re: [bug report] shared tags causes IO hang and performance drop")],
-    "002": [(n, a, "", SUBJECT_002 if i == 0 else "Re: " + SUBJECT_002) for i, (n, a) in enumerate([
-        ("Jan Kara", "ja...@suse.cz"), ("Jeff Moyer", "jmo...@redhat.com"), ("Jeff Moyer", "jmo...@redhat.com"),
-        ("Corrado Zoccolo", "czoc...@gmail.com"), ("Jeff Moyer", "jmo...@redhat.com"),
-        ("Corrado Zoccolo", "czoc...@gmail.com"), ("Jeff Moyer", "jmo...@redhat.com"),
-        ("Corrado Zoccolo", "czoc...@gmail.com"), ("Jan Kara", "ja...@suse.cz"), ("Jan Kara", "ja...@suse.cz"),
-        ("Jeff Moyer", "jmo...@redhat.com"), ("Jan Kara", "ja...@suse.cz"), ("Jeff Moyer", "jmo...@redhat.com"),
-        ("Jens Axboe", "jens....@oracle.com"), ("Jens Axboe", "jens....@oracle.com"), ("Jan Kara", "ja...@suse.cz"),
-        ("Jan Kara", "ja...@suse.cz"), ("Jeff Moyer", "jmo...@redhat.com"), ("Corrado Zoccolo", "czoc...@gmail.com"),
-        ("Jan Kara", "ja...@suse.cz")])],
-    "003": [("Wang Yugui", "wangyugui@e16-tech.com", "",
-             "[Cluster-devel] gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y")],
-    "004": [("Jayaramappa, Srilakshmi", "sjayaram@xxxxxxxxxx", "", "Re: Precise disk statistics"),
-            ("Jayaramappa, Srilakshmi", "", "Friday, April 22, 2022 5:02 PM", "Precise disk statistics")],
+    "000": [
+        (
+            "Harshit Mogalapalli",
+            "harshit.m.mogalapalli@...cle.com",
+            "Tue, 12 Mar 2024 15:47:44 +0530",
+            "Re: 答复: " + SUBJECT_000,
+        ),
+        ("Harshit Mogalapalli", "harshit.m.mogalapalli@...cle.com", "2024年3月7日 2:46", SUBJECT_000),
+    ],
+    "001": [
+        (
+            "Ming Lei",
+            "ming.lei@redhat.com",
+            "",
+            "Re: [bug report] shared tags causes IO hang and performance drop",
+        )
+    ],
+    "002": [
+        (n, a, "", SUBJECT_002 if i == 0 else "Re: " + SUBJECT_002)
+        for i, (n, a) in enumerate(
+            [
+                ("Jan Kara", "ja...@suse.cz"),
+                ("Jeff Moyer", "jmo...@redhat.com"),
+                ("Jeff Moyer", "jmo...@redhat.com"),
+                ("Corrado Zoccolo", "czoc...@gmail.com"),
+                ("Jeff Moyer", "jmo...@redhat.com"),
+                ("Corrado Zoccolo", "czoc...@gmail.com"),
+                ("Jeff Moyer", "jmo...@redhat.com"),
+                ("Corrado Zoccolo", "czoc...@gmail.com"),
+                ("Jan Kara", "ja...@suse.cz"),
+                ("Jan Kara", "ja...@suse.cz"),
+                ("Jeff Moyer", "jmo...@redhat.com"),
+                ("Jan Kara", "ja...@suse.cz"),
+                ("Jeff Moyer", "jmo...@redhat.com"),
+                ("Jens Axboe", "jens....@oracle.com"),
+                ("Jens Axboe", "jens....@oracle.com"),
+                ("Jan Kara", "ja...@suse.cz"),
+                ("Jan Kara", "ja...@suse.cz"),
+                ("Jeff Moyer", "jmo...@redhat.com"),
+                ("Corrado Zoccolo", "czoc...@gmail.com"),
+                ("Jan Kara", "ja...@suse.cz"),
+            ]
+        )
+    ],
+    "003": [
+        (
+            "Wang Yugui",
+            "wangyugui@e16-tech.com",
+            "",
+            "[Cluster-devel] gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y",
+        )
+    ],
+    "004": [
+        ("Jayaramappa, Srilakshmi", "sjayaram@xxxxxxxxxx", "", "Re: Precise disk statistics"),
+        ("Jayaramappa, Srilakshmi", "", "Friday, April 22, 2022 5:02 PM", "Precise disk statistics"),
+    ],
 }
 #: the root each seed's thread is named by (its oldest message)
-ROOT_SUBJECT = {"000": SUBJECT_000, "001": SEEDS["001"][0][3], "002": SUBJECT_002, "003": SEEDS["003"][0][3],
-                "004": "Precise disk statistics"}
+ROOT_SUBJECT = {
+    "000": SUBJECT_000,
+    "001": SEEDS["001"][0][3],
+    "002": SUBJECT_002,
+    "003": SEEDS["003"][0][3],
+    "004": "Precise disk statistics",
+}
 
 
 def run(args: list[str]):
@@ -56,7 +99,9 @@ def run(args: list[str]):
 def seed_rows(con: sqlite3.Connection, seed: str):
     return con.execute(
         "SELECT from_name, from_addr, date_raw, subject, thread_id FROM messages WHERE source LIKE ? "
-        "ORDER BY CAST(substr(source, instr(source, '#') + 1) AS INTEGER)", (f"%/{seed}_%",)).fetchall()
+        "ORDER BY CAST(substr(source, instr(source, '#') + 1) AS INTEGER)",
+        (f"%/{seed}_%",),
+    ).fetchall()
 
 
 def check_seeds(db: Path) -> None:
@@ -70,14 +115,20 @@ def check_seeds(db: Path) -> None:
         assert [r[:4] for r in rows] == expected, seed
         threads = {r[4] for r in rows}
         assert len(threads) == 1, seed
-        count, subject = con.execute("SELECT message_count, subject FROM threads WHERE thread_id=?",
-                                     (threads.pop(),)).fetchone()
+        count, subject = con.execute(
+            "SELECT message_count, subject FROM threads WHERE thread_id=?", (threads.pop(),)
+        ).fetchone()
         assert (count, subject) == (len(expected), ROOT_SUBJECT[seed]), seed
-    dates = dict(con.execute(f"SELECT date_raw, date_utc FROM messages WHERE date_raw != '' AND ({seed_like})"
-                             ).fetchall())
-    assert dates == {"Tue, 12 Mar 2024 15:47:44 +0530": "2024-03-12T10:17:44+00:00",
-                     "2024年3月7日 2:46": "2024-03-07T02:46:00+00:00",
-                     "Friday, April 22, 2022 5:02 PM": "2022-04-22T17:02:00+00:00"}
+    dates = dict(
+        con.execute(
+            f"SELECT date_raw, date_utc FROM messages WHERE date_raw != '' AND ({seed_like})"
+        ).fetchall()
+    )
+    assert dates == {
+        "Tue, 12 Mar 2024 15:47:44 +0530": "2024-03-12T10:17:44+00:00",
+        "2024年3月7日 2:46": "2024-03-07T02:46:00+00:00",
+        "Friday, April 22, 2022 5:02 PM": "2022-04-22T17:02:00+00:00",
+    }
 
 
 def test_cli_ingest_corpus_one_thread_per_seed(tmp_path):
@@ -87,26 +138,34 @@ def test_cli_ingest_corpus_one_thread_per_seed(tmp_path):
     con = sqlite3.connect(db)
     total = con.execute("SELECT count(*) FROM messages").fetchone()[0]
     copies = con.execute("SELECT count(*) FROM message_copies WHERE locator != 'first'").fetchone()[0]
-    assert r.output.strip().splitlines()[-1].startswith(f"{total} new, 0 unchanged, {copies} second deliveries, "
-                                                        "0 errors")
+    assert (
+        r.output.strip()
+        .splitlines()[-1]
+        .startswith(f"{total} new, 0 unchanged, {copies} second deliveries, 0 errors")
+    )
     check_seeds(db)
     before = con.execute("SELECT * FROM messages ORDER BY message_id").fetchall()
     # the same source again changes nothing; its mbox files are not read again (their cursors)
     in_mbox = con.execute("SELECT count(*) FROM message_copies WHERE source LIKE '%.mbox'").fetchone()[0]
-    assert in_mbox > 0 and con.execute("SELECT count(*) FROM source_state WHERE source LIKE 'mbox:%'"
-                                       ).fetchone()[0] == len(list((ROOT / "corpus").glob("*.mbox")))
+    assert in_mbox > 0 and con.execute(
+        "SELECT count(*) FROM source_state WHERE source LIKE 'mbox:%'"
+    ).fetchone()[0] == len(list((ROOT / "corpus").glob("*.mbox")))
     r = run(["ingest", str(ROOT / "corpus"), "--db", str(db), "--no-extract", "--no-progress"])
     assert r.exit_code == 0
-    assert r.output.strip().splitlines()[-1].startswith(
-        f"0 new, {total + copies - in_mbox} unchanged, 0 second deliveries, 0 errors")
+    assert (
+        r.output.strip()
+        .splitlines()[-1]
+        .startswith(f"0 new, {total + copies - in_mbox} unchanged, 0 second deliveries, 0 errors")
+    )
     assert con.execute("SELECT * FROM messages ORDER BY message_id").fetchall() == before
     check_seeds(db)
 
 
 def test_cli_missing_path_exits_non_zero_with_one_line(tmp_path):
     missing = tmp_path / "no-such-archive.mbox"
-    r = CliRunner().invoke(main, ["ingest", str(missing), "--db", str(tmp_path / "kb.db"), "--no-extract",
-                                  "--no-progress"])
+    r = CliRunner().invoke(
+        main, ["ingest", str(missing), "--db", str(tmp_path / "kb.db"), "--no-extract", "--no-progress"]
+    )
     assert r.exit_code != 0
     err_lines = [ln for ln in r.output.splitlines() if ln.startswith("lkmlkb:")]
     assert err_lines == [f"lkmlkb: {missing}: no such file or directory"]
@@ -115,8 +174,21 @@ def test_cli_missing_path_exits_non_zero_with_one_line(tmp_path):
 
 def test_real_process_missing_path_prints_no_traceback(tmp_path):
     missing = tmp_path / "gone"
-    p = subprocess.run([sys.executable, "-m", "lkmlkb.cli", "ingest", str(missing), "--db", str(tmp_path / "k.db"),
-                        "--no-extract"], capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lkmlkb.cli",
+            "ingest",
+            str(missing),
+            "--db",
+            str(tmp_path / "k.db"),
+            "--no-extract",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode != 0
     assert "Traceback" not in p.stderr
     assert p.stderr.strip().splitlines()[0] == f"lkmlkb: {missing}: no such file or directory"
@@ -142,7 +214,10 @@ def test_cli_folder_with_one_bad_file_exits_zero(tmp_path):
     assert r.output.strip().splitlines()[-1].startswith("3 new, 0 unchanged, 0 second deliveries, 1 errors")
     assert any(ln.startswith(f"lkmlkb: {folder / 'broken.mbox.gz'}:") for ln in r.output.splitlines())
     con = sqlite3.connect(db)
-    assert con.execute("SELECT count(*) FROM ingest_errors WHERE source LIKE '%broken.mbox.gz'").fetchone()[0] == 1
+    assert (
+        con.execute("SELECT count(*) FROM ingest_errors WHERE source LIKE '%broken.mbox.gz'").fetchone()[0]
+        == 1
+    )
 
 
 def test_cli_truncated_gzip_keeps_what_was_read(tmp_path):

@@ -33,7 +33,14 @@ def knowledge_rows(db: Path) -> dict[str, list]:
     """Every extraction and report table, without row ids or timestamps, sorted."""
     con = sqlite3.connect(db)
     out = {}
-    for t in ("segments", "extracted_messages", "extraction_errors", *FINDING_TABLES, "reports", *REPORT_TABLES):
+    for t in (
+        "segments",
+        "extracted_messages",
+        "extraction_errors",
+        *FINDING_TABLES,
+        "reports",
+        *REPORT_TABLES,
+    ):
         cols = [r[1] for r in con.execute(f"PRAGMA table_info({t})") if r[1] not in ("id", "built", "at")]
         out[t] = sorted(map(repr, con.execute(f"SELECT {','.join(repr(c) for c in cols)} FROM {t}")))
     con.close()
@@ -58,14 +65,27 @@ def test_two_workers_give_the_serial_findings_and_reports(serial, tmp_path):
     # the comparison saw what extraction makes, not empty tables
     assert len(a["results"]) > 500 and len(a["reports"]) > 50 and len(a["commit_citations"]) > 100
     con = sqlite3.connect(serial)
-    attributed = con.execute("SELECT count(*) FROM segments WHERE kind='quoted' AND quotes_message_id IS NOT NULL")
+    attributed = con.execute(
+        "SELECT count(*) FROM segments WHERE kind='quoted' AND quotes_message_id IS NOT NULL"
+    )
     assert attributed.fetchone()[0] > 100  # quotes of known origin, left out of what was extracted
     con.close()
 
 
 def test_killed_with_extraction_jobs_out_then_rerun_completes(serial, tmp_path):
     db = tmp_path / "killed.db"
-    cmd = [sys.executable, "-m", "lkmlkb.cli", "ingest", str(ARCHIVE), "--db", str(db), "--no-progress", "-j", "2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lkmlkb.cli",
+        "ingest",
+        str(ARCHIVE),
+        "--db",
+        str(db),
+        "--no-progress",
+        "-j",
+        "2",
+    ]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and p.poll() is None and _count(db, "extracted_messages") < 1500:
@@ -164,7 +184,7 @@ from lkmlkb.extract.nlp import matcher
 from lkmlkb.ingest import extraction
 from lkmlkb.ingest.run import ingest
 extraction.REPORT_EVERY_BATCHES = 1
-s = ingest([{str(ROOT / 'corpus')!r}], {str(tmp_path / 'kb.db')!r}, workers=2, extract=True, batch_size=3)
+s = ingest([{str(ROOT / "corpus")!r}], {str(tmp_path / "kb.db")!r}, workers=2, extract=True, batch_size=3)
 print(s.new, matcher.base_nlp.cache_info().currsize)
 """
     p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, cwd=ROOT)

@@ -51,8 +51,14 @@ def test_delivery_key_matches_what_the_parser_stores(sample):
 
 
 def test_delivery_key_never_raises_on_garbage():
-    for raw in (b"", b"\x00" * 100, b"From x\n", b"Message-ID: <" + b"a" * 2000 + b">\n\nbody",
-                b"no headers at all\n" * 10000, b"Message-ID:\n <folded@x>\n\nbody"):
+    for raw in (
+        b"",
+        b"\x00" * 100,
+        b"From x\n",
+        b"Message-ID: <" + b"a" * 2000 + b">\n\nbody",
+        b"no headers at all\n" * 10000,
+        b"Message-ID:\n <folded@x>\n\nbody",
+    ):
         mid, h = delivery_key(raw)
         assert len(h) == 64
     assert delivery_key(b"Message-ID:\n <folded@x>\n\nbody")[0] == "folded@x"
@@ -71,7 +77,10 @@ def test_unchanged_rerun_parses_nothing(sample, tmp_path, count_parses):
     assert calls[0] == 0
     assert (again.new, again.copies, again.errors, again.unchanged) == (0, 0, 0, first.read)
     con = sqlite3.connect(db)
-    assert con.execute("SELECT new, unchanged FROM ingest_runs ORDER BY id DESC LIMIT 1").fetchone() == (0, first.read)
+    assert con.execute("SELECT new, unchanged FROM ingest_runs ORDER BY id DESC LIMIT 1").fetchone() == (
+        0,
+        first.read,
+    )
 
 
 def test_changed_bytes_are_still_a_second_delivery(sample, tmp_path, count_parses):
@@ -79,7 +88,9 @@ def test_changed_bytes_are_still_a_second_delivery(sample, tmp_path, count_parse
     entries = _entries(N)
     ingest([str(sample)], str(db), workers=1)
     # the same message delivered again with one more Received: header (a real list hop)
-    changed = b"Received: from relay.example.org by mx.example.org; Mon, 1 Jan 2024 00:00:00 +0000\n" + entries[5]
+    changed = (
+        b"Received: from relay.example.org by mx.example.org; Mon, 1 Jan 2024 00:00:00 +0000\n" + entries[5]
+    )
     other = tmp_path / "other.mbox"
     _write_mbox(other, [changed, entries[6]])
     calls = count_parses()
@@ -104,8 +115,12 @@ def test_a_new_source_list_is_still_merged(sample, tmp_path, monkeypatch):
     s = ingest(["elsewhere"], str(db), workers=1)
     assert (s.new, s.copies, s.unchanged) == (0, 0, 3)
     con = sqlite3.connect(db)
-    assert con.execute("SELECT count(*) FROM message_lists WHERE list='linux-kernel.vger.kernel.org'"
-                       ).fetchone()[0] == 3
+    assert (
+        con.execute(
+            "SELECT count(*) FROM message_lists WHERE list='linux-kernel.vger.kernel.org'"
+        ).fetchone()[0]
+        == 3
+    )
 
 
 # ---------------------------------------------------------------- reports built once, and after a kill
@@ -114,12 +129,21 @@ def test_a_new_source_list_is_still_merged(sample, tmp_path, monkeypatch):
 #: regression (9 messages) and seed 000's multipath fio sequential-write report (4 messages)
 LKP = "202401312320.a335db14-oliver.sang@intel.com"
 SEED0 = "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com"
-THREAD_IDS = (LKP, "da4c78c1-a9d4-4a57-9765-2e6c35fa1062@acm.org", "9d2f99d8-ecd2-413e-b910-18e05239a2b8@kernel.dk",
-              "ZbtFqxCMkItFr6/5@xsang-OptiPlex-9020", "d15a1759-1abf-47aa-8766-88c531023164@kernel.dk",
-              "ZbukvbmE3K8y+JdJ@xsang-OptiPlex-9020", "cf5236e6-a79b-455a-9afe-b5dbf27d33e9@kernel.dk",
-              "Zbuulhixmu7rEheP@xsang-OptiPlex-9020", "35989f82-3c6b-4c91-ae9b-db8791895b19@kernel.dk",
-              SEED0, "d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com",
-              "be93c772-d400-4105-b05a-735ed7365730@oracle.com", "29f6145427be4d5b81f34cc0a9f747a2@BJMBX02.spreadtrum.com")
+THREAD_IDS = (
+    LKP,
+    "da4c78c1-a9d4-4a57-9765-2e6c35fa1062@acm.org",
+    "9d2f99d8-ecd2-413e-b910-18e05239a2b8@kernel.dk",
+    "ZbtFqxCMkItFr6/5@xsang-OptiPlex-9020",
+    "d15a1759-1abf-47aa-8766-88c531023164@kernel.dk",
+    "ZbukvbmE3K8y+JdJ@xsang-OptiPlex-9020",
+    "cf5236e6-a79b-455a-9afe-b5dbf27d33e9@kernel.dk",
+    "Zbuulhixmu7rEheP@xsang-OptiPlex-9020",
+    "35989f82-3c6b-4c91-ae9b-db8791895b19@kernel.dk",
+    SEED0,
+    "d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com",
+    "be93c772-d400-4105-b05a-735ed7365730@oracle.com",
+    "29f6145427be4d5b81f34cc0a9f747a2@BJMBX02.spreadtrum.com",
+)
 
 
 @pytest.fixture(scope="module")
@@ -137,9 +161,9 @@ def report_sample(tmp_path_factory) -> Path:
     mixed = []
     step = len(others) // len(picked)
     for n, raw in enumerate(picked):
-        mixed.extend(others[n * step:(n + 1) * step])
+        mixed.extend(others[n * step : (n + 1) * step])
         mixed.append(raw)
-    mixed.extend(others[len(picked) * step:])
+    mixed.extend(others[len(picked) * step :])
     path = tmp_path_factory.mktemp("reports") / "sample.mbox"
     _write_mbox(path, mixed)
     return path
@@ -149,8 +173,19 @@ def _derived(db: Path) -> dict[str, list]:
     """Findings and reports, without row ids and timestamps."""
     con = sqlite3.connect(db)
     out = {}
-    for t in ("extracted_messages", "results", "fio_jobs", "kernel_mentions", "commit_citations", "claims",
-              "setup_facts", "reports", "report_kernels", "report_commits", "setups"):
+    for t in (
+        "extracted_messages",
+        "results",
+        "fio_jobs",
+        "kernel_mentions",
+        "commit_citations",
+        "claims",
+        "setup_facts",
+        "reports",
+        "report_kernels",
+        "report_commits",
+        "setups",
+    ):
         cols = [r[1] for r in con.execute(f"PRAGMA table_info({t})") if r[1] not in ("id", "built")]
         sel = ",".join(f'"{c}"' for c in cols)
         out[t] = sorted(map(repr, con.execute(f"SELECT {sel} FROM {t}").fetchall()))
@@ -166,13 +201,16 @@ def whole(report_sample, tmp_path_factory) -> Path:
 
 def test_reports_are_built_at_the_end_of_the_run(whole):
     con = sqlite3.connect(whole)
-    rows = dict(con.execute("SELECT report_id, message_count FROM reports WHERE report_id IN (?, ?)", (LKP, SEED0)))
+    rows = dict(
+        con.execute("SELECT report_id, message_count FROM reports WHERE report_id IN (?, ?)", (LKP, SEED0))
+    )
     assert rows == {LKP: 9, SEED0: 4}
     assert con.execute("SELECT count(*) FROM kb_info WHERE key='reports_pending_after'").fetchone()[0] == 0
 
 
-def test_run_killed_between_messages_and_findings_is_completed_by_the_next(report_sample, whole, tmp_path,
-                                                                          monkeypatch):
+def test_run_killed_between_messages_and_findings_is_completed_by_the_next(
+    report_sample, whole, tmp_path, monkeypatch
+):
     from lkmlkb.ingest import extraction
 
     db = tmp_path / "kb.db"
@@ -190,8 +228,10 @@ def test_run_killed_between_messages_and_findings_is_completed_by_the_next(repor
         ingest([str(report_sample)], str(db), workers=1, extract=True, batch_size=40)
     monkeypatch.setattr(extraction, "store_batch_findings", real)
     con = sqlite3.connect(db)
-    missing = con.execute("SELECT count(*) FROM messages m LEFT JOIN extracted_messages e USING (message_id) "
-                          "WHERE e.message_id IS NULL").fetchone()[0]
+    missing = con.execute(
+        "SELECT count(*) FROM messages m LEFT JOIN extracted_messages e USING (message_id) "
+        "WHERE e.message_id IS NULL"
+    ).fetchone()[0]
     assert missing > 0  # the interrupted batch's messages are stored without findings
     s = ingest([str(report_sample)], str(db), workers=1, extract=True, batch_size=40)
     assert s.new > 0

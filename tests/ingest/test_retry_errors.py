@@ -8,8 +8,10 @@ from lkmlkb.cli import main
 from lkmlkb.db.connection import connect
 from lkmlkb.ingest import prepare, run
 
-RAW = (b"From: Jens Axboe <axboe@kernel.dk>\nSubject: Re: fio regression\nMessage-ID: <retry-1@example.invalid>\n"
-       b"Date: Tue, 12 Mar 2024 15:47:44 +0530\n\nWRITE: bw=236MiB/s (247MB/s)\n")
+RAW = (
+    b"From: Jens Axboe <axboe@kernel.dk>\nSubject: Re: fio regression\nMessage-ID: <retry-1@example.invalid>\n"
+    b"Date: Tue, 12 Mar 2024 15:47:44 +0530\n\nWRITE: bw=236MiB/s (247MB/s)\n"
+)
 
 
 def test_failed_message_is_kept_then_recovered_by_reprocess(tmp_path, monkeypatch):
@@ -24,7 +26,7 @@ def test_failed_message_is_kept_then_recovered_by_reprocess(tmp_path, monkeypatc
     summary = run.ingest([str(mbox)], str(db_path))
     assert (summary.new, summary.errors) == (0, 1)
     db = connect(db_path)
-    (reason, raw), = db.execute("SELECT reason, raw FROM ingest_errors").fetchall()
+    ((reason, raw),) = db.execute("SELECT reason, raw FROM ingest_errors").fetchall()
     assert "simulated parser bug" in reason and raw.startswith(b"From: Jens Axboe")
 
     monkeypatch.undo()
@@ -32,7 +34,9 @@ def test_failed_message_is_kept_then_recovered_by_reprocess(tmp_path, monkeypatc
     assert r.exit_code == 0, r.output
     assert "1 message(s) recovered" in r.output
     assert db.execute("SELECT subject FROM messages").fetchall() == [("Re: fio regression",)]
-    assert db.execute("SELECT resolved, message_id FROM ingest_errors").fetchall() == [(1, "retry-1@example.invalid")]
+    assert db.execute("SELECT resolved, message_id FROM ingest_errors").fetchall() == [
+        (1, "retry-1@example.invalid")
+    ]
     # and a second reprocess has nothing left to recover
     r = CliRunner().invoke(main, ["reprocess", "--db", str(db_path)])
     assert r.exit_code == 0, r.output

@@ -82,8 +82,11 @@ def test_merged_thread_keeps_the_reports_findings_and_one_report(tmp_path):
         assert stale == 0, table
     # one report, the merged thread's, and the report's results point at it
     assert _rows(db, "SELECT report_id FROM reports") == [(merged,)]
-    labelled = _rows(db, "SELECT DISTINCT report_id FROM results WHERE message_id='report-1@example.com' "
-                         "AND label IS NOT NULL")
+    labelled = _rows(
+        db,
+        "SELECT DISTINCT report_id FROM results WHERE message_id='report-1@example.com' "
+        "AND label IS NOT NULL",
+    )
     assert labelled == [(merged,)]
 
 
@@ -97,6 +100,7 @@ class _SlowPool:
 
             def get(self, timeout=None):
                 return fn(*args)
+
         return Result()
 
 
@@ -110,6 +114,7 @@ def test_a_thread_merged_while_its_report_is_being_extracted(tmp_path, monkeypat
     def with_slow_pool(self, store, pool=None):
         real(self, store, _SlowPool())
         made.append(self)
+
     monkeypatch.setattr(extraction.BatchExtraction, "__init__", with_slow_pool)
     db = tmp_path / "kb.db"
     archive = tmp_path / "all.mbox"
@@ -137,6 +142,7 @@ class _EagerPool:
 
             def get(self, timeout=None):
                 return out
+
         return Result()
 
 
@@ -154,13 +160,18 @@ def test_a_report_built_before_its_thread_was_merged_is_not_written(tmp_path, mo
         out = real_build(path, thread_ids, upto)
         built.extend((tid, type(r).__name__) for tid, r in out)
         return out
+
     monkeypatch.setattr(extraction, "build_reports", recorded)
     real = extraction.BatchExtraction.__init__
-    monkeypatch.setattr(extraction.BatchExtraction, "__init__", lambda self, store, pool=None: real(self, store, _EagerPool()))
+    monkeypatch.setattr(
+        extraction.BatchExtraction, "__init__", lambda self, store, pool=None: real(self, store, _EagerPool())
+    )
     db = tmp_path / "kb.db"
     archive = tmp_path / "all.mbox"
     archive.write_text(PATCH + REPORT + JOIN)
-    ingest([str(archive)], str(db), extract=True, batch_size=1)  # one message per batch, a report flush after each
+    ingest(
+        [str(archive)], str(db), extract=True, batch_size=1
+    )  # one message per batch, a report flush after each
     [(merged,)] = _rows(db, "SELECT DISTINCT thread_id FROM messages")
     stale = [tid for tid, kind in built if kind == "Report" and tid != merged]
     assert stale, built  # a report of the report thread was built before the merge ...

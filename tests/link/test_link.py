@@ -23,10 +23,10 @@ from lkmlkb.db.connection import connect
 from lkmlkb.errors import GitError
 from lkmlkb.link import commits as gitlink
 
-CULPRIT_SUBJECT = "gfs2: Stop using glock holder auto-demotion for now"      # seed 003
-FIX_SUBJECT = "gfs2: Fix duplicate should_fault_in_pages() call"             # seed 003
+CULPRIT_SUBJECT = "gfs2: Stop using glock holder auto-demotion for now"  # seed 003
+FIX_SUBJECT = "gfs2: Fix duplicate should_fault_in_pages() call"  # seed 003
 SEED000_SUBJECT = "block/mq-deadline: use correct way to throttling write requests"  # seed 000
-SEED000_SHA = "d47f9717e5cf"   # as cited in seed 000: a SHA of torvalds/linux, not of this tree
+SEED000_SHA = "d47f9717e5cf"  # as cited in seed 000: a SHA of torvalds/linux, not of this tree
 THREAD_003 = "20230528175345.C5D1.409509F4@e16-tech.com"
 # message ids in the shape Wang Yugui's mailer writes them (seed 003 cites
 # https://lore.kernel.org/linux-xfs/20230508172406.1CF3.409509F4 at e16-tech.com/)
@@ -34,16 +34,22 @@ REPLY_003 = "20230705113428.D2BC.409509F4@e16-tech.com"
 THREAD_000 = "5a9e1b2c-0d4f-4b8e-9d57-b1c5a2e3f4d6@kernel.dk"
 
 STAMP = "1700000000 +0000"
-ENV = {"GIT_AUTHOR_NAME": "Andreas Gruenbacher", "GIT_AUTHOR_EMAIL": "agruenba@redhat.com",
-       "GIT_COMMITTER_NAME": "Andreas Gruenbacher", "GIT_COMMITTER_EMAIL": "agruenba@redhat.com",
-       "GIT_AUTHOR_DATE": STAMP, "GIT_COMMITTER_DATE": STAMP}
+ENV = {
+    "GIT_AUTHOR_NAME": "Andreas Gruenbacher",
+    "GIT_AUTHOR_EMAIL": "agruenba@redhat.com",
+    "GIT_COMMITTER_NAME": "Andreas Gruenbacher",
+    "GIT_COMMITTER_EMAIL": "agruenba@redhat.com",
+    "GIT_AUTHOR_DATE": STAMP,
+    "GIT_COMMITTER_DATE": STAMP,
+}
 
 
 def git(repo: Path, *args: str, input: str | None = None) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(ENV, GIT_CONFIG_NOSYSTEM="1", HOME=str(repo.parent))
-    return subprocess.run(["git", "-C", str(repo), *args], input=input, capture_output=True, text=True,
-                          env=env, check=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], input=input, capture_output=True, text=True, env=env, check=True
+    ).stdout.strip()
 
 
 def commit(repo: Path, message: str) -> str:
@@ -77,20 +83,32 @@ def tree(tmp_path_factory) -> dict:
     git(repo, "init", "-q", "-b", "master")
     base = commit(repo, "Linux 6.0")
     git(repo, "tag", "-a", "v6.0", "-m", "Linux 6.0")
-    culprit = commit(repo, f"{CULPRIT_SUBJECT}\n\nThis reverts the auto-demotion for now.\n\n"
-                           "Signed-off-by: Andreas Gruenbacher <agruenba@redhat.com>\n")
+    culprit = commit(
+        repo,
+        f"{CULPRIT_SUBJECT}\n\nThis reverts the auto-demotion for now.\n\n"
+        "Signed-off-by: Andreas Gruenbacher <agruenba@redhat.com>\n",
+    )
     mqd = commit(repo, f"{SEED000_SUBJECT}\n\nSigned-off-by: Zhiguo Niu <zhiguo.niu@unisoc.com>\n")
     git(repo, "tag", "-a", "v6.1-rc1", "-m", "Linux 6.1-rc1")
-    fix = commit(repo, f"{FIX_SUBJECT}\n\nIn gfs2_file_buffered_write(), we call should_fault_in_pages() twice.\n\n"
-                       f'Fixes: {culprit[:12]} ("{CULPRIT_SUBJECT}")\n'
-                       f"Reported-by: Wang Yugui <wangyugui@e16-tech.com>\n"
-                       f"Closes: https://lore.kernel.org/r/{THREAD_003}\n"
-                       "Signed-off-by: Andreas Gruenbacher <agruenba@redhat.com>\n")
-    linked = commit(repo, "gfs2: Add a comment on write bandwidth\n\n"
-                          f"Link: https://lore.kernel.org/cluster-devel/{REPLY_003}/\n")
-    revert = commit(repo, f'Revert "{SEED000_SUBJECT}"\n\nThis reverts commit {mqd}.\n\n'
-                          f"Link: https://patch.msgid.link/{THREAD_000}\n"
-                          "Signed-off-by: Jens Axboe <axboe@kernel.dk>\n")
+    fix = commit(
+        repo,
+        f"{FIX_SUBJECT}\n\nIn gfs2_file_buffered_write(), we call should_fault_in_pages() twice.\n\n"
+        f'Fixes: {culprit[:12]} ("{CULPRIT_SUBJECT}")\n'
+        f"Reported-by: Wang Yugui <wangyugui@e16-tech.com>\n"
+        f"Closes: https://lore.kernel.org/r/{THREAD_003}\n"
+        "Signed-off-by: Andreas Gruenbacher <agruenba@redhat.com>\n",
+    )
+    linked = commit(
+        repo,
+        "gfs2: Add a comment on write bandwidth\n\n"
+        f"Link: https://lore.kernel.org/cluster-devel/{REPLY_003}/\n",
+    )
+    revert = commit(
+        repo,
+        f'Revert "{SEED000_SUBJECT}"\n\nThis reverts commit {mqd}.\n\n'
+        f"Link: https://patch.msgid.link/{THREAD_000}\n"
+        "Signed-off-by: Jens Axboe <axboe@kernel.dk>\n",
+    )
     git(repo, "tag", "-a", "v6.1", "-m", "Linux 6.1")
     # two commits sharing their first 8 hex digits, found by hashing in Python first
     t = git(repo, "rev-parse", "HEAD^{tree}")
@@ -101,19 +119,34 @@ def tree(tmp_path_factory) -> dict:
     assert twin_a == commit_sha(t, head, msg_a) and twin_a[:8] == twin_b[:8] and twin_a != twin_b
     git(repo, "branch", "twin-a", twin_a)
     git(repo, "branch", "twin-b", twin_b)
-    return {"path": repo, "base": base, "culprit": culprit, "mqd": mqd, "fix": fix, "linked": linked,
-            "revert": revert, "twin_a": twin_a, "twin_b": twin_b, "msg_a": msg_a, "msg_b": msg_b}
+    return {
+        "path": repo,
+        "base": base,
+        "culprit": culprit,
+        "mqd": mqd,
+        "fix": fix,
+        "linked": linked,
+        "revert": revert,
+        "twin_a": twin_a,
+        "twin_b": twin_b,
+        "msg_a": msg_a,
+        "msg_b": msg_b,
+    }
 
 
 def cite(db, sha, subject, role, thread, message_id, cue="", form="prose", line=0):
-    db.execute("INSERT INTO commit_citations(sha, subject, role, cue, form, message_id, thread_id, line_start, "
-               "line_end, evidence) VALUES (?,?,?,?,?,?,?,?,?,?)",
-               (sha, subject, role, cue, form, message_id, thread, line, line, f"{sha} (\"{subject}\")"))
+    db.execute(
+        "INSERT INTO commit_citations(sha, subject, role, cue, form, message_id, thread_id, line_start, "
+        "line_end, evidence) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        (sha, subject, role, cue, form, message_id, thread, line, line, f'{sha} ("{subject}")'),
+    )
 
 
 def add_message(db, mid, thread, subject, date):
-    db.execute("INSERT INTO messages(message_id, thread_id, subject, date_utc, new_text) VALUES (?,?,?,?,?)",
-               (mid, thread, subject, date, subject))
+    db.execute(
+        "INSERT INTO messages(message_id, thread_id, subject, date_utc, new_text) VALUES (?,?,?,?,?)",
+        (mid, thread, subject, date, subject),
+    )
     db.execute("INSERT INTO thread_members(message_id, thread_id) VALUES (?, ?)", (mid, thread))
 
 
@@ -121,19 +154,49 @@ def add_message(db, mid, thread, subject, date):
 def kb(tmp_path, tree):
     """A knowledge base holding the citations extraction makes for seeds 003 and 000."""
     db = connect(tmp_path / "kb.db")
-    add_message(db, THREAD_003, THREAD_003,
-                "[Cluster-devel] gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y", "2023-05-28T09:53:45")
-    add_message(db, REPLY_003, THREAD_003,
-                "Re: [Cluster-devel] gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y",
-                "2023-07-05T03:34:28")
-    add_message(db, THREAD_000, THREAD_000, "[bug report] mq-deadline write throughput regression",
-                "2024-03-08T01:02:03")
+    add_message(
+        db,
+        THREAD_003,
+        THREAD_003,
+        "[Cluster-devel] gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y",
+        "2023-05-28T09:53:45",
+    )
+    add_message(
+        db,
+        REPLY_003,
+        THREAD_003,
+        "Re: [Cluster-devel] gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y",
+        "2023-07-05T03:34:28",
+    )
+    add_message(
+        db,
+        THREAD_000,
+        THREAD_000,
+        "[bug report] mq-deadline write throughput regression",
+        "2024-03-08T01:02:03",
+    )
     # seed 003: "e1fa9ea85ce8 ("gfs2: Stop using ...")" -- here the culprit's SHA in this tree
-    cite(db, tree["culprit"][:12], CULPRIT_SUBJECT, "culprit", THREAD_003, REPLY_003, "regression introduced by", line=61)
+    cite(
+        db,
+        tree["culprit"][:12],
+        CULPRIT_SUBJECT,
+        "culprit",
+        THREAD_003,
+        REPLY_003,
+        "regression introduced by",
+        line=61,
+    )
     cite(db, tree["fix"][:12], FIX_SUBJECT, "fix", THREAD_003, REPLY_003, "should be fixed by", line=69)
     cite(db, tree["fix"][:12], None, "tested", THREAD_003, REPLY_003, "I applied", line=74)
-    cite(db, tree["fix"][:12], "gfs2: Fix duplicated should_fault_in_pages", "mentioned", THREAD_003, REPLY_003,
-         line=83)
+    cite(
+        db,
+        tree["fix"][:12],
+        "gfs2: Fix duplicated should_fault_in_pages",
+        "mentioned",
+        THREAD_003,
+        REPLY_003,
+        line=83,
+    )
     # seed 000: the culprit as the mail cites it (a SHA of torvalds/linux)
     cite(db, SEED000_SHA, SEED000_SUBJECT, "culprit", THREAD_000, THREAD_000, "culprit", line=12)
     # a SHA of another tree, no subject
@@ -143,11 +206,21 @@ def kb(tmp_path, tree):
     cite(db, tree["twin_a"][:8], tree["msg_a"], "mentioned", THREAD_000, THREAD_000, line=41)
     # a Link: citation (form link) carries a Message-ID, not a SHA, and must be left out
     cite(db, REPLY_003, None, "mentioned", THREAD_003, REPLY_003, "Link:", form="link", line=90)
-    db.execute("INSERT INTO reports(report_id, thread_id, title, status, culprits, fixes) VALUES (?,?,?,?,?,?)",
-               (THREAD_003, THREAD_003, "gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y",
-                "fix proposed", json.dumps([tree["culprit"][:12]]), json.dumps([tree["fix"][:12]])))
-    db.execute("INSERT INTO report_commits(report_id, sha, subject, role, message_id) VALUES (?,?,?,?,?)",
-               (THREAD_003, tree["culprit"][:12], CULPRIT_SUBJECT, "culprit", REPLY_003))
+    db.execute(
+        "INSERT INTO reports(report_id, thread_id, title, status, culprits, fixes) VALUES (?,?,?,?,?,?)",
+        (
+            THREAD_003,
+            THREAD_003,
+            "gfs2 write bandwidth regression on 6.4-rc3 compareto 5.15.y",
+            "fix proposed",
+            json.dumps([tree["culprit"][:12]]),
+            json.dumps([tree["fix"][:12]]),
+        ),
+    )
+    db.execute(
+        "INSERT INTO report_commits(report_id, sha, subject, role, message_id) VALUES (?,?,?,?,?)",
+        (THREAD_003, tree["culprit"][:12], CULPRIT_SUBJECT, "culprit", REPLY_003),
+    )
     return db
 
 
@@ -175,8 +248,10 @@ def test_full_sha_subject_author_and_first_tag(kb, tree):
 def test_subject_mismatch_is_flagged(kb, tree):
     # the fix is also cited as "gfs2: Fix duplicated should_fault_in_pages": the subject most
     # citations agree on wins, so it still matches; a lone wrong subject is flagged
-    kb.execute("UPDATE commit_citations SET subject='gfs2: Fix duplicated should_fault_in_pages' "
-               "WHERE sha=?", (tree["fix"][:12],))
+    kb.execute(
+        "UPDATE commit_citations SET subject='gfs2: Fix duplicated should_fault_in_pages' WHERE sha=?",
+        (tree["fix"][:12],),
+    )
     gitlink.link(kb, tree["path"])
     fix = rows(kb)[tree["fix"][:12]]
     assert fix["subject"] == FIX_SUBJECT
@@ -287,7 +362,8 @@ def test_without_tree_joins_prefixes_with_agreeing_subjects(tmp_path):
     summary = gitlink.link_without_tree(db)
     got = rows(db)
     assert {s: got[s]["full_sha"] for s in ("c8ed1b359312", "c8ed1b3", "c8ed1b3593")} == dict.fromkeys(
-        ("c8ed1b359312", "c8ed1b3", "c8ed1b3593"), "c8ed1b359312")
+        ("c8ed1b359312", "c8ed1b3", "c8ed1b3593"), "c8ed1b359312"
+    )
     assert got["c8ed1b3593"]["subject_in_mail"] == FIX_SUBJECT
     assert got["e1fa9ea"]["full_sha"] == "e1fa9ea"
     assert got["e1fa9ea85ce8"]["full_sha"] == "e1fa9ea85ce8"
@@ -308,37 +384,51 @@ def test_without_tree_prefix_of_two_commits_stays_alone(tmp_path):
 # ---------------------------------------------------------------- helpers on real text
 
 
-@pytest.mark.parametrize("url, mid", [
-    # lore list URL with thread suffix, as in seed 003's "[1]" reference
-    ("https://lore.kernel.org/linux-xfs/20230508172406.1CF3.409509F4@e16-tech.com/",
-     "20230508172406.1CF3.409509F4@e16-tech.com"),
-    ("https://lore.kernel.org/all/20240307123456.1234-1-zhiguo.niu@unisoc.com/T/#u",
-     "20240307123456.1234-1-zhiguo.niu@unisoc.com"),
-    # /r/ short form and patch.msgid.link, as b4 writes them in Closes:/Link:
-    ("https://lore.kernel.org/r/202403081511.5d4f3c2a-oliver.sang@intel.com",
-     "202403081511.5d4f3c2a-oliver.sang@intel.com"),
-    ("https://patch.msgid.link/20240308020401.1234-1-axboe@kernel.dk.",
-     "20240308020401.1234-1-axboe@kernel.dk"),
-    # percent-encoded
-    ("https://lore.kernel.org/r/CAHk-%3Dwg%40mail.gmail.com", "CAHk-=wg@mail.gmail.com"),
-    ("https://bugzilla.kernel.org/show_bug.cgi?id=218512", None),
-])
+@pytest.mark.parametrize(
+    "url, mid",
+    [
+        # lore list URL with thread suffix, as in seed 003's "[1]" reference
+        (
+            "https://lore.kernel.org/linux-xfs/20230508172406.1CF3.409509F4@e16-tech.com/",
+            "20230508172406.1CF3.409509F4@e16-tech.com",
+        ),
+        (
+            "https://lore.kernel.org/all/20240307123456.1234-1-zhiguo.niu@unisoc.com/T/#u",
+            "20240307123456.1234-1-zhiguo.niu@unisoc.com",
+        ),
+        # /r/ short form and patch.msgid.link, as b4 writes them in Closes:/Link:
+        (
+            "https://lore.kernel.org/r/202403081511.5d4f3c2a-oliver.sang@intel.com",
+            "202403081511.5d4f3c2a-oliver.sang@intel.com",
+        ),
+        (
+            "https://patch.msgid.link/20240308020401.1234-1-axboe@kernel.dk.",
+            "20240308020401.1234-1-axboe@kernel.dk",
+        ),
+        # percent-encoded
+        ("https://lore.kernel.org/r/CAHk-%3Dwg%40mail.gmail.com", "CAHk-=wg@mail.gmail.com"),
+        ("https://bugzilla.kernel.org/show_bug.cgi?id=218512", None),
+    ],
+)
 def test_message_id_from_url(url, mid):
     assert gitlink.message_id_from_url(url) == mid
 
 
-@pytest.mark.parametrize("mail, tree_subject, expected", [
-    (FIX_SUBJECT, FIX_SUBJECT, True),
-    # wrapped by the mailer and quoted, as in seed 003
-    ("gfs2: Fix duplicate\n> > should_fault_in_pages() call", FIX_SUBJECT, True),
-    ("“gfs2: Fix duplicate should_fault_in_pages() call.”", FIX_SUBJECT, True),
-    ("gfs2: Fix duplicate should_fault...", FIX_SUBJECT, True),
-    # fio's tree: 'Fixes: a7e8aae0 ("fio: add fdp support ..")'
-    ("fio: add fdp support ..", "fio: add fdp support for io_uring_cmd nvme engine", True),
-    ("fio: add", "fio: add fdp support for io_uring_cmd nvme engine", False),
-    ("gfs2: Fix duplicated should_fault_in_pages", FIX_SUBJECT, False),
-    (None, FIX_SUBJECT, None),
-])
+@pytest.mark.parametrize(
+    "mail, tree_subject, expected",
+    [
+        (FIX_SUBJECT, FIX_SUBJECT, True),
+        # wrapped by the mailer and quoted, as in seed 003
+        ("gfs2: Fix duplicate\n> > should_fault_in_pages() call", FIX_SUBJECT, True),
+        ("“gfs2: Fix duplicate should_fault_in_pages() call.”", FIX_SUBJECT, True),
+        ("gfs2: Fix duplicate should_fault...", FIX_SUBJECT, True),
+        # fio's tree: 'Fixes: a7e8aae0 ("fio: add fdp support ..")'
+        ("fio: add fdp support ..", "fio: add fdp support for io_uring_cmd nvme engine", True),
+        ("fio: add", "fio: add fdp support for io_uring_cmd nvme engine", False),
+        ("gfs2: Fix duplicated should_fault_in_pages", FIX_SUBJECT, False),
+        (None, FIX_SUBJECT, None),
+    ],
+)
 def test_subjects_match(mail, tree_subject, expected):
     assert gitlink.subjects_match(mail, tree_subject) is expected
 
@@ -374,12 +464,16 @@ def test_seed_003_ingested_then_linked(tmp_path, tree, corpus_dir):
 
 def test_bare_clone_gives_the_same_rows(kb, tree, tmp_path):
     gitlink.link(kb, tree["path"])
-    from_work_tree = {s: {k: v for k, v in r.items() if k not in ("tree", "checked")} for s, r in rows(kb).items()}
+    from_work_tree = {
+        s: {k: v for k, v in r.items() if k not in ("tree", "checked")} for s, r in rows(kb).items()
+    }
     bare = tmp_path / "linux.git"
     git(tree["path"], "clone", "-q", "--bare", str(tree["path"]), str(bare))
     gitlink.link(kb, bare)
     got = rows(kb)
-    assert {s: {k: v for k, v in r.items() if k not in ("tree", "checked")} for s, r in got.items()} == from_work_tree
+    assert {
+        s: {k: v for k, v in r.items() if k not in ("tree", "checked")} for s, r in got.items()
+    } == from_work_tree
     assert {r["tree"] for r in got.values()} == {str(bare.resolve())}
 
 
@@ -397,11 +491,14 @@ def test_all_refs_history(kb, tree):
 
 def test_report_links_without_a_cited_commit(kb, tree):
     # the seed 000 report names no culprit the tree holds; the revert's Link: names its thread
-    kb.execute("INSERT INTO reports(report_id, thread_id, title) VALUES (?,?,?)",
-               (THREAD_000, THREAD_000, "[bug report] mq-deadline write throughput regression"))
+    kb.execute(
+        "INSERT INTO reports(report_id, thread_id, title) VALUES (?,?,?)",
+        (THREAD_000, THREAD_000, "[bug report] mq-deadline write throughput regression"),
+    )
     summary = gitlink.link(kb, tree["path"])
     assert [(x["sha"], x["trailer"], x["first_tag"]) for x in summary.report_links[THREAD_000]] == [
-        (tree["revert"], "Link", "v6.1")]
+        (tree["revert"], "Link", "v6.1")
+    ]
     assert {x["sha"] for x in summary.report_links[THREAD_003]} == {tree["fix"], tree["linked"]}
 
 

@@ -14,12 +14,22 @@ def _report(*messages: Message):
 
 
 def _thread(subject: str, root_from: str, root_body: str, *replies: tuple[str, str]):
-    root = Message("root@x", subject=subject, from_addr=root_from, body=root_body, date_utc="2024-01-01T00:00:00+00:00")
+    root = Message(
+        "root@x", subject=subject, from_addr=root_from, body=root_body, date_utc="2024-01-01T00:00:00+00:00"
+    )
     out = [root]
     for i, (who, body) in enumerate(replies, 1):
-        out.append(Message(f"r{i}@x", subject="Re: " + subject, from_addr=who, body=body,
-                           in_reply_to=root.message_id, references=[root.message_id],
-                           date_utc=f"2024-01-0{i + 1}T00:00:00+00:00"))
+        out.append(
+            Message(
+                f"r{i}@x",
+                subject="Re: " + subject,
+                from_addr=who,
+                body=body,
+                in_reply_to=root.message_id,
+                references=[root.message_id],
+                date_utc=f"2024-01-0{i + 1}T00:00:00+00:00",
+            )
+        )
     return out
 
 
@@ -40,23 +50,41 @@ revert this patch, write speed can recover to 330MB/s.
 
 
 def test_a_reply_measuring_the_patch_slowing_things_down_is_a_report():
-    r = _report(*_thread("[PATCH 5/6] block: use iomap for writes to block devices", "hch@lst.de", PATCH,
-                         ("xu.yang_2@nxp.com", IOMAP_LATE)))
+    r = _report(
+        *_thread(
+            "[PATCH 5/6] block: use iomap for writes to block devices",
+            "hch@lst.de",
+            PATCH,
+            ("xu.yang_2@nxp.com", IOMAP_LATE),
+        )
+    )
     assert r.is_regression_report and _rules(r)[0] == "reply-reports-slowdown"
 
 
 def test_the_authors_own_figures_in_a_reply_are_no_late_report():
     # the same words from the patch's author: a resend measuring its own version
-    r = _report(*_thread("[PATCH 5/6] block: use iomap for writes to block devices", "hch@lst.de", PATCH,
-                         ("hch@lst.de", IOMAP_LATE)))
+    r = _report(
+        *_thread(
+            "[PATCH 5/6] block: use iomap for writes to block devices",
+            "hch@lst.de",
+            PATCH,
+            ("hch@lst.de", IOMAP_LATE),
+        )
+    )
     assert not any(x.rule == "reply-reports-slowdown" for x in r.reasons)
 
 
 def test_a_reviewer_finding_a_cost_negligible_reports_nothing():
     # linux-raid, "[PATCH] md: improve io stats accounting" (2020-06): "slower only by about 0.66%"
-    reply = ("With this patch:\n  read: IOPS=2567k, BW=10.0GiB/s\n\n2567k IOPS, that's slower only by about 0.66%:\n"
-             "  read: IOPS=2584k, BW=10.1GiB/s\n")
-    r = _report(*_thread("[PATCH] md: improve io stats accounting", "artur@intel.com", PATCH, ("song@kernel.org", reply)))
+    reply = (
+        "With this patch:\n  read: IOPS=2567k, BW=10.0GiB/s\n\n2567k IOPS, that's slower only by about 0.66%:\n"
+        "  read: IOPS=2584k, BW=10.1GiB/s\n"
+    )
+    r = _report(
+        *_thread(
+            "[PATCH] md: improve io stats accounting", "artur@intel.com", PATCH, ("song@kernel.org", reply)
+        )
+    )
     assert not r.is_regression_report
 
 
@@ -73,37 +101,57 @@ refcount+RCU method proposed by Dave Chinner [4].
 
 
 def test_a_series_citing_a_regression_as_its_background_is_not_its_report():
-    r = _report(*_thread("[PATCH v4 00/48] use refcount+RCU method to implement lockless slab shrink",
-                         "zhengqi.arch@bytedance.com", SHRINK_COVER))
+    r = _report(
+        *_thread(
+            "[PATCH v4 00/48] use refcount+RCU method to implement lockless slab shrink",
+            "zhengqi.arch@bytedance.com",
+            SHRINK_COVER,
+        )
+    )
     assert not r.is_regression_report
 
 
 def test_a_patch_improving_a_slowness_it_dates_with_a_fixes_tag_is_no_regression_fix():
     # linux-block, "[PATCH ... 00/16] block: fix reordered IO in the case recursive split" (2025-09):
     # its Fixes: tag names the 2007 commit that wrote the code; it speaks of a degradation it improves
-    body = ("Currently, split bio will be chained to original bio, and original bio\n"
-            "will be resubmitted to the tail of current->bio_list, which can cause\n"
-            "performance degradation, especially for mdraid with large IO size; on my\n"
-            "test: 18% drop in IO BW (from 798 MiB/s to 647 MiB/s).\n\n"
-            "Fixes: d89d87965dcb (\"When stacked block devices are in-use (e.g. md or dm)\")\n")
-    r = _report(*_thread("[PATCH v2 for-6.18/block 00/16] block: fix ordering of recursive split IO",
-                         "yukuai@huaweicloud.com", body))
+    body = (
+        "Currently, split bio will be chained to original bio, and original bio\n"
+        "will be resubmitted to the tail of current->bio_list, which can cause\n"
+        "performance degradation, especially for mdraid with large IO size; on my\n"
+        "test: 18% drop in IO BW (from 798 MiB/s to 647 MiB/s).\n\n"
+        'Fixes: d89d87965dcb ("When stacked block devices are in-use (e.g. md or dm)")\n'
+    )
+    r = _report(
+        *_thread(
+            "[PATCH v2 for-6.18/block 00/16] block: fix ordering of recursive split IO",
+            "yukuai@huaweicloud.com",
+            body,
+        )
+    )
     assert not r.is_regression_report and "patch-own-numbers" in _rules(r)
 
 
 def test_a_fix_naming_the_regression_it_fixes_is_a_report_in_the_state_fix_proposed():
     # the same shape, when the patch says it fixes a regression (linux-ext4, "[PATCH 1/3] jbd2: fix
     # checkpoint cleanup performance regression", 2023-07, a form of it)
-    body = ("We catch a performance regression when doing fs_mark tests below: 8304.9 files/sec\n"
-            "before merging, 2107.1 files/sec after.\n\nFixes: b98dba273a0e (\"jbd2: remove journal_clean_one_cp_list()\")\n")
-    r = _report(*_thread("[PATCH 1/3] jbd2: fix checkpoint cleanup performance regression", "yi.zhang@huawei.com", body))
+    body = (
+        "We catch a performance regression when doing fs_mark tests below: 8304.9 files/sec\n"
+        'before merging, 2107.1 files/sec after.\n\nFixes: b98dba273a0e ("jbd2: remove journal_clean_one_cp_list()")\n'
+    )
+    r = _report(
+        *_thread(
+            "[PATCH 1/3] jbd2: fix checkpoint cleanup performance regression", "yi.zhang@huawei.com", body
+        )
+    )
     assert r.is_regression_report and _rules(r)[0] == "fix-of-slowdown" and r.status == "fix proposed"
 
 
 def test_two_sides_of_a_change_statement_are_no_kernel_change():
     # linux-raid (2020): the scrub's speed fell during the scrub itself; no kernel was changed
-    body = ("I/O on the array has dropped from ~speed=85166K/sec during scrub to\n"
-            "nothing; reads went from 120MB/s to 2MB/s while the check runs.\n")
+    body = (
+        "I/O on the array has dropped from ~speed=85166K/sec during scrub to\n"
+        "nothing; reads went from 120MB/s to 2MB/s while the check runs.\n"
+    )
     r = _report(*_thread("raid1 I/O stalls during a check", "user@example.org", body))
     assert not r.is_regression_report and "config-comparison" in _rules(r)
 
@@ -118,8 +166,12 @@ def test_a_slowdown_within_noise_is_no_report_on_its_own():
 def test_one_kernel_said_to_be_slow_is_where_it_was_seen_not_a_change():
     # linux-ext4, "CFQ idling kills I/O performance on ext4 with blkio cgroup controller" (2019):
     # two schedulers on one kernel
-    body = ("One of my colleagues noticed upto 10x - 30x drop in I/O throughput running\n"
-            "the workload with CFQ compared to deadline. These results were reproduced on a\n"
-            "Linux VM (kernel v4.19) on ESXi.\n")
-    r = _report(*_thread("CFQ idling kills I/O performance on ext4 with blkio cgroup controller", "a@b.c", body))
+    body = (
+        "One of my colleagues noticed upto 10x - 30x drop in I/O throughput running\n"
+        "the workload with CFQ compared to deadline. These results were reproduced on a\n"
+        "Linux VM (kernel v4.19) on ESXi.\n"
+    )
+    r = _report(
+        *_thread("CFQ idling kills I/O performance on ext4 with blkio cgroup controller", "a@b.c", body)
+    )
     assert not r.is_regression_report

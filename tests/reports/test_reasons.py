@@ -27,9 +27,11 @@ def test_the_knowledge_base_keeps_the_reasons_and_show_prints_them(tmp_path):
     db = str(tmp_path / "kb.db")
     _run("ingest", str(ROBOT), str(MULTIPATH), "--db", db)
     con = sqlite3.connect(db)
-    rows = con.execute("SELECT r.report_id, x.rule, x.verdict, x.message_id, x.line FROM reports r "
-                       "JOIN report_reasons x ON x.report_id = r.report_id WHERE r.is_regression_report = 1 "
-                       "ORDER BY r.report_id, x.seq").fetchall()
+    rows = con.execute(
+        "SELECT r.report_id, x.rule, x.verdict, x.message_id, x.line FROM reports r "
+        "JOIN report_reasons x ON x.report_id = r.report_id WHERE r.is_regression_report = 1 "
+        "ORDER BY r.report_id, x.seq"
+    ).fetchall()
     rules = {(rid, rule) for rid, rule, *_ in rows}
     assert any(rule == "robot-report" for _, rule in rules)
     assert all(mid for *_, mid, _line in rows)  # every reason names the message it read

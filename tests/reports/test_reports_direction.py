@@ -45,8 +45,12 @@ nails the offending commit as 14dd46cf31f4aaffcf26b00de9af39d01ec8d547.
 
 
 def test_a_mount_that_takes_15_minutes_instead_of_a_second_is_a_regression_of_that_size():
-    msg = Message("71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com", subject="XFS mount timeout in linux-6.9.11",
-                  body=MOUNT_TIMEOUT, date_utc="2024-08-09T17:08:41+00:00")
+    msg = Message(
+        "71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com",
+        subject="XFS mount timeout in linux-6.9.11",
+        body=MOUNT_TIMEOUT,
+        date_utc="2024-08-09T17:08:41+00:00",
+    )
     ((tid, (msgs, findings)),) = extract_messages([msg]).items()
     r = build_report(tid, msgs, findings)
     assert r.kind == "regression"
@@ -58,37 +62,61 @@ def test_a_mount_that_takes_15_minutes_instead_of_a_second_is_a_regression_of_th
 
 
 def _result(metric, value, unit=None, normalized_unit=None):
-    return Result(metric=metric, value=value, unit=unit or "", normalized_value=value, normalized_unit=normalized_unit)
+    return Result(
+        metric=metric, value=value, unit=unit or "", normalized_value=value, normalized_unit=normalized_unit
+    )
 
 
-@pytest.mark.parametrize("metric,unit,lower", [
-    ("lat", "us", True), ("clat_p99", "us", True), ("cpu_sys", "%", True), ("util", "%", True),
-    ("elapsed", "us", True), ("fsmark.app_overhead", None, True), ("fio.write_clat_mean_us", None, True),
-    ("bw", "B/s", False), ("iops", "IOPS", False), ("bw_mean", "B/s", False), ("fio.write_iops", None, False),
-    ("stress-ng.timerfd.ops_per_sec", None, False), ("aim7.jobs-per-min", None, False),
-    # LKP's "time." group is /usr/bin/time's: its elapsed time, not every counter it prints
-    ("fio.time.elapsed_time", None, True), ("swapin.free_time", None, True),
-    ("fio.time.file_system_outputs", None, False), ("fio.time.percent_of_cpu_this_job_got", None, False),
-    ("fio.latency_2ms%", None, False),
-])
+@pytest.mark.parametrize(
+    "metric,unit,lower",
+    [
+        ("lat", "us", True),
+        ("clat_p99", "us", True),
+        ("cpu_sys", "%", True),
+        ("util", "%", True),
+        ("elapsed", "us", True),
+        ("fsmark.app_overhead", None, True),
+        ("fio.write_clat_mean_us", None, True),
+        ("bw", "B/s", False),
+        ("iops", "IOPS", False),
+        ("bw_mean", "B/s", False),
+        ("fio.write_iops", None, False),
+        ("stress-ng.timerfd.ops_per_sec", None, False),
+        ("aim7.jobs-per-min", None, False),
+        # LKP's "time." group is /usr/bin/time's: its elapsed time, not every counter it prints
+        ("fio.time.elapsed_time", None, True),
+        ("swapin.free_time", None, True),
+        ("fio.time.file_system_outputs", None, False),
+        ("fio.time.percent_of_cpu_this_job_got", None, False),
+        ("fio.latency_2ms%", None, False),
+    ],
+)
 def test_which_metrics_are_better_lower(metric, unit, lower):
     assert lower_is_better(metric, unit) is lower
     # and the computed change of a doubling has the matching sign (positive: a regression)
-    change = computed_change(_result(metric, 10.0, normalized_unit=unit), _result(metric, 20.0, normalized_unit=unit))
+    change = computed_change(
+        _result(metric, 10.0, normalized_unit=unit), _result(metric, 20.0, normalized_unit=unit)
+    )
     assert change == (100.0 if lower else -100.0)
 
 
 def test_the_other_of_two_kernels_in_a_regression_report_is_the_bad_one():
     # "15 minutes on 6.9.11-200.fc40.x86_64 as compared to around 1 second on 6.8.10-300.fc40.x86_64":
     # the second is said to be good; the message alone named no bad kernel
-    msg = Message("71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com", subject="XFS mount timeout in linux-6.9.11",
-                  body=MOUNT_TIMEOUT, date_utc="2024-08-09T17:08:41+00:00")
+    msg = Message(
+        "71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com",
+        subject="XFS mount timeout in linux-6.9.11",
+        body=MOUNT_TIMEOUT,
+        date_utc="2024-08-09T17:08:41+00:00",
+    )
     ((tid, (msgs, findings)),) = extract_messages([msg]).items()
     r = build_report(tid, msgs, findings)
     assert (r.good_kernel, r.bad_kernel) == ("6.8.10-300.fc40.x86_64", "6.9.11-200.fc40.x86_64")
     # and what was measured on each is labelled by it: the report is sized by its own numbers
-    assert {x.kernel: x.label for x in r.results} == {"6.8.10-300.fc40.x86_64": "baseline",
-                                                      "6.9.11-200.fc40.x86_64": "regressed"}
+    assert {x.kernel: x.label for x in r.results} == {
+        "6.8.10-300.fc40.x86_64": "baseline",
+        "6.9.11-200.fc40.x86_64": "regressed",
+    }
     assert r.computed_pct == pytest.approx(112056.65, abs=0.01)
 
 
@@ -110,12 +138,20 @@ it.
 
 
 def test_the_tree_a_series_is_based_on_is_not_the_good_kernel():
-    root = Message("20230531095742.2480623-1-qi.zheng@linux.dev",
-                   subject="[PATCH 0/8] make unregistration of super_block shrinker more faster",
-                   body=SHRINKER_SERIES, date_utc="2023-05-31T09:57:34+00:00")
-    reply = Message("ZHkkWjt0R1ptV7RZ@dread.disaster.area",
-                    subject="Re: [PATCH 6/8] xfs: introduce xfs_fs_destroy_super()", body=SHRINKER_REPLY,
-                    date_utc="2023-06-01T23:06:02+00:00", in_reply_to=root.message_id, references=[root.message_id])
+    root = Message(
+        "20230531095742.2480623-1-qi.zheng@linux.dev",
+        subject="[PATCH 0/8] make unregistration of super_block shrinker more faster",
+        body=SHRINKER_SERIES,
+        date_utc="2023-05-31T09:57:34+00:00",
+    )
+    reply = Message(
+        "ZHkkWjt0R1ptV7RZ@dread.disaster.area",
+        subject="Re: [PATCH 6/8] xfs: introduce xfs_fs_destroy_super()",
+        body=SHRINKER_REPLY,
+        date_utc="2023-06-01T23:06:02+00:00",
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+    )
     ((tid, (msgs, findings)),) = extract_messages([root, reply]).items()
     r = build_report(tid, msgs, findings)
     assert r.kind == "regression" and r.bad_kernel == "6.4-rc1"
@@ -133,9 +169,12 @@ machines:
 
 def test_one_release_written_two_ways_is_not_two_kernels():
     # the subject makes 6.11-rc1 the bad kernel; the splat's "6.11.0-rc1" is the same release
-    msg = Message("b123b699569f3a85bcfa521b2511e9e2698f31b7.camel@intel.com",
-                  subject="Regression in 6.11-rc1 in scsi/sd?", body=LOCKDEP_SPLATS,
-                  date_utc="2024-07-31T13:22:40+00:00")
+    msg = Message(
+        "b123b699569f3a85bcfa521b2511e9e2698f31b7.camel@intel.com",
+        subject="Regression in 6.11-rc1 in scsi/sd?",
+        body=LOCKDEP_SPLATS,
+        date_utc="2024-07-31T13:22:40+00:00",
+    )
     ((tid, (msgs, findings)),) = extract_messages([msg]).items()
     r = build_report(tid, msgs, findings)
     assert r.bad_kernel == "6.11-rc1" and r.good_kernel is None
@@ -143,9 +182,12 @@ def test_one_release_written_two_ways_is_not_two_kernels():
 
 def test_a_later_kernel_that_still_regresses_is_not_made_the_good_one():
     # constructed: the regression is said of 6.9; 6.10-rc1 is later, so it is no baseline
-    msg = Message("still-there@example.org", subject="randread regression on 6.9",
-                  body="We see a 30% randread IOPS regression on 6.9 with fio.\nIt is still there on 6.10-rc1.\n",
-                  date_utc="2024-06-01T00:00:00+00:00")
+    msg = Message(
+        "still-there@example.org",
+        subject="randread regression on 6.9",
+        body="We see a 30% randread IOPS regression on 6.9 with fio.\nIt is still there on 6.10-rc1.\n",
+        date_utc="2024-06-01T00:00:00+00:00",
+    )
     ((tid, (msgs, findings)),) = extract_messages([msg]).items()
     r = build_report(tid, msgs, findings)
     assert r.bad_kernel == "6.9" and r.good_kernel is None

@@ -57,9 +57,13 @@ Signed-off-by: Filipe Manana <fdmanana@suse.com>
 
 
 def _report(body: str, subject: str):
-    msg = Message("20230714025528.564988-2-yi.zhang@huaweicloud.com", subject=subject, body=body,
-                  date_utc="2023-07-14T02:55:28+00:00")
-    ((tid, (msgs, findings)), ) = extract_messages([msg]).items()
+    msg = Message(
+        "20230714025528.564988-2-yi.zhang@huaweicloud.com",
+        subject=subject,
+        body=body,
+        date_utc="2023-07-14T02:55:28+00:00",
+    )
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
     return build_report(tid, msgs, findings)
 
 
@@ -69,9 +73,11 @@ def _labels(r, metric="files/sec"):
 
 def test_before_and_after_the_culprit_and_after_the_fix():
     r = _report(JBD2, "[PATCH 1/3] jbd2: fix checkpoint cleanup performance regression")
-    assert _labels(r) == {"Before merging checkpoint buffer cleanup": "baseline",
-                          "After merging checkpoint buffer cleanup": "regressed",
-                          "After this fix": "fixed"}
+    assert _labels(r) == {
+        "Before merging checkpoint buffer cleanup": "baseline",
+        "After merging checkpoint buffer cleanup": "regressed",
+        "After this fix": "fixed",
+    }
     # the headline is the measure that moved, not a column the same on both sides (FSUse%, Count)
     assert r.computed_pct == pytest.approx((8304.9 - 7649.0) / 8304.9 * 100, abs=0.01)
 

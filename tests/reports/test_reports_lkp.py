@@ -19,8 +19,12 @@ SUBJECT = "[linus:master] [block]  9b8b84879d:  fio.read_iops 59.4% regression"
 
 def robot_report():
     body = "\n".join(ln for ln in FIXTURE.read_text().splitlines() if not ln.startswith("# "))
-    msg = Message("202508110626.949b00b5-lkp@intel.com", subject=SUBJECT, body=body,
-                  date_utc="2025-08-11T00:00:00+00:00")
+    msg = Message(
+        "202508110626.949b00b5-lkp@intel.com",
+        subject=SUBJECT,
+        body=body,
+        date_utc="2025-08-11T00:00:00+00:00",
+    )
     ((tid, (msgs, findings)),) = extract_messages([msg]).items()
     return build_report(tid, msgs, findings)
 
@@ -39,7 +43,11 @@ def test_robot_report_columns_are_base_and_culprit():
 def test_robot_parameters_become_a_job():
     (job,) = [j for j in robot_report().fio_jobs if j.form == "lkp-params"]
     assert {k: job.options[k] for k in ("rw", "bs", "ioengine", "runtime")} == {
-        "rw": "randread", "bs": "2M", "ioengine": "libaio", "runtime": "300s"}
+        "rw": "randread",
+        "bs": "2M",
+        "ioengine": "libaio",
+        "runtime": "300s",
+    }
 
 
 def test_a_robot_improvement_stays_one_when_replies_speak_of_a_drop():
@@ -49,22 +57,40 @@ def test_a_robot_improvement_stays_one_when_replies_speak_of_a_drop():
     same level as ...", "... and report it as regression").  The subject states the change with
     its figure; the report is an improvement, not a regression."""
     subject = "Re: [xfs]  016a23388c:  stress-ng.xattr.ops_per_sec 58.4% improvement"
-    root = Message("20220721220142.GW3861211@dread.disaster.area", subject=subject,
-                   date_utc="2022-07-21T22:01:42+00:00", body=(
-                       "On Thu, Jul 21, 2022 at 10:30:21AM +0800, kernel test robot wrote:\n"
-                       "> FYI, we noticed a 58.4% improvement of stress-ng.xattr.ops_per_sec due to commit:\n"
-                       ">\n> commit: 016a23388cdcb2740deb1379dc408f21c84efb11 (\"xfs: Add order IDs to log items in CIL\")\n"
-                       "\nThat's a cacheline miss avoided by luck.\n"))
-    reply = Message("9d4e37e2-417e-7a2f-a187-5c7b680c6777@intel.com", subject="Re: [LKP] " + subject,
-                    in_reply_to=root.message_id, references=[root.message_id], date_utc="2022-08-02T00:00:00+00:00",
-                    body=("With this change, the performance will drop to the same level as commit df7a4a2134b0a\n"
-                          " (\"xfs: convert CIL busy extents to per-cpu\"):\n"))
-    last = Message("8b9a5712-fbb1-afdf-6c5b-fa261832665f@intel.com", subject="Re: [LKP] " + subject,
-                   in_reply_to=reply.message_id, references=[root.message_id, reply.message_id],
-                   date_utc="2022-08-03T00:00:00+00:00",
-                   body=("Agree. We did see some strange performance boost which can't be connected\n"
-                         "to the code change. And worried later unrelated change reduce the\n"
-                         "mysterious performance gain (and report it as regression).\n"))
+    root = Message(
+        "20220721220142.GW3861211@dread.disaster.area",
+        subject=subject,
+        date_utc="2022-07-21T22:01:42+00:00",
+        body=(
+            "On Thu, Jul 21, 2022 at 10:30:21AM +0800, kernel test robot wrote:\n"
+            "> FYI, we noticed a 58.4% improvement of stress-ng.xattr.ops_per_sec due to commit:\n"
+            '>\n> commit: 016a23388cdcb2740deb1379dc408f21c84efb11 ("xfs: Add order IDs to log items in CIL")\n'
+            "\nThat's a cacheline miss avoided by luck.\n"
+        ),
+    )
+    reply = Message(
+        "9d4e37e2-417e-7a2f-a187-5c7b680c6777@intel.com",
+        subject="Re: [LKP] " + subject,
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+        date_utc="2022-08-02T00:00:00+00:00",
+        body=(
+            "With this change, the performance will drop to the same level as commit df7a4a2134b0a\n"
+            ' ("xfs: convert CIL busy extents to per-cpu"):\n'
+        ),
+    )
+    last = Message(
+        "8b9a5712-fbb1-afdf-6c5b-fa261832665f@intel.com",
+        subject="Re: [LKP] " + subject,
+        in_reply_to=reply.message_id,
+        references=[root.message_id, reply.message_id],
+        date_utc="2022-08-03T00:00:00+00:00",
+        body=(
+            "Agree. We did see some strange performance boost which can't be connected\n"
+            "to the code change. And worried later unrelated change reduce the\n"
+            "mysterious performance gain (and report it as regression).\n"
+        ),
+    )
     ((tid, (msgs, findings)),) = extract_messages([root, reply, last]).items()
     assert any(c.kind == "regression" for f in findings for c in f.claims)  # what made it one before
     r = build_report(tid, msgs, findings)
@@ -76,15 +102,24 @@ def test_a_bug_report_that_could_be_improved_is_no_improvement():
     Foster's reply <20200826151958.GB355692@bfoster>, an excerpt): "improved" with nothing
     measured is no report of an improvement, as "regression" with nothing measured is none of
     a regression."""
-    root = Message("bug-208805-201763@https.bugzilla.kernel.org/",
-                   subject="[Bug 208805] New: XFS: iozone possible memory allocation deadlock",
-                   date_utc="2020-08-06T00:00:00+00:00",
-                   body="On a 4.19 kernel iozone hangs with\nXFS: iozone(19765) possible memory allocation deadlock\n")
-    reply = Message("20200826151958.GB355692@bfoster", subject="Re: [Bug 208805] New: XFS: iozone possible "
-                    "memory allocation deadlock", in_reply_to=root.message_id, references=[root.message_id],
-                    date_utc="2020-08-26T15:19:58+00:00", body=(
-                        "Then perhaps we can analyze\nthe cause and determine whether it's something that "
-                        "can be addressed or\nimproved, or if you just need more memory. ;)\n"))
+    root = Message(
+        "bug-208805-201763@https.bugzilla.kernel.org/",
+        subject="[Bug 208805] New: XFS: iozone possible memory allocation deadlock",
+        date_utc="2020-08-06T00:00:00+00:00",
+        body="On a 4.19 kernel iozone hangs with\nXFS: iozone(19765) possible memory allocation deadlock\n",
+    )
+    reply = Message(
+        "20200826151958.GB355692@bfoster",
+        subject="Re: [Bug 208805] New: XFS: iozone possible memory allocation deadlock",
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+        date_utc="2020-08-26T15:19:58+00:00",
+        body=(
+            "Then perhaps we can analyze\nthe cause and determine whether it's something that "
+            "can be addressed or\nimproved, or if you just need more memory. ;)\n"
+        ),
+    )
+
     def report():
         findings = [Findings(m.message_id) for m in (root, reply)]
         findings[1].claims = find_claims(reply.body)
@@ -102,13 +137,19 @@ def test_a_patch_fixing_a_commit_is_no_regression_report_for_the_numbers_it_show
     """linux-block, "[PATCH -next v2 0/2] bugfix for blk-throttle" (an excerpt): a patch whose
     Fixes: tag names the commit it repairs, with dd's output as its test.  A Fixes: tag in a
     patch is no bisection of a measured regression; with a regression claim it is one."""
-    body = ("Fix a bug that bios throttled by iops limit are charged twice.\n\n"
-            "Test: dd if=/dev/zero of=/dev/sda bs=10k count=1 oflag=direct\n"
-            "10240 bytes (10 kB, 10 KiB) copied, 10.0038 s, 1.0 kB/s\n\n"
-            "Fixes: 9f5ede3c01f9 (\"block: throttle split bio in case of iops limit\")\n"
-            "Signed-off-by: Yu Kuai <yukuai3@huawei.com>\n")
-    root = Message("20220528064330.3471000-1-yukuai3@huawei.com", subject="[PATCH -next v2 0/2] bugfix for blk-throttle",
-                   date_utc="2022-05-28T06:43:30+00:00", body=body)
+    body = (
+        "Fix a bug that bios throttled by iops limit are charged twice.\n\n"
+        "Test: dd if=/dev/zero of=/dev/sda bs=10k count=1 oflag=direct\n"
+        "10240 bytes (10 kB, 10 KiB) copied, 10.0038 s, 1.0 kB/s\n\n"
+        'Fixes: 9f5ede3c01f9 ("block: throttle split bio in case of iops limit")\n'
+        "Signed-off-by: Yu Kuai <yukuai3@huawei.com>\n"
+    )
+    root = Message(
+        "20220528064330.3471000-1-yukuai3@huawei.com",
+        subject="[PATCH -next v2 0/2] bugfix for blk-throttle",
+        date_utc="2022-05-28T06:43:30+00:00",
+        body=body,
+    )
 
     def report(msg):
         ((tid, (msgs, findings)),) = extract_messages([msg]).items()
@@ -120,11 +161,18 @@ def test_a_patch_fixing_a_commit_is_no_regression_report_for_the_numbers_it_show
     root.body = body.replace("Fix a bug", "It fixes a 30% regression: fix a bug")
     assert report(root)[1].is_regression_report
     # a bisection in a patch thread is one: the rule asks how the culprit was found, not where
-    bisect = Message("bisect@x", subject="Re: [PATCH -next v2 0/2] bugfix for blk-throttle",
-                     in_reply_to=root.message_id, references=[root.message_id], date_utc="2022-05-30T00:00:00+00:00",
-                     body=("I bisected it to this:\n\n"
-                           "3f1c2d4e5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d is the first bad commit\n\n"
-                           "  read: IOPS=412k, BW=1609MiB/s (1688MB/s)(94.3GiB/60001msec)\n"))
+    bisect = Message(
+        "bisect@x",
+        subject="Re: [PATCH -next v2 0/2] bugfix for blk-throttle",
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+        date_utc="2022-05-30T00:00:00+00:00",
+        body=(
+            "I bisected it to this:\n\n"
+            "3f1c2d4e5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d is the first bad commit\n\n"
+            "  read: IOPS=412k, BW=1609MiB/s (1688MB/s)(94.3GiB/60001msec)\n"
+        ),
+    )
     root.body = body
     ((tid, (msgs, findings)),) = extract_messages([root, bisect]).items()
     assert build_report(tid, msgs, findings).is_regression_report
@@ -135,32 +183,47 @@ def test_a_patch_fixing_a_commit_is_no_regression_report_for_the_numbers_it_show
 # a table) and linux-xfs <Ys0gqOUcLr+2dle5@xsang-OptiPlex-9020> (2022-07; dd in the xfstests log),
 # with Dave Chinner's reply naming the culprit (<20220714012421.GO3861211@dread.disaster.area>)
 ROBOT_FAILURES = [
-    ("202305012130.cc1e2351-oliver.sang@intel.com", "[jlayton:ctime] [ext4]  ff9aaf58e8: ltp.statx06.fail",
-     "Hello,\n\nkernel test robot noticed \"ltp.statx06.fail\" on:\n\n"
-     "commit: ff9aaf58e816635c454fbe9e9ece94b0eee6f0b1 (\"ext4: convert to multigrain timestamps\")\n"
-     "https://git.kernel.org/cgit/linux/kernel/git/jlayton/linux.git ctime\n\n"
-     "in testcase: ltp\n\n(please refer to attached dmesg/kmsg for entire log/backtrace)\n\n"
-     "e2fsprogs              1.46.6-rc1\nKbd                    loadkeys:\nSh-utils               9.1\n", None),
-    ("Ys0gqOUcLr+2dle5@xsang-OptiPlex-9020", "[xfs]  47a6df7cd3: Assertion_failed",
-     "Greeting,\n\nFYI, we noticed the following commit (built with gcc-11):\n\n"
-     "commit: 47a6df7cd3174b91c6c862eae0b8d4e13591df52 (\"xfs: shut down filesystem if we xfs_trans_cancel "
-     "with deferred work items\")\n\nin testcase: xfstests\n\n"
-     "caused below changes (please refer to attached dmesg/kmsg for entire log/backtrace):\n\n"
-     "run fstests xfs/070 at 2022-07-09 06:33:21\n"
-     "262144 bytes (262 kB, 256 KiB) copied, 0.0234063 s, 11.2 MB/s\n\n512+0 records in\n\n512+0 records out\n\n"
-     "262144 bytes (262 kB, 256 KiB) copied, 0.0145739 s, 18.0 MB/s\n",
-     "On Wed, Jul 13, 2022 at 02:25:25PM +0800, Oliver Sang wrote:\n"
-     "> > > Reported-by: kernel test robot <oliver.sang@intel.com>\n\n"
-     "Of course, 47a6df7cd3 introduced the ASSERT that is firing. You'll\n"
-     "never see the failure on kernels before this, even if the issue is\noccurring.\n"),
+    (
+        "202305012130.cc1e2351-oliver.sang@intel.com",
+        "[jlayton:ctime] [ext4]  ff9aaf58e8: ltp.statx06.fail",
+        'Hello,\n\nkernel test robot noticed "ltp.statx06.fail" on:\n\n'
+        'commit: ff9aaf58e816635c454fbe9e9ece94b0eee6f0b1 ("ext4: convert to multigrain timestamps")\n'
+        "https://git.kernel.org/cgit/linux/kernel/git/jlayton/linux.git ctime\n\n"
+        "in testcase: ltp\n\n(please refer to attached dmesg/kmsg for entire log/backtrace)\n\n"
+        "e2fsprogs              1.46.6-rc1\nKbd                    loadkeys:\nSh-utils               9.1\n",
+        None,
+    ),
+    (
+        "Ys0gqOUcLr+2dle5@xsang-OptiPlex-9020",
+        "[xfs]  47a6df7cd3: Assertion_failed",
+        "Greeting,\n\nFYI, we noticed the following commit (built with gcc-11):\n\n"
+        'commit: 47a6df7cd3174b91c6c862eae0b8d4e13591df52 ("xfs: shut down filesystem if we xfs_trans_cancel '
+        'with deferred work items")\n\nin testcase: xfstests\n\n'
+        "caused below changes (please refer to attached dmesg/kmsg for entire log/backtrace):\n\n"
+        "run fstests xfs/070 at 2022-07-09 06:33:21\n"
+        "262144 bytes (262 kB, 256 KiB) copied, 0.0234063 s, 11.2 MB/s\n\n512+0 records in\n\n512+0 records out\n\n"
+        "262144 bytes (262 kB, 256 KiB) copied, 0.0145739 s, 18.0 MB/s\n",
+        "On Wed, Jul 13, 2022 at 02:25:25PM +0800, Oliver Sang wrote:\n"
+        "> > > Reported-by: kernel test robot <oliver.sang@intel.com>\n\n"
+        "Of course, 47a6df7cd3 introduced the ASSERT that is firing. You'll\n"
+        "never see the failure on kernels before this, even if the issue is\noccurring.\n",
+    ),
 ]
 
 
 def _robot_thread(mid: str, subject: str, body: str, reply: str | None):
     msgs = [Message(mid, subject=subject, body=body, date_utc="2022-07-12T07:20:08+00:00")]
     if reply:
-        msgs.append(Message("reply@x", subject="Re: " + subject, body=reply, in_reply_to=mid, references=[mid],
-                            date_utc="2022-07-14T01:24:21+00:00"))
+        msgs.append(
+            Message(
+                "reply@x",
+                subject="Re: " + subject,
+                body=reply,
+                in_reply_to=mid,
+                references=[mid],
+                date_utc="2022-07-14T01:24:21+00:00",
+            )
+        )
     ((tid, (msgs, findings)),) = extract_messages(msgs).items()
     return build_report(tid, msgs, findings)
 
@@ -176,7 +239,7 @@ def test_a_robot_report_of_a_failure_is_no_performance_regression():
             assert r.results, subject  # dd's rates in the xfstests log
         else:
             assert not r.results, subject  # the ext4 report's ver_linux listing measures nothing (tables'
-                                           # listing rule)
+            # listing rule)
         assert (r.is_regression_report, r.kind) == (False, None), subject
         changed = subject.split(": ")[0] + ": fio.write_iops -5.7% regression"
         assert _robot_thread(mid, changed, body, reply).is_regression_report, subject
@@ -186,8 +249,12 @@ def test_a_persons_subject_shaped_like_the_robots_is_no_robot_failure():
     from lkmlkb.reports.classify import robot_failure
 
     assert robot_failure(Message("a@x", subject="[xfs]  47a6df7cd3: Assertion_failed"))
-    assert robot_failure(Message("b@x", subject="Re: [nvme] f9c499bbbf: nvme nvme0: Identify Controller failed (16641)"))
-    for subject in ("[REGRESSION][6.8] 0123456789: blk-mq: 30% slowdown in 4k randwrite",
-                    "[regression] abcdef0123: xfs: large performance regression in fsync",
-                    "[linux-next:master] [block/mq]  574e7779cf:  fio.write_iops -72.9% regression"):
+    assert robot_failure(
+        Message("b@x", subject="Re: [nvme] f9c499bbbf: nvme nvme0: Identify Controller failed (16641)")
+    )
+    for subject in (
+        "[REGRESSION][6.8] 0123456789: blk-mq: 30% slowdown in 4k randwrite",
+        "[regression] abcdef0123: xfs: large performance regression in fsync",
+        "[linux-next:master] [block/mq]  574e7779cf:  fio.write_iops -72.9% regression",
+    ):
         assert not robot_failure(Message("c@x", subject=subject)), subject

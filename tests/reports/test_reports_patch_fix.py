@@ -156,8 +156,12 @@ def _report(*messages: Message):
 
 
 def _patch() -> Message:
-    return Message("20230313093002.11756-1-jack@suse.cz", subject=PLUG_SUBJECT, body=PLUG_ORDER,
-                   date_utc="2023-03-13T09:30:02+00:00")
+    return Message(
+        "20230313093002.11756-1-jack@suse.cz",
+        subject=PLUG_SUBJECT,
+        body=PLUG_ORDER,
+        date_utc="2023-03-13T09:30:02+00:00",
+    )
 
 
 def test_a_patch_that_fixes_a_regression_is_the_fix_proposed():
@@ -168,30 +172,52 @@ def test_a_patch_that_fixes_a_regression_is_the_fix_proposed():
 
 
 def test_the_patch_taken_by_its_maintainer_is_fixed():
-    reply = Message("167880758083.151876.6376887177678438378.b4-ty@kernel.dk", subject="Re: " + PLUG_SUBJECT,
-                    body=APPLIED, in_reply_to="20230313093002.11756-1-jack@suse.cz",
-                    references=["20230313093002.11756-1-jack@suse.cz"], date_utc="2023-03-14T15:26:20+00:00")
+    reply = Message(
+        "167880758083.151876.6376887177678438378.b4-ty@kernel.dk",
+        subject="Re: " + PLUG_SUBJECT,
+        body=APPLIED,
+        in_reply_to="20230313093002.11756-1-jack@suse.cz",
+        references=["20230313093002.11756-1-jack@suse.cz"],
+        date_utc="2023-03-14T15:26:20+00:00",
+    )
     assert _report(_patch(), reply).status == "fixed"
 
 
 def test_a_regression_the_robot_finds_in_a_patch_is_the_patchs_own():
-    root = Message("5c7c77d0735c18cea82c347eef2ce2eb169681e6.1668530684.git.rgoldwyn@suse.com",
-                   subject="[PATCH 07/16] btrfs: Lock extents before folio for read()s", body=LOCK_EXTENTS,
-                   date_utc="2022-11-15T18:00:25+00:00")
-    robot = Message("202211212140.7f9c0a76-oliver.sang@intel.com",
-                    subject="Re: [PATCH 07/16] btrfs: Lock extents before folio for read()s", body=ROBOT_ON_PATCH,
-                    in_reply_to=root.message_id, references=[root.message_id], date_utc="2022-11-21T13:31:26+00:00")
+    root = Message(
+        "5c7c77d0735c18cea82c347eef2ce2eb169681e6.1668530684.git.rgoldwyn@suse.com",
+        subject="[PATCH 07/16] btrfs: Lock extents before folio for read()s",
+        body=LOCK_EXTENTS,
+        date_utc="2022-11-15T18:00:25+00:00",
+    )
+    robot = Message(
+        "202211212140.7f9c0a76-oliver.sang@intel.com",
+        subject="Re: [PATCH 07/16] btrfs: Lock extents before folio for read()s",
+        body=ROBOT_ON_PATCH,
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+        date_utc="2022-11-21T13:31:26+00:00",
+    )
     r = _report(root, robot)
     assert r.is_regression_report and r.regression_pct == 99.7
     assert r.status == "bisected"  # the patch is the culprit, not a fix
 
 
 def test_a_series_tested_for_regressions_is_no_fix_of_the_one_the_robot_finds_in_it():
-    root = Message("20210720155944.1447086-1-krisman@collabora.com", subject="[PATCH v4 00/16] File system wide monitoring",
-                   body=FS_MONITORING, date_utc="2021-07-20T15:59:28+00:00")
-    robot = Message("20210731063818.GB18773@xsang-OptiPlex-9020", body=ROBOT_UNIXBENCH,
-                    subject="[fsnotify]  4c40d6efc8:  unixbench.score -3.3% regression",
-                    in_reply_to=root.message_id, references=[root.message_id], date_utc="2021-07-31T06:38:18+00:00")
+    root = Message(
+        "20210720155944.1447086-1-krisman@collabora.com",
+        subject="[PATCH v4 00/16] File system wide monitoring",
+        body=FS_MONITORING,
+        date_utc="2021-07-20T15:59:28+00:00",
+    )
+    robot = Message(
+        "20210731063818.GB18773@xsang-OptiPlex-9020",
+        body=ROBOT_UNIXBENCH,
+        subject="[fsnotify]  4c40d6efc8:  unixbench.score -3.3% regression",
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+        date_utc="2021-07-31T06:38:18+00:00",
+    )
     r = _report(root, robot)
     assert r.is_regression_report and r.regression_pct == 3.3
     assert r.status == "bisected"
@@ -201,41 +227,68 @@ def test_a_series_measuring_its_own_drop_fixes_nothing():
     from lkmlkb.reports.classify import ThreadFacts, fix_of_slowdown
     from lkmlkb.reports.status import derive_status
 
-    root = Message("20221123055827.26996-1-nj.shetty@samsung.com", subject="[PATCH v5 00/10] Implement copy offload support",
-                   body=COPY_OFFLOAD, date_utc="2022-11-23T05:58:17+00:00")
+    root = Message(
+        "20221123055827.26996-1-nj.shetty@samsung.com",
+        subject="[PATCH v5 00/10] Implement copy offload support",
+        body=COPY_OFFLOAD,
+        date_utc="2022-11-23T05:58:17+00:00",
+    )
     ((tid, (msgs, findings)),) = extract_messages([root]).items()
     claims = [c for f in findings for c in f.claims]
     assert any(c.kind == "regression" and c.stated_pct == 18.0 for c in claims)  # what the rule reads
-    facts = ThreadFacts(messages=[root], claims=claims, subject_claims=[], commits=[], own_commits=[], kernels=[],
-                        results=[])
+    facts = ThreadFacts(
+        messages=[root], claims=claims, subject_claims=[], commits=[], own_commits=[], kernels=[], results=[]
+    )
     assert fix_of_slowdown(facts) is None
     assert derive_status([root], [], claims, fix_thread=False)[0] == "reported"
 
 
 def test_a_report_titled_rfc_proposes_no_fix():
     subject = "[RFC] Slow down of LTP tests aiodio_sparse.c and dio_sparse.c in kernel 6.6"
-    root = Message("20240719174325.GA775414@pevik", body=LTP_SLOWDOWN, date_utc="2024-07-19T17:43:25+00:00",
-                   subject=subject)
-    reply = Message("20240724131816.GA950793@pevik", subject="Re: " + subject, body=LTP_BISECTED,
-                    in_reply_to=root.message_id, references=[root.message_id], date_utc="2024-07-24T13:18:16+00:00")
+    root = Message(
+        "20240719174325.GA775414@pevik",
+        body=LTP_SLOWDOWN,
+        date_utc="2024-07-19T17:43:25+00:00",
+        subject=subject,
+    )
+    reply = Message(
+        "20240724131816.GA950793@pevik",
+        subject="Re: " + subject,
+        body=LTP_BISECTED,
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+        date_utc="2024-07-24T13:18:16+00:00",
+    )
     r = _report(root, reply)
     assert r.is_regression_report
     assert r.status == "bisected"  # a question put to the list, then bisected: no patch in it
 
 
 def test_what_says_a_maintainer_took_a_patch():
-    for said in ("Applied, thanks!", "Applied to for-6.8/block, thanks.", "Thanks, applied.", "Applied",
-                 "Queued for 6.9."):
+    for said in (
+        "Applied, thanks!",
+        "Applied to for-6.8/block, thanks.",
+        "Thanks, applied.",
+        "Applied",
+        "Queued for 6.9.",
+    ):
         assert PATCH_TAKEN.search(said), said
-    for said in ("Whenever bfq queue has a request queued we add now", "requests queued for dispatch",
-                 "this applied on top of for-next", "Not applied yet.",
-                 # real replies that take nothing (linux-block): a wrapped line of Rafael J. Wysocki's,
-                 # the robot's boilerplate, Ming Lei on a series
-                 "applied at full swing?", "[If your patch is applied to the wrong git tree, kindly drop us a note.",
-                 "  can be merged to v6.17, and be backport easily for stable & downstream",
-                 # the review's finds in linux-block and linux-xfs replies
-                 "Applied and trying; fingers crossed!", "Can this be picked up?", "I've queued up a revert",
-                 " Applied to the queue (a diff's context line)"):
+    for said in (
+        "Whenever bfq queue has a request queued we add now",
+        "requests queued for dispatch",
+        "this applied on top of for-next",
+        "Not applied yet.",
+        # real replies that take nothing (linux-block): a wrapped line of Rafael J. Wysocki's,
+        # the robot's boilerplate, Ming Lei on a series
+        "applied at full swing?",
+        "[If your patch is applied to the wrong git tree, kindly drop us a note.",
+        "  can be merged to v6.17, and be backport easily for stable & downstream",
+        # the review's finds in linux-block and linux-xfs replies
+        "Applied and trying; fingers crossed!",
+        "Can this be picked up?",
+        "I've queued up a revert",
+        " Applied to the queue (a diff's context line)",
+    ):
         assert not PATCH_TAKEN.search(said), said
 
 
@@ -258,8 +311,14 @@ Signed-off-by: Fengnan Chang <changfengnan@bytedance.com>
 
 
 def test_a_regression_whose_figures_show_a_gain_gets_no_negative_size():
-    r = _report(Message("20230719093633.34141-1-changfengnan@bytedance.com", body=DISCARD,
-                        subject="[PATCH v2] ext4: improve discard efficiency", date_utc="2023-07-19T09:36:33+00:00"))
+    r = _report(
+        Message(
+            "20230719093633.34141-1-changfengnan@bytedance.com",
+            body=DISCARD,
+            subject="[PATCH v2] ext4: improve discard efficiency",
+            date_utc="2023-07-19T09:36:33+00:00",
+        )
+    )
     assert r.is_regression_report  # bisected ("seems broke"), with figures
     assert r.computed_pct == -80.6  # what the pair read says: the fix's gain
     assert r.regression_pct is None  # was -80.6

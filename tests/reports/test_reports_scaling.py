@@ -42,9 +42,13 @@ def merge_commits_oracle(findings: list[Findings]) -> list[CommitCitation]:
 # SHAs that share prefixes a lot: cuts of a few long ones, and some that branch off them
 _BASES = ["d47f9717e5cf1a2b3c4d", "d47f9717e5cfffee0011", "d47f0000aaaa", "0123456789abcdef0123", "01234567"]
 _SHAS = st.builds(lambda base, cut: base[:cut], st.sampled_from(_BASES), st.integers(0, 20))
-_CITATIONS = st.builds(CommitCitation, sha=_SHAS, subject=st.one_of(st.none(), st.sampled_from(["s1", "s2"])),
-                       role=st.sampled_from(["culprit", "fix", "revert", "tested", "base", "mentioned", "odd"]),
-                       form=st.sampled_from(["prose", "prose", "fixes", "link"]))
+_CITATIONS = st.builds(
+    CommitCitation,
+    sha=_SHAS,
+    subject=st.one_of(st.none(), st.sampled_from(["s1", "s2"])),
+    role=st.sampled_from(["culprit", "fix", "revert", "tested", "base", "mentioned", "odd"]),
+    form=st.sampled_from(["prose", "prose", "fixes", "link"]),
+)
 
 
 @settings(max_examples=600, deadline=None)
@@ -59,18 +63,27 @@ def test_merge_commits_equals_the_pairwise_merge(groups):
 
 def _results_db(rows) -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:")
-    conn.execute("CREATE TABLE results (message_id TEXT, line_start INTEGER, metric TEXT, value REAL, "
-                 "kernel TEXT, report_id TEXT, label TEXT, thread_id TEXT)")
-    conn.executemany("INSERT INTO results(message_id, line_start, metric, value, kernel, thread_id) "
-                     "VALUES (?,?,?,?,?,'t')", rows)
+    conn.execute(
+        "CREATE TABLE results (message_id TEXT, line_start INTEGER, metric TEXT, value REAL, "
+        "kernel TEXT, report_id TEXT, label TEXT, thread_id TEXT)"
+    )
+    conn.executemany(
+        "INSERT INTO results(message_id, line_start, metric, value, kernel, thread_id) "
+        "VALUES (?,?,?,?,?,'t')",
+        rows,
+    )
     return conn
 
 
 def _label_oracle(conn, rid, results):
-    conn.executemany("UPDATE results SET report_id=?, label=? WHERE message_id=? AND line_start=? AND metric=? "
-                     "AND value=? AND coalesce(kernel,'')=coalesce(?, '')",
-                     [(rid, x.label, x.evidence.message_id, x.evidence.line_start, x.metric, x.value, x.kernel)
-                      for x in results])
+    conn.executemany(
+        "UPDATE results SET report_id=?, label=? WHERE message_id=? AND line_start=? AND metric=? "
+        "AND value=? AND coalesce(kernel,'')=coalesce(?, '')",
+        [
+            (rid, x.label, x.evidence.message_id, x.evidence.line_start, x.metric, x.value, x.kernel)
+            for x in results
+        ],
+    )
 
 
 _MIDS = st.sampled_from(["a@x", "b@x"])
@@ -81,14 +94,22 @@ _KERNELS = st.sampled_from([None, "", "6.8", "6.9"])
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(_MIDS, _LINES, _METRICS, _VALUES, _KERNELS), max_size=12),
-       st.lists(st.tuples(_MIDS, _LINES, _METRICS, _VALUES, _KERNELS, st.sampled_from(["baseline", "regressed", None])),
-                max_size=12))
+@given(
+    st.lists(st.tuples(_MIDS, _LINES, _METRICS, _VALUES, _KERNELS), max_size=12),
+    st.lists(
+        st.tuples(
+            _MIDS, _LINES, _METRICS, _VALUES, _KERNELS, st.sampled_from(["baseline", "regressed", None])
+        ),
+        max_size=12,
+    ),
+)
 def test_result_labels_equal_one_update_per_result(stored, reported):
     """Duplicate rows on one line, NULL lines and metrics, 1 and 1.0, kernel None and "":
     every row gets what the UPDATE per result gave it, later results winning."""
-    results = [Result(metric=m, value=v, unit="", kernel=k, label=label, evidence=Evidence(mid, line, line))
-               for mid, line, m, v, k, label in reported]
+    results = [
+        Result(metric=m, value=v, unit="", kernel=k, label=label, evidence=Evidence(mid, line, line))
+        for mid, line, m, v, k, label in reported
+    ]
     rows = [(mid, line, m, v, k) for mid, line, m, v, k in stored]
     want, got = _results_db(rows), _results_db(rows)
     _label_oracle(want, "t", results)

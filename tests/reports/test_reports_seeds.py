@@ -27,9 +27,14 @@ def seed_report(prefix: str):
 
 
 def value(report, kernel, metric, direction=None, label=None):
-    vals = [r.value for r in report.results
-            if (r.kernel or "").startswith(kernel) and r.metric == metric
-            and (direction is None or r.direction == direction) and (label is None or r.label == label)]
+    vals = [
+        r.value
+        for r in report.results
+        if (r.kernel or "").startswith(kernel)
+        and r.metric == metric
+        and (direction is None or r.direction == direction)
+        and (label is None or r.label == label)
+    ]
     assert vals, f"no {metric} {direction} result for {kernel} ({label})"
     return vals[0]
 
@@ -40,8 +45,9 @@ def commit_roles(report):
 
 def test_seed000_mq_deadline_bisected_revert_restores_write():
     r = seed_report("000")
-    assert commit_roles(r) == {"d47f9717e5cf": ("culprit",
-                                                "block/mq-deadline: use correct way to throttling write requests")}
+    assert commit_roles(r) == {
+        "d47f9717e5cf": ("culprit", "block/mq-deadline: use correct way to throttling write requests")
+    }
     assert r.status == "bisected"
     assert value(r, "6.8-rc7", "bw", "write", "regressed") == 236
     assert value(r, "6.8-rc7", "bw", "write", "baseline") == 315
@@ -68,7 +74,13 @@ def test_seed001_scsi_debug_script_and_tested_kernel():
     assert len(r.fio_jobs) == 2
     for job in r.fio_jobs:
         o = job.options
-        assert (o["iodepth"], o["numjobs"], o["runtime"], o["rw"], o["ioengine"]) == ("64", "16", "20", "randread", "libaio")
+        assert (o["iodepth"], o["numjobs"], o["runtime"], o["rw"], o["ioengine"]) == (
+            "64",
+            "16",
+            "20",
+            "randread",
+            "libaio",
+        )
         assert o["bs"].lower() == "8k"
     iops = sorted(x.value for x in r.results if x.metric == "iops" and x.direction == "randread")
     assert iops == [94000, 120000, 121000, 124000]
@@ -106,7 +118,10 @@ def test_seed003_gfs2_culprit_fix_tested_without_restoring_baseline():
 def test_seed004_commit_range_culprit_with_dd_and_iostat():
     r = seed_report("004")
     assert {sha for sha, (role, _) in commit_roles(r).items() if role == "culprit"} == {
-        "80a787ba3809", "6f75723190d8", "5b18b5a73760"}
+        "80a787ba3809",
+        "6f75723190d8",
+        "5b18b5a73760",
+    }
     roles = {k.version: k.role for k in r.kernel_versions}
     assert roles["4.19.x"] == "good" and roles["5.4.x"] == "bad"
     assert {"dd", "iostat"} <= set(r.tools)
@@ -144,6 +159,10 @@ def test_one_commit_cited_with_short_and_long_shas_keeps_the_longest():
     long_ = Findings("b", commits=[CommitCitation("d47f9717e5cf1a2b3c", "block/mq-deadline: x", "culprit")])
     (c,) = merge_commits([short, long_])
     assert (c.sha, c.role, c.subject) == ("d47f9717e5cf1a2b3c", "culprit", "block/mq-deadline: x")
-    (c,) = merge_commits([Findings("b", commits=[CommitCitation("d47f9717e5cf1a2b3c", None, "mentioned")]),
-                          Findings("a", commits=[CommitCitation("d47f9717e5cf", "s", "culprit")])])
+    (c,) = merge_commits(
+        [
+            Findings("b", commits=[CommitCitation("d47f9717e5cf1a2b3c", None, "mentioned")]),
+            Findings("a", commits=[CommitCitation("d47f9717e5cf", "s", "culprit")]),
+        ]
+    )
     assert (c.sha, c.role, c.subject) == ("d47f9717e5cf1a2b3c", "culprit", "s")

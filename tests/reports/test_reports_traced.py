@@ -90,9 +90,14 @@ def _report(*messages: Message):
 
 
 def test_a_performance_regression_bisected_to_a_commit_is_reported_without_a_figure():
-    r = _report(Message("20250930071111.1218494-6-yukuai1@huaweicloud.com",
-                        subject="[PATCH 5/7] mq-deadline: covert to use request_queue->async_depth",
-                        body=ASYNC_DEPTH, date_utc="2025-09-30T07:11:09+00:00"))
+    r = _report(
+        Message(
+            "20250930071111.1218494-6-yukuai1@huaweicloud.com",
+            subject="[PATCH 5/7] mq-deadline: covert to use request_queue->async_depth",
+            body=ASYNC_DEPTH,
+            date_utc="2025-09-30T07:11:09+00:00",
+        )
+    )
     assert r.kind == "regression" and r.is_regression_report
     assert r.regression_pct is None  # nothing measured: no size is made up
     assert any(c.sha.startswith("39823b47bbd4") and c.role == "culprit" for c in r.commits)
@@ -100,19 +105,32 @@ def test_a_performance_regression_bisected_to_a_commit_is_reported_without_a_fig
 
 
 def test_a_read_slowdown_bisected_in_the_first_message_is_a_regression_report():
-    r = _report(Message("CACzhbgTFesCa-tpyCqunUoTw-1P2EJ83zDzrcB4fbMi6nNNwng@mail.gmail.com",
-                        subject="read regression for dm-snapshot with loopback",
-                        body=DM_SNAPSHOT, date_utc="2024-10-03T21:13:52+00:00"))
+    r = _report(
+        Message(
+            "CACzhbgTFesCa-tpyCqunUoTw-1P2EJ83zDzrcB4fbMi6nNNwng@mail.gmail.com",
+            subject="read regression for dm-snapshot with loopback",
+            body=DM_SNAPSHOT,
+            date_utc="2024-10-03T21:13:52+00:00",
+        )
+    )
     assert r.kind == "regression" and r.status == "bisected"
 
 
 def test_a_bisected_breakage_is_no_performance_regression_because_someone_says_performance_elsewhere():
-    root = Message("79af9398-167f-440e-a493-390dc4ccbd85@sifive.com",
-                   subject="Re: [PATCH 07/17] nbd: call blk_mark_disk_dead in nbd_clear_sock_ioctl",
-                   body=NBD_DEAD, date_utc="2023-09-20T20:41:11+00:00")
-    reply = Message("20230811131131.GN2420@suse.cz", subject="Re: [PATCH 07/17] nbd: call blk_mark_disk_dead",
-                    body=BTRFS_LATER, date_utc="2023-09-21T13:11:31+00:00",
-                    in_reply_to=root.message_id, references=[root.message_id])
+    root = Message(
+        "79af9398-167f-440e-a493-390dc4ccbd85@sifive.com",
+        subject="Re: [PATCH 07/17] nbd: call blk_mark_disk_dead in nbd_clear_sock_ioctl",
+        body=NBD_DEAD,
+        date_utc="2023-09-20T20:41:11+00:00",
+    )
+    reply = Message(
+        "20230811131131.GN2420@suse.cz",
+        subject="Re: [PATCH 07/17] nbd: call blk_mark_disk_dead",
+        body=BTRFS_LATER,
+        date_utc="2023-09-21T13:11:31+00:00",
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+    )
     r = _report(root, reply)
     assert any(c.role == "culprit" for c in r.commits)  # the bisection is read ...
     assert r.kind is None and not r.is_regression_report  # ... but it broke a device, it did not slow one
@@ -121,22 +139,39 @@ def test_a_bisected_breakage_is_no_performance_regression_because_someone_says_p
 def test_a_commit_title_that_says_performance_regression_is_not_the_writer_saying_it():
     # the title's "regression with" made every SHA listed after it a culprit, and the list a
     # traced performance regression; a title's words are its commit's, cues for no other SHA
-    r = _report(Message("20200826135354.3A3B022B43@mail.kernel.org",
-                        subject="Re: [PATCH RESEND] blk-mq: order adding requests to hctx->dispatch and checking "
-                                "SCHED_RESTART", body=STABLE_BOT, date_utc="2020-08-26T13:53:53+00:00"))
+    r = _report(
+        Message(
+            "20200826135354.3A3B022B43@mail.kernel.org",
+            subject="Re: [PATCH RESEND] blk-mq: order adding requests to hctx->dispatch and checking "
+            "SCHED_RESTART",
+            body=STABLE_BOT,
+            date_utc="2020-08-26T13:53:53+00:00",
+        )
+    )
     assert {c.sha[:12] for c in r.commits} == {"8e8320c9315c", "97889f9ac24f", "bd166ef183c2", "cf43e6be865a"}
     assert all(c.role == "mentioned" for c in r.commits)
     assert not r.is_regression_report
 
 
-@pytest.mark.parametrize("words,speed", [
-    ("a performance regression", True), ("the slowdown was introduced by", True), ("Slow down of LTP tests", True),
-    ("writes got slower", True), ("Very slow qemu device access", True), ("IOPS dropped", True),
-    ("the link speed", True), ("throughput", True), ("read latency", True),
-    # a tool, a code path, a bus class: not how fast something ran
-    ("perf record segfaults", False), ("the slowpath regression", False), ("USB high-speed devices", False),
-    ("xfs: regression in perf counters", False),
-])
+@pytest.mark.parametrize(
+    "words,speed",
+    [
+        ("a performance regression", True),
+        ("the slowdown was introduced by", True),
+        ("Slow down of LTP tests", True),
+        ("writes got slower", True),
+        ("Very slow qemu device access", True),
+        ("IOPS dropped", True),
+        ("the link speed", True),
+        ("throughput", True),
+        ("read latency", True),
+        # a tool, a code path, a bus class: not how fast something ran
+        ("perf record segfaults", False),
+        ("the slowpath regression", False),
+        ("USB high-speed devices", False),
+        ("xfs: regression in perf counters", False),
+    ],
+)
 def test_what_names_a_measure_of_speed(words, speed):
     assert bool(PERF_NAMED.search(words)) is speed
 
@@ -144,11 +179,20 @@ def test_what_names_a_measure_of_speed(words, speed):
 def test_a_later_message_that_traces_a_slowdown_to_a_commit_bisected_earlier_still_counts():
     # the merged citation keeps the first message's evidence: the reply's own citation is read
     # (the thread cut in two from the dm-snapshot report above)
-    root = Message("bisect@example.org", subject="dm-snapshot with loopback", date_utc="2024-10-03T20:00:00+00:00",
-                   body='I bisected the issue to dc5fc361d89 ("block:\nattempt direct issue of plug list").\n')
-    reply = Message("CACzhbgTFesCa-tpyCqunUoTw-1P2EJ83zDzrcB4fbMi6nNNwng@mail.gmail.com",
-                    subject="Re: dm-snapshot with loopback", body=DM_SNAPSHOT, date_utc="2024-10-03T21:13:52+00:00",
-                    in_reply_to=root.message_id, references=[root.message_id])
+    root = Message(
+        "bisect@example.org",
+        subject="dm-snapshot with loopback",
+        date_utc="2024-10-03T20:00:00+00:00",
+        body='I bisected the issue to dc5fc361d89 ("block:\nattempt direct issue of plug list").\n',
+    )
+    reply = Message(
+        "CACzhbgTFesCa-tpyCqunUoTw-1P2EJ83zDzrcB4fbMi6nNNwng@mail.gmail.com",
+        subject="Re: dm-snapshot with loopback",
+        body=DM_SNAPSHOT,
+        date_utc="2024-10-03T21:13:52+00:00",
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+    )
     assert _report(root, reply).kind == "regression"
 
 
@@ -169,19 +213,33 @@ I bisected it to commit 63304558ba5d ("sched/eevdf: Curb wakeup-preemption").
 def test_a_slowdown_bisected_in_the_same_message_is_traced_however_far_apart():
     # a message that names a slowdown and bisects it reports a regression, however many lines
     # stand between the two
-    r = _report(Message("20240719174325.GA775414@pevik", subject="LTP aiodio_sparse.c and dio_sparse.c in 6.6",
-                        body=LTP_FAR, date_utc="2024-07-19T17:43:25+00:00"))
+    r = _report(
+        Message(
+            "20240719174325.GA775414@pevik",
+            subject="LTP aiodio_sparse.c and dio_sparse.c in 6.6",
+            body=LTP_FAR,
+            date_utc="2024-07-19T17:43:25+00:00",
+        )
+    )
     assert r.is_regression_report and any(x.rule == "traced-slowdown" for x in r.reasons)
 
 
 def test_a_commit_blamed_in_prose_far_from_a_slowdown_is_not_traced_to_it():
     # a culprit named in prose ("introduced") traces only what is said beside it: six lines away,
     # the leak it introduced is another story than the slowdown
-    body = LTP_FAR.replace('I bisected it to commit 63304558ba5d ("sched/eevdf: Curb wakeup-preemption").',
-                           'Unrelated: a memory leak in the loop driver was introduced by\n'
-                           'commit 63304558ba5d ("sched/eevdf: Curb wakeup-preemption").')
-    r = _report(Message("20240719174325.GA775414@pevik", subject="LTP aiodio_sparse.c and dio_sparse.c in 6.6",
-                        body=body, date_utc="2024-07-19T17:43:25+00:00"))
+    body = LTP_FAR.replace(
+        'I bisected it to commit 63304558ba5d ("sched/eevdf: Curb wakeup-preemption").',
+        "Unrelated: a memory leak in the loop driver was introduced by\n"
+        'commit 63304558ba5d ("sched/eevdf: Curb wakeup-preemption").',
+    )
+    r = _report(
+        Message(
+            "20240719174325.GA775414@pevik",
+            subject="LTP aiodio_sparse.c and dio_sparse.c in 6.6",
+            body=body,
+            date_utc="2024-07-19T17:43:25+00:00",
+        )
+    )
     assert any(c.role == "culprit" for c in r.commits)
     assert not any(x.rule == "traced-slowdown" for x in r.reasons)
 
@@ -198,9 +256,14 @@ Fixes: 6917d0689993 ("block: merge invalidate_partitions into rescan_partitions"
 
 
 def test_a_regression_traced_to_a_commit_that_names_no_speed_is_not_a_performance_one():
-    r = _report(Message("20191202182134.4004-1-ebiggers@kernel.org",
-                        subject="[PATCH] block: don't send uevent for empty disk when not invalidating",
-                        body=UDEV_SPINS, date_utc="2019-12-02T18:21:34+00:00"))
+    r = _report(
+        Message(
+            "20191202182134.4004-1-ebiggers@kernel.org",
+            subject="[PATCH] block: don't send uevent for empty disk when not invalidating",
+            body=UDEV_SPINS,
+            date_utc="2019-12-02T18:21:34+00:00",
+        )
+    )
     assert any(c.role == "culprit" and c.form != "fixes" for c in r.commits)  # "Commit X caused a regression"
     assert not r.is_regression_report
 
@@ -208,13 +271,21 @@ def test_a_regression_traced_to_a_commit_that_names_no_speed_is_not_a_performanc
 def test_a_fixes_tag_beside_a_patchs_words_about_a_slowdown_is_no_bisection():
     # constructed (no message of the three archives read has one): a patch says what it repairs,
     # and its Fixes: tag names the commit it repairs; that is no report of a regression
-    body = ("Restore batched wakeups in mq-deadline: a wake_batch of 1 is a performance\n"
-            "regression with many jobs on HDDs.\n"
-            "Fixes: 39823b47bbd4 (\"block/mq-deadline: Fix the tag reservation code\")\n")
-    msg = Message("fixes-only@example.org", subject="[PATCH] mq-deadline: restore batched wakeups",
-                  body=body, date_utc="2025-09-30T07:11:09+00:00")
+    body = (
+        "Restore batched wakeups in mq-deadline: a wake_batch of 1 is a performance\n"
+        "regression with many jobs on HDDs.\n"
+        'Fixes: 39823b47bbd4 ("block/mq-deadline: Fix the tag reservation code")\n'
+    )
+    msg = Message(
+        "fixes-only@example.org",
+        subject="[PATCH] mq-deadline: restore batched wakeups",
+        body=body,
+        date_utc="2025-09-30T07:11:09+00:00",
+    )
     ((tid, (msgs, findings)),) = extract_messages([msg]).items()
-    assert any(c.kind == "regression" for c in findings[0].claims)  # "a performance" ending one line, "regression" the next
+    assert any(
+        c.kind == "regression" for c in findings[0].claims
+    )  # "a performance" ending one line, "regression" the next
     r = build_report(tid, msgs, findings)
     assert [c.form for c in r.commits if c.role == "culprit"] == ["fixes"]
     assert not r.is_regression_report
@@ -225,8 +296,12 @@ def test_a_regression_asked_about_is_not_one_found():
     # extractor reads "caused" as a culprit's cue; the claims extractor reads no claim in a
     # question (tests/extract/test_claims.py has the real sentences)
     body = 'We checked whether commit 0123456789ab ("blk-mq: rework dispatch") caused a performance regression and found none.\n'
-    msg = Message("asked@example.org", subject="blk-mq dispatch rework test results", body=body,
-                  date_utc="2024-01-01T00:00:00+00:00")
+    msg = Message(
+        "asked@example.org",
+        subject="blk-mq dispatch rework test results",
+        body=body,
+        date_utc="2024-01-01T00:00:00+00:00",
+    )
     ((tid, (msgs, findings)),) = extract_messages([msg]).items()
     assert any(c.role == "culprit" for c in findings[0].commits) and not findings[0].claims
     assert build_report(tid, msgs, findings).kind is None

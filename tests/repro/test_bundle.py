@@ -18,9 +18,17 @@ from lkmlkb.repro.compare import compare, format_comparison, load_fio_json, repo
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIO = shutil.which("fio")
-needs_fio = pytest.mark.skipif(FIO is None, reason="fio is not installed (needed to check job files for real)")
-SEEDS = ["seed000_multipath_write", "seed001_scsi_debug_hosttags", "seed002_tiobench_cfq",
-         "seed003_gfs2_write", "seed004_dd_disk_util", "lkp_fio_basic_write_iops"]
+needs_fio = pytest.mark.skipif(
+    FIO is None, reason="fio is not installed (needed to check job files for real)"
+)
+SEEDS = [
+    "seed000_multipath_write",
+    "seed001_scsi_debug_hosttags",
+    "seed002_tiobench_cfq",
+    "seed003_gfs2_write",
+    "seed004_dd_disk_util",
+    "lkp_fio_basic_write_iops",
+]
 
 
 def load_report(name: str):
@@ -54,8 +62,17 @@ def test_seed000_bundle_layout(tmp_path):
     text = info.job_files[0].read_text()
     sections = parse_sections(text)
     # [global] kept, two [job] sections, the devices replaced
-    assert {"ioengine": "libaio", "bs": "128k", "direct": "1", "fsync": "1", "group_reporting": "",
-            "iodepth": "64", "numjobs": "24", "runtime": "600", "rw": "write"}.items() <= sections["global"][0].items()
+    assert {
+        "ioengine": "libaio",
+        "bs": "128k",
+        "direct": "1",
+        "fsync": "1",
+        "group_reporting": "",
+        "iodepth": "64",
+        "numjobs": "24",
+        "runtime": "600",
+        "rw": "write",
+    }.items() <= sections["global"][0].items()
     assert len(sections["job"]) == 2
     assert [{**sections["global"][0], **j}["filename"] for j in sections["job"]] == ["${LKMLKB_TARGET}"] * 2
     assert "/dev/dm-0" not in "\n".join(ln for ln in text.splitlines() if not ln.startswith(";"))
@@ -66,7 +83,9 @@ def test_seed000_bundle_layout(tmp_path):
     assert {r["value"] for r in expected["results_by_kernel"]["6.8-rc7"]} == {236, 1884, 448}
     assert {r["value"] for r in expected["results_by_kernel"]["6.8-rc7+ Revert"]} == {315, 2518, 462}
     readme = info.readme.read_text()
-    assert "LKMLKB_TARGET=/path fio jobs/01-write-128k.fio --output-format=json --output=result.json" in readme
+    assert (
+        "LKMLKB_TARGET=/path fio jobs/01-write-128k.fio --output-format=json --output=result.json" in readme
+    )
     assert "lkmlkb compare" in readme
     assert "filename /dev/dm-0 (a device) replaced by ${LKMLKB_TARGET}" in readme
     assert info.writing_jobs == ["01-write-128k.fio"]
@@ -115,8 +134,13 @@ def run_smoke(report_name: str, tmp_path: Path) -> tuple[dict, object]:
     info = write_bundle(report, tmp_path / "b", smoke=True)
     (path,) = info.job_files
     out = tmp_path / "result.json"
-    proc = subprocess.run([FIO, str(path), "--output-format=json", f"--output={out}"],
-                          env=fio_env(tmp_path / "scratch.img"), capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [FIO, str(path), "--output-format=json", f"--output={out}"],
+        env=fio_env(tmp_path / "scratch.img"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr + path.read_text()
     return load_fio_json(out), report
 
@@ -140,14 +164,18 @@ def test_seed000_smoke_run_and_compare(tmp_path):
     assert "236 MiB/s" in table and "315 MiB/s" in table
     # the bundle's expected.json alone gives the same comparison (lkmlkb compare expected.json result.json)
     again = compare(report_from_expected(tmp_path / "b" / "expected.json"), fio_json)
+
     def key(r):
         return (r.kernel, r.label or "", r.metric, r.direction, r.reported, r.yours or 0.0)
+
     assert sorted(map(key, again)) == sorted(map(key, rows))
 
 
 @pytest.mark.fio
 @needs_fio
-@pytest.mark.parametrize("name", ["seed001_scsi_debug_hosttags", "seed002_tiobench_cfq", "seed003_gfs2_write"])
+@pytest.mark.parametrize(
+    "name", ["seed001_scsi_debug_hosttags", "seed002_tiobench_cfq", "seed003_gfs2_write"]
+)
 def test_smoke_runs_move_data_in_the_reported_direction(name, tmp_path):
     fio_json, report = run_smoke(name, tmp_path)
     side = "read" if report.results[0].direction in ("read", "randread") else "write"
@@ -185,17 +213,32 @@ def test_neutralized_mail_job_runs_on_scratch_file(tmp_path):
     """A pasted job with exec_prerun and a raw-device write: the bundle runs it on a scratch file."""
     report = load_report("seed000_multipath_write")
     marker = tmp_path / "prerun-ran"
-    report.fio_jobs = [FioJob(name="job", form="jobfile",
-                              options={"rw": "write", "bs": "128k", "filename": "/dev/sda",
-                                       "exec_prerun": f"touch {marker}", "ioengine": "exec"},
-                              global_options={})]
+    report.fio_jobs = [
+        FioJob(
+            name="job",
+            form="jobfile",
+            options={
+                "rw": "write",
+                "bs": "128k",
+                "filename": "/dev/sda",
+                "exec_prerun": f"touch {marker}",
+                "ioengine": "exec",
+            },
+            global_options={},
+        )
+    ]
     info = write_bundle(report, tmp_path / "b", smoke=True)
     text = info.job_files[0].read_text()
     body = [ln for ln in text.splitlines() if not ln.startswith(";")]
     assert not any(ln.startswith(("exec_prerun", "ioengine=exec")) for ln in body)
     scratch = tmp_path / "scratch.img"
-    proc = subprocess.run([FIO, str(info.job_files[0]), "--output-format=json"], env=fio_env(scratch),
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [FIO, str(info.job_files[0]), "--output-format=json"],
+        env=fio_env(scratch),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert not marker.exists()
     assert scratch.stat().st_size > 0
@@ -205,7 +248,9 @@ def test_neutralized_mail_job_runs_on_scratch_file(tmp_path):
 def test_run_script_refuses_block_device_for_writing_jobs(tmp_path):
     info = write_bundle(load_report("seed000_multipath_write"), tmp_path)
     assert subprocess.run(["bash", "-n", str(info.run_script)]).returncode == 0
-    block = next((f"/dev/{d}" for d in ("loop0", "vda", "sda", "nvme0n1") if Path(f"/dev/{d}").is_block_device()), None)
+    block = next(
+        (f"/dev/{d}" for d in ("loop0", "vda", "sda", "nvme0n1") if Path(f"/dev/{d}").is_block_device()), None
+    )
     if block is None:
         pytest.skip("no block device node to point LKMLKB_TARGET at")
     # a stand-in fio first on PATH: should the refusal ever break, nothing touches the device
@@ -217,8 +262,13 @@ def test_run_script_refuses_block_device_for_writing_jobs(tmp_path):
     proc = subprocess.run(["bash", str(info.run_script)], env=env, capture_output=True, text=True, timeout=30)
     assert proc.returncode == 1 and "refusing" in proc.stderr
     assert not (tmp_path / "fio-called").exists()
-    proc = subprocess.run(["bash", str(info.run_script)], env={**env, "LKMLKB_TARGET": str(tmp_path / "f")},
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        ["bash", str(info.run_script)],
+        env={**env, "LKMLKB_TARGET": str(tmp_path / "f")},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert proc.returncode == 0 and (tmp_path / "fio-called").exists()
 
 
@@ -227,8 +277,10 @@ def test_run_script_refuses_block_device_for_writing_jobs(tmp_path):
 def test_engine_option_shared_by_jobs_with_different_engines_parses(tmp_path):
     """hipri is taken by io_uring and pvsync2: in [global] fio would reject it before any engine loads."""
     report = load_report("seed000_multipath_write")
-    report.fio_jobs = [FioJob(name="a", form="jobfile", options={"ioengine": "io_uring", "hipri": "1", "rw": "randread"}),
-                       FioJob(name="b", form="jobfile", options={"ioengine": "pvsync2", "hipri": "1", "rw": "randread"})]
+    report.fio_jobs = [
+        FioJob(name="a", form="jobfile", options={"ioengine": "io_uring", "hipri": "1", "rw": "randread"}),
+        FioJob(name="b", form="jobfile", options={"ioengine": "pvsync2", "hipri": "1", "rw": "randread"}),
+    ]
     info = write_bundle(report, tmp_path / "b")
     sections = parse_sections(info.job_files[0].read_text())
     assert "hipri" not in sections.get("global", [{}])[0]

@@ -30,10 +30,31 @@ OPTIONS = catalog.load()["options"]
 ALL_NAMES = sorted(set(OPTIONS) | {a for row in OPTIONS.values() for a in row.get("aliases") or []})
 KEPT_ACTIONS = {"keep", "target", "log", "engine", "memory", "job"}
 #: values a hostile job gives an option, CANARY standing for a directory the job must not touch
-HOSTILE = ["CANARY/x", "mmap:CANARY/x", "mmaphuge:CANARY/x", "mmapshared:CANARY/x", "{CANARY/x}",
-           "'{CANARY/x}'", "0x1,{CANARY/x}", "../../CANARY/x", "~/x", "/dev/sda", "external:CANARY/x.so",
-           "exec", "e4defrag", "net", "touch CANARY/pwned", "`touch CANARY/pwned`", "$(touch CANARY/pwned)",
-           "${HOME}/x", "1\nexec_prerun=touch CANARY/pwned", "x;touch CANARY/pwned", "1", "0", "write"]
+HOSTILE = [
+    "CANARY/x",
+    "mmap:CANARY/x",
+    "mmaphuge:CANARY/x",
+    "mmapshared:CANARY/x",
+    "{CANARY/x}",
+    "'{CANARY/x}'",
+    "0x1,{CANARY/x}",
+    "../../CANARY/x",
+    "~/x",
+    "/dev/sda",
+    "external:CANARY/x.so",
+    "exec",
+    "e4defrag",
+    "net",
+    "touch CANARY/pwned",
+    "`touch CANARY/pwned`",
+    "$(touch CANARY/pwned)",
+    "${HOME}/x",
+    "1\nexec_prerun=touch CANARY/pwned",
+    "x;touch CANARY/pwned",
+    "1",
+    "0",
+    "write",
+]
 
 
 def assert_confined(options: dict[str, str], target: str = TARGET_PLACEHOLDER) -> None:
@@ -66,7 +87,8 @@ def test_every_catalog_option_is_reviewed_exactly_once():
     listed = [name for group in groups for name in group]
     assert len(listed) == len(set(listed)), "an option listed twice"
     assert set(listed) == set(OPTIONS), (
-        f"unreviewed: {sorted(set(OPTIONS) - set(listed))}; not in fio's catalog: {sorted(set(listed) - set(OPTIONS))}")
+        f"unreviewed: {sorted(set(OPTIONS) - set(listed))}; not in fio's catalog: {sorted(set(listed) - set(OPTIONS))}"
+    )
     table = safety.rules()
     assert set(table) == set(OPTIONS)
 
@@ -75,7 +97,7 @@ def test_every_catalog_option_is_reviewed_exactly_once():
 def test_every_free_text_option_has_a_rule_of_its_own(name):
     # fio reads a "str" option's value as text: only a listed shape or fio's own choices may pass
     rule = safety.rules()[name]
-    assert (rule.action != "keep" or name in policy.SPECIAL_CHECKS or OPTIONS[name]["valid_values"]), name
+    assert rule.action != "keep" or name in policy.SPECIAL_CHECKS or OPTIONS[name]["valid_values"], name
 
 
 def test_an_option_the_table_does_not_list_is_dropped(monkeypatch):
@@ -98,8 +120,9 @@ def test_every_writing_direction_counts_as_a_write(value):
 # ------------------------------------------------------------------ the two holes, by name
 
 
-@pytest.mark.parametrize("value", ["mmap:/home/user/thesis.tex", "mmaphuge:/hugetlbfs/x", "mmapshared:/x",
-                                   "MMAP:/x", "shm:/x"])
+@pytest.mark.parametrize(
+    "value", ["mmap:/home/user/thesis.tex", "mmaphuge:/hugetlbfs/x", "mmapshared:/x", "MMAP:/x", "shm:/x"]
+)
 @pytest.mark.parametrize("name", ["mem", "iomem", "--iomem", "MEM"])
 def test_a_memory_file_is_removed(name, value):
     safe, notes = make_safe(FioJob(name="j", form="jobfile", options={"rw": "read", name: value}))
@@ -139,15 +162,30 @@ def test_no_option_of_the_catalog_escapes_with_a_hostile_value(name):
     for value in HOSTILE:
         value = value.replace("CANARY", "/srv/canary")
         for extra in engines_of(name):
-            safe, _ = make_safe(FioJob(name="j", form="jobfile", options={"rw": "write", **extra, name: value}))
+            safe, _ = make_safe(
+                FioJob(name="j", form="jobfile", options={"rw": "write", **extra, name: value})
+            )
             assert_confined(safe.options)
 
 
 #: options whose hostile values ("1", "write") are valid but make fio refuse or fail the job (a 1-byte
 #: file, a 1 us latency bound, zones without a zone mode, a job waiting for a job that is not there) or
 #: end the other jobs of the run before they start (exitall) or report them as one (group_reporting)
-UNRUNNABLE_ALONE = ("filesize", "latency_target", "max_latency", "zonesize", "zonerange", "zoneskip", "wait_for",
-                    "exitall", "exitall_on_error", "exit_what", "group_reporting", "new_group", "stonewall")
+UNRUNNABLE_ALONE = (
+    "filesize",
+    "latency_target",
+    "max_latency",
+    "zonesize",
+    "zonerange",
+    "zoneskip",
+    "wait_for",
+    "exitall",
+    "exitall_on_error",
+    "exit_what",
+    "group_reporting",
+    "new_group",
+    "stonewall",
+)
 
 
 def bounded(job: FioJob) -> FioJob:
@@ -187,8 +225,11 @@ def test_the_real_fio_touches_nothing_outside_the_target(tmp_path):
             if "\n" in value:
                 continue  # a job file line cannot hold one; the unit test above covers it
             for extra in engines_of(name):
-                raw = FioJob(name="j", form="jobfile",
-                             options={"rw": "randrw", **extra, name: value.replace("CANARY", str(canary))})
+                raw = FioJob(
+                    name="j",
+                    form="jobfile",
+                    options={"rw": "randrw", **extra, name: value.replace("CANARY", str(canary))},
+                )
                 safe, _ = make_safe(raw)
                 assert_confined(safe.options)
                 job = bounded(safe)
@@ -197,15 +238,24 @@ def test_the_real_fio_touches_nothing_outside_the_target(tmp_path):
     env = {**os.environ, "LKMLKB_TARGET": str(target_dir / "scratch"), "HOME": str(canary)}
     batch = list(jobs.values())
     for start in range(0, len(batch), 200):
-        chunk = [FioJob(name=f"j{start + i}", form="jobfile", options=j.options) for i, j in enumerate(batch[start:start + 200])]
+        chunk = [
+            FioJob(name=f"j{start + i}", form="jobfile", options=j.options)
+            for i, j in enumerate(batch[start : start + 200])
+        ]
         job_file = run_dir / f"all{start}.fio"
         job_file.write_text("[global]\nthread\n\n" + render_jobs(chunk), encoding="utf-8")
-        proc = subprocess.run([FIO, str(job_file), "--output-format=json", f"--output=out{start}.json"], cwd=run_dir,
-                              env=env, capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(
+            [FIO, str(job_file), "--output-format=json", f"--output=out{start}.json"],
+            cwd=run_dir,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         # every job ran (one may end in an I/O error of this machine: mem=mmaphuge without huge pages)
         assert "failed parsing" not in proc.stderr and "dropped" not in proc.stderr, proc.stderr[-2000:]
         out = (run_dir / f"out{start}.json").read_text()  # fio's warnings come first ("exitall": signal 15)
-        assert len(json.loads(out[out.index("{\n"):])["jobs"]) == len(chunk), proc.stderr[-2000:]
+        assert len(json.loads(out[out.index("{\n") :])["jobs"]) == len(chunk), proc.stderr[-2000:]
     assert snapshot(canary) == before, "fio touched the canary directory"
     assert sorted(p.name for p in target_dir.iterdir()) == ["scratch"]
     assert not list(tmp_path.glob("pwned*")) and not (canary / "pwned").exists()
@@ -214,21 +264,39 @@ def test_the_real_fio_touches_nothing_outside_the_target(tmp_path):
 # ------------------------------------------------------------------ hostile mail through repro
 
 option_names = st.sampled_from(ALL_NAMES) | st.sampled_from(["include", "exec_prerun", "mem", "donorname"])
-hostile_values = (st.sampled_from([v.replace("CANARY", "/home/user") for v in HOSTILE])
-                  | st.text(max_size=40)
-                  | st.builds(lambda k, p: f"{k}:{p}", st.sampled_from(["mmap", "mmaphuge", "shm"]),
-                              st.text(min_size=1, max_size=20)))
+hostile_values = (
+    st.sampled_from([v.replace("CANARY", "/home/user") for v in HOSTILE])
+    | st.text(max_size=40)
+    | st.builds(
+        lambda k, p: f"{k}:{p}",
+        st.sampled_from(["mmap", "mmaphuge", "shm"]),
+        st.text(min_size=1, max_size=20),
+    )
+)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(jobs=st.lists(st.dictionaries(option_names, hostile_values, max_size=10), min_size=1, max_size=3))
 def test_hostile_jobs_through_repro_write_only_confined_job_files(tmp_path_factory, jobs):
     out = tmp_path_factory.mktemp("bundle")
-    report = Report(thread_id="t@x", title="hostile", is_regression_report=True,
-                    fio_jobs=[FioJob(name=f"job{i}", form="jobfile", options={"rw": "write", **o},
-                                     evidence=Evidence("t@x", 0, 0, "x"))
-                              for i, o in enumerate(jobs)])
+    report = Report(
+        thread_id="t@x",
+        title="hostile",
+        is_regression_report=True,
+        fio_jobs=[
+            FioJob(
+                name=f"job{i}",
+                form="jobfile",
+                options={"rw": "write", **o},
+                evidence=Evidence("t@x", 0, 0, "x"),
+            )
+            for i, o in enumerate(jobs)
+        ],
+    )
     info = write_bundle(report, out)
     for path in info.job_files:
         options: dict[str, str] = {}
@@ -245,11 +313,18 @@ def test_hostile_jobs_through_repro_write_only_confined_job_files(tmp_path_facto
 
 def test_wait_for_names_a_job_of_the_same_file_or_goes(tmp_path):
     def job(name: str, **extra: str) -> FioJob:
-        return FioJob(name=name, form="jobfile", options={"rw": "read", "size": "1M", **extra},
-                      evidence=Evidence("t@x", 0, 0, "x"))
+        return FioJob(
+            name=name,
+            form="jobfile",
+            options={"rw": "read", "size": "1M", **extra},
+            evidence=Evidence("t@x", 0, 0, "x"),
+        )
 
-    report = Report(thread_id="t@x", title="t", fio_jobs=[job("first"), job("second", wait_for="first"),
-                                                          job("third", wait_for="elsewhere")])
+    report = Report(
+        thread_id="t@x",
+        title="t",
+        fio_jobs=[job("first"), job("second", wait_for="first"), job("third", wait_for="elsewhere")],
+    )
     info = write_bundle(report, tmp_path)
     text = info.job_files[0].read_text()
     assert "\nwait_for=first\n" in text and "\nwait_for=elsewhere" not in text

@@ -55,12 +55,19 @@ def test_bundle_of_each_corpus_report_parses_with_fio(path, tmp_path):
     jobs = sorted((out / "jobs").glob("*.fio"))
     assert jobs, r.output
     for job in jobs:
-        options = [ln for ln in job.read_text().splitlines() if ln.strip() and not ln.lstrip().startswith((";", "#"))]
+        options = [
+            ln for ln in job.read_text().splitlines() if ln.strip() and not ln.lstrip().startswith((";", "#"))
+        ]
         assert not any("/dev/" in ln for ln in options), options
         for banned in ("exec_prerun", "exec_postrun", "ioengine=exec"):
             assert not any(ln.startswith(banned) for ln in options), options
-        proc = subprocess.run(["fio", "--parse-only", str(job)], capture_output=True, text=True,
-                              env=_fio_env(tmp_path), timeout=60)
+        proc = subprocess.run(
+            ["fio", "--parse-only", str(job)],
+            capture_output=True,
+            text=True,
+            env=_fio_env(tmp_path),
+            timeout=60,
+        )
         assert proc.returncode == 0, proc.stdout + proc.stderr
     expected = json.loads((out / "expected.json").read_text())
     assert expected
@@ -77,8 +84,14 @@ def test_smoke_bundle_of_seed_000_runs_and_compares(tmp_path):
     assert r.exit_code == 0, r.output
     (job,) = sorted((out / "jobs").glob("*.fio"))
     result = tmp_path / "result.json"
-    proc = subprocess.run(["fio", str(job), "--output-format=json", f"--output={result}"],
-                          capture_output=True, text=True, env=_fio_env(tmp_path), timeout=120, cwd=tmp_path)
+    proc = subprocess.run(
+        ["fio", str(job), "--output-format=json", f"--output={result}"],
+        capture_output=True,
+        text=True,
+        env=_fio_env(tmp_path),
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     r = CliRunner().invoke(main, ["compare", str(seed), str(result)])
     assert r.exit_code == 0, r.output

@@ -35,11 +35,11 @@ DROPPED = [
     ("filename_format", "/etc/$jobname", "filename_format"),
     ("unlink", "1", "unlink"),
     ("fill_device", "1", "fill_device"),
-    ("fill_fs", "1", "fill_device"),              # fio alias of fill_device
+    ("fill_fs", "1", "fill_device"),  # fio alias of fill_device
     ("allow_mounted_write", "1", "allow_mounted_write"),
     ("uid", "0", "uid"),
     ("merge_blktrace_file", "/etc/motd", "merge_blktrace_file"),
-    ("program", "/bin/sh", "program"),          # the exec engine's options
+    ("program", "/bin/sh", "program"),  # the exec engine's options
     ("arguments", "-c reboot", "arguments"),
 ]
 
@@ -58,8 +58,10 @@ def test_include_is_dropped():
     assert any("include" in n for n in notes)
 
 
-@pytest.mark.parametrize("name", ["write_iolog", "write_bw_log", "write_lat_log", "write_iops_log",
-                                  "write_hist_log", "WRITE_BW_LOG"])
+@pytest.mark.parametrize(
+    "name",
+    ["write_iolog", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "WRITE_BW_LOG"],
+)
 def test_log_written_to_a_path_stays_in_the_run_directory(name):
     safe, notes = make_safe(job(**{name: "/etc/cron.d/evil"}))
     canon = catalog.canonical_name(name)
@@ -72,14 +74,17 @@ def test_log_with_traversal_only_keeps_its_base_name():
     assert safe.options["write_lat_log"] == "x"
 
 
-@pytest.mark.parametrize(("engine", "why"), [
-    ("exec", "runs a program"),
-    ("EXEC", "runs a program"),
-    ("external:/tmp/evil.so", "shared object"),
-    ("/usr/local/lib/fio/libfio-foo.so", "shared object"),
-    ("net", "network"),
-    ("filedelete", "deletes files"),
-])
+@pytest.mark.parametrize(
+    ("engine", "why"),
+    [
+        ("exec", "runs a program"),
+        ("EXEC", "runs a program"),
+        ("external:/tmp/evil.so", "shared object"),
+        ("/usr/local/lib/fio/libfio-foo.so", "shared object"),
+        ("net", "network"),
+        ("filedelete", "deletes files"),
+    ],
+)
 def test_unsafe_engine_is_replaced_by_psync(engine, why):
     safe, notes = make_safe(job(ioengine=engine, program="/bin/sh"))
     assert safe.options["ioengine"] == "psync"
@@ -87,8 +92,9 @@ def test_unsafe_engine_is_replaced_by_psync(engine, why):
     assert any(why in n for n in notes), notes
 
 
-@pytest.mark.parametrize("target", ["/dev/dm-0", "/dev/nvme0n1:/dev/nvme1n1", "/etc/passwd", "/",
-                                    "/mnt/test/sub1/1.txt", "$DEVS"])
+@pytest.mark.parametrize(
+    "target", ["/dev/dm-0", "/dev/nvme0n1:/dev/nvme1n1", "/etc/passwd", "/", "/mnt/test/sub1/1.txt", "$DEVS"]
+)
 def test_filename_always_becomes_the_target_placeholder(target):
     safe, notes = make_safe(job(filename=target))
     assert safe.options["filename"] == TARGET_PLACEHOLDER
@@ -97,8 +103,11 @@ def test_filename_always_becomes_the_target_placeholder(target):
 
 def test_readwrite_alias_counts_for_device_write_refusal():
     # seed 000's job, spelled with aliases: a write to a raw device
-    raw = FioJob(name="job", form="jobfile",
-                 options={"readwrite": "write", "blocksize": "128k", "filename": "/dev/dm-0"})
+    raw = FioJob(
+        name="job",
+        form="jobfile",
+        options={"readwrite": "write", "blocksize": "128k", "filename": "/dev/dm-0"},
+    )
     safe, notes = make_safe(raw, target="/dev/sdz", allow_device_writes=False)
     assert safe.options["rw"] == "write" and safe.options["bs"] == "128k"
     assert safe.options["filename"] == TARGET_PLACEHOLDER
@@ -136,12 +145,24 @@ def test_user_target_with_colon_is_escaped_for_fio():
 
 def test_exec_prerun_and_raw_device_write_from_mail_are_neutralized():
     # the shape of a job pasted with a cache-drop prerun and a raw device (seed 000 plus exec_prerun)
-    raw = FioJob(name="job", form="jobfile",
-                 options={"ioengine": "libaio", "rw": "write", "bs": "128k", "iodepth": "64",
-                          "numjobs": "24", "direct": "1", "fsync": "1", "runtime": "600",
-                          "group_reporting": "", "filename": "/dev/dm-0",
-                          "exec_prerun": "echo 3 > /proc/sys/vm/drop_caches"},
-                 global_options={"ioengine": "libaio", "rw": "write"})
+    raw = FioJob(
+        name="job",
+        form="jobfile",
+        options={
+            "ioengine": "libaio",
+            "rw": "write",
+            "bs": "128k",
+            "iodepth": "64",
+            "numjobs": "24",
+            "direct": "1",
+            "fsync": "1",
+            "runtime": "600",
+            "group_reporting": "",
+            "filename": "/dev/dm-0",
+            "exec_prerun": "echo 3 > /proc/sys/vm/drop_caches",
+        },
+        global_options={"ioengine": "libaio", "rw": "write"},
+    )
     safe, notes = make_safe(raw)
     assert "exec_prerun" not in safe.options
     assert safe.options["filename"] == TARGET_PLACEHOLDER
@@ -152,14 +173,17 @@ def test_exec_prerun_and_raw_device_write_from_mail_are_neutralized():
     assert len(notes) == 3
 
 
-@pytest.mark.parametrize(("value", "kept"), [
-    ("$ncpus", True),              # fio's own keyword
-    ("${LKMLKB_TARGET}", False),   # a path is no number of jobs
-    ("$JOBS", False),              # a shell variable from the reporter's script (seed 001)
-    ("${HOME}", False),
-    ("`nproc`", False),
-    ("$(nproc)", False),
-])
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [
+        ("$ncpus", True),  # fio's own keyword
+        ("${LKMLKB_TARGET}", False),  # a path is no number of jobs
+        ("$JOBS", False),  # a shell variable from the reporter's script (seed 001)
+        ("${HOME}", False),
+        ("`nproc`", False),
+        ("$(nproc)", False),
+    ],
+)
 def test_variables_only_known_safe_ones_survive(value, kept):
     safe, notes = make_safe(job(numjobs=value))
     assert ("numjobs" in safe.options) is kept
@@ -191,16 +215,69 @@ def test_job_named_global_is_renamed():
 
 # ------------------------------------------------------------------ property
 
-DANGEROUS_NAMES = ["exec_prerun", "exec_postrun", "read_iolog", "replay_redirect", "ioscheduler",
-                   "cgroup", "directory", "opendir", "filename_format", "include", "unlink",
-                   "fill_device", "fill_fs", "uid", "gid", "program", "arguments",
-                   "allow_mounted_write", "merge_blktrace_file"]
+DANGEROUS_NAMES = [
+    "exec_prerun",
+    "exec_postrun",
+    "read_iolog",
+    "replay_redirect",
+    "ioscheduler",
+    "cgroup",
+    "directory",
+    "opendir",
+    "filename_format",
+    "include",
+    "unlink",
+    "fill_device",
+    "fill_fs",
+    "uid",
+    "gid",
+    "program",
+    "arguments",
+    "allow_mounted_write",
+    "merge_blktrace_file",
+]
 LOG_NAMES = ["write_iolog", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log"]
-HARMLESS = ["rw", "readwrite", "bs", "blocksize", "iodepth", "numjobs", "size", "runtime", "timeout",
-            "direct", "ioengine", "filename", "time_based", "group_reporting", "hipri", "nr_files"]
-NASTY_VALUES = ["/dev/sda", "/etc/passwd", "/", "exec", "external:/x.so", "/tmp/lib.so", "${HOME}",
-                "${LKMLKB_TARGET}", "$BS", "1\nexec_prerun=reboot", "`id`", "../../x", "write", "trim",
-                "4k", "1", "", "net", "rm -rf /", "a:b", "\x00"]
+HARMLESS = [
+    "rw",
+    "readwrite",
+    "bs",
+    "blocksize",
+    "iodepth",
+    "numjobs",
+    "size",
+    "runtime",
+    "timeout",
+    "direct",
+    "ioengine",
+    "filename",
+    "time_based",
+    "group_reporting",
+    "hipri",
+    "nr_files",
+]
+NASTY_VALUES = [
+    "/dev/sda",
+    "/etc/passwd",
+    "/",
+    "exec",
+    "external:/x.so",
+    "/tmp/lib.so",
+    "${HOME}",
+    "${LKMLKB_TARGET}",
+    "$BS",
+    "1\nexec_prerun=reboot",
+    "`id`",
+    "../../x",
+    "write",
+    "trim",
+    "4k",
+    "1",
+    "",
+    "net",
+    "rm -rf /",
+    "a:b",
+    "\x00",
+]
 
 
 def odd_case(name: str, data) -> str:
@@ -212,20 +289,25 @@ def odd_case(name: str, data) -> str:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_no_produced_job_contains_a_dangerous_option(data):
-    names = data.draw(st.lists(st.sampled_from(DANGEROUS_NAMES + LOG_NAMES + HARMLESS)
-                               | st.text(min_size=0, max_size=12), max_size=12))
+    names = data.draw(
+        st.lists(
+            st.sampled_from(DANGEROUS_NAMES + LOG_NAMES + HARMLESS) | st.text(min_size=0, max_size=12),
+            max_size=12,
+        )
+    )
     options = {}
     for n in names:
         key = odd_case(n, data) if n else n
         options[key] = data.draw(st.sampled_from(NASTY_VALUES) | st.text(max_size=30))
     target = data.draw(st.none() | st.sampled_from(["/dev/sdb", "/scratch/f", "/etc/x", "/"]))
     allow = data.draw(st.booleans())
-    safe, notes = make_safe(FioJob(name=data.draw(st.text(max_size=10)), form="jobfile", options=options),
-                            target, allow)
+    safe, notes = make_safe(
+        FioJob(name=data.draw(st.text(max_size=10)), form="jobfile", options=options), target, allow
+    )
     dangerous = {catalog.canonical_name(n) or n for n in DANGEROUS_NAMES}
     for key, value in safe.options.items():
         canon = catalog.canonical_name(key)
-        assert canon == key, key                     # only canonical, known names
+        assert canon == key, key  # only canonical, known names
         assert canon not in dangerous, key
         assert not re.search(r"[\n\r\x00]", value)
         assert not re.search(r"`|\$\(", value)

@@ -15,8 +15,14 @@ from lkmlkb.repro import report_from_dict
 from lkmlkb.repro.setup_script import find_module_loads, find_tunables, render_setup
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SEEDS = ["seed000_multipath_write", "seed001_scsi_debug_hosttags", "seed002_tiobench_cfq",
-         "seed003_gfs2_write", "seed004_dd_disk_util", "lkp_fio_basic_write_iops"]
+SEEDS = [
+    "seed000_multipath_write",
+    "seed001_scsi_debug_hosttags",
+    "seed002_tiobench_cfq",
+    "seed003_gfs2_write",
+    "seed004_dd_disk_util",
+    "lkp_fio_basic_write_iops",
+]
 
 
 def load_report(name: str):
@@ -75,22 +81,26 @@ def test_running_without_answers_changes_nothing(tmp_path):
         (bin_dir / tool).write_text(f"#!/bin/sh\necho {tool} >> {tmp_path}/called\n")
         (bin_dir / tool).chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "LKMLKB_DEV": "loop0"}
-    proc = subprocess.run(["bash", str(path)], stdin=subprocess.DEVNULL, env=env,
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        ["bash", str(path)], stdin=subprocess.DEVNULL, env=env, capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 0, proc.stderr
     assert not (tmp_path / "called").exists()
     # answering "y" to the module step only does run the stand-in modprobe
-    proc = subprocess.run(["bash", str(path)], input="n\nn\nn\ny\nn\n", env=env,
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        ["bash", str(path)], input="n\nn\nn\ny\nn\n", env=env, capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 0, proc.stderr
 
 
 def test_values_from_mail_never_become_commands():
     report = load_report("seed000_multipath_write")
     report.title = "x\nrm -rf / #"
-    report.setup = [SetupFact("scheduler", "mq-deadline; rm -rf /", Evidence()),
-                    SetupFact("tunable", "low_latency=$(reboot)", Evidence()),
-                    SetupFact("stack", "modprobe null_blk nr_devices=1 `reboot`=1 queue_mode=2;reboot", Evidence())]
+    report.setup = [
+        SetupFact("scheduler", "mq-deadline; rm -rf /", Evidence()),
+        SetupFact("tunable", "low_latency=$(reboot)", Evidence()),
+        SetupFact("stack", "modprobe null_blk nr_devices=1 `reboot`=1 queue_mode=2;reboot", Evidence()),
+    ]
     script = render_setup(report)
     code = [ln for ln in script.splitlines() if not ln.lstrip().startswith("#")]
     assert not any("rm -rf" in ln or "reboot" in ln for ln in code), script

@@ -43,7 +43,7 @@ def insert_into_body(data: bytes, junk: bytes) -> bytes:
     for marker in (b"Hi Zhiguo,", b"Hi Harshit Mogalapalli", b"Hi  Harshit", b"Hi,"):
         i = data.find(marker)
         if i >= 0:
-            return data[: i + len(marker)] + junk + data[i + len(marker):]
+            return data[: i + len(marker)] + junk + data[i + len(marker) :]
     raise AssertionError("no body marker")
 
 
@@ -60,8 +60,11 @@ def test_deep_nesting_10000(name):
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_unclosed_tags_script_and_huge_attribute(name):
     data = (FIX / name).read_bytes()
-    junk = (b"<script>document.write('<pre id=b>From: evil')</script><b><i><span title=\""
-            + b"A" * 2_000_000 + b"\">unclosed <em>tags")
+    junk = (
+        b"<script>document.write('<pre id=b>From: evil')</script><b><i><span title=\""
+        + b"A" * 2_000_000
+        + b'">unclosed <em>tags'
+    )
     result = outcome(insert_into_body(data, junk), PAGES[name])
     assert isinstance(result, list), result  # a script's text must not change which site the page is
     assert "unclosed" in result[0].body
@@ -87,8 +90,10 @@ def test_wrong_charset_and_nuls(name):
 
 
 def test_declared_charset_is_used_when_bytes_are_not_utf8():
-    page = (b'<html><head><meta charset="koi8-r"></head><body>'
-            b'<h1>x</h1><!--beginarticle--><PRE>\xf0\xd2\xc9\xd7\xc5\xd4</PRE><!--endarticle--></body></html>')
+    page = (
+        b'<html><head><meta charset="koi8-r"></head><body>'
+        b"<h1>x</h1><!--beginarticle--><PRE>\xf0\xd2\xc9\xd7\xc5\xd4</PRE><!--endarticle--></body></html>"
+    )
     (m,) = parse_html_page(page, "https://example.org/pipermail/l/2024-March/1.html")
     assert m.body == "Привет\n"
 
@@ -111,9 +116,23 @@ def test_oversized_page_refused():
     name=st.sampled_from(sorted(PAGES)),
     cut=st.integers(min_value=0, max_value=5000),
     junk=st.binary(max_size=300),
-    tag=st.sampled_from([b"<pre id=b>", b"<!--X-Body-of-Message-->", b"<!-- body=\"start\" -->",
-                         b"<!--beginarticle-->", b"<pre>", b"</pre>", b"<!--", b"-->", b"<br>", b"&#",
-                         b"itemprop=articleBody", b"[Download message RAW]", b"Message-ID: <"]),
+    tag=st.sampled_from(
+        [
+            b"<pre id=b>",
+            b"<!--X-Body-of-Message-->",
+            b'<!-- body="start" -->',
+            b"<!--beginarticle-->",
+            b"<pre>",
+            b"</pre>",
+            b"<!--",
+            b"-->",
+            b"<br>",
+            b"&#",
+            b"itemprop=articleBody",
+            b"[Download message RAW]",
+            b"Message-ID: <",
+        ]
+    ),
 )
 def test_fuzz_splices_never_raise_other_errors(name, cut, junk, tag):
     data = (FIX / name).read_bytes()
@@ -133,6 +152,8 @@ def test_a_marked_section_the_parser_does_not_know_leaves_the_page_readable():
     assert spliced[26:40] == b"<![Download me"
     got = outcome(spliced, PAGES[name])
     want = parse_html_page(data, PAGES[name])
-    assert isinstance(got, list) and [(m.message_id, m.body) for m in got] == [(m.message_id, m.body) for m in want]
+    assert isinstance(got, list) and [(m.message_id, m.body) for m in got] == [
+        (m.message_id, m.body) for m in want
+    ]
     for junk in (b"<![", b"<![ x", b"<![foo]>", b"<![Download x]>"):
         assert isinstance(outcome(insert_into_body(data, junk), PAGES[name]), list)

@@ -34,7 +34,10 @@ def test_lore_message_page():
     assert m.message_id == HARSHIT2 and not m.synthetic_id
     assert m.subject == "Re: 答复: " + SUBJECT  # &#31572;&#22797; unescaped
     assert (m.from_name, m.from_addr, m.from_obfuscated) == (
-        "Harshit Mogalapalli", "harshit.m.mogalapalli@oracle.com", False)
+        "Harshit Mogalapalli",
+        "harshit.m.mogalapalli@oracle.com",
+        False,
+    )
     assert m.date_utc == "2024-03-12T10:17:44+00:00"
     assert m.date_raw == "Tue, 12 Mar 2024 15:47:44 +0530"  # "[thread overview]" dropped
     assert m.in_reply_to == ZHIGUO1
@@ -53,7 +56,9 @@ def test_lore_message_page():
 
 def test_lkml_org_page_has_no_address_and_no_id():
     m = page("lkml_org_report.html", "https://lkml.org/lkml/2024/3/6/1230")
-    assert m.synthetic_id and m.message_id.endswith("@lkmlkb.invalid") and len(m.message_id.split("@")[0]) == 32
+    assert (
+        m.synthetic_id and m.message_id.endswith("@lkmlkb.invalid") and len(m.message_id.split("@")[0]) == 32
+    )
     assert (m.from_name, m.from_addr, m.from_obfuscated) == ("Harshit Mogalapalli", "", True)
     assert m.subject == SUBJECT
     assert m.date_utc == "2024-03-06T18:46:07+00:00"
@@ -82,7 +87,11 @@ def test_lkml_iu_edu_mhonarc_page_reads_rot13_from_and_wrong_charset():
     m = page("lkml_iu_mhonarc_reply.html", "https://lkml.iu.edu/hypermail/linux/kernel/2403.0/03505.html")
     assert m.message_id == ZHIGUO1 and m.references == [REPORT] and m.in_reply_to == REPORT
     # X-From-R13 gives the real address although the page shows Zhiguo.Niu@xxxxxxxxxx
-    assert (m.from_name, m.from_addr, m.from_obfuscated) == ("牛志国 (Zhiguo Niu)", "Zhiguo.Niu@unisoc.com", False)
+    assert (m.from_name, m.from_addr, m.from_obfuscated) == (
+        "牛志国 (Zhiguo Niu)",
+        "Zhiguo.Niu@unisoc.com",
+        False,
+    )
     assert m.subject == "答复: " + SUBJECT  # UTF-8 bytes under a declared iso-8859-2
     assert m.date_utc == "2024-03-07T02:55:36+00:00"
     lines = m.body.split("\n")
@@ -122,7 +131,9 @@ def test_openwall_page_obfuscated_id_becomes_hash():
 
 
 def test_pipermail_page_own_id_from_mailto_and_at_address():
-    m = page("pipermail_reply.html", "https://listman.redhat.com/pipermail/cluster-devel/2024-March/000124.html")
+    m = page(
+        "pipermail_reply.html", "https://listman.redhat.com/pipermail/cluster-devel/2024-March/000124.html"
+    )
     assert m.message_id == ZHIGUO2 and m.in_reply_to is None
     assert (m.from_name, m.from_addr, m.from_obfuscated) == ("Zhiguo Niu", "Zhiguo.Niu@unisoc.com", True)
     assert m.date_utc == "2024-03-13T10:30:02+00:00"  # CDT is UTC-5
@@ -131,13 +142,26 @@ def test_pipermail_page_own_id_from_mailto_and_at_address():
 
 
 def test_saved_pages_are_detected_by_markup():
-    sites = {name: detect_site((FIX / name).read_bytes(), f"/tmp/saved/{name}") for name in (
-        "lore_reply.html", "lkml_org_report.html", "lkml_iu_hypermail_reply.html",
-        "lkml_iu_mhonarc_reply.html", "marc_report.html", "openwall_reply.html", "pipermail_reply.html")}
+    sites = {
+        name: detect_site((FIX / name).read_bytes(), f"/tmp/saved/{name}")
+        for name in (
+            "lore_reply.html",
+            "lkml_org_report.html",
+            "lkml_iu_hypermail_reply.html",
+            "lkml_iu_mhonarc_reply.html",
+            "marc_report.html",
+            "openwall_reply.html",
+            "pipermail_reply.html",
+        )
+    }
     assert sites == {
-        "lore_reply.html": "lore", "lkml_org_report.html": "lkml_org",
-        "lkml_iu_hypermail_reply.html": "hypermail", "lkml_iu_mhonarc_reply.html": "mhonarc",
-        "marc_report.html": "marc", "openwall_reply.html": "openwall", "pipermail_reply.html": "pipermail",
+        "lore_reply.html": "lore",
+        "lkml_org_report.html": "lkml_org",
+        "lkml_iu_hypermail_reply.html": "hypermail",
+        "lkml_iu_mhonarc_reply.html": "mhonarc",
+        "marc_report.html": "marc",
+        "openwall_reply.html": "openwall",
+        "pipermail_reply.html": "pipermail",
     }
     m = page("lore_reply.html", "/tmp/saved/lore_reply.html")
     assert m.message_id == HARSHIT2 and m.archive_url == f"https://lore.kernel.org/r/{HARSHIT2}"
@@ -145,16 +169,21 @@ def test_saved_pages_are_detected_by_markup():
 
 def test_mail_archive_microdata_page_with_email_protected():
     # mail-archive.com markup is [inferred] in ARCHIVES.md 2.6; body text from the real report
-    html = (b'<html><body><h1><span itemprop="name">' + SUBJECT.encode() + b'</span></h1>'
-            b'<span itemprop="author">Harshit Mogalapalli [EMAIL PROTECTED]</span>'
-            b'<span itemprop="datePublished" content="2024-03-06T18:46:07+00:00">Wed, 06 Mar 2024</span>'
-            b'<div itemprop="articleBody"><pre>Hi,\n\nWe have noticed a performance regression in kernel'
-            b' with fio sequential\nwrite job.\n</pre></div></body></html>')
+    html = (
+        b'<html><body><h1><span itemprop="name">' + SUBJECT.encode() + b"</span></h1>"
+        b'<span itemprop="author">Harshit Mogalapalli [EMAIL PROTECTED]</span>'
+        b'<span itemprop="datePublished" content="2024-03-06T18:46:07+00:00">Wed, 06 Mar 2024</span>'
+        b'<div itemprop="articleBody"><pre>Hi,\n\nWe have noticed a performance regression in kernel'
+        b" with fio sequential\nwrite job.\n</pre></div></body></html>"
+    )
     (m,) = parse_html_page(html, "https://www.mail-archive.com/linux-kernel@vger.kernel.org/msg2400001.html")
     assert (m.from_name, m.from_addr, m.from_obfuscated) == ("Harshit Mogalapalli", "", True)
     assert m.lists == ["linux-kernel"] and m.synthetic_id
     assert m.date_utc == "2024-03-06T18:46:07+00:00"
-    assert m.body == "Hi,\n\nWe have noticed a performance regression in kernel with fio sequential\nwrite job.\n"
+    assert (
+        m.body
+        == "Hi,\n\nWe have noticed a performance regression in kernel with fio sequential\nwrite job.\n"
+    )
 
 
 def test_unknown_page_is_a_parse_error():

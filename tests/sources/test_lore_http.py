@@ -67,7 +67,9 @@ class LoreReplay(BaseHTTPRequestHandler):
             srv.failures_left[self.path] -= 1
             return self._send(503, b"busy")
         if segs[:1] == ["away"]:
-            return self._send(302, b"", extra={"Location": f"http://localhost:{port}/linux-block/{segs[1]}/raw"})
+            return self._send(
+                302, b"", extra={"Location": f"http://localhost:{port}/linux-block/{segs[1]}/raw"}
+            )
         if segs[:1] == ["moved"]:
             return self._send(301, b"", extra={"Location": f"/linux-block/{segs[1]}/raw"})
         if segs[:1] == ["huge"]:
@@ -75,11 +77,17 @@ class LoreReplay(BaseHTTPRequestHandler):
         if segs[:1] == ["bomb"]:
             return self._send(200, gzip.compress(b"\0" * (8 * 1024 * 1024)), "application/gzip")
         if len(segs) == 2 and segs[1] == "new.atom":
-            return self._send(200, (FIX / "new.atom").read_bytes().replace(b"PORT", str(port).encode()),
-                              "application/atom+xml")
+            return self._send(
+                200,
+                (FIX / "new.atom").read_bytes().replace(b"PORT", str(port).encode()),
+                "application/atom+xml",
+            )
         if len(segs) == 1 and parts.query.startswith("q="):
-            return self._send(200, (FIX / "search.atom").read_bytes().replace(b"PORT", str(port).encode()),
-                              "application/atom+xml")
+            return self._send(
+                200,
+                (FIX / "search.atom").read_bytes().replace(b"PORT", str(port).encode()),
+                "application/atom+xml",
+            )
         if len(segs) == 3 and segs[1] in IDS:
             if segs[2] == "t.mbox.gz":
                 return self._send(200, (FIX / "thread.t.mbox.gz").read_bytes(), "application/gzip")
@@ -102,8 +110,9 @@ def server():
 
 
 def client(server, tmp_path, **kw) -> LoreClient:
-    opts = dict(cache_dir=tmp_path / "cache", allowed_hosts=("127.0.0.1",), min_interval=0.0,
-                backoff=0.01, timeout=5)
+    opts = dict(
+        cache_dir=tmp_path / "cache", allowed_hosts=("127.0.0.1",), min_interval=0.0, backoff=0.01, timeout=5
+    )
     opts.update(kw)
     return LoreClient(f"http://127.0.0.1:{server.server_address[1]}", **opts)
 
@@ -113,8 +122,9 @@ def test_thread_fetch_returns_the_four_real_messages(server, tmp_path):
     msgs = c.thread(f"https://lore.kernel.org/linux-block/{IDS[2]}/T/#u")
     assert [m.message_id for m in msgs] == IDS
     report = msgs[0]
-    assert report.subject == ("[bug-report] Performance regression with fio sequential-write on a "
-                              "multipath setup.")
+    assert report.subject == (
+        "[bug-report] Performance regression with fio sequential-write on a multipath setup."
+    )
     assert report.from_addr == "harshit.m.mogalapalli@oracle.com"
     assert "rw=write" in report.body and "d47f9717e5cf" in report.body
     assert msgs[3].in_reply_to == IDS[2]
@@ -225,7 +235,9 @@ def test_parse_saved_thread_raw_and_atom():
 
 
 def test_atom_with_entities_refused():
-    evil = b'<?xml version="1.0"?><!DOCTYPE f [<!ENTITY a "aaaa">]><feed xmlns="http://www.w3.org/2005/Atom"/>'
+    evil = (
+        b'<?xml version="1.0"?><!DOCTYPE f [<!ENTITY a "aaaa">]><feed xmlns="http://www.w3.org/2005/Atom"/>'
+    )
     with pytest.raises(Exception, match="DOCTYPE/ENTITY"):
         parse_atom(evil, "evil.atom")
 
@@ -238,17 +250,20 @@ def test_gunzip_capped_passes_plain_and_concatenated_members():
         gunzip_capped(gzip.compress(b"abc" * 1000)[:20], 10**6, "p")
 
 
-@pytest.mark.parametrize("s, expected", [
-    (f"https://lore.kernel.org/linux-block/{IDS[0]}/", True),
-    (f"https://lore-kernel.gnuweeb.org/lkml/{IDS[0]}/T/#u", True),
-    (f"lore:<{IDS[0]}>", True),
-    (f"<{IDS[1]}>", True),
-    (IDS[2], True),
-    ("https://lkml.org/lkml/2024/3/6/1230", False),
-    ("/work/shared/archives/linux-block-2024q1.mboxrd.gz", False),
-    ("corpus/000_a3585e8f2465c212.txt", False),
-    ("", False),
-])
+@pytest.mark.parametrize(
+    "s, expected",
+    [
+        (f"https://lore.kernel.org/linux-block/{IDS[0]}/", True),
+        (f"https://lore-kernel.gnuweeb.org/lkml/{IDS[0]}/T/#u", True),
+        (f"lore:<{IDS[0]}>", True),
+        (f"<{IDS[1]}>", True),
+        (IDS[2], True),
+        ("https://lkml.org/lkml/2024/3/6/1230", False),
+        ("/work/shared/archives/linux-block-2024q1.mboxrd.gz", False),
+        ("corpus/000_a3585e8f2465c212.txt", False),
+        ("", False),
+    ],
+)
 def test_is_lore_source(s, expected):
     assert is_lore_source(s) is expected
 

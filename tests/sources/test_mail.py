@@ -27,6 +27,7 @@ def fixture(name: str) -> bytes:
 
 # ------------------------------------------------------------------ RFC 2047 headers
 
+
 def test_split_utf8_encoded_words_dafu_subject_and_cjk_author():
     # d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com: B word + Q word
     m = parse_message(fixture("utf8_split_subject_dafu.eml"), "dafu")
@@ -37,7 +38,9 @@ def test_split_utf8_encoded_words_dafu_subject_and_cjk_author():
     assert m.in_reply_to == "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com"
     assert m.date_raw == "Thu, 7 Mar 2024 02:55:36 +0000"
     assert m.date_utc == "2024-03-07T02:55:36+00:00"
-    assert m.archive_url == "https://lore.kernel.org/r/d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com"
+    assert (
+        m.archive_url == "https://lore.kernel.org/r/d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com"
+    )
     assert m.lists == ["linux-block.vger.kernel.org"]
 
 
@@ -47,8 +50,10 @@ def test_re_dafu_subject_three_words_and_cc_names():
     assert m.subject == "Re: " + DAFU_SUBJECT
     assert "牛志国 (Zhiguo Niu) <Zhiguo.Niu@unisoc.com>" in m.to
     assert "邢云龙 (Yunlong Xing)" in m.cc and "金红宇 (Hongyu Jin)" in m.cc
-    assert m.references == ["5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com",
-                            "d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com"]
+    assert m.references == [
+        "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com",
+        "d8f391eab8d64d9b9d2d3349b438dfb6@BJMBX02.spreadtrum.com",
+    ]
     assert m.date_utc == "2024-03-12T10:17:44+00:00"  # +0530 read as written
 
 
@@ -61,7 +66,11 @@ def _gb2312_split_subject(text: str) -> bytes:
     """
     head, tail = text[:20], text[20:]
     b = email.header.Header(head, "gb2312").encode()  # =?gb2312?b?...?=
-    q = "=?gb2312?Q?" + "".join(c if c.isalnum() else "_" if c == " " else "=%02X" % ord(c) for c in tail) + "?="
+    q = (
+        "=?gb2312?Q?"
+        + "".join(c if c.isalnum() else "_" if c == " " else "=%02X" % ord(c) for c in tail)
+        + "?="
+    )
     return ("Subject: " + b + "\n " + q).encode("ascii")
 
 
@@ -77,23 +86,27 @@ def test_split_gb2312_encoded_words_join_into_one_subject():
 
 def test_raw_8bit_utf8_and_latin1_header_bytes():
     raw = fixture("bug_report_original.eml").replace(
-        b"From: Harshit Mogalapalli", "From: 牛志国 Harshit".encode())
+        b"From: Harshit Mogalapalli", "From: 牛志国 Harshit".encode()
+    )
     assert parse_message(raw).from_name == "牛志国 Harshit"
     raw = fixture("bug_report_original.eml").replace(
-        b"From: Harshit Mogalapalli", "From: Harshit Mogalapallié".encode("latin-1"))
+        b"From: Harshit Mogalapalli", "From: Harshit Mogalapallié".encode("latin-1")
+    )
     assert parse_message(raw).from_name == "Harshit Mogalapallié"
 
 
 def test_undecodable_bytes_in_encoded_word_leave_no_surrogate():
     # patchwork fuzz case (ARCHIVES.md 3): =FF inside a UTF-8 Q word
     raw = fixture("format_flowed.eml").replace(
-        b"From: Bart Van Assche", b"From: =?UTF-8?q?Bart_Van_Assche=FF=FF?=")
+        b"From: Bart Van Assche", b"From: =?UTF-8?q?Bart_Van_Assche=FF=FF?="
+    )
     m = parse_message(raw)
     assert m.from_name.startswith("Bart Van Assche")
     m.from_name.encode("utf-8")  # raises on a lone surrogate
 
 
 # ------------------------------------------------------------------ bodies
+
 
 def test_base64_body_decodes():
     # da8f0dc3475746da8f612de6f7c72ad6@AcuMS.aculab.com
@@ -117,8 +130,10 @@ def test_base64_utf8_body_with_outlook_chinese_quote_block():
 def test_quoted_printable_soft_breaks_and_escapes():
     # cbd8de6ff70849a98faf2fd25b065a94@AcuMS.aculab.com
     m = parse_message(fixture("quoted_printable.eml"))
-    assert ("The LEA algorithm is a lightweight block cipher that processes data blocks of 128-bits "
-            "and has three different key lengths, each with a different number of rounds:") in m.body.split("\n")
+    assert (
+        "The LEA algorithm is a lightweight block cipher that processes data blocks of 128-bits "
+        "and has three different key lengths, each with a different number of rounds:"
+    ) in m.body.split("\n")
     assert "\tDavid" in m.body.split("\n")  # =09
     assert "=20" not in m.body and "=\n" not in m.body
 
@@ -128,8 +143,10 @@ def test_format_flowed_paragraphs_are_joined_and_quote_depth_kept():
     m = parse_message(fixture("bug_report_original.eml"))
     lines = m.body.split("\n")
     assert "We have noticed a performance regression in kernel with fio sequential write job." in lines
-    assert ("3. This regression can also be seen on 6.8-rc7 and a revert on top of that fixes the regression."
-            in lines)
+    assert (
+        "3. This regression can also be seen on 6.8-rc7 and a revert on top of that fixes the regression."
+        in lines
+    )
     assert "[global]" in lines and "ioengine=libaio" in lines  # hard breaks stay
 
 
@@ -174,14 +191,18 @@ def test_gb2312_declared_body_with_gbk_only_characters():
 def test_html_only_mail_becomes_text():
     # the original report's text re-sent as text/html only
     raw = fixture("bug_report_original.eml")
-    head = raw.split(b"\n\n", 1)[0].replace(b"text/plain; charset=UTF-8; format=flowed", b"text/html; charset=UTF-8")
-    html = (b"<html><head><style>p {margin:0}</style></head><body>"
-            b"<p>Hi,</p><p>We have noticed a performance regression in kernel with fio sequential write job.</p>"
-            b"<pre>[global]\nioengine=libaio\nrw=write\nbs=128k</pre><script>alert(1)</script></body></html>")
+    head = raw.split(b"\n\n", 1)[0].replace(
+        b"text/plain; charset=UTF-8; format=flowed", b"text/html; charset=UTF-8"
+    )
+    html = (
+        b"<html><head><style>p {margin:0}</style></head><body>"
+        b"<p>Hi,</p><p>We have noticed a performance regression in kernel with fio sequential write job.</p>"
+        b"<pre>[global]\nioengine=libaio\nrw=write\nbs=128k</pre><script>alert(1)</script></body></html>"
+    )
     m = parse_message(head + b"\n\n" + html)
     lines = m.body.split("\n")
     assert "We have noticed a performance regression in kernel with fio sequential write job." in lines
-    assert lines[lines.index("[global]"):][:4] == ["[global]", "ioengine=libaio", "rw=write", "bs=128k"]
+    assert lines[lines.index("[global]") :][:4] == ["[global]", "ioengine=libaio", "rw=write", "bs=128k"]
     assert "<p>" not in m.body and "alert" not in m.body and "margin" not in m.body
 
 
@@ -189,9 +210,15 @@ def test_html_only_mail_with_a_marked_section_the_parser_rejects_still_becomes_t
     """``<![Download ...`` made html.parser reject the whole body (bs4's ParserRejectedMarkup,
     a parse failure of the message); the section is now read as text and the rest as HTML."""
     raw = fixture("bug_report_original.eml")
-    head = raw.split(b"\n\n", 1)[0].replace(b"text/plain; charset=UTF-8; format=flowed", b"text/html; charset=UTF-8")
+    head = raw.split(b"\n\n", 1)[0].replace(
+        b"text/plain; charset=UTF-8; format=flowed", b"text/html; charset=UTF-8"
+    )
     for junk in (b"<![Download message RAW]>", b"<![", b"<![ if"):
-        html = b"<p>Hi,</p>" + junk + b"<p>We have noticed a performance regression.</p><script>alert(1)</script>"
+        html = (
+            b"<p>Hi,</p>"
+            + junk
+            + b"<p>We have noticed a performance regression.</p><script>alert(1)</script>"
+        )
         m = parse_message(head + b"\n\n" + html)
         assert "We have noticed a performance regression." in m.body.split("\n")
         assert "<p>" not in m.body and "alert" not in m.body
@@ -200,13 +227,18 @@ def test_html_only_mail_with_a_marked_section_the_parser_rejects_still_becomes_t
 def test_multipart_alternative_prefers_plain_and_keeps_patch_attachment():
     base = fixture("format_flowed.eml")
     head, body = base.split(b"\n\n", 1)
-    head = head.replace(b"Content-Type: text/plain; charset=UTF-8; format=flowed",
-                        b'Content-Type: multipart/mixed; boundary="XX"')
-    raw = (head + b"\n\n--XX\nContent-Type: multipart/alternative; boundary=\"YY\"\n\n"
-           b"--YY\nContent-Type: text/plain; charset=UTF-8\n\n" + body +
-           b"\n--YY\nContent-Type: text/html\n\n<p>HTML copy</p>\n--YY--\n"
-           b"--XX\nContent-Type: text/x-patch; name=\"fix.patch\"\nContent-Disposition: attachment\n\n"
-           b"diff --git a/common/null_blk b/common/null_blk\n--XX--\n")
+    head = head.replace(
+        b"Content-Type: text/plain; charset=UTF-8; format=flowed",
+        b'Content-Type: multipart/mixed; boundary="XX"',
+    )
+    raw = (
+        head + b'\n\n--XX\nContent-Type: multipart/alternative; boundary="YY"\n\n'
+        b"--YY\nContent-Type: text/plain; charset=UTF-8\n\n"
+        + body
+        + b"\n--YY\nContent-Type: text/html\n\n<p>HTML copy</p>\n--YY--\n"
+        b'--XX\nContent-Type: text/x-patch; name="fix.patch"\nContent-Disposition: attachment\n\n'
+        b"diff --git a/common/null_blk b/common/null_blk\n--XX--\n"
+    )
     m = parse_message(raw)
     assert "The above test can only work if the null_blk driver is already" in m.body
     assert "HTML copy" not in m.body
@@ -215,30 +247,38 @@ def test_multipart_alternative_prefers_plain_and_keeps_patch_attachment():
 
 # ------------------------------------------------------------------ ids, references, dates
 
+
 def test_outlook_comma_separated_references():
     raw = fixture("nested_quotes.eml")
     raw = raw.replace(
         b"References: <20240116232728.3392996-1-alan.adamson@oracle.com> <20240118072419.GA21315@lst.de> "
         b"<6874a81c-3f4f-428a-8a95-19898ca004a2@oracle.com>",
         b"References: <20240116232728.3392996-1-alan.adamson@oracle.com>,<20240118072419.GA21315@lst.de>,"
-        b"<6874a81c-3f4f-428a-8a95-19898ca004a2@oracle.com>")
+        b"<6874a81c-3f4f-428a-8a95-19898ca004a2@oracle.com>",
+    )
     assert b">,<" in raw
     m = parse_message(raw)
-    assert m.references == ["20240116232728.3392996-1-alan.adamson@oracle.com", "20240118072419.GA21315@lst.de",
-                            "6874a81c-3f4f-428a-8a95-19898ca004a2@oracle.com"]
+    assert m.references == [
+        "20240116232728.3392996-1-alan.adamson@oracle.com",
+        "20240118072419.GA21315@lst.de",
+        "6874a81c-3f4f-428a-8a95-19898ca004a2@oracle.com",
+    ]
     assert m.in_reply_to == "6874a81c-3f4f-428a-8a95-19898ca004a2@oracle.com"
 
 
 def test_in_reply_to_falls_back_to_last_reference_and_drops_git_send_email_answers():
     raw = fixture("nested_quotes.eml").replace(
-        b"In-Reply-To: <6874a81c-3f4f-428a-8a95-19898ca004a2@oracle.com>", b"In-Reply-To: <y>")
+        b"In-Reply-To: <6874a81c-3f4f-428a-8a95-19898ca004a2@oracle.com>", b"In-Reply-To: <y>"
+    )
     m = parse_message(raw)
     assert m.in_reply_to == "6874a81c-3f4f-428a-8a95-19898ca004a2@oracle.com"
     assert find_msgids("<y> <n> <a@b> <a@b>") == ["a@b"]
 
 
 def test_missing_message_id_gets_stable_content_hash():
-    raw = fixture("format_flowed.eml").replace(b"Message-ID: <34ea6da8-9ac6-4449-abb9-5be02df08869@acm.org>\n", b"")
+    raw = fixture("format_flowed.eml").replace(
+        b"Message-ID: <34ea6da8-9ac6-4449-abb9-5be02df08869@acm.org>\n", b""
+    )
     a, b = parse_message(raw), parse_message(raw)
     assert a.synthetic_id and a.message_id == b.message_id
     assert a.message_id.endswith("@lkmlkb.invalid") and len(a.message_id.split("@")[0]) == 32
@@ -250,33 +290,42 @@ def test_missing_message_id_gets_stable_content_hash():
 def test_message_id_with_no_angle_brackets_and_padding():
     raw = fixture("format_flowed.eml").replace(
         b"Message-ID: <34ea6da8-9ac6-4449-abb9-5be02df08869@acm.org>",
-        b"Message-ID:    34ea6da8-9ac6-4449-abb9-5be02df08869@acm.org  ")
+        b"Message-ID:    34ea6da8-9ac6-4449-abb9-5be02df08869@acm.org  ",
+    )
     assert parse_message(raw).message_id == "34ea6da8-9ac6-4449-abb9-5be02df08869@acm.org"
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("Thu, 7 Mar 2024 00:16:07 +0530", "2024-03-06T18:46:07+00:00"),
-    ("Wed, 03 Jan 2024 07:55:23 -0800 (PST)", "2024-01-03T15:55:23+00:00"),
-    ("Tue, 12 Mar 2024 15:47:44 -0000", "2024-03-12T15:47:44+00:00"),  # unknown zone: UTC
-    ("Thu, 7 Mar 99999 00:16:07 +0530", None),  # year overflows
-    ("not a date", None),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("Thu, 7 Mar 2024 00:16:07 +0530", "2024-03-06T18:46:07+00:00"),
+        ("Wed, 03 Jan 2024 07:55:23 -0800 (PST)", "2024-01-03T15:55:23+00:00"),
+        ("Tue, 12 Mar 2024 15:47:44 -0000", "2024-03-12T15:47:44+00:00"),  # unknown zone: UTC
+        ("Thu, 7 Mar 99999 00:16:07 +0530", None),  # year overflows
+        ("not a date", None),
+        ("", None),
+    ],
+)
 def test_parse_date(value, expected):
     assert parse_date(value) == expected
 
 
 # ------------------------------------------------------------------ addresses
 
-@pytest.mark.parametrize("shown", [
-    "Jan Kara <ja...@suse.cz>",                              # Google Groups (seed 002)
-    "Harshit Mogalapalli <harshit.m.mogalapalli@...cle.com>",  # openwall (seed 000)
-    '"Jayaramappa, Srilakshmi" <sjayaram@xxxxxxxxxx>',       # MHonArc (seed 004)
-    "jack at suse.cz (Jan Kara)",                             # pipermail
-])
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        "Jan Kara <ja...@suse.cz>",  # Google Groups (seed 002)
+        "Harshit Mogalapalli <harshit.m.mogalapalli@...cle.com>",  # openwall (seed 000)
+        '"Jayaramappa, Srilakshmi" <sjayaram@xxxxxxxxxx>',  # MHonArc (seed 004)
+        "jack at suse.cz (Jan Kara)",  # pipermail
+    ],
+)
 def test_obfuscated_from_is_kept_as_shown_and_flagged(shown):
-    raw = fixture("format_flowed.eml").replace(b"From: Bart Van Assche <bvanassche@acm.org>",
-                                               b"From: " + shown.encode())
+    raw = fixture("format_flowed.eml").replace(
+        b"From: Bart Van Assche <bvanassche@acm.org>", b"From: " + shown.encode()
+    )
     m = parse_message(raw)
     assert m.from_obfuscated
     kept = m.from_addr or m.from_name
@@ -291,12 +340,14 @@ def test_google_groups_via_munging_uses_x_original_from():
     raw = fixture("format_flowed.eml").replace(
         b"From: Bart Van Assche <bvanassche@acm.org>",
         b"From: \"'Bart Van Assche' via kasan-dev\" <kasan-dev@googlegroups.com>\n"
-        b"X-Original-From: Bart Van Assche <bvanassche@acm.org>")
+        b"X-Original-From: Bart Van Assche <bvanassche@acm.org>",
+    )
     m = parse_message(raw)
     assert (m.from_name, m.from_addr) == ("Bart Van Assche", "bvanassche@acm.org")
 
 
 # ------------------------------------------------------------------ what never reaches SQLite
+
 
 def test_nul_and_lone_surrogates_never_reach_sqlite(tmp_path):
     raw = fixture("format_flowed.eml")
@@ -314,8 +365,10 @@ def test_nul_and_lone_surrogates_never_reach_sqlite(tmp_path):
 
 
 def test_decode_header_unfolds():
-    assert decode_header("Re: [PATCH] block: print symbolic error name instead of error\n code") == \
-        "Re: [PATCH] block: print symbolic error name instead of error code"
+    assert (
+        decode_header("Re: [PATCH] block: print symbolic error name instead of error\n code")
+        == "Re: [PATCH] block: print symbolic error name instead of error code"
+    )
 
 
 @pytest.mark.parametrize("raw", [b"", b"\n\n\n", b"just some words without any header\n"])

@@ -35,14 +35,16 @@ def test_single_eml_file():
 
 def test_eml_starting_with_received_header(tmp_path):
     path = tmp_path / "saved.eml"
-    path.write_bytes(b"Received: from smtp.subspace.kernel.org by sy.mirrors.kernel.org\n" + fixture("format_flowed.eml"))
+    path.write_bytes(
+        b"Received: from smtp.subspace.kernel.org by sy.mirrors.kernel.org\n" + fixture("format_flowed.eml")
+    )
     assert sniff(path) == "eml"
 
 
 def test_format_patch_file_with_from_sha_line(tmp_path):
     # git format-patch output: "From <sha> Mon Sep 17 00:00:00 2001" then headers (an mbox of one)
     body = fixture("stable_patch_from_line.eml")
-    patch = body[body.index(b"From 38b43539d64b2fa020b3b9a752a986769f87f7a6"):]
+    patch = body[body.index(b"From 38b43539d64b2fa020b3b9a752a986769f87f7a6") :]
     path = tmp_path / "0001-block-Fix-page-refcounts.patch"
     path.write_bytes(patch)
     (item,) = list(iter_source(str(path)))
@@ -83,8 +85,11 @@ def test_maildir_ingest_threads_the_seed_000_conversation(tmp_path):
     (threads,) = con.execute("SELECT count(DISTINCT thread_id) FROM messages").fetchone()
     assert threads == 1
     root = con.execute("SELECT root_message_id, message_count, subject FROM threads").fetchone()
-    assert root == ("5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com", 3,
-                    "[bug-report] Performance regression with fio sequential-write on a multipath setup.")
+    assert root == (
+        "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com",
+        3,
+        "[bug-report] Performance regression with fio sequential-write on a multipath setup.",
+    )
 
 
 def test_gzipped_eml(tmp_path):
@@ -99,9 +104,12 @@ def test_folder_of_mixed_files_with_one_bad_file(tmp_path):
     folder = tmp_path / "mixed"
     folder.mkdir()
     (folder / "a.eml").write_bytes(fixture("nested_quotes.eml"))
-    (folder / "b.mbox").write_bytes(b"From mboxrd@z Thu Jan  1 00:00:00 1970\n" + fixture("format_flowed.eml"))
-    (folder / "c.mbox.gz").write_bytes(gzip.compress(b"From mboxrd@z Thu Jan  1 00:00:00 1970\n"
-                                                     + fixture("base64_body.eml")))
+    (folder / "b.mbox").write_bytes(
+        b"From mboxrd@z Thu Jan  1 00:00:00 1970\n" + fixture("format_flowed.eml")
+    )
+    (folder / "c.mbox.gz").write_bytes(
+        gzip.compress(b"From mboxrd@z Thu Jan  1 00:00:00 1970\n" + fixture("base64_body.eml"))
+    )
     (folder / "d.bin").write_bytes(bytes(range(256)) * 32)  # no archive at all
     (folder / "e.mbox.gz").write_bytes(gzip.compress(fixture("quoted_printable.eml"))[:40])  # cut short
     (folder / "notes.md").write_text("not read")

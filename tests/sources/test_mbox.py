@@ -23,8 +23,14 @@ from lkmlkb.sources.mbox import looks_like_mbox, split_mbox, unescape
 
 MAIL = Path(__file__).resolve().parent.parent / "fixtures" / "mail"
 MBOXO_SEP = b"From harshit.m.mogalapalli@oracle.com Tue Mar 12 10:17:44 2024\n"
-NAMES = ["bug_report_original.eml", "utf8_split_subject_dafu.eml", "re_dafu_reply.eml",
-         "from_what_body.eml", "stable_patch_from_line.eml", "nested_quotes.eml"]
+NAMES = [
+    "bug_report_original.eml",
+    "utf8_split_subject_dafu.eml",
+    "re_dafu_reply.eml",
+    "from_what_body.eml",
+    "stable_patch_from_line.eml",
+    "nested_quotes.eml",
+]
 
 
 def fixture(name: str) -> bytes:
@@ -65,7 +71,9 @@ def test_mboxrd_unescapes_one_level_of_deeper_from_lines():
 
 
 def test_mboxo_unescapes_from_but_not_deeper():
-    body = fixture("from_what_body.eml").replace(b"the ring buffer size", b"the ring buffer size\n>From quoted")
+    body = fixture("from_what_body.eml").replace(
+        b"the ring buffer size", b"the ring buffer size\n>From quoted"
+    )
     data = mboxo([body])
     # mboxo escapes only ^From: the written ">From quoted" stays as it was
     assert b"\n>From what I can see" in data and b"\n>From quoted" in data
@@ -87,9 +95,13 @@ def test_body_line_from_what_does_not_split_even_unescaped():
 
 
 def test_separator_forms_of_lore_patchwork_format_patch_and_mboxo():
-    for sep in (LORE_SEP, b"From patchwork Mon Sep 17 00:00:00 2001\n",
-                b"From 38b43539d64b2fa020b3b9a752a986769f87f7a6 Mon Sep 17 00:00:00 2001\n", MBOXO_SEP,
-                b"From user@host Thu Mar  7 02:55:36 2024\n"):
+    for sep in (
+        LORE_SEP,
+        b"From patchwork Mon Sep 17 00:00:00 2001\n",
+        b"From 38b43539d64b2fa020b3b9a752a986769f87f7a6 Mon Sep 17 00:00:00 2001\n",
+        MBOXO_SEP,
+        b"From user@host Thu Mar  7 02:55:36 2024\n",
+    ):
         assert looks_like_mbox(sep + b"From: x\n"), sep
     assert not looks_like_mbox(b"From what I've seen, this is not an mbox\n")
     assert not looks_like_mbox(b"From: Jens Axboe <axboe@kernel.dk>\n")
@@ -99,8 +111,10 @@ def test_crlf_mbox_is_split():
     data = mboxrd([fixture("nested_quotes.eml"), fixture("format_flowed.eml")]).replace(b"\n", b"\r\n")
     data = data.replace(b"1970\r\n", b"1970\n")  # separator lines end in \n (public-inbox's rule)
     msgs = list(split_mbox(io.BytesIO(data)))
-    assert [parse_message(m).message_id for m in msgs] == ["20240123090506.GA31535@lst.de",
-                                                           "34ea6da8-9ac6-4449-abb9-5be02df08869@acm.org"]
+    assert [parse_message(m).message_id for m in msgs] == [
+        "20240123090506.GA31535@lst.de",
+        "34ea6da8-9ac6-4449-abb9-5be02df08869@acm.org",
+    ]
 
 
 def test_messages_straddling_read_blocks(monkeypatch):
@@ -179,16 +193,28 @@ def test_missing_path_is_a_source_error(tmp_path):
     assert "no such file" in err.value.reason
 
 
-@pytest.mark.parametrize("line", [
-    b"From " + b"x" * 1_000_000,                       # one 1 MB "From " line
-    b"From " + b"a " * 500_000,                        # separator-like fields, never a time
-    b"From a b c d " + b"1:" * 300_000,                # colons where the time goes
-    (b"From mboxrd@z Thu Jan  1 00:00:00 1970 " * 20_000).replace(b"1970 ", b"1970", 1),
-], ids=["1MB-from-line", "spaced-fields", "colons", "repeated-separators-one-line"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"From " + b"x" * 1_000_000,  # one 1 MB "From " line
+        b"From " + b"a " * 500_000,  # separator-like fields, never a time
+        b"From a b c d " + b"1:" * 300_000,  # colons where the time goes
+        (b"From mboxrd@z Thu Jan  1 00:00:00 1970 " * 20_000).replace(b"1970 ", b"1970", 1),
+    ],
+    ids=["1MB-from-line", "spaced-fields", "colons", "repeated-separators-one-line"],
+)
 def test_adversarial_separator_lines_are_linear(line):
     import time
 
-    data = LORE_SEP + fixture("format_flowed.eml") + b"\n" + line + b"\n" + LORE_SEP + fixture("nested_quotes.eml")
+    data = (
+        LORE_SEP
+        + fixture("format_flowed.eml")
+        + b"\n"
+        + line
+        + b"\n"
+        + LORE_SEP
+        + fixture("nested_quotes.eml")
+    )
     t0 = time.perf_counter()
     msgs = list(split_mbox(io.BytesIO(data)))
     assert time.perf_counter() - t0 < 2.0
@@ -218,7 +244,7 @@ def test_separators_are_found_where_the_regex_finds_them():
     assert _found(real, 0) == _finditer(real, 0) and len(_finditer(real, 0)) >= 2 * len(NAMES)
     for _ in range(500):
         a = rnd.randrange(len(real))
-        buf = real[a:a + rnd.randrange(1, 6000)]
+        buf = real[a : a + rnd.randrange(1, 6000)]
         pos = rnd.choice([0, rnd.randrange(len(buf) + 1)])
         assert _found(buf, pos) == _finditer(buf, pos)
     pieces = [b"From ", b"\n", LORE_SEP, MBOXO_SEP, b"x", b">From ", b"\r\n", b"From  a b c 1:2:3 4\n"]
@@ -259,7 +285,9 @@ def test_the_limit_splits_as_without_it_on_random_mboxes(monkeypatch):
     from lkmlkb.sources.mbox import Oversized
 
     rnd = random.Random(11)
-    pool = [fixture(n) for n in NAMES] + [b"Subject: x\n\n" + b"y" * rnd.randrange(2_000, 9_000) for _ in range(4)]
+    pool = [fixture(n) for n in NAMES] + [
+        b"Subject: x\n\n" + b"y" * rnd.randrange(2_000, 9_000) for _ in range(4)
+    ]
     for _ in range(60):
         msgs = [rnd.choice(pool) for _ in range(rnd.randrange(1, 8))]
         data = mboxrd(msgs)
@@ -290,7 +318,9 @@ def test_ingest_records_an_oversized_message_and_stores_the_rest(tmp_path, monke
     s = ingest([str(path)], str(db))
     assert s.errors == 1 and s.new + s.copies == len(originals)
     con = sqlite3.connect(db)
-    (source, locator, stage, reason, raw), = con.execute("SELECT source, locator, stage, reason, raw FROM ingest_errors")
+    ((source, locator, stage, reason, raw),) = con.execute(
+        "SELECT source, locator, stage, reason, raw FROM ingest_errors"
+    )
     assert (source, locator, stage, raw) == (str(path), "entry 4", "read", None)
     assert "33,0" in reason and "20,000" in reason and "\n" not in reason
     assert con.execute("SELECT count(*) FROM messages WHERE message_id='big@x'").fetchone() == (0,)

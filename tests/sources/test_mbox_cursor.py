@@ -36,8 +36,11 @@ def entries() -> list[bytes]:
 
 
 def stored_cursor(db: Path, path: Path) -> str:
-    (cursor,) = sqlite3.connect(db).execute("SELECT cursor FROM source_state WHERE source=?",
-                                            (f"mbox:{path.resolve()}",)).fetchone()
+    (cursor,) = (
+        sqlite3.connect(db)
+        .execute("SELECT cursor FROM source_state WHERE source=?", (f"mbox:{path.resolve()}",))
+        .fetchone()
+    )
     return cursor
 
 
@@ -53,7 +56,9 @@ def test_each_message_carries_the_hash_of_the_file_up_to_its_end(entries, tmp_pa
 
 
 @pytest.mark.parametrize("block", [mbox.BLOCK, 4096, 777])
-def test_resuming_at_any_cursor_gives_what_the_whole_file_gives_after_it(entries, tmp_path, monkeypatch, block):
+def test_resuming_at_any_cursor_gives_what_the_whole_file_gives_after_it(
+    entries, tmp_path, monkeypatch, block
+):
     """Blocks smaller than a message, bytes before the first separator and a message over the
     size limit (its bytes dropped as they are read) leave every cursor the hash of the file up to
     it, and the messages after a cursor as the whole read has them."""
@@ -77,7 +82,7 @@ def test_resuming_at_any_cursor_gives_what_the_whole_file_gives_after_it(entries
 
     for k in (0, 1, biggest - 1, biggest + 1, 30, 58):
         since = whole[k].cursor
-        assert seen(iter_mbox_file(path, since=since)) == seen(whole[k + 1:])
+        assert seen(iter_mbox_file(path, since=since)) == seen(whole[k + 1 :])
     assert list(iter_mbox_file(path, since=whole[-1].cursor)) == []
 
 
@@ -108,7 +113,9 @@ def test_the_escaping_of_the_file_is_kept_across_a_resume(entries, tmp_path):
     assert resumed.cursor.split()[3] == "1"
 
 
-def test_mail_appended_to_a_last_message_without_its_newline_is_read_as_a_whole_read_reads_it(entries, tmp_path):
+def test_mail_appended_to_a_last_message_without_its_newline_is_read_as_a_whole_read_reads_it(
+    entries, tmp_path
+):
     """Found in review: a cursor at the end of a file whose last message lacks its newline, then
     an mbox appended (``cat b.mbox >> a.mbox``): the whole read sees no separator there (not at a
     line's start) and reads one message; the resumed read must not split it."""
@@ -131,7 +138,7 @@ def test_a_gzip_broken_before_the_cursor_is_read_whole_up_to_the_break(entries, 
     path.write_bytes(gzip.compress(mboxrd_bytes(entries[:60])))
     since = list(iter_mbox_file(path))[-1].cursor
     other = gzip.compress(mboxrd_bytes(entries[60:100]))
-    path.write_bytes(other[:len(other) * 2 // 3])
+    path.write_bytes(other[: len(other) * 2 // 3])
     whole, resumed = [], []
     for out in (whole, resumed):
         with pytest.raises(SourceError, match="truncated gzip"):
@@ -148,17 +155,21 @@ def test_a_file_that_is_not_what_it_was_up_to_its_cursor_is_read_whole(entries, 
     since = list(iter_mbox_file(path))[-1].cursor
     if change == "edited":  # one byte of an early message, the length kept
         at = data.index(b"Subject: ") + 9
-        path.write_bytes(data[:at] + bytes([data[at] ^ 0x20]) + data[at + 1:] + mboxrd_bytes(entries[30:32]))
+        path.write_bytes(data[:at] + bytes([data[at] ^ 0x20]) + data[at + 1 :] + mboxrd_bytes(entries[30:32]))
     elif change == "truncated":
-        path.write_bytes(data[:len(data) // 2])
+        path.write_bytes(data[: len(data) // 2])
     elif change == "continued":  # the last message went on: no separator at the cursor
         path.write_bytes(data + b"more of the last message\n")
     else:
         since = "mbox1 12 not-a-number 1 00"
         digest = hashlib.sha256(data).hexdigest()
         # near misses of the format: each is no cursor (the whole file is read)
-        for bad in (f"mbox1 {len(data)} 30 01 {digest}", f"mbox1 {len(data)} ³0 1 {digest}",
-                    f"mbox2 {len(data)} 30 1 {digest}", f"mbox1 {len(data)} 30 1 {digest[:-1]}"):
+        for bad in (
+            f"mbox1 {len(data)} 30 01 {digest}",
+            f"mbox1 {len(data)} ³0 1 {digest}",
+            f"mbox2 {len(data)} 30 1 {digest}",
+            f"mbox1 {len(data)} 30 1 {digest[:-1]}",
+        ):
             assert [i.locator for i in iter_mbox_file(path, since=bad)][:1] == ["entry 1"]
         assert list(iter_mbox_file(path, since=f"mbox1 {len(data)} 30 1 {digest}")) == []
     got = list(iter_mbox_file(path, since=since))
@@ -189,8 +200,9 @@ def test_a_rerun_reads_only_the_mail_appended_to_an_mbox(entries, tmp_path, coun
     assert stored_cursor(db, path) == f"mbox1 {len(data)} 120 1 {hashlib.sha256(data).hexdigest()}"
 
 
-def test_a_changed_file_is_read_whole_and_its_changed_message_is_a_second_delivery(entries, tmp_path,
-                                                                                    count_parses):
+def test_a_changed_file_is_read_whole_and_its_changed_message_is_a_second_delivery(
+    entries, tmp_path, count_parses
+):
     path = tmp_path / "linux-block.mbox"
     path.write_bytes(mboxrd_bytes(entries[:40]))
     db = tmp_path / "kb.db"
@@ -266,5 +278,6 @@ def test_a_last_message_that_fails_to_parse_is_not_parsed_again(entries, tmp_pat
     again = ingest([str(path)], str(db), workers=2)
     assert (again.read, again.new, again.errors) == (0, 0, 0)
     con = sqlite3.connect(db)
-    assert con.execute("SELECT stage, locator, raw FROM ingest_errors").fetchall() == \
-        [("parse", "entry 6", b"\nonly a body\n")]
+    assert con.execute("SELECT stage, locator, raw FROM ingest_errors").fetchall() == [
+        ("parse", "entry 6", b"\nonly a body\n")
+    ]

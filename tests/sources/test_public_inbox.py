@@ -55,13 +55,16 @@ def _data(b: bytes) -> bytes:
     return b"data %d\n" % len(b) + b + b"\n"
 
 
-def fast_import(repo: Path, messages: list[bytes], delete_after: int | None = None,
-                object_format: str = "sha1") -> None:
+def fast_import(
+    repo: Path, messages: list[bytes], delete_after: int | None = None, object_format: str = "sha1"
+) -> None:
     """Append one commit per message to ``repo`` (created bare if new, with ``object_format``'s
     ids); optionally a ``d`` commit."""
     new = not repo.exists()
     if new:
-        subprocess.run(["git", "init", "-q", "--bare", f"--object-format={object_format}", str(repo)], check=True)
+        subprocess.run(
+            ["git", "init", "-q", "--bare", f"--object-format={object_format}", str(repo)], check=True
+        )
     stream = b""
     # within one stream a branch's commits chain by themselves; only the first
     # commit appended to an existing repository names its parent
@@ -97,18 +100,39 @@ def mbox_file(path: Path, messages: list[bytes]) -> Path:
 def message_rows(db: Path) -> list[tuple]:
     con = sqlite3.connect(db)
     cols = [r[1] for r in con.execute("PRAGMA table_info(messages)") if r[1] != "source"]
-    return con.execute(f"SELECT {','.join(repr(c) for c in cols)} FROM messages ORDER BY message_id").fetchall()
+    return con.execute(
+        f"SELECT {','.join(repr(c) for c in cols)} FROM messages ORDER BY message_id"
+    ).fetchall()
 
 
 def test_repository_layout_is_public_inbox_v2(tmp_path, entries):
     repo = tmp_path / "0.git"
     fast_import(repo, entries[:5], delete_after=2)
-    log = subprocess.run(["git", "--git-dir", str(repo), "log", "--reverse", "--format=%an|%s", "--name-status", "--no-renames"],
-                         capture_output=True, text=True, check=True).stdout
+    log = subprocess.run(
+        [
+            "git",
+            "--git-dir",
+            str(repo),
+            "log",
+            "--reverse",
+            "--format=%an|%s",
+            "--name-status",
+            "--no-renames",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert log.count("\nA\tm") + log.count("\nM\tm") >= 4
     assert "A\td" in log and "D\tm" in log  # the deletion commit
-    (tree,) = {subprocess.run(["git", "--git-dir", str(repo), "ls-tree", "--name-only", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()}
+    (tree,) = {
+        subprocess.run(
+            ["git", "--git-dir", str(repo), "ls-tree", "--name-only", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    }
     assert tree == "m"
 
 
@@ -126,8 +150,9 @@ def test_git_ingest_equals_mbox_ingest_then_reads_only_new_commits(tmp_path, ent
     sources = {r[0] for r in sqlite3.connect(pi_db).execute("SELECT source FROM messages")}
     assert all(src.startswith(f"{repo}@") for src in sources)
     # the cursor is the last commit read
-    head = subprocess.run(["git", "--git-dir", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "--git-dir", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     (cursor,) = sqlite3.connect(pi_db).execute("SELECT cursor FROM source_state").fetchone()
     assert cursor == head
 
@@ -211,13 +236,18 @@ def _drop_object(repo: Path, sha: str) -> None:
     if loose.exists():
         loose.unlink()
     else:  # packed: write the pack again without it
-        listed = subprocess.run(git + ["rev-list", "--objects", "--all"], capture_output=True, text=True,
-                                check=True).stdout.split("\n")
+        listed = subprocess.run(
+            git + ["rev-list", "--objects", "--all"], capture_output=True, text=True, check=True
+        ).stdout.split("\n")
         keep = "".join(line.split(" ")[0] + "\n" for line in listed if line and not line.startswith(sha))
         packs = repo / "objects" / "pack"
         old = list(packs.iterdir())
-        subprocess.run(git + ["pack-objects", "-q", str(packs / "pack")], input=keep.encode(), check=True,
-                       capture_output=True)
+        subprocess.run(
+            git + ["pack-objects", "-q", str(packs / "pack")],
+            input=keep.encode(),
+            check=True,
+            capture_output=True,
+        )
         for f in old:
             f.unlink()
     assert subprocess.run(git + ["cat-file", "-e", sha], capture_output=True).returncode != 0
@@ -225,10 +255,18 @@ def _drop_object(repo: Path, sha: str) -> None:
 
 def _drop_message(repo: Path, k: int) -> tuple[list[str], str]:
     """Remove the blob of the ``k``th message of ``repo``: (every commit, in order; that blob)."""
-    commits = subprocess.run(["git", "--git-dir", str(repo), "rev-list", "--reverse", "HEAD"], capture_output=True,
-                             text=True, check=True).stdout.split()
-    blob = subprocess.run(["git", "--git-dir", str(repo), "rev-parse", f"{commits[k]}:m"], capture_output=True,
-                          text=True, check=True).stdout.strip()
+    commits = subprocess.run(
+        ["git", "--git-dir", str(repo), "rev-list", "--reverse", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    blob = subprocess.run(
+        ["git", "--git-dir", str(repo), "rev-parse", f"{commits[k]}:m"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     _drop_object(repo, blob)
     return commits, blob
 
@@ -249,7 +287,11 @@ def test_a_missing_message_blob_is_an_error_for_that_message_not_the_epoch(tmp_p
     assert [i.raw for i in items if isinstance(i, RawMail)] == msgs[:10] + msgs[11:]
     (failure,) = [i for i in items if isinstance(i, SourceFailure)]
     assert items.index(failure) == 10 and failure.locator == commits[10]
-    assert blob[:12] in failure.exc.reason and commits[10][:12] in str(failure.exc) and "\n" not in str(failure.exc)
+    assert (
+        blob[:12] in failure.exc.reason
+        and commits[10][:12] in str(failure.exc)
+        and "\n" not in str(failure.exc)
+    )
 
     db = tmp_path / "kb.db"
     s = ingest([str(repo)], str(db))
@@ -263,8 +305,12 @@ def test_a_missing_message_blob_is_an_error_for_that_message_not_the_epoch(tmp_p
 
     # the object comes back (the clone repaired): reprocess reads the message from its commit
     assert retry_errors(str(db)) == (0, 1)  # still missing: kept, still failing
-    subprocess.run(["git", "--git-dir", str(repo), "hash-object", "-w", "--stdin"], input=msgs[10], check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "--git-dir", str(repo), "hash-object", "-w", "--stdin"],
+        input=msgs[10],
+        check=True,
+        capture_output=True,
+    )
     assert retry_errors(str(db)) == (1, 0)
     whole = tmp_path / "whole.db"
     ingest([str(mbox_file(tmp_path / "whole.mbox", msgs))], str(whole))
@@ -353,7 +399,9 @@ def test_blobs_asked_for_in_batches_come_back_in_commit_order(tmp_path, entries,
     items = list(iter_epoch(repo))
     assert [i.locator for i in items] == commits
     assert [type(i) for i in items] == [SourceFailure if k in (8, big) else RawMail for k in range(len(msgs))]
-    assert [i.raw for i in items if isinstance(i, RawMail)] == [m for k, m in enumerate(msgs) if k not in (8, big)]
+    assert [i.raw for i in items if isinstance(i, RawMail)] == [
+        m for k, m in enumerate(msgs) if k not in (8, big)
+    ]
     assert "missing" in items[8].exc.reason and "limit" in items[big].exc.reason
 
 

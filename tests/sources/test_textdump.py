@@ -15,11 +15,34 @@ SUBJECT_002 = "Performance regression in IO scheduler still there"
 
 # seed 002: 23 lines look like names; "Threads Avg Stddev" (x2) is a table
 # heading and the "Jens Axboe" under "--" a signature, leaving 20 messages
-AUTHORS_002 = ["Jan Kara", "Jeff Moyer", "Jeff Moyer", "Corrado Zoccolo", "Jeff Moyer", "Corrado Zoccolo",
-               "Jeff Moyer", "Corrado Zoccolo", "Jan Kara", "Jan Kara", "Jeff Moyer", "Jan Kara", "Jeff Moyer",
-               "Jens Axboe", "Jens Axboe", "Jan Kara", "Jan Kara", "Jeff Moyer", "Corrado Zoccolo", "Jan Kara"]
-ADDRS_002 = {"Jan Kara": "ja...@suse.cz", "Jeff Moyer": "jmo...@redhat.com",
-             "Corrado Zoccolo": "czoc...@gmail.com", "Jens Axboe": "jens....@oracle.com"}
+AUTHORS_002 = [
+    "Jan Kara",
+    "Jeff Moyer",
+    "Jeff Moyer",
+    "Corrado Zoccolo",
+    "Jeff Moyer",
+    "Corrado Zoccolo",
+    "Jeff Moyer",
+    "Corrado Zoccolo",
+    "Jan Kara",
+    "Jan Kara",
+    "Jeff Moyer",
+    "Jan Kara",
+    "Jeff Moyer",
+    "Jens Axboe",
+    "Jens Axboe",
+    "Jan Kara",
+    "Jan Kara",
+    "Jeff Moyer",
+    "Corrado Zoccolo",
+    "Jan Kara",
+]
+ADDRS_002 = {
+    "Jan Kara": "ja...@suse.cz",
+    "Jeff Moyer": "jmo...@redhat.com",
+    "Corrado Zoccolo": "czoc...@gmail.com",
+    "Jens Axboe": "jens....@oracle.com",
+}
 
 
 def test_seed_000_header_block_and_chinese_outlook_quote(seed_text):
@@ -34,14 +57,19 @@ def test_seed_000_header_block_and_chinese_outlook_quote(seed_text):
     assert reply.date_raw == "Tue, 12 Mar 2024 15:47:44 +0530"
     assert reply.date_utc == "2024-03-12T10:17:44+00:00"
     assert "Queue depth of the storage device is 254." in reply.body
-    assert (original.from_name, original.from_addr) == ("Harshit Mogalapalli", "harshit.m.mogalapalli@...cle.com")
+    assert (original.from_name, original.from_addr) == (
+        "Harshit Mogalapalli",
+        "harshit.m.mogalapalli@...cle.com",
+    )
     assert original.subject == SUBJECT_000
     # as written in the quote block; it carries no zone (the real Date was
     # Thu, 7 Mar 2024 00:16:07 +0530, i.e. 18:46 UTC: 2:46 is China time)
     assert original.date_raw == "2024年3月7日 2:46"
     assert original.date_utc == "2024-03-07T02:46:00+00:00"
     assert original.body.split("\n")[0].startswith("注意: 这封邮件来自于外部")
-    assert "We have noticed a performance regression in kernel with fio sequential write job." in original.body
+    assert (
+        "We have noticed a performance regression in kernel with fio sequential write job." in original.body
+    )
     assert not original.body.startswith(">")  # the quote depth of the block is removed
     assert reply.quoted_parent == original.message_id
     assert all(m.synthetic_id and m.message_id.endswith("@lkmlkb.invalid") for m in msgs)
@@ -97,47 +125,53 @@ def test_seed_004_outlook_underscore_block(seed_text):
 
 def test_english_original_message_block_inside_quotes():
     # the shape of an Outlook reply as seen on lkml.iu.edu; text from seed 000 (Zhiguo's 答复)
-    dump = "\n".join([
-        "Subject: RE: [bug-report] Performance regression",
-        "From: Zhiguo Niu <Zhiguo.Niu@unisoc.com>",
-        "Date: Thu, 7 Mar 2024 02:55:36 +0000",
-        "",
-        "Hi Harshit Mogalapalli",
-        "What is the queue_depth of queue of your storage device?",
-        "",
-        "-----Original Message-----",
-        "From: Harshit Mogalapalli <harshit.m.mogalapalli@oracle.com>",
-        "Sent: Thursday, March 7, 2024 2:46 AM",
-        "Subject: [bug-report] Performance regression",
-        "",
-        "We have noticed a performance regression in kernel with fio sequential write job.",
-    ])
+    dump = "\n".join(
+        [
+            "Subject: RE: [bug-report] Performance regression",
+            "From: Zhiguo Niu <Zhiguo.Niu@unisoc.com>",
+            "Date: Thu, 7 Mar 2024 02:55:36 +0000",
+            "",
+            "Hi Harshit Mogalapalli",
+            "What is the queue_depth of queue of your storage device?",
+            "",
+            "-----Original Message-----",
+            "From: Harshit Mogalapalli <harshit.m.mogalapalli@oracle.com>",
+            "Sent: Thursday, March 7, 2024 2:46 AM",
+            "Subject: [bug-report] Performance regression",
+            "",
+            "We have noticed a performance regression in kernel with fio sequential write job.",
+        ]
+    )
     reply, original = split_textdump(dump, "x")
     assert reply.from_name == "Zhiguo Niu" and reply.date_utc == "2024-03-07T02:55:36+00:00"
     assert original.from_addr == "harshit.m.mogalapalli@oracle.com"
     assert original.date_utc == "2024-03-07T02:46:00+00:00"
-    assert original.body == "We have noticed a performance regression in kernel with fio sequential write job."
+    assert (
+        original.body == "We have noticed a performance regression in kernel with fio sequential write job."
+    )
     assert reply.body.rstrip().endswith("What is the queue_depth of queue of your storage device?")
 
 
 def test_quoted_original_keeps_fios_io_depth_figures():
     # seed 000's shape (an Outlook original quoted under "> "), with a wrapped fio
     # "IO depths" line whose continuation starts ">=64=" (corpus/000, line 178)
-    dump = "\n".join([
-        "Subject: RE: [bug-report] Performance regression",
-        "From: Zhiguo Niu <Zhiguo.Niu@unisoc.com>",
-        "Date: Thu, 7 Mar 2024 02:55:36 +0000",
-        "",
-        "Hi, what is the queue depth?",
-        "",
-        "> -----Original Message-----",
-        "> From: Harshit Mogalapalli <harshit.m.mogalapalli@oracle.com>",
-        "> Sent: Thursday, March 7, 2024 2:46 AM",
-        "> Subject: [bug-report] Performance regression",
-        ">",
-        ">     IO depths    : 1=0.1%, 2=0.1%, 4=0.1%, 8=0.1%, 16=0.1%, 32=0.1%,",
-        "> >=64=199.5%",
-    ])
+    dump = "\n".join(
+        [
+            "Subject: RE: [bug-report] Performance regression",
+            "From: Zhiguo Niu <Zhiguo.Niu@unisoc.com>",
+            "Date: Thu, 7 Mar 2024 02:55:36 +0000",
+            "",
+            "Hi, what is the queue depth?",
+            "",
+            "> -----Original Message-----",
+            "> From: Harshit Mogalapalli <harshit.m.mogalapalli@oracle.com>",
+            "> Sent: Thursday, March 7, 2024 2:46 AM",
+            "> Subject: [bug-report] Performance regression",
+            ">",
+            ">     IO depths    : 1=0.1%, 2=0.1%, 4=0.1%, 8=0.1%, 16=0.1%, 32=0.1%,",
+            "> >=64=199.5%",
+        ]
+    )
     reply, original = split_textdump(dump, "x")
     assert original.body.split("\n")[-1] == ">=64=199.5%"  # fio's figure, not a quote of a quote
 

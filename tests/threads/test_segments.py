@@ -38,8 +38,10 @@ def check_invariants(text: str, segs) -> None:
     for s in segs:
         assert last < s.line_start <= s.line_end < len(lines)
         last = s.line_end
-        want = [quote_depth(line)[1] if s.depth and quote_depth(line)[0] else line
-                for line in lines[s.line_start:s.line_end + 1]]
+        want = [
+            quote_depth(line)[1] if s.depth and quote_depth(line)[0] else line
+            for line in lines[s.line_start : s.line_end + 1]
+        ]
         assert s.text.split("\n") == want
 
 
@@ -49,17 +51,21 @@ def test_reply_with_three_levels_of_quotes():
     segs = segment_body(text)
     check_invariants(text, segs)
     assert spans(segs) == [
-        ("attribution", 0, 0, 0),   # On Thu, Jan 18, 2024 at 09:02:43AM -0800, alan.adamson@oracle.com wrote:
+        ("attribution", 0, 0, 0),  # On Thu, Jan 18, 2024 at 09:02:43AM -0800, alan.adamson@oracle.com wrote:
         ("quoted", 1, 1, 1),
-        ("attribution", 1, 2, 2),   # > On 1/17/24 11:24 PM, Christoph Hellwig wrote:
-        ("attribution", 2, 3, 3),   # >> On Tue, Jan 16, 2024 at 03:27:27PM -0800, Alan Adamson wrote:
+        ("attribution", 1, 2, 2),  # > On 1/17/24 11:24 PM, Christoph Hellwig wrote:
+        ("attribution", 2, 3, 3),  # >> On Tue, Jan 16, 2024 at 03:27:27PM -0800, Alan Adamson wrote:
         ("quoted", 3, 4, 5),
         ("quoted", 2, 6, 7),
         ("quoted", 1, 8, 11),
         ("new", 0, 12, 17),
     ]
     assert segs[4].text.startswith("It has been requested that the NVMe fault injector")
-    assert new_text(segs).strip().startswith("Well, how about they then insert it into the real or virtual hardware.")
+    assert (
+        new_text(segs)
+        .strip()
+        .startswith("Well, how about they then insert it into the real or virtual hardware.")
+    )
 
 
 def test_patch_mail_with_diffstat_diff_and_git_signature():
@@ -85,7 +91,9 @@ def test_vger_footer_and_signature_in_seed_002(seed_text):
     check_invariants(first.body, segs)
     assert [s.kind for s in segs] == ["new", "signature", "footer"]
     assert segs[1].text == "--\nJan Kara <ja...@suse.cz>\nSUSE Labs, CR\n--"
-    assert segs[2].text.startswith('To unsubscribe from this list: send the line "unsubscribe linux-kernel" in')
+    assert segs[2].text.startswith(
+        'To unsubscribe from this list: send the line "unsubscribe linux-kernel" in'
+    )
     assert segs[2].text.endswith("Please read the FAQ at http://www.tux.org/lkml/")
     assert "majordomo" not in new_text(segs)
 
@@ -139,21 +147,37 @@ def test_seed_replies_link_quotes_to_earlier_dump_messages(seed_text):
     assert msgs[1].quoted_parent == msgs[0].message_id
 
 
-@pytest.mark.parametrize("text", [
-    "",
-    "\n\n\n",
-    "--",
-    "-- \n2.43.0",
-    ">" * 5000,
-    "> " * 3000 + "x",
-    "On " + "x" * 100_000 + " wrote:\n> y",
-    "diff --git a/x b/x\n" + "+" * 1_000_000,
-    "-----Original Message-----\n" * 2000,
-    "From: a\nSent: b\n" * 3000,
-    "\x00" * 10_000,
-    "> \ud800 lone surrogate\n",
-], ids=["empty", "blank", "dashdash", "git-sig", "5000-gt", "3000-quote-levels", "100k-attribution",
-        "1MB-diff-line", "2000-outlook-separators", "3000-from-sent", "nuls", "surrogate"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\n\n\n",
+        "--",
+        "-- \n2.43.0",
+        ">" * 5000,
+        "> " * 3000 + "x",
+        "On " + "x" * 100_000 + " wrote:\n> y",
+        "diff --git a/x b/x\n" + "+" * 1_000_000,
+        "-----Original Message-----\n" * 2000,
+        "From: a\nSent: b\n" * 3000,
+        "\x00" * 10_000,
+        "> \ud800 lone surrogate\n",
+    ],
+    ids=[
+        "empty",
+        "blank",
+        "dashdash",
+        "git-sig",
+        "5000-gt",
+        "3000-quote-levels",
+        "100k-attribution",
+        "1MB-diff-line",
+        "2000-outlook-separators",
+        "3000-from-sent",
+        "nuls",
+        "surrogate",
+    ],
+)
 def test_hostile_bodies_segment_quickly(text):
     t0 = time.perf_counter()
     segs = segment_body(text)
@@ -177,6 +201,7 @@ def test_signature_is_at_most_max_sig_lines_below_its_separator(sep):
     """The separator's run is read no further than a signature can reach: exactly MAX_SIG_LINES
     lines below it are a signature, one more and it is text (and a flood of separators costs
     linear time, tests/fuzz ADVERSARIAL "signature-flood")."""
+
     def kinds(below):
         body = "Hello,\nthe numbers.\n" + sep + "\n" + "\n".join(f"line {i}" for i in range(below))
         return [s.kind for s in segment_body(body)]

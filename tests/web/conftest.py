@@ -32,8 +32,11 @@ def build_kb(path: Path) -> tuple[Path, str]:
     """
     ingest([str(p) for p in sorted(CORPUS.glob("00[0-4]_*.txt"))], str(path), extract=True)
     db = connect(path)
-    found = db.execute("SELECT r.report_id FROM reports r JOIN threads t ON t.thread_id = r.thread_id "
-                       "WHERE t.subject LIKE ?", (SEED000_SUBJECT,)).fetchone()
+    found = db.execute(
+        "SELECT r.report_id FROM reports r JOIN threads t ON t.thread_id = r.thread_id "
+        "WHERE t.subject LIKE ?",
+        (SEED000_SUBJECT,),
+    ).fetchone()
     assert found, "ingest built no report for seed 000"
     rid = found[0]
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -50,7 +53,9 @@ def kb(tmp_path_factory) -> tuple[Path, str]:
 @pytest.fixture()
 def kb_copy(kb, tmp_path) -> tuple[Path, str]:
     """A private copy of the knowledge base, for tests that change it."""
-    dst = tmp_path / "kbcopy.db"  # another name: Datasette instances in one process share their _internal catalog
+    dst = (
+        tmp_path / "kbcopy.db"
+    )  # another name: Datasette instances in one process share their _internal catalog
     for suffix in ("", "-wal", "-shm"):
         src = Path(str(kb[0]) + suffix)
         if src.exists():
@@ -71,6 +76,8 @@ def ds(kb):
 @pytest.fixture(scope="session")
 def get(ds):
     """GET a path through Datasette's own test client."""
+
     def fetch(path: str, **kw):
         return asyncio.run(ds.client.get(path, **kw))
+
     return fetch

@@ -20,8 +20,16 @@ import pytest
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 try:
     from playwright.sync_api import sync_playwright
@@ -31,7 +39,9 @@ except ImportError:  # pragma: no cover - depends on the machine
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(sync_playwright is None, reason="the playwright Python package is not installed"),
-    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"{CHROMIUM} is missing (apt-get install chromium)"),
+    pytest.mark.skipif(
+        not os.access(CHROMIUM, os.X_OK), reason=f"{CHROMIUM} is missing (apt-get install chromium)"
+    ),
 ]
 
 
@@ -45,8 +55,12 @@ def free_port() -> int:
 def server(kb):
     """`python -m lkmlkb.web.serve --db KB --port N` on 127.0.0.1; yields its URL."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "lkmlkb.web.serve", "--db", str(kb[0]), "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lkmlkb.web.serve", "--db", str(kb[0]), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -89,8 +103,11 @@ def test_search_open_report_download_job(server, kb, tmp_path):
             page.wait_for_selector("h1.lkmlkb-title")
             commits = page.locator("#commits").inner_text()
             assert "d47f9717e5cf" in commits and "culprit" in commits.lower()
-            assert page.locator("#commits a[href*='git.kernel.org']").first.get_attribute("href").endswith(
-                "?id=d47f9717e5cf")
+            assert (
+                page.locator("#commits a[href*='git.kernel.org']")
+                .first.get_attribute("href")
+                .endswith("?id=d47f9717e5cf")
+            )
             chart = page.locator("#kernels svg.lkmlkb-chart").first
             assert chart.is_visible()
             drawn = chart.text_content()  # the first chart: write bandwidth, bad vs good
@@ -111,6 +128,11 @@ def test_search_open_report_download_job(server, kb, tmp_path):
             browser.close()
     text = job.read_text()
     assert job.suffix == ".fio" and "rw=write" in text and "ioengine=libaio" in text
-    done = subprocess.run(["fio", "--parse-only", str(job)], capture_output=True, text=True, timeout=30,
-                          env={"PATH": "/usr/bin:/bin", "LKMLKB_TARGET": str(tmp_path / "scratch")})
+    done = subprocess.run(
+        ["fio", "--parse-only", str(job)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={"PATH": "/usr/bin:/bin", "LKMLKB_TARGET": str(tmp_path / "scratch")},
+    )
     assert done.returncode == 0, done.stderr

@@ -18,8 +18,9 @@ PACKAGED = ROOT / "lkmlkb" / "data" / "datasette-metadata.json"
 
 
 def test_packaged_metadata_is_a_copy_of_the_top_level_file():
-    assert PACKAGED.read_bytes() == TOP.read_bytes(), \
+    assert PACKAGED.read_bytes() == TOP.read_bytes(), (
         "lkmlkb/data/datasette-metadata.json is stale: cp datasette-metadata.json lkmlkb/data/"
+    )
 
 
 def _schema(tmp_path) -> dict[str, list[str]]:
@@ -65,8 +66,14 @@ def test_canned_queries_compile_on_a_fresh_kb(tmp_path):
     conn = sqlite3.connect(tmp_path / "kb.db")
     prepare_connection(conn)
     queries = json.loads(TOP.read_text())["databases"]["kb"]["queries"]
-    assert set(queries) == {"reports_citing_commit", "regressions_between_kernels", "reports_by_fio_option",
-                            "workload_across_kernels", "open_regressions_by_list", "search_messages"}
+    assert set(queries) == {
+        "reports_citing_commit",
+        "regressions_between_kernels",
+        "reports_by_fio_option",
+        "workload_across_kernels",
+        "open_regressions_by_list",
+        "search_messages",
+    }
     import re
 
     for name, q in queries.items():

@@ -53,10 +53,33 @@ def test_search_covers_messages_ranked_with_snippets(get):
     assert "@lkmlkb.invalid" not in messages.split("lore.kernel.org")[1][:200]
 
 
-@pytest.mark.parametrize("typed", [
-    '"', '""', '*', 'NEAR', 'NEAR(', '(', ')', 'mq-deadline', 'io_uring', '"mq-deadline', 'write*', 'a OR',
-    'AND', '-', '^', 'title:mq', 'NOT write', '{title}', "'", '\x00', 'x' * 5000, 'ümlaut 答复',
-])
+@pytest.mark.parametrize(
+    "typed",
+    [
+        '"',
+        '""',
+        "*",
+        "NEAR",
+        "NEAR(",
+        "(",
+        ")",
+        "mq-deadline",
+        "io_uring",
+        '"mq-deadline',
+        "write*",
+        "a OR",
+        "AND",
+        "-",
+        "^",
+        "title:mq",
+        "NOT write",
+        "{title}",
+        "'",
+        "\x00",
+        "x" * 5000,
+        "ümlaut 答复",
+    ],
+)
 def test_search_never_errors_on_fts_syntax(get, typed):
     r = get("/-/lkmlkb/search?q=" + urllib.parse.quote(typed))
     assert r.status_code == 200
@@ -64,13 +87,16 @@ def test_search_never_errors_on_fts_syntax(get, typed):
     assert "Traceback" not in r.text and "fts5: syntax error" not in r.text
 
 
-@pytest.mark.parametrize(("typed", "expected"), [
-    ('mq-deadline', '"mq-deadline"'),
-    ('io_uring NEAR(x', '"io_uring" "NEAR(x"'),
-    ('"unbalanced', '"unbalanced"'),
-    ('* ( ) -', None),
-    ('', None),
-])
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("mq-deadline", '"mq-deadline"'),
+        ("io_uring NEAR(x", '"io_uring" "NEAR(x"'),
+        ('"unbalanced', '"unbalanced"'),
+        ("* ( ) -", None),
+        ("", None),
+    ],
+)
 def test_fts_query_quotes_every_token(typed, expected):
     assert fts_query(typed) == expected
 
@@ -79,7 +105,7 @@ def test_fts_query_results_match_in_sqlite(kb):
     import sqlite3
 
     conn = sqlite3.connect(kb[0])
-    for typed in ('io_uring', 'NEAR', '"mq-deadline', 'fio*', '('):
+    for typed in ("io_uring", "NEAR", '"mq-deadline', "fio*", "("):
         q = fts_query(typed)
         if q is not None:
             conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (q,)).fetchone()
@@ -119,18 +145,18 @@ def test_report_page_shows_numbers_commits_jobs_setup_thread(get, kb):
     t = r.text
     row = _report_row(kb)
     assert "Performance regression with fio sequential-write on a multipath setup" in t
-    assert f'lkmlkb-status-{row["status"]}' in t
+    assert f"lkmlkb-status-{row['status']}" in t
     # the culprit, linked to its git web page and to its commit page
-    assert f'https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/commit/?id={CULPRIT}' in t
+    assert f"https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/commit/?id={CULPRIT}" in t
     assert f"/-/lkmlkb/commit/{CULPRIT}" in t
     # both kernels' numbers, in the chart: 236 MiB/s regressed, 315 MiB/s baseline
-    svg = t[t.index('<svg xmlns="http://www.w3.org/2000/svg" class="lkmlkb-chart"'):]
-    svg = svg[:svg.index("</svg>")]
+    svg = t[t.index('<svg xmlns="http://www.w3.org/2000/svg" class="lkmlkb-chart"') :]
+    svg = svg[: svg.index("</svg>")]
     assert "(regressed)" in svg and "(baseline)" in svg
     assert "236 MiB/s" in svg and "315 MiB/s" in svg
     assert "6.8-rc7" in svg
     # magnitude stated and computed
-    assert f'{row["computed_pct"]:.1f}%' in t and f'{row["stated_pct"]:.1f}%' in t
+    assert f"{row['computed_pct']:.1f}%" in t and f"{row['stated_pct']:.1f}%" in t
     # the job file, and its downloads
     assert "[global]" in t and "ioengine=libaio" in t and "filename=/dev/dm-0" in t
     assert report_url(kb[1], "/job/1.fio") in t and report_url(kb[1], "/repro.zip") in t
@@ -142,12 +168,35 @@ def test_report_page_shows_numbers_commits_jobs_setup_thread(get, kb):
 
 
 def test_report_chart_bars_are_proportional():
-    results = [{"kernel": "6.8-rc7", "label": "regressed", "metric": "bw", "direction": "write", "unit": "MiB/s",
-                "value": 236.0, "config": None},
-               {"kernel": "6.8-rc7+revert", "label": "baseline", "metric": "bw", "direction": "write",
-                "unit": "MiB/s", "value": 315.0, "config": None},
-               {"kernel": "6.8-rc7", "label": None, "metric": "bw", "direction": "read", "unit": "MiB/s",
-                "value": 448.0, "config": None}]
+    results = [
+        {
+            "kernel": "6.8-rc7",
+            "label": "regressed",
+            "metric": "bw",
+            "direction": "write",
+            "unit": "MiB/s",
+            "value": 236.0,
+            "config": None,
+        },
+        {
+            "kernel": "6.8-rc7+revert",
+            "label": "baseline",
+            "metric": "bw",
+            "direction": "write",
+            "unit": "MiB/s",
+            "value": 315.0,
+            "config": None,
+        },
+        {
+            "kernel": "6.8-rc7",
+            "label": None,
+            "metric": "bw",
+            "direction": "read",
+            "unit": "MiB/s",
+            "value": 448.0,
+            "config": None,
+        },
+    ]
     (group,) = chart.chart_groups(results)  # only labelled results are drawn when there are some
     svg = chart.chart_svg(group)
     widths = [int(w) for w in re.findall(r'<rect x="\d+" y="\d+" width="(\d+)"', svg)]
@@ -155,8 +204,9 @@ def test_report_chart_bars_are_proportional():
     ET.fromstring(svg)  # well-formed
 
 
-@pytest.mark.parametrize("bad", ["..", "..%2F..%2Fetc%2Fpasswd", "%2e%2e", ".hidden", "a%00b", "x" * 300,
-                                 "a%20b", "%3Cscript%3E"])
+@pytest.mark.parametrize(
+    "bad", ["..", "..%2F..%2Fetc%2Fpasswd", "%2e%2e", ".hidden", "a%00b", "x" * 300, "a%20b", "%3Cscript%3E"]
+)
 def test_report_route_rejects_bad_ids(get, bad):
     r = get("/-/lkmlkb/report/" + bad)
     assert r.status_code in (400, 404)
@@ -171,7 +221,9 @@ def test_unknown_report_is_404_page(get):
 # ---------------------------------------------------------------- commit page
 
 
-@pytest.mark.parametrize("sha", [CULPRIT, "d47f9717", "D47F9717E5CF", "d47f9717e5cf0123456789abcdef012345678901"])
+@pytest.mark.parametrize(
+    "sha", [CULPRIT, "d47f9717", "D47F9717E5CF", "d47f9717e5cf0123456789abcdef012345678901"]
+)
 def test_commit_page_lists_blaming_report(get, kb, sha):
     r = get(f"/-/lkmlkb/commit/{sha}")
     if len(sha) == 40:  # a full id whose first 12 digits were cited
@@ -192,8 +244,10 @@ def test_commit_page_matches_commits_as_lkmlkb_commit_does(kb, tmp_path):
     conn = sqlite3.connect(db)
     # seed 000's culprit as if cited with 7 digits, which a git tree resolved to another commit
     conn.execute("UPDATE report_commits SET sha = 'd47f971' WHERE sha = ?", (CULPRIT,))
-    conn.execute("INSERT INTO commits(sha, full_sha, status) VALUES (?,?,?)",
-                 ("d47f971", "d47f971aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "resolved"))
+    conn.execute(
+        "INSERT INTO commits(sha, full_sha, status) VALUES (?,?,?)",
+        ("d47f971", "d47f971aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "resolved"),
+    )
     conn.commit()
     assert pages.commit_data(conn, CULPRIT)["count"] == 0
     other = pages.commit_data(conn, "d47f971aaaaaaaa")
@@ -201,8 +255,9 @@ def test_commit_page_matches_commits_as_lkmlkb_commit_does(kb, tmp_path):
     assert [c["full_sha"] for c in other["known"]] == ["d47f971aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]
 
 
-@pytest.mark.parametrize(("sha", "status"), [("0123abcd", 404), ("xyz123", 400), ("d47", 400), ("..", 404),
-                                             ("d47f%2F..", 400)])
+@pytest.mark.parametrize(
+    ("sha", "status"), [("0123abcd", 404), ("xyz123", 400), ("d47", 400), ("..", 404), ("d47f%2F..", 400)]
+)
 def test_commit_page_bad_or_unknown(get, sha, status):
     assert get(f"/-/lkmlkb/commit/{sha}").status_code == status
 
@@ -213,8 +268,13 @@ def test_commit_page_bad_or_unknown(get, sha, status):
 def _fio_parse_only(tmp_path, text: str, name: str) -> subprocess.CompletedProcess:
     path = tmp_path / name
     path.write_text(text)
-    return subprocess.run(["fio", "--parse-only", str(path)], capture_output=True, text=True, timeout=30,
-                          env={"PATH": "/usr/bin:/bin", "LKMLKB_TARGET": str(tmp_path / "scratch")})
+    return subprocess.run(
+        ["fio", "--parse-only", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={"PATH": "/usr/bin:/bin", "LKMLKB_TARGET": str(tmp_path / "scratch")},
+    )
 
 
 @pytest.mark.fio
@@ -238,8 +298,10 @@ def test_second_job_is_the_dm1_job(get, kb):
     assert r.status_code == 200 and "filename=/dev/dm-1" in r.text
 
 
-@pytest.mark.parametrize(("n", "status"), [("3", 404), ("0", 400), ("-1", 400), ("1.5", 400), ("01", 400),
-                                           ("99999", 400), ("%2e%2e", 400)])
+@pytest.mark.parametrize(
+    ("n", "status"),
+    [("3", 404), ("0", 400), ("-1", 400), ("1.5", 400), ("01", 400), ("99999", 400), ("%2e%2e", 400)],
+)
 def test_job_download_bad_index(get, kb, n, status):
     assert get(report_url(kb[1], f"/job/{n}.fio")).status_code == status
 
@@ -250,9 +312,18 @@ def test_job_download_path_traversal_in_report_id(get):
 
 
 def test_render_job_drops_unsafe_names_and_newlines():
-    text = render_stored_job("job\n[evil]", {"rw": "write", "bad name": "x", "filename": "/tmp/a\n[x]\nexec_prerun=rm"},
-                             {"rw": "write"})
-    assert text.splitlines() == ["[global]", "rw=write", "", "[job__evil]", "filename=/tmp/a [x] exec_prerun=rm"]
+    text = render_stored_job(
+        "job\n[evil]",
+        {"rw": "write", "bad name": "x", "filename": "/tmp/a\n[x]\nexec_prerun=rm"},
+        {"rw": "write"},
+    )
+    assert text.splitlines() == [
+        "[global]",
+        "rw=write",
+        "",
+        "[job__evil]",
+        "filename=/tmp/a [x] exec_prerun=rm",
+    ]
 
 
 def test_repro_zip(get, kb):
@@ -296,8 +367,10 @@ def get_on_lists(kb_copy):
     from lkmlkb.web.serve import make_datasette
 
     conn = sqlite3.connect(kb_copy[0])
-    conn.execute("UPDATE reports SET lists = ? WHERE report_id = ?",
-                 (json.dumps(["linux-block", "linux-kernel"]), kb_copy[1]))
+    conn.execute(
+        "UPDATE reports SET lists = ? WHERE report_id = ?",
+        (json.dumps(["linux-block", "linux-kernel"]), kb_copy[1]),
+    )
     conn.commit()
     conn.close()
     ds = make_datasette(kb_copy[0])
@@ -314,9 +387,14 @@ def test_atom_feed_per_list(get_on_lists, kb):
 
 
 def test_open_regressions_by_list(get_on_lists, kb):
-    rows = get_on_lists("/kbcopy/open_regressions_by_list.json?_shape=objects&list=linux-block").json()["rows"]
+    rows = get_on_lists("/kbcopy/open_regressions_by_list.json?_shape=objects&list=linux-block").json()[
+        "rows"
+    ]
     assert [(r["list"], r["report_id"]) for r in rows] == [("linux-block", kb[1])]
-    assert get_on_lists("/kbcopy/open_regressions_by_list.json?_shape=objects&list=linux-mm").json()["rows"] == []
+    assert (
+        get_on_lists("/kbcopy/open_regressions_by_list.json?_shape=objects&list=linux-mm").json()["rows"]
+        == []
+    )
 
 
 # ---------------------------------------------------------------- home page, tables, canned queries
@@ -331,8 +409,10 @@ def test_home_page_says_what_the_kb_holds(get, kb):
     conn = sqlite3.connect(kb[0])
     n_messages = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
     assert f"<strong>{n_messages}</strong> messages" in summary
-    n_open = conn.execute("SELECT count(*) FROM reports WHERE is_regression_report = 1 AND "
-                          "status NOT IN ('fixed', 'reverted', 'cannot reproduce')").fetchone()[0]
+    n_open = conn.execute(
+        "SELECT count(*) FROM reports WHERE is_regression_report = 1 AND "
+        "status NOT IN ('fixed', 'reverted', 'cannot reproduce')"
+    ).fetchone()[0]
     assert n_open >= 1 and f"<strong>{n_open}</strong> open regressions" in summary
     assert "corpus" in summary  # the archive it was built from
     assert "Built " in summary and "schema lkmlkb-1" in summary
@@ -343,8 +423,17 @@ def test_reports_table_facets_and_units(get, kb):
     r = get("/kb/reports.json?_extra=facet_results&_shape=objects")
     assert r.status_code == 200
     facets = r.json()["facet_results"]
-    assert {"lists", "status", "tools", "good_kernel", "bad_kernel", "scheduler", "filesystem",
-            "device_class", "culprits"} <= set(facets)
+    assert {
+        "lists",
+        "status",
+        "tools",
+        "good_kernel",
+        "bad_kernel",
+        "scheduler",
+        "filesystem",
+        "device_class",
+        "culprits",
+    } <= set(facets)
     assert CULPRIT in [v["value"] for v in facets["culprits"]["results"]]
     statuses = {row["status"] for row in r.json()["rows"]}
     assert {v["value"] for v in facets["status"]["results"]} == statuses
@@ -353,16 +442,24 @@ def test_reports_table_facets_and_units(get, kb):
     pct = _report_row(kb)["regression_pct"]
     assert f"{pct:g}&nbsp;%" in html_page.text  # regression_pct declared in percent
     # report ids in other tables link to their report page, commit ids to their commit page
-    assert 'href="/-/lkmlkb/report/' + urllib.parse.quote(kb[1], safe="") in get("/kb/results?report_id=" + urllib.parse.quote(kb[1])).text
+    assert (
+        'href="/-/lkmlkb/report/' + urllib.parse.quote(kb[1], safe="")
+        in get("/kb/results?report_id=" + urllib.parse.quote(kb[1])).text
+    )
     assert f'href="/-/lkmlkb/commit/{CULPRIT}"' in get("/kb/report_commits").text
 
 
 def test_results_facets_and_filter_by_metric(get, kb):
-    r = get("/kb/results.json?_extra=facet_results&metric=bw&direction=write&unit=MiB/s&label__notblank=1"
-            "&_shape=objects&report_id=" + urllib.parse.quote(kb[1]))
+    r = get(
+        "/kb/results.json?_extra=facet_results&metric=bw&direction=write&unit=MiB/s&label__notblank=1"
+        "&_shape=objects&report_id=" + urllib.parse.quote(kb[1])
+    )
     assert r.status_code == 200
     body = r.json()
-    assert sorted((row["label"], row["value"]) for row in body["rows"]) == [("baseline", 315.0), ("regressed", 236.0)]
+    assert sorted((row["label"], row["value"]) for row in body["rows"]) == [
+        ("baseline", 315.0),
+        ("regressed", 236.0),
+    ]
     assert {"tool", "metric", "direction", "kernel", "label"} <= set(body["facet_results"])
 
 
@@ -370,15 +467,18 @@ def test_sort_reports_by_magnitude(get):
     assert get("/kb/reports?_sort=regression_pct").status_code == 200
 
 
-@pytest.mark.parametrize(("query", "params"), [
-    ("reports_citing_commit", {"sha": "d47f97"}),
-    ("regressions_between_kernels", {"from_kernel": "6.1", "to_kernel": "6.6"}),
-    ("regressions_between_kernels", {"from_kernel": "5.15.y", "to_kernel": "v6.6"}),
-    ("reports_by_fio_option", {"setting": "ioengine=libaio"}),
-    ("reports_by_fio_option", {"setting": "FSYNC"}),
-    ("workload_across_kernels", {"rw": "write", "bs": "128k", "metric": "bw"}),
-    ("open_regressions_by_list", {"list": ""}),
-])
+@pytest.mark.parametrize(
+    ("query", "params"),
+    [
+        ("reports_citing_commit", {"sha": "d47f97"}),
+        ("regressions_between_kernels", {"from_kernel": "6.1", "to_kernel": "6.6"}),
+        ("regressions_between_kernels", {"from_kernel": "5.15.y", "to_kernel": "v6.6"}),
+        ("reports_by_fio_option", {"setting": "ioengine=libaio"}),
+        ("reports_by_fio_option", {"setting": "FSYNC"}),
+        ("workload_across_kernels", {"rw": "write", "bs": "128k", "metric": "bw"}),
+        ("open_regressions_by_list", {"list": ""}),
+    ],
+)
 def test_canned_queries_find_seed000(get, kb, query, params):
     r = get(f"/kb/{query}.json?_shape=objects&" + urllib.parse.urlencode(params))
     assert r.status_code == 200, r.text
@@ -386,12 +486,15 @@ def test_canned_queries_find_seed000(get, kb, query, params):
     assert kb[1] in {row["report_id"] for row in rows}
 
 
-@pytest.mark.parametrize(("query", "params"), [
-    ("regressions_between_kernels", {"from_kernel": "6.8", "to_kernel": "6.9"}),
-    ("regressions_between_kernels", {"from_kernel": "6.1", "to_kernel": "6.6-rc7"}),
-    ("reports_by_fio_option", {"setting": "ioengine=io_uring"}),
-    ("reports_citing_commit", {"sha": "0123456789ab"}),
-])
+@pytest.mark.parametrize(
+    ("query", "params"),
+    [
+        ("regressions_between_kernels", {"from_kernel": "6.8", "to_kernel": "6.9"}),
+        ("regressions_between_kernels", {"from_kernel": "6.1", "to_kernel": "6.6-rc7"}),
+        ("reports_by_fio_option", {"setting": "ioengine=io_uring"}),
+        ("reports_citing_commit", {"sha": "0123456789ab"}),
+    ],
+)
 def test_canned_queries_exclude_nonmatching(get, kb, query, params):
     r = get(f"/kb/{query}.json?_shape=objects&" + urllib.parse.urlencode(params))
     assert r.status_code == 200, r.text  # an erroring query would also list no seed 000
@@ -402,15 +505,24 @@ def test_workload_across_kernels_in_kernel_order(get, kb):
     import sqlite3
 
     rows = get("/kb/workload_across_kernels.json?_shape=objects&rw=write&bs=128k&metric=bw").json()["rows"]
-    assert {(r["label"], r["value"]) for r in rows if r["report_id"] == kb[1] and r["unit"] == "MiB/s"
-            and r["direction"] == "write"} >= {("baseline", 315.0), ("regressed", 236.0)}
+    assert {
+        (r["label"], r["value"])
+        for r in rows
+        if r["report_id"] == kb[1] and r["unit"] == "MiB/s" and r["direction"] == "write"
+    } >= {("baseline", 315.0), ("regressed", 236.0)}
     from lkmlkb.extract.kernel_versions import sort_key
 
     kernels = [r["kernel"] for r in rows if r["kernel"]]
     assert kernels == sorted(kernels, key=sort_key)
-    assert len({r["report_id"] for r in rows}) == sqlite3.connect(kb[0]).execute(
-        "SELECT count(DISTINCT f.report_id) FROM fio_jobs f JOIN results x ON x.report_id = f.report_id "
-        "WHERE f.rw = 'write' AND f.bs = '128k' AND x.metric = 'bw'").fetchone()[0]
+    assert (
+        len({r["report_id"] for r in rows})
+        == sqlite3.connect(kb[0])
+        .execute(
+            "SELECT count(DISTINCT f.report_id) FROM fio_jobs f JOIN results x ON x.report_id = f.report_id "
+            "WHERE f.rw = 'write' AND f.bs = '128k' AND x.metric = 'bw'"
+        )
+        .fetchone()[0]
+    )
 
 
 def test_json_api_for_report_row(get, kb):
@@ -418,7 +530,9 @@ def test_json_api_for_report_row(get, kb):
     assert r.json()["rows"][0]["culprits"] == json.dumps([CULPRIT])
 
 
-@pytest.mark.parametrize("path", ["/-/lkmlkb/job/1.fio", "/no/such/page", "/kb/no_such_table", "/kb/no_such.json"])
+@pytest.mark.parametrize(
+    "path", ["/-/lkmlkb/job/1.fio", "/no/such/page", "/kb/no_such_table", "/kb/no_such.json"]
+)
 def test_unknown_urls_are_404_not_500(get, path):
     r = get(path)
     assert r.status_code == 404

@@ -36,8 +36,9 @@ def test_every_word_must_match(get, kb):
     assert both
     conn = sqlite3.connect(kb[0])
     for row in both:
-        subject, text = conn.execute("SELECT subject, new_text FROM messages WHERE message_id = ?",
-                                     (row["message_id"],)).fetchone()
+        subject, text = conn.execute(
+            "SELECT subject, new_text FROM messages WHERE message_id = ?", (row["message_id"],)
+        ).fetchone()
         found = (subject + " " + text).lower()
         assert "sequential" in found and "regress" in found, row["message_id"]
     assert rows(get, "sequential zzzznotaword") == []

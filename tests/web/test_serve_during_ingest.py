@@ -33,11 +33,18 @@ def test_queries_answer_while_an_ingest_runs(tmp_path):
         pytest.skip("the shared archive sample is not beside this checkout")
     db = tmp_path / "kb.db"
     seeds = [str(p) for p in sorted((ROOT / "corpus").glob("00[0-4]_*.txt"))]
-    subprocess.run([sys.executable, "-m", "lkmlkb.cli", "ingest", *seeds, "--db", str(db)], check=True,
-                   capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "lkmlkb.cli", "ingest", *seeds, "--db", str(db)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "lkmlkb.web.serve", "--db", str(db), "--port", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "lkmlkb.web.serve", "--db", str(db), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     ingest = None
     try:
         base = f"http://127.0.0.1:{port}"
@@ -47,8 +54,11 @@ def test_queries_answer_while_an_ingest_runs(tmp_path):
                 break
             except OSError:
                 time.sleep(0.1)
-        ingest = subprocess.Popen([sys.executable, "-m", "lkmlkb.cli", "ingest", str(ARCHIVE), "--db", str(db),
-                                   "-j", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        ingest = subprocess.Popen(
+            [sys.executable, "-m", "lkmlkb.cli", "ingest", str(ARCHIVE), "--db", str(db), "-j", "1"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         counts, answered = [], 0
         deadline = time.monotonic() + 240
         while ingest.poll() is None and time.monotonic() < deadline and answered < 400:

@@ -50,8 +50,11 @@ def _mark_mail_breaks(doc, text: str) -> None:
                 nxt.is_sent_start = True
             elif "\n" in tok.whitespace_ or (tok.is_space and "\n" in tok.text):
                 after = doc[i + 2].text if i + 2 < n else None
-                if ((nxt.like_num and after in (")", ".")) or nxt.text.endswith(":")
-                        or (after == ":" and nxt.text[:1].isupper() and "-" in nxt.text)):
+                if (
+                    (nxt.like_num and after in (")", "."))
+                    or nxt.text.endswith(":")
+                    or (after == ":" and nxt.text[:1].isupper() and "-" in nxt.text)
+                ):
                     nxt.is_sent_start = True
         pos = text.find("\n", pos + 1)
 
@@ -80,10 +83,12 @@ def _infix_finditer(finditer):
     and digits alone has none, and the regex scan of it (most words of an LKP
     table) is skipped.  A test compares both on every corpus word.
     """
+
     def quick_finditer(text: str):
         if text.isascii() and not _INFIX_CHAR_RE.search(text):
             return ()
         return finditer(text)
+
     return quick_finditer
 
 
@@ -102,6 +107,7 @@ def _tail_search(search):
     rest are searched as before (a test compares both on every word of the
     corpus).
     """
+
     def tail_search(text: str):
         last = text[-1:]
         if last.isascii() and last.isalnum():
@@ -110,6 +116,7 @@ def _tail_search(search):
             if text[-2:-1] not in ("'", "\u2019") and not _DIGIT_RE.search(text, max(0, len(text) - 6)):
                 return None
         return search(text)
+
     return tail_search
 
 
@@ -165,7 +172,8 @@ class TokenPatterns:
                 return False
         # a match must be able to begin at a literal word
         return any(("LOWER" in t or "TEXT" in t) and t.get("OP", "") == "" for t in pattern) and all(
-            "LOWER" in t or "TEXT" in t for t in pattern[:_first_required(pattern) + 1])
+            "LOWER" in t or "TEXT" in t for t in pattern[: _first_required(pattern) + 1]
+        )
 
     def add(self, pid: str, pattern: list[dict]) -> None:
         specs = []
@@ -181,7 +189,7 @@ class TokenPatterns:
         n = len(self.patterns)
         self.patterns.append((self.strings.add(pid), specs))
         self._keys = None
-        for col, values, _ in specs[:_first_required(pattern) + 1]:
+        for col, values, _ in specs[: _first_required(pattern) + 1]:
             for h in values:
                 self.starts.setdefault((col, h), []).append(n)
 
@@ -194,8 +202,10 @@ class TokenPatterns:
 
         arr = doc.to_array([LOWER, ORTH, IS_ALPHA, IS_SPACE])
         if self._keys is None:
-            self._keys = {col: numpy.unique(numpy.fromiter((h for c, h in self.starts if c == col), dtype=arr.dtype))
-                          for col in (_LOWER, _ORTH)}
+            self._keys = {
+                col: numpy.unique(numpy.fromiter((h for c, h in self.starts if c == col), dtype=arr.dtype))
+                for col in (_LOWER, _ORTH)
+            }
         candidates: dict[int, set[int]] = {}
         for col in (_LOWER, _ORTH):
             keys = self._keys[col]
@@ -286,7 +296,9 @@ class CuePipeline:
                 if isinstance(pat["pattern"], str):
                     self.phrases.add(pat["id"], [self.nlp.make_doc(pat["pattern"])])
                     continue
-                errors = validate_token_pattern(pat["pattern"])  # spaCy's check, also for those it will not run
+                errors = validate_token_pattern(
+                    pat["pattern"]
+                )  # spaCy's check, also for those it will not run
                 if errors:
                     raise CueFileError(f"{name}.jsonl", f"pattern {pat['id']!r}: {'; '.join(errors)}")
                 if TokenPatterns.supports(pat["pattern"]):
@@ -305,7 +317,11 @@ class CuePipeline:
         across two paragraphs of a :class:`Reading` is no cue).
         """
         best: dict[tuple[str, int], tuple[str, str, int, int]] = {}
-        found = self.tokens(doc) + (list(self.matcher(doc)) if len(self.matcher) else []) + list(self.phrases(doc))
+        found = (
+            self.tokens(doc)
+            + (list(self.matcher(doc)) if len(self.matcher) else [])
+            + list(self.phrases(doc))
+        )
         for match_id, start, end in found:
             if keep is not None and not keep(start, end):
                 continue

@@ -122,7 +122,9 @@ class Reading:
             return set(range(len(self.starts)))
         low = self.low
         if len(low) != len(self.text):  # a character that lower-cases to two: paragraph by paragraph
-            return {i for i, (a, b) in enumerate(zip(self.starts, self.ends)) if rx.search(self.text[a:b].lower())}
+            return {
+                i for i, (a, b) in enumerate(zip(self.starts, self.ends)) if rx.search(self.text[a:b].lower())
+            }
         out: set[int] = set()
         pos = 0
         while True:
@@ -190,7 +192,12 @@ class Reading:
         text = self.text
         pos = text.rfind(" ", a + 1, lo)
         while pos != -1:
-            if text[pos - 1].isascii() and text[pos - 1].isalnum() and pos + 1 < lo and not text[pos + 1].isspace():
+            if (
+                text[pos - 1].isascii()
+                and text[pos - 1].isalnum()
+                and pos + 1 < lo
+                and not text[pos + 1].isspace()
+            ):
                 return pos + 1
             pos = text.rfind(" ", a + 1, pos)
         return a
@@ -202,7 +209,12 @@ class Reading:
         text = self.text
         pos = text.find(" ", hi, b)
         while pos != -1:
-            if text[pos - 1].isascii() and text[pos - 1].isalnum() and pos + 1 < b and not text[pos + 1].isspace():
+            if (
+                text[pos - 1].isascii()
+                and text[pos - 1].isalnum()
+                and pos + 1 < b
+                and not text[pos + 1].isspace()
+            ):
                 j = pos - 1
                 while j >= 0 and not text[j].isspace():  # to the start of the word ending here
                     j -= 1
@@ -220,7 +232,9 @@ class Reading:
             if out and pos + reach <= out[-1][1]:
                 continue
             a, b = self.window(i, pos - reach, pos + reach)
-            if out and (a <= out[-1][1] or self.text[out[-1][1]:a].isspace()):  # overlapping, or the next line
+            if out and (
+                a <= out[-1][1] or self.text[out[-1][1] : a].isspace()
+            ):  # overlapping, or the next line
                 out[-1] = (out[-1][0], max(b, out[-1][1]))
             else:
                 out.append((a, b))
@@ -229,12 +243,20 @@ class Reading:
     @property
     def records(self) -> list[_Record]:
         """The Docs made so far, in the order they were made."""
-        recs = [*self.record_of.values(), *self.flood_record_of.values(),
-                *(rec for ws in (*self.window_records.values(), *self.flood_window_records.values()) for _, _, rec in ws)]
+        recs = [
+            *self.record_of.values(),
+            *self.flood_record_of.values(),
+            *(
+                rec
+                for ws in (*self.window_records.values(), *self.flood_window_records.values())
+                for _, _, rec in ws
+            ),
+        ]
         return list({id(rec): rec for rec in recs}.values())
 
-    def read_windows(self, windows: dict[int, list[tuple[int, int]]],
-                     pipe=None) -> list[tuple[int, int, int, _Record]]:
+    def read_windows(
+        self, windows: dict[int, list[tuple[int, int]]], pipe=None
+    ) -> list[tuple[int, int, int, _Record]]:
         """(paragraph, start, end, record) of each window asked for: the paragraph's record
         when it was read whole, else a window read before that holds it, else a new one
         (those not read yet are tokenized as one Doc, joined by blank lines).  Of a flood of
@@ -251,8 +273,12 @@ class Reading:
                 out.append([i, a, b, rec])
         if todo:
             pieces = [(i, self.clip(i, a, b, pipe)) for i, a, b in todo]
-            rec = _Record(self, [i for i, (a, b) in pieces if b > a], [s for _, s in pieces if s[1] > s[0]],
-                          first=todo[0][0])
+            rec = _Record(
+                self,
+                [i for i, (a, b) in pieces if b > a],
+                [s for _, s in pieces if s[1] > s[0]],
+                first=todo[0][0],
+            )
             for i, a, b in todo:
                 self._stores(pipe, i)[1].setdefault(i, []).append((a, b, rec))
             for row in out:
@@ -270,14 +296,19 @@ class Reading:
     def read(self, paragraphs: set[int], pipe=None) -> list[_Record]:
         """The records holding ``paragraphs``, tokenizing those not read yet (as one Doc); a
         paragraph that floods ``pipe`` is read up to its cut."""
+
         def stored(i):
             return self._stores(pipe, i)[0].get(i)
 
         todo = sorted(i for i in paragraphs if stored(i) is None)
         if todo:
             pieces = [(i, self.clip(i, self.starts[i], self.ends[i], pipe)) for i in todo]
-            rec = _Record(self, [i for i, (a, b) in pieces if b > a], [s for _, s in pieces if s[1] > s[0]],
-                          first=todo[0])
+            rec = _Record(
+                self,
+                [i for i, (a, b) in pieces if b > a],
+                [s for _, s in pieces if s[1] > s[0]],
+                first=todo[0],
+            )
             for i in todo:
                 self._stores(pipe, i)[0][i] = rec
         out = {id(rec): rec for rec in map(stored, paragraphs)}
@@ -402,7 +433,9 @@ class _Record:
                 if s.start_char - self.cstarts[k] >= self.lengths[k]:
                     continue  # a separator on its own
                 firsts.append(s.start)
-                bounds.append((self.ostarts[k] + s.start_char - self.cstarts[k], self.to_text(s.end_char, end=True)))
+                bounds.append(
+                    (self.ostarts[k] + s.start_char - self.cstarts[k], self.to_text(s.end_char, end=True))
+                )
             self._sents = (firsts, bounds)
         return self._sents
 
@@ -424,14 +457,28 @@ class _Record:
             for label, pid, start, end in pipe.matches(doc, keep=lambda a, b: not self.crosses(a, b)):
                 span = doc[start:end]
                 s0, s1 = self.sentence_of(start)
-                got.append((self.paragraphs[self.piece_of(span.start_char)],
-                            Cue(label, pid, self.to_text(span.start_char), self.to_text(span.end_char, end=True),
-                                span.text, s0, s1)))
+                got.append(
+                    (
+                        self.paragraphs[self.piece_of(span.start_char)],
+                        Cue(
+                            label,
+                            pid,
+                            self.to_text(span.start_char),
+                            self.to_text(span.end_char, end=True),
+                            span.text,
+                            s0,
+                            s1,
+                        ),
+                    )
+                )
             self.cues[id(pipe)] = got
         return got
 
 
-_LAST_READING: list = [None, None]  # (input text, Reading): kernels, commits and claims read one message in turn
+_LAST_READING: list = [
+    None,
+    None,
+]  # (input text, Reading): kernels, commits and claims read one message in turn
 
 
 def reading_of(text: str) -> Reading:
@@ -464,8 +511,17 @@ WINDOW_ABOVE = 1_000
 WINDOW_SHARE = 0.5
 
 
-def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, weak_anchors=None,
-          weak_needs=None, reach: int | None = None, also_near=None) -> CueDoc:
+def parse(
+    text: str,
+    *names: str,
+    near=None,
+    lookback: int = 0,
+    anchors=None,
+    weak_anchors=None,
+    weak_needs=None,
+    reach: int | None = None,
+    also_near=None,
+) -> CueDoc:
     """Read ``text`` (cut to MAX_DOC_CHARS) for the cue files ``names``.
 
     Which paragraphs are read: all of them by default; with ``near``
@@ -513,8 +569,12 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
                 i = r.paragraph_before(p)
                 if i in at:
                     at[i].append(min(p, r.ends[i] - 1))
-        rxs = [] if near is not None else [pipe.anchor_re(frozenset(anchors))] + (
-            [pipe.anchor_re(frozenset(weak_anchors))] if weak_anchors else [])
+        rxs = (
+            []
+            if near is not None
+            else [pipe.anchor_re(frozenset(anchors))]
+            + ([pipe.anchor_re(frozenset(weak_anchors))] if weak_anchors else [])
+        )
         for i in big:
             if near is not None:
                 hits = at.get(i)  # none: a paragraph ending within ``lookback``, read whole
@@ -526,8 +586,11 @@ def parse(text: str, *names: str, near=None, lookback: int = 0, anchors=None, we
                         hits = None
                         break
                     hits += found
-            if hits and (counted.get(i, 0) if near is not None else len(hits)) > FLOOD_HITS \
-                    and r.ends[i] - r.starts[i] > MAX_PARAGRAPH_READ:  # a shorter one has nothing to cut
+            if (
+                hits
+                and (counted.get(i, 0) if near is not None else len(hits)) > FLOOD_HITS
+                and r.ends[i] - r.starts[i] > MAX_PARAGRAPH_READ
+            ):  # a shorter one has nothing to cut
                 r.floods.add((pipe, i))
             if hits and reach is not None:
                 spans = r.windows_for(i, hits, reach)
@@ -617,8 +680,15 @@ def cues(doc: CueDoc) -> list[Cue]:
                 if c.start >= b:
                     break
                 if j == i and c.end <= b:
-                    out.append(c if lo is None and hi is None else dataclasses.replace(
-                        c, sent_start=max(c.sent_start, lo or 0), sent_end=min(c.sent_end, hi or c.sent_end)))
+                    out.append(
+                        c
+                        if lo is None and hi is None
+                        else dataclasses.replace(
+                            c,
+                            sent_start=max(c.sent_start, lo or 0),
+                            sent_end=min(c.sent_end, hi or c.sent_end),
+                        )
+                    )
             sources += 1
     if sources > 1:
         out.sort(key=lambda c: (c.start, c.end))
@@ -657,8 +727,9 @@ def sentence_bounds(doc: CueDoc, start: int, end: int) -> tuple[int, int]:
         rec, lo, _ = _record_for(doc, j, r.ends[j] - 1)
         if not rec.covers(j, r.ends[j] - 1):
             return start, end
-        s0, s1 = rec.sentence_of(rec.doc.char_span(rec.to_doc(r.ends[j] - 1), rec.to_doc(r.ends[j]),
-                                                   alignment_mode="expand").start)
+        s0, s1 = rec.sentence_of(
+            rec.doc.char_span(rec.to_doc(r.ends[j] - 1), rec.to_doc(r.ends[j]), alignment_mode="expand").start
+        )
         s0 = s0 if lo is None else max(s0, lo)
         return (s0, max(s1, end)) if s1 > start else (start, end)
     rec, lo, hi = _record_for(doc, i, start)
@@ -680,14 +751,19 @@ def sentences(doc: CueDoc) -> list[tuple[int, int]]:
     r = doc.reading
     for rec in r.read(doc.paragraphs, doc.pipe):
         firsts, bounds = rec.sentences()
-        out.extend(b for first, b in zip(firsts, bounds)
-                   if rec.paragraphs[rec.piece_of(rec.doc[first].idx)] in doc.paragraphs)
+        out.extend(
+            b
+            for first, b in zip(firsts, bounds)
+            if rec.paragraphs[rec.piece_of(rec.doc[first].idx)] in doc.paragraphs
+        )
     for i, a, b, rec in r.read_windows(doc.windows, doc.pipe):
         lo, hi = _cut(r, i, a, b)
         firsts, bounds = rec.sentences()
-        out.extend((s0 if lo is None else max(s0, lo), s1 if hi is None else min(s1, hi))
-                   for first, (s0, s1) in zip(firsts, bounds)
-                   if rec.paragraphs[rec.piece_of(rec.doc[first].idx)] == i and s1 > a and s0 < b)
+        out.extend(
+            (s0 if lo is None else max(s0, lo), s1 if hi is None else min(s1, hi))
+            for first, (s0, s1) in zip(firsts, bounds)
+            if rec.paragraphs[rec.piece_of(rec.doc[first].idx)] == i and s1 > a and s0 < b
+        )
     return sorted(set(out))
 
 
@@ -706,7 +782,7 @@ def tokens_before(doc: CueDoc, pos: int, n: int) -> list:
         if span is None:
             return []
         first = rec.cstarts[rec.piece_of(cpos)]
-        out = [t for t in rec.doc[max(0, span.start - n):span.start] if t.idx >= first]
+        out = [t for t in rec.doc[max(0, span.start - n) : span.start] if t.idx >= first]
         if len(out) == n or lo is None:
             return out
         rec, lo = r.read({i}, doc.pipe)[0], None  # the window starts too close: its whole paragraph

@@ -80,9 +80,32 @@ def decode_page(data: bytes, where: str) -> str:
 
 
 _BLOCK_TAGS = frozenset(
-    ["p", "div", "ul", "ol", "li", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "blockquote", "dl", "dt", "dd", "center", "form"]
+    [
+        "p",
+        "div",
+        "ul",
+        "ol",
+        "li",
+        "tr",
+        "table",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "blockquote",
+        "dl",
+        "dt",
+        "dd",
+        "center",
+        "form",
+    ]
 )
-_SKIP_TAGS = frozenset(["script", "style", "head", "title", "noscript", "iframe", "object", "template", "select"])
+_SKIP_TAGS = frozenset(
+    ["script", "style", "head", "title", "noscript", "iframe", "object", "template", "select"]
+)
 _PRE_TAGS = frozenset(["pre", "xmp", "listing", "plaintext"])
 
 
@@ -186,9 +209,23 @@ def unescape_comment(value: str) -> str:
 # --- dates -------------------------------------------------------------------
 
 _TZ_ABBREV = {
-    "UT": 0, "UTC": 0, "GMT": 0, "Z": 0,
-    "EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6, "PST": -8, "PDT": -7,
-    "CET": 1, "CEST": 2, "BST": 1, "IST": 5.5, "JST": 9,
+    "UT": 0,
+    "UTC": 0,
+    "GMT": 0,
+    "Z": 0,
+    "EST": -5,
+    "EDT": -4,
+    "CST": -6,
+    "CDT": -5,
+    "MST": -7,
+    "MDT": -6,
+    "PST": -8,
+    "PDT": -7,
+    "CET": 1,
+    "CEST": 2,
+    "BST": 1,
+    "IST": 5.5,
+    "JST": 9,
 }
 
 _DATE_FORMS_RE = re.compile(
@@ -207,7 +244,12 @@ _DATE_FORMS_RE = re.compile(
     """,
     re.VERBOSE,
 )
-_MONTHS = {m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1
+    )
+}
 
 
 def parse_date(raw: str) -> str | None:
@@ -406,8 +448,9 @@ def build_message(
     )
 
 
-def message_from_headers(url: str, raw: bytes, headers: dict[str, str], body: str, lists: list[str],
-                         **fields) -> Message:
+def message_from_headers(
+    url: str, raw: bytes, headers: dict[str, str], body: str, lists: list[str], **fields
+) -> Message:
     """:func:`build_message` of a page that shows the message's header block (names lower-cased,
     as :func:`split_header_block` gives them) above its body; ``fields`` adds or overrides."""
     return build_message(

@@ -62,9 +62,9 @@ def parse_hypermail(data: bytes, text: str, url: str, lists: list[str] | None = 
     comments = read_comments(text)
     start = _BODY_START_RE.search(text)
     if start is None:
-        raise ParseError(url, "hypermail page without a body=\"start\" marker")
+        raise ParseError(url, 'hypermail page without a body="start" marker')
     end = _BODY_END_RE.search(text, start.end())
-    body = fragment_text(text[start.end(): end.start() if end else len(text)])
+    body = fragment_text(text[start.end() : end.start() if end else len(text)])
     name, email = comments.get("name", ""), comments.get("email", "")
     from_value = f"{name} <{email}>" if email else name
     return [

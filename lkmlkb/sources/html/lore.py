@@ -71,5 +71,13 @@ def parse(data: bytes, text: str, url: str) -> list[Message]:
         if key in headers:
             headers[key] = _TRAILERS_RE.sub("", headers[key])
     refs = headers.get("references", "")
-    return [message_from_headers(url, data, headers, body, list_from_url(url),
-                                 references=re.findall(r"<([^<>\s]{1,998})>", refs[:20000]))]
+    return [
+        message_from_headers(
+            url,
+            data,
+            headers,
+            body,
+            list_from_url(url),
+            references=re.findall(r"<([^<>\s]{1,998})>", refs[:20000]),
+        )
+    ]

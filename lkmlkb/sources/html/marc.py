@@ -25,7 +25,9 @@ _HEADER_RE = re.compile(
     """,
     re.VERBOSE | re.MULTILINE,
 )
-_NAV_RE = re.compile(r"^\[\s{0,3}(?:prev|next) in (?:list|thread)\s{0,3}\]")  # "[prev in list] [next in list] ..."
+_NAV_RE = re.compile(
+    r"^\[\s{0,3}(?:prev|next) in (?:list|thread)\s{0,3}\]"
+)  # "[prev in list] [next in list] ..."
 _RAW_LINK = "[Download message RAW]"
 
 

@@ -69,7 +69,7 @@ def body_fragment(text: str) -> str | None:
         return None
     start += len(_BODY_START)
     end = text.find(_BODY_END, start)
-    return text[start: end if end >= 0 else len(text)]
+    return text[start : end if end >= 0 else len(text)]
 
 
 def parse(data: bytes, text: str, url: str, lists: list[str] | None = None) -> list[Message]:

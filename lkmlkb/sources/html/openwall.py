@@ -19,7 +19,9 @@ from lkmlkb.sources.html._common import message_from_headers, render_text, soup_
 
 HOSTS = ("lists.openwall.net", "www.openwall.com")
 _HEADERS = frozenset(["message-id", "date", "from", "to", "cc", "subject", "in-reply-to", "references"])
-_LIST_RE = re.compile(r"openwall\.(?:net|com)/(?:lists/)?([A-Za-z0-9._+-]{1,100})/\d{4}/")  # /linux-block/2024/03/07/1
+_LIST_RE = re.compile(
+    r"openwall\.(?:net|com)/(?:lists/)?([A-Za-z0-9._+-]{1,100})/\d{4}/"
+)  # /linux-block/2024/03/07/1
 
 
 def looks_like(text: str) -> bool:

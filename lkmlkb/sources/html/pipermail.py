@@ -19,7 +19,9 @@ from lkmlkb.sources.html._common import MAX_LINE_CHARS, build_message, fragment_
 
 _BEGIN = "<!--beginarticle-->"
 _END = "<!--endarticle-->"
-_LIST_RE = re.compile(r"/pipermail/([A-Za-z0-9._+-]{1,100})/")  # /pipermail/cluster-devel/2016-February/000124.html
+_LIST_RE = re.compile(
+    r"/pipermail/([A-Za-z0-9._+-]{1,100})/"
+)  # /pipermail/cluster-devel/2016-February/000124.html
 
 
 def looks_like(text: str) -> bool:
@@ -55,7 +57,7 @@ def parse(data: bytes, text: str, url: str) -> list[Message]:
     if start < 0:
         raise ParseError(url, "pipermail page without <!--beginarticle-->")
     end = text.find(_END, start)
-    body = fragment_text(text[start + len(_BEGIN): end if end >= 0 else len(text)])
+    body = fragment_text(text[start + len(_BEGIN) : end if end >= 0 else len(text)])
     head = soup_of(text[:start])
     h1 = head.find("h1")
     subject = h1.get_text(" ") if h1 else ""
@@ -79,4 +81,3 @@ def parse(data: bytes, text: str, url: str) -> list[Message]:
             lists=list_from_url(url),
         )
     ]
-

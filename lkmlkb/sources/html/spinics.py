@@ -15,7 +15,9 @@ from lkmlkb.sources.html import mhonarc
 
 HOSTS = ("www.spinics.net", "spinics.net", "mail.spinics.net")
 
-_LIST_RE = re.compile(r"/lists/([A-Za-z0-9._+-]{1,100})/")  # https://www.spinics.net/lists/linux-block/msg12345.html
+_LIST_RE = re.compile(
+    r"/lists/([A-Za-z0-9._+-]{1,100})/"
+)  # https://www.spinics.net/lists/linux-block/msg12345.html
 
 
 def list_from_url(url: str) -> list[str]:
