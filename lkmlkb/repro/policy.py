@@ -105,7 +105,8 @@ TIME_RE = _list_of(_TIME_ITEM)  # "runtime=60s", "latency_target=5ms"
 RANGE_RE = _list_of(rf"{_SIZE_ITEM}-{_SIZE_ITEM}")  # "bsrange=4k-16k,8k-32k"
 FLOAT_LIST_RE = _list_of(_NUMBER)  # "percentile_list=99.5:99.9"
 #: "bssplit=4k/10:64k/50:32k/40", "cmdprio_bssplit=4k/50/1/7:64k/50": numbers and shares only
-SPLIT_RE = re.compile(rf"^(?:{_SIZE_ITEM}|/|:|,){{1,200}}$", re.I)
+_SPLIT_PART = rf"{_SIZE_ITEM}(?:/(?:{_NUMBER})?){{0,3}}"  # size/share[/class/level]
+SPLIT_RE = re.compile(rf"^{_SPLIT_PART}(?:[:,]{_SPLIT_PART}){{0,64}}$", re.I)
 #: "cpus_allowed=0-3,8", "numa_cpu_nodes=0,1", "log_compression_cpus=1"
 CPU_LIST_RE = re.compile(r"^(?:all|[0-9,\-:]{1,200})$", re.I)
 #: "numa_mem_policy=bind:0-1", "prefer:1", "local"
@@ -118,9 +119,9 @@ ERROR_LIST_RE = re.compile(
 STEADY_RE = re.compile(r"^(?:iops|iops_slope|bw|bw_slope)(?::[0-9.]{1,20}%?)?$", re.I)
 #: buffer_pattern / verify_pattern: hex, decimal, a quoted string or %o; fio reads a file for a
 #: pattern written in braces ("{/etc/shadow}"), so braces, slashes and backslashes never pass
-PATTERN_RE = re.compile(
-    r"""^(?:0x[0-9a-f]{1,512}|\d{1,20}|'[^'{}/\\$`]{0,128}'|"[^"{}/\\$`]{0,128}"|%o|[ ,])+$""", re.I
-)
+_PATTERN_PART = r"""(?:0x[0-9a-f]{1,512}|-?\d{1,20}|'[^'{}/\\$`]{0,128}'|"[^"{}/\\$`]{0,128}"|%o)"""
+#: parts separated by commas or blanks (one way only to read each: no part runs into the next)
+PATTERN_RE = re.compile(r"^" + _PATTERN_PART + r"(?:[ ,]{1,8}" + _PATTERN_PART + r"){0,64}$", re.I)
 #: a job's description: text on one line, nothing fio would expand or a shell would run
 DESCRIPTION_RE = re.compile(r"^[^\x00-\x1f\x7f$`{}\\/]{0,200}$")
 #: sync_file_range=wait_before,write:8

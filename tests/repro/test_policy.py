@@ -148,6 +148,27 @@ def test_a_pattern_cannot_read_a_file(name):
     assert safe.options[name] == "0xdeadbeef"
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "kept"),
+    [
+        # the shapes fio's HOWTO gives (bssplit, cmdprio_bssplit, buffer_pattern)
+        ("bssplit", "4k/10:64k/50:32k/40", True),
+        ("bssplit", "2k/50:4k/50,4k/90:8k/10", True),
+        ("bssplit", "4k/:8k/", True),
+        ("cmdprio_bssplit", "4k/50/1/7:64k/50", True),
+        ("buffer_pattern", "0xdeadface", True),
+        ("buffer_pattern", "-12", True),
+        ("buffer_pattern", "'abcd', 0x1f", True),
+        ("bssplit", "4k/10;touch x", False),
+        ("buffer_pattern", "1{/etc/shadow}", False),
+    ],
+)
+def test_split_and_pattern_values_keep_their_documented_shapes(name, value, kept):
+    options = {"rw": "write", "ioengine": "libaio", name: value}
+    safe, _ = make_safe(FioJob(name="j", form="jobfile", options=options))
+    assert (safe.options.get(name) == value) is kept
+
+
 # ------------------------------------------------------------------ the whole catalog
 
 
