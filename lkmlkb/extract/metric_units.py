@@ -198,6 +198,9 @@ def to_float(text: str) -> float | None:
 
 #: metrics of which less is better: a latency, CPU use, a time, a device's utilisation
 LOWER_IS_BETTER = frozenset(("lat", "clat", "slat", "latency", "util", "cpu", "runtime", "time"))
+#: mmtests' arithmetic and geometric means are of times and latencies (its rates are harmonic
+#: means, "Hmean"): its compare tables print a time's rise as a negative change ("-13.70%")
+MMTESTS_TIME_MEANS = frozenset(("amean", "gmean"))
 #: ... and in an LKP metric's last part, as a whole part of it ("fio.write_clat_mean_us",
 #: "fio.time.elapsed_time", "fsmark.app_overhead"; not "stress-ng.timerfd.ops_per_sec")
 _LOWER_IS_BETTER_PART = re.compile(r"(?:^|[._-])(?:c?lat(?:ency)?|time|overhead|elapsed|duration)(?:[._-]|$)")
@@ -212,4 +215,6 @@ def lower_is_better(metric: str, normalized_unit: str | None = None) -> bool:
     if "." in metric:
         last = metric.rsplit(".", 1)[-1]
         return not last.endswith("%") and bool(_LOWER_IS_BETTER_PART.search(last))
+    if metric in MMTESTS_TIME_MEANS or metric.startswith("bamean-"):
+        return True
     return metric in LOWER_IS_BETTER or metric.split("_", 1)[0] in LOWER_IS_BETTER or normalized_unit == "us"

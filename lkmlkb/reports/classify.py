@@ -423,7 +423,8 @@ def _line_end_before(bodies: dict[str, str], e) -> str:
 
 #: a result's unit that measures speed or time: a rate, IOPS, operations per second, a latency
 SPEED_UNIT = re.compile(
-    r"/s(?:ec)?\b|\bps\b|iops|ops|per_sec|^(?:[mun\u00b5]?s|sec|msec|usec|nsec|min|h)$", re.I
+    r"/s(?:ec)?\b|\bps\b|iops|ops|per_sec|^(?:[mun\u00b5]?s|secs?|seconds?|msec|usec|nsec|mins?|minutes?|h|hours?)$",
+    re.I,
 )
 
 
@@ -548,10 +549,37 @@ def measured_slowdown(t: ThreadFacts) -> Reason | None:
             and (c.stated_pct is None or c.stated_pct >= MIN_SLOWDOWN_PCT)
         ):
             return _claim_reason("measured-slowdown", "regression", c)
+    compared = _compared_speeds(t.results)
     for c in t.subject_claims:
-        if (_speed_regression(c) or REGRESS_WORD.search(c.cue or "")) and t.results:
+        if (_speed_regression(c) or (REGRESS_WORD.search(c.cue or "") and compared)) and t.results:
             return _claim_reason("measured-slowdown", "regression", c)
     return None
+
+
+#: a speed figure said to have fallen: the change is in the words around one figure
+FELL_WORD = re.compile(
+    r"\b(?:drop(?:s|ped|ping)?|fall(?:s|ing)?|fell|decreas(?:e|es|ed|ing)|declin(?:e|es|ed|ing)|degrad(?:e|es|ed|ing))\b",
+    re.I,
+)
+
+
+def _compared_speeds(results: list[Result]) -> bool:
+    """Some message measures one speed twice or more (two kernels, before and after), or a speed
+    is measured on a kernel called good or bad: what a subject's bare "regression" needs to be a
+    slowdown (one figure beside "uring regression - lost write request" is a detail of a failure)."""
+    seen: set[tuple[str, str]] = set()
+    for r in results:
+        if not SPEED_UNIT.search(r.unit or ""):
+            continue
+        if r.label is not None:  # measured on a kernel the thread calls good or bad
+            return True
+        if FELL_WORD.search(r.evidence.text or ""):  # "throughput dropping, from about 160MB/s"
+            return True
+        key = (r.evidence.message_id, r.metric)
+        if key in seen:
+            return True
+        seen.add(key)
+    return False
 
 
 #: a reply blaming the patch of the thread for what it measured ("with this patch applied",

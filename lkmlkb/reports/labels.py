@@ -228,6 +228,10 @@ def label_by_headings(results: list[Result], commits: list[CommitCitation]) -> N
             r.label = None
 
 
+#: a column named for the good or the bad side of a bisection: "good", "bad", "good-kernel"
+_GOOD_BAD_COLUMN = re.compile(r"(good|bad)(?:[-_ ](?:kernel|commit|run))?(?:\s|$)", re.IGNORECASE)
+
+
 def label_results(results: list[Result], kernels: list[KernelMention], commits: list[CommitCitation]) -> None:
     """baseline / regressed / fixed, from the kernels' roles and qualifiers."""
     label_pairs(results, kernels)
@@ -249,6 +253,11 @@ def label_results(results: list[Result], kernels: list[KernelMention], commits: 
             r.label = "baseline"
         elif role == "bad":
             r.label = "regressed"
+    for r in results:
+        # a table's columns named so ("good  bad" over mmtests' rows, "good-kernel bad-kernel")
+        column = _GOOD_BAD_COLUMN.match(r.config or "") if not (r.label or r.kernel) else None
+        if column:
+            r.label = "baseline" if column.group(1).lower() == "good" else "regressed"
     if not any(r.label == "regressed" for r in results):
         _label_later_kernels(results, kernels)
 

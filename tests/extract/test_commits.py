@@ -171,6 +171,22 @@ ARCHIVE_CASES = [
         id="revert-that-fixes-means-culprit",
     ),
     pytest.param(
+        # <20220315124943.wtgwrrkuthnwto7w@quack3.lan> linux-xfs, "Regression in XFS for fsync heavy workload"
+        "Note that the numbers are actually times to complete workload, not\n"
+        "traditional dbench throughput numbers so lower is better. Eventually I have\n"
+        'tracked down the problem to commit bad77c375e8d ("xfs: CIL checkpoint\n'
+        'flushes caches unconditionally").\n',
+        {"bad77c375e8d": "culprit"},
+        id="tracked-down-the-problem-to",
+    ),
+    pytest.param(
+        # <Y+pdHFFTk1TTEBsO@makrotopia.org> linux-block, 'regression in next-20230213: "splice: ..."'
+        "I've traced it down to commit d9722a47571104f7fa1eeb5ec59044d3607c6070\n"
+        '("splice: Do splice read from a buffered file without using ITER_PIPE") and\n',
+        {"d9722a47571104f7fa1eeb5ec59044d3607c6070": "culprit"},
+        id="traced-it-down-to",
+    ),
+    pytest.param(
         "The regression is not caused by 1234abcd5678, the bisect was wrong.\n",
         {"1234abcd5678": "mentioned"},
         id="negated-cue",

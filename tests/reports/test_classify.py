@@ -175,3 +175,98 @@ def test_one_kernel_said_to_be_slow_is_where_it_was_seen_not_a_change():
         *_thread("CFQ idling kills I/O performance on ext4 with blkio cgroup controller", "a@b.c", body)
     )
     assert not r.is_regression_report
+
+
+# io-uring, "uring regression - lost write request" (Jens Axboe, 2021-11-11,
+# <1bd48c9b-c462-115c-d077-1b724d7e4d10@kernel.dk>): lost writes and hangs; one figure of the test
+# box's load is a detail of the failure, no speed that changed
+LOST_WRITE_ROOT = """\
+Sometime after 5.11 and is fixed in 5.15-rcX (rc6 extensively tested
+over last few days) is a kernel regression we are tracing in
+https://jira.mariadb.org/browse/MDEV-26674
+5.10 and early across many distros and hardware appear not to have a problem.
+"""
+LOST_WRITE_REPLY = """\
+The podman approach seemed to work, and I was able to run all three
+steps. Didn't see any hangs. I'm going to try again dropping down
+the innodb pool size (box only has 32G of RAM).
+
+The storage can do a lot more than 5k IOPS, I'm going to try ramping
+that up.
+"""
+
+
+def test_a_subjects_regression_beside_one_figure_is_no_slowdown():
+    r = _report(
+        *_thread(
+            "uring regression - lost write request",
+            "daniel@mariadb.org",
+            LOST_WRITE_ROOT,
+            ("axboe@kernel.dk", LOST_WRITE_REPLY),
+        )
+    )
+    assert not r.is_regression_report
+
+
+# linux-block, "[PATCH -next] blk-mq: fix boot time regression for scsi drives with multiple hctx"
+# (Yu Kuai, 2022-06-14, <20220614071410.3571204-1-yukuai3@huawei.com>): the subject names the
+# regression, the log measures the same latency before and after the change
+BOOT_TIME_FIX = """\
+We found that boot time is increased for about 8s after upgrading kernel
+from v4.19 to v5.10(megaraid-sas is used in the environment).
+
+Following is where the extra time is spent:
+
+scsi_probe_and_add_lun
+ __scsi_remove_device
+  blk_cleanup_queue
+   blk_mq_exit_queue
+    blk_mq_exit_hw_queues
+     blk_mq_exit_hctx
+      blk_mq_clear_flush_rq_mapping -> function latency is 0.1ms
+       cmpxchg
+
+Since that blk_mq_clear_flush_rq_mapping() will only be called while the
+queue is freezed already, which means there is no inflight request,
+it's safe to set NULL for 'tags->rqs[]' directly instead of using
+cmpxchg(). Tests show that with this change, function latency of
+blk_mq_clear_flush_rq_mapping() is about 1us, and boot time is not
+increased.
+
+Fixes: 364b61818f65 ("blk-mq: clearing flush request reference in tags->rqs[]")
+Signed-off-by: Yu Kuai <yukuai3@huawei.com>
+---
+ block/blk-mq-tag.c | 2 +-
+"""
+
+
+def test_a_subjects_regression_with_a_speed_measured_twice_is_a_slowdown():
+    r = _report(
+        *_thread(
+            "[PATCH -next] blk-mq: fix boot time regression for scsi drives with multiple hctx",
+            "yukuai3@huawei.com",
+            BOOT_TIME_FIX,
+        )
+    )
+    assert r.is_regression_report
+
+
+# linux-ext4, "[Bug 217965] ext4(?) regression since 6.5.0 on sata hdd" (bugzilla, 2024-03-18,
+# <bug-217965-13602-0pfvbRXyV2@https.bugzilla.kernel.org/>): one figure, said to be falling
+FALLING_FIGURE = """\
+What I see is that once meminfo shows the limit (4GB) was reached, the kworker
+kicks in at 100% CPU.
+At that point iostat shows activity on the array dropping, from about 160MB/s
+to very little (with an occasional burst of a few MB/s).
+"""
+
+
+def test_a_subjects_regression_with_one_speed_said_to_fall_is_a_slowdown():
+    r = _report(
+        *_thread(
+            "[Bug 217965] ext4(?) regression since 6.5.0 on sata hdd",
+            "bugzilla-daemon@kernel.org",
+            FALLING_FIGURE,
+        )
+    )
+    assert r.is_regression_report

@@ -191,3 +191,50 @@ def test_a_later_kernel_that_still_regresses_is_not_made_the_good_one():
     ((tid, (msgs, findings)),) = extract_messages([msg]).items()
     r = build_report(tid, msgs, findings)
     assert r.bad_kernel == "6.9" and r.good_kernel is None
+
+
+# Jan Kara, "Regression in XFS for fsync heavy workload" (linux-xfs, 2022-03-15,
+# <20220315124943.wtgwrrkuthnwto7w@quack3.lan>): mmtests' compare table, columns named good and bad
+MMTESTS_GOOD_BAD = """\
+I was tracking down a regression in dbench workload on XFS we have
+identified during our performance testing. These are results from one of
+our test machine (server with 64GB of RAM, 48 CPUs, SATA SSD for the test
+disk):
+
+\t\t\t       good\t\t       bad
+Amean     1        64.29 (   0.00%)       73.11 * -13.70%*
+Amean     2        84.71 (   0.00%)       98.05 * -15.75%*
+
+Note that the numbers are actually times to complete workload, not
+traditional dbench throughput numbers so lower is better. Eventually I have
+tracked down the problem to commit bad77c375e8d ("xfs: CIL checkpoint
+flushes caches unconditionally").
+"""
+
+
+def test_mmtests_columns_named_good_and_bad_are_the_two_sides():
+    msg = Message(
+        "20220315124943.wtgwrrkuthnwto7w@quack3.lan",
+        subject="Regression in XFS for fsync heavy workload",
+        body=MMTESTS_GOOD_BAD,
+        date_utc="2022-03-15T12:49:43+00:00",
+    )
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert {(x.config, x.label) for x in r.results} == {
+        ("good 1", "baseline"),
+        ("bad 1", "regressed"),
+        ("good 2", "baseline"),
+        ("bad 2", "regressed"),
+    }
+    # mmtests' Amean is a time: 64.29 -> 73.11 is 13.7% worse, as its own "-13.70%" says
+    assert r.is_regression_report
+    assert r.computed_pct == pytest.approx(13.72, abs=0.01)
+    assert [c.role for c in r.commits if c.sha.startswith("bad77c375e8d")] == ["culprit"]
+
+
+@pytest.mark.parametrize(
+    "metric,lower", [("amean", True), ("gmean", True), ("bamean-99", True), ("hmean", False)]
+)
+def test_mmtests_means_of_times_and_of_rates(metric, lower):
+    assert lower_is_better(metric) is lower
