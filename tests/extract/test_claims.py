@@ -710,3 +710,28 @@ def test_a_hit_is_a_noun_and_a_certainty_no_size(text, expected):
 )
 def test_a_loss_of_power_or_data_is_no_loss_of_speed(text, want):
     assert [(c.kind, c.stated_pct) for c in find_claims(text)] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # linux-raid, "[RFC V6] md/raid5: optimize Scattered Address Space and Thread-Level
+        # Parallelism" (2024): a nearer throughput and percentage belong to the first verb
+        (
+            "Achieve increased overall storage throughput by\n"
+            "89.4% and decrease the 99.99th percentile I/O latency by 85.4% on a\n"
+            "system with four PCIe 4.0 SSDs.\n",
+            [("improvement", 89.4, "bw"), ("improvement", 85.4, "lat")],
+        ),
+        # linux-xfs, "[PATCH 1/3] xfs: reduce the rate of cond_resched calls inside scrub"
+        # (Darrick J. Wong, 2024-04, <171392785674.1907196.7779572889993967696.stgit@frogsfrogsfrogs>)
+        (
+            "used the bmapinflate xfs_db command to produce a billion-extent file and\n"
+            "this stupid gadget reduced the scrub runtime by about 4%.\n",
+            [("improvement", 4.0, "time")],
+        ),
+    ],
+)
+def test_a_verbs_object_sized_by_a_percentage_is_what_moved(text, want):
+    got = [(c.kind, c.stated_pct, c.metric) for c in find_claims(text)]
+    assert got == want
