@@ -358,9 +358,8 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
         and c.evidence.message_id == root.message_id
         and not c.evidence.quoted
     ]
-    timed = [
-        r for r in t.results if r.evidence.message_id == root.message_id and SPEED_UNIT.search(r.unit or "")
-    ]
+    # measured before and after, not one time of a failure ("sit idle for up to 30s")
+    timed = _compared_speeds([r for r in t.results if r.evidence.message_id == root.message_id])
     if blamed and timed:
         e = blamed[0].evidence
         return Reason("fix-of-slowdown", "regression", root.message_id, e.line_start, (e.text or "")[:300])
