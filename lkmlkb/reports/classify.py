@@ -348,6 +348,10 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
             continue
         if fixes or FIX_WORD.search(e.text or ""):
             return _claim_reason("fix-of-slowdown", "regression", c)
+    # the subject says so: "block: fix revalidate performance regression", "Fix raid rebuild
+    # performance regression" (a fix, a regression, and a measure of speed named in one subject)
+    if FIX_WORD.search(t.subject) and REGRESS_WORD.search(t.subject) and PERF_NAMED.search(t.subject):
+        return _subject_reason(t, "fix-of-slowdown", "regression")
     # a patch blaming a commit in its own words ("commit 55cdd0af2bc5 seems broke this way, let's
     # fix it") and measuring what the fix does to a speed ("fstrim ... reduce from 6.7s to 1.3s")
     blamed = [

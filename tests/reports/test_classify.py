@@ -300,3 +300,31 @@ def test_a_fix_blaming_a_commit_for_failures_with_one_time_in_it_is_no_slowdown_
         *_thread("[PATCH 0/5] xfs: fix log cache flush regressions", "david@fromorbit.com", FLUSH_FIXES)
     )
     assert not r.is_regression_report
+
+
+# linux-block, "[PATCH] block: fix revalidate performance regression" (Damien Le Moal,
+# 2023-05-29, <20230529023836.1209558-1-dlemoal@kernel.org>): no figure in the log, the subject
+# names the slowdown it fixes and the Fixes: tag its culprit
+REVALIDATE_FIX = """\
+This behavior significantly impact the time it takes to revalidate disks
+on a large system as the call to disk_clear_zone_settings() done from
+disk_set_zoned() for the BLK_ZONED_NONE case results in the device
+request queued to be quiesced, even if there is no zone resource to
+free.
+
+Reported by: Brian Bunker <brian@purestorage.com>
+Fixes: 508aebb80527 ("block: introduce blk_queue_clear_zone_settings()")
+Cc: stable@vger.kernel.org
+Signed-off-by: Damien Le Moal <dlemoal@kernel.org>
+---
+ block/blk-settings.c | 3 ++-
+"""
+
+
+def test_a_patch_whose_subject_fixes_a_performance_regression_is_a_report_with_its_fix():
+    r = _report(
+        *_thread("[PATCH] block: fix revalidate performance regression", "dlemoal@kernel.org", REVALIDATE_FIX)
+    )
+    assert r.is_regression_report and _rules(r)[0] == "fix-of-slowdown"
+    assert r.status == "fix proposed"
+    assert [c.sha for c in r.commits if c.role == "culprit"] == ["508aebb80527"]
