@@ -34,7 +34,16 @@ LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended
 PATCH_TAKEN = re.compile(
     r"^(?:Applied|Queued)(?:[,.!]|[ \t]{1,3}(?:to|into|for|in)\b|[ \t]*$)"
     r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b"
-    r"|^(?i:(?:I've|I[ \t]have|I)[ \t]{1,3}(?:applied|queued)[ \t]{1,3}(?:this|it|the[ \t]{1,3}patch))\b",
+    r"|^(?i:(?:I've|I[ \t]have|I)[ \t]{1,3}(?:applied|queued)[ \t]{1,3}(?:this|it|the[ \t]{1,3}patch))\b"
+    # after a word of thanks on the same line: "Nice catch, thanks, applied."
+    r"|^(?i:[\w ,!]{1,30}?[,.!][ \t]{1,3}thanks,?[ \t]{1,3}(?:applied|queued))\b"
+    # a tree's maintainer: "Added to misc-next, thanks", "I've added the series to for-next",
+    # "Patch added to misc-next", "Moved from for-next to misc-next"
+    r"|(?i:\b(?:added|pushed|moved)\b[^\n.?]{0,30}?\bto[ \t]{1,3}(?:misc-next|for-next|for-[\w.]{1,20}|[\w.]{1,20}-next))\b"
+    # the maintainer's promise: "I'll apply this for 5.11, thanks"; not a tester's "I'll apply it
+    # and test"
+    r"|(?:^|[.!][ \t]{1,3})(?i:I'll|I[ \t]will)[ \t]{1,3}(?i:apply|queue)[ \t]{1,3}(?i:this|it|the[ \t]{1,3}patch)\b"
+    r"(?![^\n.]{0,40}\b(?i:and|to[ \t]test|test|try|run|see|report|check)\b)",
     re.M,
 )
 #: a revert that stays: "has been reverted", "was reverted upstream", "the revert is queued"; not

@@ -271,6 +271,14 @@ def test_what_says_a_maintainer_took_a_patch():
         "Thanks, applied.",
         "Applied",
         "Queued for 6.9.",
+        # Jens Axboe on "[PATCH v2] blk-wbt: fix performance regression in wbt scale_up/scale_down"
+        # (linux-block, 2019-10) and on 'Revert "block: simplify set_init_blocksize"' (2021-01)
+        "Nice catch, thanks, applied.",
+        "fixed up instead, let's leave that for future kernels. I'll apply this\nfor 5.11, thanks.",
+        # David Sterba in linux-btrfs (2023-07): the tree's own branches
+        "Yeah that's useful, thanks. Patch added to misc-next.",
+        "forward so I've added the series to misc-next.",
+        "Added to misc-next, thanks.",
     ):
         assert PATCH_TAKEN.search(said), said
     for said in (
@@ -288,6 +296,10 @@ def test_what_says_a_maintainer_took_a_patch():
         "Can this be picked up?",
         "I've queued up a revert",
         " Applied to the queue (a diff's context line)",
+        # a tester's plan, and a request
+        "I'll apply this and test it tomorrow.",
+        "I will apply it to test on my box.",
+        "Could you add it to for-next?",
     ):
         assert not PATCH_TAKEN.search(said), said
 
