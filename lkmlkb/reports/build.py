@@ -142,6 +142,22 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
             fix_restores(results),
             fix_thread=is_regression and any(r.rule == "fix-of-slowdown" for r in decided.reasons),
         )
+    if (
+        is_regression
+        and stated is None
+        and computed is not None
+        and computed < 0
+        and pair
+        and root is not None
+        and any(r.rule == "fix-of-slowdown" for r in decided.reasons)
+        and all(r.evidence.message_id == root.message_id and not r.evidence.quoted for r in pair)
+    ):
+        # the fix's own log measures before and after it ("the time of fstrim ... reduce from 6.7s
+        # to 1.3s"): before is the regression, after its fix, and the regression's size is what
+        # the fix wins back, from the fixed state (6.7s against 1.3s: 415% longer)
+        before, after = pair
+        before.label, after.label = "regressed", "fixed"
+        computed = computed_change(after, before)
     pct = stated if stated is not None else computed
     if is_regression and stated is None and computed is not None and computed < 0:
         # the pair read shows a gain (a fix's own "reduce from 6.7s to 1.3s", or kernels labelled the
