@@ -431,6 +431,14 @@ SPEED_UNIT = re.compile(
 )
 
 
+def _robot_gain(t: ThreadFacts, mid: str) -> bool:
+    """Whether message ``mid`` is the kernel test robot reporting an improvement."""
+    m = next((m for m in t.messages if m.message_id == mid), None)
+    head = m.body[:4000] if m is not None else ""
+    change = ROBOT_CHANGE.search(head) if ROBOT_BODY.search(head) else None
+    return change is not None and change.group("kind").lower() != "regression"
+
+
 def bisected_measurement(t: ThreadFacts) -> Reason | None:
     """A bisection's result in a message that measures speed ("I bisected it to this: X is the
     first bad commit", then fio's "read: IOPS=412k"): a regression found by measuring, even when
@@ -438,6 +446,8 @@ def bisected_measurement(t: ThreadFacts) -> Reason | None:
     found = [c for c in t.own_commits if found_by_bisection(c)]
     for c in found:
         mid = c.evidence.message_id
+        if _robot_gain(t, mid):
+            continue  # the robot bisects gains too: "noticed a 676.3% improvement of ..."
         for r in t.results:
             if r.evidence.message_id == mid and SPEED_UNIT.search(r.unit or ""):
                 e = c.evidence

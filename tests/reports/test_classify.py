@@ -328,3 +328,52 @@ def test_a_patch_whose_subject_fixes_a_performance_regression_is_a_report_with_i
     assert r.is_regression_report and _rules(r)[0] == "fix-of-slowdown"
     assert r.status == "fix proposed"
     assert [c.sha for c in r.commits if c.role == "culprit"] == ["508aebb80527"]
+
+
+# linux-ext4, "Re: [PATCH] ext4/jbd2: drop jbd2_transaction_committed()" (kernel test robot,
+# 2024-05-27, <202405271406.9b9763f6-oliver.sang@intel.com>): the robot bisects gains too
+ROBOT_GAIN = """\
+Hello,
+
+kernel test robot noticed a 674.0% improvement of stress-ng.fiemap.ops_per_sec on:
+
+
+commit: 8a7952dd64b38f3ac2754ca550b52ac3ca921c1a ("[PATCH] ext4/jbd2: drop jbd2_transaction_committed()")
+url: https://github.com/intel-lab-lkp/linux/commits/Zhang-Yi/ext4-jbd2-drop-jbd2_transaction_committed/20240513-153311
+base: https://git.kernel.org/cgit/linux/kernel/git/tytso/ext4.git dev
+patch link: https://lore.kernel.org/all/20240513072119.2335346-1-yi.zhang@huaweicloud.com/
+patch subject: [PATCH] ext4/jbd2: drop jbd2_transaction_committed()
+
+testcase: stress-ng
+test machine: 64 threads 2 sockets Intel(R) Xeon(R) Gold 6346 CPU @ 3.10GHz (Ice Lake) with 256G memory
+parameters:
+
+\tnr_threads: 100%
+\tdisk: 1HDD
+\ttesttime: 60s
+\tfs: ext4
+\ttest: fiemap
+\tcpufreq_governor: performance
+
+commit:
+  26770a717c ("jbd2: add prefix 'jbd2' for 'shrink_type'")
+  8a7952dd64 ("ext4/jbd2: drop jbd2_transaction_committed()")
+
+26770a717cac5704 8a7952dd64b38f3ac2754ca550b
+---------------- ---------------------------
+         %stddev     %change         %stddev
+   7612782 \u00b1  7%    +676.3%   59099460 \u00b1  6%  stress-ng.fiemap.ops
+    124734 \u00b1  8%    +674.0%     965466 \u00b1  6%  stress-ng.fiemap.ops_per_sec
+"""
+
+
+def test_a_robot_bisecting_a_gain_in_a_patch_thread_reports_no_regression():
+    r = _report(
+        *_thread(
+            "[PATCH] ext4/jbd2: drop jbd2_transaction_committed()",
+            "yi.zhang@huaweicloud.com",
+            "jbd2_transaction_committed() is used to check whether a transaction\\nis committed.\\n",
+            ("oliver.sang@intel.com", ROBOT_GAIN),
+        )
+    )
+    assert not r.is_regression_report
