@@ -98,7 +98,8 @@ PULL_BODY = re.compile(r"^The following changes since commit [0-9a-f]{7,40}", re
 #: 'FAILED: patch "[PATCH] x" failed to apply to 5.15-stable tree'
 BACKPORT_SUBJECT = re.compile(
     r"""\[PATCH[^\]]{0,30}\bAUTOSEL\b
-      | \[PATCH\s{1,3}(?:stable\s{1,3})?\d\.\d{1,2}(?:\.\d{1,3}|\.y)?(?:-stable)?(?:\s{1,3}\d{1,4}/\d{1,4})?\]
+      | \[PATCH\s{1,3}(?:stable\s{1,3})?\d\.\d{1,2}(?:\.\d{1,3}|\.y)?(?:-stable)?(?:\s{1,3}v\d{1,2})?(?:\s{1,3}CANDIDATE)?(?:\s{1,3}\d{1,4}/\d{1,4})?\]
+      | \bstable\s{1,3}candidates?\b
       | \[PATCH\s{1,3}stable\b
       | ^(?:Re:\s{0,3})?Patch\s"[^"]{1,200}"\shas\sbeen\sadded\sto\sthe
       | ^(?:Re:\s{0,3})?FAILED:\spatch\s"

@@ -377,3 +377,37 @@ def test_a_robot_bisecting_a_gain_in_a_patch_thread_reports_no_regression():
         )
     )
     assert not r.is_regression_report
+
+
+# linux-xfs, "[PATCH 5.15 v2 0/4] xfs stable candidates for 5.15.y (part 2)" (Leah Rumancik,
+# 2022-07-14, <20220714222342.4013916-1-leah.rumancik@gmail.com>) and its patch 4/4
+# (<20220714222342.4013916-5-leah.rumancik@gmail.com>): a stable backport carries the fix's log
+STABLE_COVER = "Hello again,\n\nThis is a 5.15.y only set of xfs fixes. They have been tested and Ack'd.\n"
+STABLE_PATCH = """\
+From: Dave Chinner <dchinner@redhat.com>
+
+[ Upstream commit 919edbadebe17a67193533f531c2920c03e40fa4 ]
+
+Jan Kara reported a performance regression in dbench that he
+bisected down to commit bad77c375e8d ("xfs: CIL checkpoint
+flushes caches unconditionally").
+
+Whilst developing the journal flush/fua optimisations this cache was
+part of, it appeared to made a significant difference to
+performance.
+---
+ fs/xfs/xfs_log_cil.c | 42 +++++++++--------------------
+"""
+
+
+def test_a_stable_candidate_series_carries_a_fix_and_reports_nothing():
+    for subject in (
+        "[PATCH 5.15 v2 0/4] xfs stable candidates for 5.15.y (part 2)",
+        "[PATCH 5.15 CANDIDATE 0/4] xfs stable candidates for 5.15.y (part 2)",
+    ):
+        r = _report(
+            *_thread(
+                subject, "leah.rumancik@gmail.com", STABLE_COVER, ("leah.rumancik@gmail.com", STABLE_PATCH)
+            )
+        )
+        assert not r.is_regression_report and _rules(r)[0] == "backport", subject
