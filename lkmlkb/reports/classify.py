@@ -341,7 +341,11 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
     revert = REVERT_SUBJECT.match(t.subject) or THIS_REVERTS.search(body)
     for c in t.claims:
         e = c.evidence
-        if e.message_id != root.message_id or e.quoted or not _speed_regression(c):
+        if e.message_id != root.message_id or e.quoted:
+            continue
+        # of speed: sized or named so, or in a patch whose subject is about speed ("blk-mq: Improve
+        # performance of non-mq IO schedulers", then "This patch series aims to fix a regression")
+        if not (_speed_regression(c) or (c.kind == "regression" and PERF_NAMED.search(t.subject))):
             continue
         # a regression it fixes, named so, or what a revert takes back: "fix performance regression",
         # not "fix performance degradation for large IO" (a slowness the patch improves)

@@ -411,3 +411,28 @@ def test_a_stable_candidate_series_carries_a_fix_and_reports_nothing():
             )
         )
         assert not r.is_regression_report and _rules(r)[0] == "backport", subject
+
+
+# linux-block, "[PATCH 0/2 v2] blk-mq: Improve performance of non-mq IO schedulers with multiple
+# HW queues" (Jan Kara, 2021-01-06, <20210106102428.551-1-jack@suse.cz>): the subject names the
+# speed, the letter the regression it fixes
+SCHED_FIX = """\
+Hello!
+
+This patch series aims to fix a regression we've noticed on our test grid when
+support for multiple HW queues in megaraid_sas driver was added during the 5.10
+cycle (103fbf8e4020 scsi: megaraid_sas: Added support for shared host tagset
+for cpuhotplug). The commit was reverted in the end for other reasons but I
+believe the fundamental problem still exists for any other similar setup.
+"""
+
+
+def test_a_series_about_speed_fixing_a_regression_is_a_report():
+    r = _report(
+        *_thread(
+            "[PATCH 0/2 v2] blk-mq: Improve performance of non-mq IO schedulers with multiple HW queues",
+            "jack@suse.cz",
+            SCHED_FIX,
+        )
+    )
+    assert r.is_regression_report and _rules(r)[0] == "fix-of-slowdown"
