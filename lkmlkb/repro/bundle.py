@@ -14,6 +14,7 @@ import logging
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -84,6 +85,11 @@ COMMENT_UNSAFE_RE = re.compile(
     re.VERBOSE,
 )
 
+#: what a bundle folder may hold: what write_bundle writes and what its run.sh adds
+BUNDLE_ENTRIES = frozenset(
+    {"jobs", "setup.sh", "run.sh", "expected.json", "README.md", "results", "lkmlkb-scratch.img"}
+)
+
 FILE_STEM_RE = re.compile(
     r"""
     [^a-z0-9]+    # anything but plain lowercase words and digits ("128k", "randread")
@@ -133,13 +139,36 @@ def write_bundle(
     turned into a fio job (no fio job, no LKP parameters, no dd or tiobench
     run in its text).
     """
-    out = Path(out_dir)
+    final = Path(out_dir)
+    check_out_dir(final)
     workloads = collect_workloads(report, texts or [])
     if not workloads:
         raise ReproError(
             report.thread_id or "report", "no fio job, LKP parameters, dd or tiobench run to reproduce"
         )
-    (out / "jobs").mkdir(parents=True, exist_ok=True)
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{final.name or 'bundle'}-", dir=final.parent))
+    except OSError as exc:
+        raise ReproError(str(final), f"cannot create the bundle folder: {exc.strerror or exc}") from exc
+    try:
+        info = _write_files(report, staging, workloads, target, allow_device_writes, smoke)
+        _install(staging, final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return _moved(info, staging, final)
+
+
+def _write_files(
+    report: Report,
+    out: Path,
+    workloads: list[Workload],
+    target: str | None,
+    allow_device_writes: bool,
+    smoke: bool,
+) -> BundleInfo:
+    """Every file of the bundle, written into the empty folder ``out``."""
+    (out / "jobs").mkdir()
     info = BundleInfo(out_dir=out, smoke=smoke, derived=any(w.derived for w in workloads))
     engines = available_engines() if smoke else frozenset()
     for index, wl in enumerate(workloads, 1):
@@ -166,6 +195,84 @@ def write_bundle(
     )
     info.readme = out / "README.md"
     info.readme.write_text(render_readme(report, info), encoding="utf-8")
+    return info
+
+
+# ---------------------------------------------------------------- the bundle folder
+
+
+def bundle_problem(folder: Path) -> str | None:
+    """Why ``folder`` (existing, not empty) is not an lkmlkb bundle, or None when it is one.
+
+    A bundle holds only what :func:`write_bundle` and its ``run.sh`` write:
+    ``jobs/*.fio``, ``results/*.json``, the scratch file and the four files,
+    with an ``expected.json`` that names its jobs.
+    """
+    names = {p.name for p in folder.iterdir()}
+    extra = sorted(names - BUNDLE_ENTRIES)
+    if extra:
+        return f"it holds {', '.join(extra[:3])}{' ...' if len(extra) > 3 else ''}"
+    for sub, suffix in (("jobs", ".fio"), ("results", ".json")):
+        path = folder / sub
+        if path.exists() and (
+            path.is_symlink()
+            or not path.is_dir()
+            or any(p.suffix != suffix or not p.is_file() for p in path.iterdir())
+        ):
+            return f"its {sub}/ holds more than *{suffix} files"
+    try:
+        data = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "it has no readable expected.json"
+    if not isinstance(data, dict) or not {"results_by_kernel", "jobs"} <= data.keys():
+        return "its expected.json is not a bundle's"
+    return None
+
+
+def check_out_dir(folder: Path) -> None:
+    """Raise :class:`ReproError` unless ``folder`` is new, empty, or an lkmlkb bundle."""
+    try:
+        if not folder.exists() and not folder.is_symlink():
+            return
+        if folder.is_symlink() or not folder.is_dir():
+            raise ReproError(str(folder), "exists and is not a folder")
+        if not any(folder.iterdir()):
+            return
+        problem = bundle_problem(folder)
+    except OSError as exc:
+        raise ReproError(str(folder), f"cannot read the folder: {exc.strerror or exc}") from exc
+    if problem:
+        raise ReproError(str(folder), f"not empty and not an lkmlkb bundle ({problem}); choose a new folder")
+
+
+def _install(staging: Path, final: Path) -> None:
+    """Put the bundle written in ``staging`` at ``final``, replacing an older bundle whole."""
+    check_out_dir(final)
+    try:
+        final.mkdir(exist_ok=True)
+        for old in list(final.iterdir()):
+            if old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old)
+            else:
+                old.unlink()
+        for new in list(staging.iterdir()):
+            new.rename(final / new.name)
+    except OSError as exc:
+        raise ReproError(str(final), f"cannot write the bundle: {exc.strerror or exc}") from exc
+
+
+def _moved(info: BundleInfo, staging: Path, final: Path) -> BundleInfo:
+    """``info`` with its paths under ``final`` instead of ``staging``."""
+
+    def move(path: Path | None) -> Path | None:
+        return None if path is None else final / path.relative_to(staging)
+
+    info.out_dir = final
+    info.job_files = [final / p.relative_to(staging) for p in info.job_files]
+    info.setup_script = move(info.setup_script)
+    info.expected = move(info.expected)
+    info.readme = move(info.readme)
+    info.run_script = move(info.run_script)
     return info
 
 
