@@ -22,7 +22,7 @@ from pathlib import Path
 from lkmlkb.errors import ReproError
 from lkmlkb.fio import catalog
 from lkmlkb.fio.render import render_jobfile
-from lkmlkb.fio.units import parse_size
+from lkmlkb.fio.units import kb_base_of, parse_size
 from lkmlkb.model import FioJob, Report
 from lkmlkb.repro import derive, safety
 from lkmlkb.repro.setup_script import render_setup
@@ -117,6 +117,8 @@ class BundleInfo:
     notes: dict[str, list[str]] = field(default_factory=dict)
     #: job file names whose jobs write or trim
     writing_jobs: list[str] = field(default_factory=list)
+    #: job file name -> bytes its files take on the target (see :func:`space_needed`)
+    space: dict[str, int] = field(default_factory=dict)
     derived: bool = False
     smoke: bool = False
     setup_script: Path | None = None
@@ -181,6 +183,7 @@ def _write_files(
         path.write_text(jobfile_text(report, wl, safe_jobs, notes), encoding="utf-8")
         info.job_files.append(path)
         info.notes[name] = notes
+        info.space[name] = space_needed(safe_jobs)
         if any(safety.job_writes(j.options) for j in safe_jobs):
             info.writing_jobs.append(name)
     info.setup_script = out / "setup.sh"
@@ -473,16 +476,69 @@ def jobfile_text(report: Report, wl: Workload, jobs: list[FioJob], notes: list[s
 # ---------------------------------------------------------------- run.sh, expected.json, README
 
 
+def space_needed(jobs: list[FioJob]) -> int:
+    """Bytes the jobs' files take: a file named by ``filename`` counts once (its largest
+    ``size``) however many jobs and clones share it; a job without one lays out a file per
+    clone, ``size`` x ``numjobs``.  A size fio reads from the device or a variable counts 0."""
+    shared: dict[str, int] = {}
+    own = 0
+    for job in jobs:
+        o = job.options
+        raw = str(o.get("filesize") or o.get("size") or "")
+        size = parse_size(raw, kb_base_of(o)) if "$" not in raw and "%" not in raw else None
+        if not size:
+            continue
+        name = o.get("filename")
+        if name:
+            shared[name] = max(shared.get(name, 0), size)
+            continue
+        numjobs = str(o.get("numjobs", "1")).strip()
+        own += size * (int(numjobs) if numjobs.isdigit() and int(numjobs) > 0 else 1)
+    return own + sum(shared.values())
+
+
 def render_run_script(info: BundleInfo) -> str:
     """A bash script running every job file with JSON output into results/."""
     writing = " ".join(info.writing_jobs)
+    sizes = "\n".join(f"        {Path(name).stem}) echo {n};;" for name, n in info.space.items())
     return f"""#!/usr/bin/env bash
 # Runs every job of this bundle with JSON output into results/.
 # LKMLKB_TARGET names the file or device the jobs use; without it a scratch
 # file in this directory is used.  Writing jobs refuse a block device unless
 # LKMLKB_ALLOW_DEVICE_WRITES=1 (it destroys the data on that device).
+# A job whose files need more space than the target's file system has free
+# is refused unless run.sh is given --force.
 set -eu
 cd "$(dirname "$0")"
+force=0
+for arg in "$@"; do
+    case "$arg" in
+        --force) force=1;;
+        *) echo "usage: $0 [--force]" >&2; exit 2;;
+    esac
+done
+# bytes each job file's files take on the target
+space_needed() {{
+    case "$1" in
+{sizes}
+        *) echo 0;;
+    esac
+}}
+check_space() {{
+    [ -b "$LKMLKB_TARGET" ] && return 0
+    need=$(space_needed "$1")
+    have=0
+    [ -f "$LKMLKB_TARGET" ] && have=$(stat -c %s "$LKMLKB_TARGET")
+    [ "$need" -gt "$have" ] || return 0
+    dir=$(dirname "$LKMLKB_TARGET")
+    free_kib=$(df -Pk "$dir" 2>/dev/null | awk 'NR == 2 {{ print $4 }}')
+    [ -n "$free_kib" ] || return 0
+    free=$((free_kib * 1024))
+    if [ $((need - have)) -gt "$free" ] && [ "$force" != 1 ]; then
+        echo "refusing: jobs/$1.fio needs $need bytes at $LKMLKB_TARGET, $dir has $free free (run.sh --force to run anyway)" >&2
+        exit 1
+    fi
+}}
 if [ -z "${{LKMLKB_TARGET:-}}" ]; then
     LKMLKB_TARGET="$PWD/lkmlkb-scratch.img"
     echo "LKMLKB_TARGET not set: using scratch file $LKMLKB_TARGET" >&2
@@ -499,6 +555,7 @@ for job in jobs/*.fio; do
                 exit 1
             fi;;
     esac
+    check_space "$name"
     fio "$job" --output-format=json --output="results/$name.json"
     echo "wrote results/$name.json; compare with: lkmlkb compare expected.json results/$name.json" >&2
 done
