@@ -232,9 +232,21 @@ def compare(report, fio_json, db_path):
     from lkmlkb.repro.compare import compare as run
     from lkmlkb.repro.compare import format_comparison, load_fio_json
 
-    r, _ = _report_for(report, db_path)
+    r = _compared_report(report, db_path)
     rows = run(r, load_fio_json(fio_json))
+    if not rows:
+        raise click.ClickException(f"{report}: no reported numbers to compare")
     click.echo(format_comparison(rows))
+
+
+def _compared_report(spec: str, db_path: str):
+    """The report ``compare`` holds a result against: a bundle's expected.json, a mail file or an id."""
+    from lkmlkb.repro.compare import report_from_expected
+
+    path = Path(spec)
+    if path.is_file() and path.suffix == ".json":
+        return report_from_expected(path)
+    return _report_for(spec, db_path)[0]
 
 
 @main.command()
