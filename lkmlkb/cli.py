@@ -5,13 +5,38 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sqlite3
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 import click
 
-from lkmlkb.errors import LkmlkbError
+from lkmlkb.errors import DatabaseError, LkmlkbError, SourceError
+
+
+def _refuse_foreign_db(ctx, param, db_path: str) -> str:
+    """``--db``: a SQLite file that holds tables but no ``kb_info`` is another application's;
+    refuse it before anything opens it for writing (switching it to WAL or adding tables)."""
+    path = Path(db_path)
+    if not path.is_file() or path.stat().st_size == 0:
+        return db_path
+    try:
+        conn = sqlite3.connect(f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return db_path  # not SQLite at all: connect() names that
+    if tables and "kb_info" not in tables:
+        shown = ", ".join(sorted(tables)[:3]) + (" ..." if len(tables) > 3 else "")
+        raise DatabaseError(
+            db_path, f"a SQLite database that is not an lkmlkb knowledge base (tables {shown})"
+        )
+    return db_path
+
 
 DB_OPTION = click.option(
     "--db",
@@ -19,8 +44,11 @@ DB_OPTION = click.option(
     default="lkmlkb.db",
     show_default=True,
     type=click.Path(dir_okay=False),
+    callback=_refuse_foreign_db,
     help="The knowledge base (SQLite).",
 )
+#: -j above this many workers per CPU is refused
+MAX_WORKERS_PER_CPU = 4
 
 
 class Main(click.Group):
@@ -64,7 +92,9 @@ def ingest(sources, db_path, workers, no_extract, progress):
     """
     from lkmlkb.ingest.run import ingest as run_ingest
 
-    workers = workers or (os.cpu_count() or 1)
+    workers = _workers(workers)
+    _check_sources(sources)
+    db_existed = Path(db_path).exists()
     show = sys.stderr.isatty() if progress is None else progress
     if show:
         summary = _ingest_with_progress(run_ingest, list(sources), db_path, workers, not no_extract)
@@ -73,8 +103,40 @@ def ingest(sources, db_path, workers, no_extract, progress):
     for err in summary.source_errors:
         click.echo(f"lkmlkb: {err}", err=True)
     click.echo(summary.line())
+    if summary.read == 0 and not db_existed:
+        _remove_database(db_path)
     if summary.read == 0 and summary.source_errors:
         sys.exit(1)
+
+
+def _workers(workers: int | None) -> int:
+    """``-j``: the number of CPUs by default; 1 to MAX_WORKERS_PER_CPU x CPUs."""
+    cpus = os.cpu_count() or 1
+    if workers is None:
+        return cpus
+    top = MAX_WORKERS_PER_CPU * cpus
+    if not 1 <= workers <= top:
+        raise LkmlkbError(f"-j {workers}", f"give 1 to {top} worker processes ({cpus} CPUs here)")
+    return workers
+
+
+def _check_sources(sources) -> None:
+    """Every SOURCE is a lore address, ``-`` or an existing path, before a database is opened."""
+    from lkmlkb.sources import STDIN, missing_reason
+
+    for spec in sources:
+        if spec == STDIN or "://" in spec or spec.startswith("lore:") or os.path.lexists(spec):
+            continue
+        raise SourceError(spec, missing_reason(spec))
+
+
+def _remove_database(db_path: str) -> None:
+    """Remove the database this run created when it read nothing, with its WAL files."""
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.remove(db_path + suffix)
+        except FileNotFoundError:
+            pass
 
 
 def _ingest_with_progress(run_ingest, sources, db_path, workers, extract):
