@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sqlite3
 import sys
+import textwrap
 import time
 import urllib.parse
 from pathlib import Path
@@ -66,7 +68,15 @@ class Main(click.Group):
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
 @click.version_option(package_name="lkmlkb")
 def main(verbose: int) -> None:
-    """A knowledge base of Linux kernel performance regressions mined from mailing lists."""
+    """A knowledge base of Linux kernel performance regressions mined from mailing lists.
+
+    \b
+    Exit codes:
+      0  done
+      1  ran, but found or read nothing it needed (no such report, no source
+         read, no reported numbers to compare)
+      2  bad input or usage: one line naming the input and the reason
+    """
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
@@ -232,11 +242,11 @@ def show(report_id, db_path, fmt):
     if fmt == "json":
         from lkmlkb.reports.contract import report_json
 
-        click.echo(json.dumps(report_json(report), ensure_ascii=False, indent=1, sort_keys=True))
+        _out_json(json.dumps(report_json(report), ensure_ascii=False, indent=1, sort_keys=True))
     else:
         from lkmlkb.reports.text import render_report
 
-        click.echo(render_report(report, report_id))
+        _out(fold_percentiles(render_report(report, report_id)))
 
 
 def _report_for(spec: str, db_path: str):
@@ -362,9 +372,18 @@ def commit(sha, db_path):
         if r.get("baseline_value") is not None and r.get("regressed_value") is not None:
             nums = f"  {r['baseline_value']:g} -> {r['regressed_value']:g} {r.get('unit') or ''}"
         pct = f"  {r['regression_pct']:g}%" if r.get("regression_pct") is not None else ""
-        click.echo(
-            f"{r.get('role', '?'):<9} {r['report_id']}  {r.get('title') or ''}{nums}{pct}  [{r.get('status')}]"
+        kernels = _kernels(r)
+        _out(
+            f"{r.get('role', '?'):<9} {r['report_id']}  {r.get('title') or ''}{nums}{pct}{kernels}"
+            f"  [{r.get('status')}]"
         )
+
+
+def _kernels(row: dict) -> str:
+    """``  (good 5.15.y, bad 6.6)`` beside a report's numbers, or nothing when neither is known."""
+    if not (row.get("good_kernel") or row.get("bad_kernel")):
+        return ""
+    return f"  (good {row.get('good_kernel') or '?'}, bad {row.get('bad_kernel') or '?'})"
 
 
 @main.command("reports")
@@ -393,7 +412,7 @@ def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, 
     )
     for r in rows:
         pct = f"{r['regression_pct']:g}%" if r.get("regression_pct") is not None else "-"
-        click.echo(
+        _out(
             f"{(r.get('last_date') or '')[:10]}  {r.get('status') or '':<13} {pct:>7}  "
             f"{r['report_id']}  {r.get('title') or ''}"
         )
@@ -409,9 +428,78 @@ def search(text, db_path, limit):
     from lkmlkb.db.queries import search as run
 
     for r in run(connect(db_path, create=False), text, limit=limit):
-        click.echo(f"{r.get('kind', ''):<7} {(r.get('date') or '')[:10]}  {r.get('title') or ''}")
+        rid = r.get("report_id") or "(no report)"
+        _out(f"{r.get('kind', ''):<7} {(r.get('date') or '')[:10]}  {rid}  {r.get('title') or ''}")
         if r.get("snippet"):
-            click.echo(f"        {r['snippet']}")
+            _out(f"        {r['snippet']}")
+
+
+#: what a terminal may take for a command: C0 controls but tab and newline, DEL, C1 controls
+TERMINAL_CONTROL_RE = re.compile(
+    r"""
+    [\x00-\x08\x0b-\x1f\x7f-\x9f]    # ESC starts title changes and screen clears; C1 CSI (0x9b) too
+""",
+    re.VERBOSE,
+)
+#: one result line of ``render_report`` for a percentile: lead (indent, kernel, padding), metric,
+#: percentile, the rest (direction), value, unit, the label
+PERCENTILE_LINE_RE = re.compile(
+    r"""
+    ^(?P<lead>\ +\S+\ +)              # "  6.8-rc7                "
+    (?P<metric>[A-Za-z]+)_p(?P<p>[0-9.]+)
+    (?P<rest>(?:\ [a-z]+)?)            # " write"
+    \ =\ (?P<value>\S+)\ (?P<unit>\S+)
+    (?P<label>(?:\ \[[a-z ]+\])?)$    # " [regressed]"
+""",
+    re.VERBOSE,
+)
+#: a percentile list longer than this is folded into one wrapped line
+FOLD_AT = 4
+
+
+def _out(text: str) -> None:
+    """Mail text to the terminal, its control characters (escape sequences) removed."""
+    click.echo(TERMINAL_CONTROL_RE.sub("", text))
+
+
+def _out_json(text: str) -> None:
+    """JSON to the terminal: json.dumps escapes C0 controls; C1 controls are escaped here."""
+    click.echo(re.sub(r"[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", text))
+
+
+def fold_percentiles(text: str) -> str:
+    """Runs of percentile result lines of one metric, kernel and label folded into one wrapped
+    line: ``clat percentiles write [regressed]: p1 986, p5 1167, ... msec``."""
+    out: list[str] = []
+    run: list[re.Match] = []
+
+    def key(m: re.Match) -> tuple:
+        return (m["lead"], m["metric"], m["rest"], m["unit"], m["label"])
+
+    def flush() -> None:
+        if len(run) <= FOLD_AT:
+            out.extend(m.string for m in run)
+        else:
+            m = run[0]
+            values = ", ".join(f"p{r['p']}={r['value']}" for r in run)
+            head = f"{m['lead']}{m['metric']} percentiles{m['rest']}{m['label']} ({m['unit']}): "
+            out.extend(
+                textwrap.wrap(
+                    values, width=100, initial_indent=head, subsequent_indent=" " * (len(m["lead"]) + 4)
+                )
+            )
+        run.clear()
+
+    for line in text.split("\n"):
+        m = PERCENTILE_LINE_RE.match(line)
+        if run and (m is None or key(m) != key(run[0])):
+            flush()
+        if m is None:
+            out.append(line)
+        else:
+            run.append(m)
+    flush()
+    return "\n".join(out)
 
 
 if __name__ == "__main__":  # pragma: no cover
