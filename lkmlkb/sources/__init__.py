@@ -138,12 +138,17 @@ def _iter_stream(spec: str) -> Iterator[RawMail | Message | SourceFailure]:
         except OSError as exc:
             raise SourceError(spec, f"cannot read: {exc.strerror or exc}") from exc
         spool.flush()
-        for item in iter_file(Path(f"/proc/self/fd/{spool.fileno()}")):
-            if isinstance(item, RawMail):
-                item.source = spec
-            if isinstance(item, (RawMail, SourceFailure)):
-                item.cursor_key = None
-            yield item
+        try:
+            for item in iter_file(Path(f"/proc/self/fd/{spool.fileno()}")):
+                if isinstance(item, RawMail):
+                    item.source = spec
+                if isinstance(item, SourceFailure):
+                    item.exc = type(item.exc)(spec, item.exc.reason)
+                if isinstance(item, (RawMail, SourceFailure)):
+                    item.cursor_key = None
+                yield item
+        except SourceError as exc:
+            raise SourceError(spec, exc.reason) from exc
 
 
 def _iter_lore(spec: str):

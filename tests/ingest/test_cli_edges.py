@@ -53,6 +53,14 @@ def test_ingest_reads_a_pipe_as_an_mbox_stream(tmp_path, source):
         assert con.execute("SELECT count(*) FROM source_state").fetchone()[0] == 0
 
 
+def test_an_empty_stream_is_named_in_its_error(tmp_path):
+    db = tmp_path / "kb.db"
+    p = lkmlkb(["ingest", "-", "--db", str(db), "--no-progress"], stdin=subprocess.DEVNULL)
+    assert p.returncode == 1
+    assert p.stderr.decode().splitlines() == ["lkmlkb: -: empty file"]
+    assert not db.exists()
+
+
 @pytest.mark.parametrize("j", ["0", "-3", "100000"])
 def test_workers_out_of_range_are_one_line(tmp_path, j):
     db = tmp_path / "kb.db"
