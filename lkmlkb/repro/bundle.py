@@ -148,9 +148,10 @@ def write_bundle(
         raise ReproError(
             report.thread_id or "report", "no fio job, LKP parameters, dd or tiobench run to reproduce"
         )
+    place = final.absolute()  # "-o ." stages beside the folder, not in it
     try:
-        final.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{final.name or 'bundle'}-", dir=final.parent))
+        place.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{place.name or 'bundle'}-", dir=place.parent))
     except OSError as exc:
         raise ReproError(str(final), f"cannot create the bundle folder: {exc.strerror or exc}") from exc
     try:

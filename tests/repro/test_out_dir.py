@@ -116,3 +116,21 @@ def test_report_without_workload_writes_nothing(tmp_path):
     with pytest.raises(ReproError, match="no fio job"):
         write_bundle(report, out, texts=[])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_dot_as_the_folder(tmp_path, monkeypatch):
+    """``-o .`` in an empty folder, then again over the bundle it holds."""
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert repro(Path(".")).exit_code == 0
+    assert repro(Path("."), "--smoke").exit_code == 0
+    assert sorted(p.name for p in here.iterdir()) == [
+        "README.md",
+        "expected.json",
+        "jobs",
+        "run.sh",
+        "setup.sh",
+    ]
+    assert json.loads((here / "expected.json").read_text())["smoke"] is True
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["here"]
