@@ -5,13 +5,40 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
+import sqlite3
 import sys
+import textwrap
 import time
+import urllib.parse
 from pathlib import Path
 
 import click
 
-from lkmlkb.errors import LkmlkbError
+from lkmlkb.errors import DatabaseError, LkmlkbError, SourceError
+
+
+def _refuse_foreign_db(ctx, param, db_path: str) -> str:
+    """``--db``: a SQLite file that holds tables but no ``kb_info`` is another application's;
+    refuse it before anything opens it for writing (switching it to WAL or adding tables)."""
+    path = Path(db_path)
+    if not path.is_file() or path.stat().st_size == 0:
+        return db_path
+    try:
+        conn = sqlite3.connect(f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return db_path  # not SQLite at all: connect() names that
+    if tables and "kb_info" not in tables:
+        shown = ", ".join(sorted(tables)[:3]) + (" ..." if len(tables) > 3 else "")
+        raise DatabaseError(
+            db_path, f"a SQLite database that is not an lkmlkb knowledge base (tables {shown})"
+        )
+    return db_path
+
 
 DB_OPTION = click.option(
     "--db",
@@ -19,8 +46,11 @@ DB_OPTION = click.option(
     default="lkmlkb.db",
     show_default=True,
     type=click.Path(dir_okay=False),
+    callback=_refuse_foreign_db,
     help="The knowledge base (SQLite).",
 )
+#: -j above this many workers per CPU is refused
+MAX_WORKERS_PER_CPU = 4
 
 
 class Main(click.Group):
@@ -38,7 +68,15 @@ class Main(click.Group):
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
 @click.version_option(package_name="lkmlkb")
 def main(verbose: int) -> None:
-    """A knowledge base of Linux kernel performance regressions mined from mailing lists."""
+    """A knowledge base of Linux kernel performance regressions mined from mailing lists.
+
+    \b
+    Exit codes:
+      0  done
+      1  ran, but found or read nothing it needed (no such report, no source
+         read, no reported numbers to compare)
+      2  bad input or usage: one line naming the input and the reason
+    """
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
@@ -64,7 +102,9 @@ def ingest(sources, db_path, workers, no_extract, progress):
     """
     from lkmlkb.ingest.run import ingest as run_ingest
 
-    workers = workers or (os.cpu_count() or 1)
+    workers = _workers(workers)
+    _check_sources(sources)
+    db_existed = Path(db_path).exists()
     show = sys.stderr.isatty() if progress is None else progress
     if show:
         summary = _ingest_with_progress(run_ingest, list(sources), db_path, workers, not no_extract)
@@ -73,8 +113,40 @@ def ingest(sources, db_path, workers, no_extract, progress):
     for err in summary.source_errors:
         click.echo(f"lkmlkb: {err}", err=True)
     click.echo(summary.line())
+    if summary.read == 0 and not db_existed:
+        _remove_database(db_path)
     if summary.read == 0 and summary.source_errors:
         sys.exit(1)
+
+
+def _workers(workers: int | None) -> int:
+    """``-j``: the number of CPUs by default; 1 to MAX_WORKERS_PER_CPU x CPUs."""
+    cpus = os.cpu_count() or 1
+    if workers is None:
+        return cpus
+    top = MAX_WORKERS_PER_CPU * cpus
+    if not 1 <= workers <= top:
+        raise LkmlkbError(f"-j {workers}", f"give 1 to {top} worker processes ({cpus} CPUs here)")
+    return workers
+
+
+def _check_sources(sources) -> None:
+    """Every SOURCE is a lore address, ``-`` or an existing path, before a database is opened."""
+    from lkmlkb.sources import STDIN, missing_reason
+
+    for spec in sources:
+        if spec == STDIN or "://" in spec or spec.startswith("lore:") or os.path.lexists(spec):
+            continue
+        raise SourceError(spec, missing_reason(spec))
+
+
+def _remove_database(db_path: str) -> None:
+    """Remove the database this run created when it read nothing, with its WAL files."""
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.remove(db_path + suffix)
+        except FileNotFoundError:
+            pass
 
 
 def _ingest_with_progress(run_ingest, sources, db_path, workers, extract):
@@ -170,11 +242,11 @@ def show(report_id, db_path, fmt):
     if fmt == "json":
         from lkmlkb.reports.contract import report_json
 
-        click.echo(json.dumps(report_json(report), ensure_ascii=False, indent=1, sort_keys=True))
+        _out_json(json.dumps(report_json(report), ensure_ascii=False, indent=1, sort_keys=True))
     else:
         from lkmlkb.reports.text import render_report
 
-        click.echo(render_report(report, report_id))
+        _out(fold_percentiles(render_report(report, report_id)))
 
 
 def _report_for(spec: str, db_path: str):
@@ -232,9 +304,21 @@ def compare(report, fio_json, db_path):
     from lkmlkb.repro.compare import compare as run
     from lkmlkb.repro.compare import format_comparison, load_fio_json
 
-    r, _ = _report_for(report, db_path)
+    r = _compared_report(report, db_path)
     rows = run(r, load_fio_json(fio_json))
+    if not rows:
+        raise click.ClickException(f"{report}: no reported numbers to compare")
     click.echo(format_comparison(rows))
+
+
+def _compared_report(spec: str, db_path: str):
+    """The report ``compare`` holds a result against: a bundle's expected.json, a mail file or an id."""
+    from lkmlkb.repro.compare import report_from_expected
+
+    path = Path(spec)
+    if path.is_file() and path.suffix == ".json":
+        return report_from_expected(path)
+    return _report_for(spec, db_path)[0]
 
 
 @main.command()
@@ -288,9 +372,18 @@ def commit(sha, db_path):
         if r.get("baseline_value") is not None and r.get("regressed_value") is not None:
             nums = f"  {r['baseline_value']:g} -> {r['regressed_value']:g} {r.get('unit') or ''}"
         pct = f"  {r['regression_pct']:g}%" if r.get("regression_pct") is not None else ""
-        click.echo(
-            f"{r.get('role', '?'):<9} {r['report_id']}  {r.get('title') or ''}{nums}{pct}  [{r.get('status')}]"
+        kernels = _kernels(r)
+        _out(
+            f"{r.get('role', '?'):<9} {r['report_id']}  {r.get('title') or ''}{nums}{pct}{kernels}"
+            f"  [{r.get('status')}]"
         )
+
+
+def _kernels(row: dict) -> str:
+    """``  (good 5.15.y, bad 6.6)`` beside a report's numbers, or nothing when neither is known."""
+    if not (row.get("good_kernel") or row.get("bad_kernel")):
+        return ""
+    return f"  (good {row.get('good_kernel') or '?'}, bad {row.get('bad_kernel') or '?'})"
 
 
 @main.command("reports")
@@ -319,7 +412,7 @@ def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, 
     )
     for r in rows:
         pct = f"{r['regression_pct']:g}%" if r.get("regression_pct") is not None else "-"
-        click.echo(
+        _out(
             f"{(r.get('last_date') or '')[:10]}  {r.get('status') or '':<13} {pct:>7}  "
             f"{r['report_id']}  {r.get('title') or ''}"
         )
@@ -335,9 +428,78 @@ def search(text, db_path, limit):
     from lkmlkb.db.queries import search as run
 
     for r in run(connect(db_path, create=False), text, limit=limit):
-        click.echo(f"{r.get('kind', ''):<7} {(r.get('date') or '')[:10]}  {r.get('title') or ''}")
+        rid = r.get("report_id") or "(no report)"
+        _out(f"{r.get('kind', ''):<7} {(r.get('date') or '')[:10]}  {rid}  {r.get('title') or ''}")
         if r.get("snippet"):
-            click.echo(f"        {r['snippet']}")
+            _out(f"        {r['snippet']}")
+
+
+#: what a terminal may take for a command: C0 controls but tab and newline, DEL, C1 controls
+TERMINAL_CONTROL_RE = re.compile(
+    r"""
+    [\x00-\x08\x0b-\x1f\x7f-\x9f]    # ESC starts title changes and screen clears; C1 CSI (0x9b) too
+""",
+    re.VERBOSE,
+)
+#: one result line of ``render_report`` for a percentile: lead (indent, kernel, padding), metric,
+#: percentile, the rest (direction), value, unit, the label
+PERCENTILE_LINE_RE = re.compile(
+    r"""
+    ^(?P<lead>\ +\S+\ +)              # "  6.8-rc7                "
+    (?P<metric>[A-Za-z]+)_p(?P<p>[0-9.]+)
+    (?P<rest>(?:\ [a-z]+)?)            # " write"
+    \ =\ (?P<value>\S+)\ (?P<unit>\S+)
+    (?P<label>(?:\ \[[a-z ]+\])?)$    # " [regressed]"
+""",
+    re.VERBOSE,
+)
+#: a percentile list longer than this is folded into one wrapped line
+FOLD_AT = 4
+
+
+def _out(text: str) -> None:
+    """Mail text to the terminal, its control characters (escape sequences) removed."""
+    click.echo(TERMINAL_CONTROL_RE.sub("", text))
+
+
+def _out_json(text: str) -> None:
+    """JSON to the terminal: json.dumps escapes C0 controls; C1 controls are escaped here."""
+    click.echo(re.sub(r"[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", text))
+
+
+def fold_percentiles(text: str) -> str:
+    """Runs of percentile result lines of one metric, kernel and label folded into one wrapped
+    line: ``clat percentiles write [regressed]: p1 986, p5 1167, ... msec``."""
+    out: list[str] = []
+    run: list[re.Match] = []
+
+    def key(m: re.Match) -> tuple:
+        return (m["lead"], m["metric"], m["rest"], m["unit"], m["label"])
+
+    def flush() -> None:
+        if len(run) <= FOLD_AT:
+            out.extend(m.string for m in run)
+        else:
+            m = run[0]
+            values = ", ".join(f"p{r['p']}={r['value']}" for r in run)
+            head = f"{m['lead']}{m['metric']} percentiles{m['rest']}{m['label']} ({m['unit']}): "
+            out.extend(
+                textwrap.wrap(
+                    values, width=100, initial_indent=head, subsequent_indent=" " * (len(m["lead"]) + 4)
+                )
+            )
+        run.clear()
+
+    for line in text.split("\n"):
+        m = PERCENTILE_LINE_RE.match(line)
+        if run and (m is None or key(m) != key(run[0])):
+            flush()
+        if m is None:
+            out.append(line)
+        else:
+            run.append(m)
+    flush()
+    return "\n".join(out)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,6 +14,7 @@ import logging
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -21,7 +22,7 @@ from pathlib import Path
 from lkmlkb.errors import ReproError
 from lkmlkb.fio import catalog
 from lkmlkb.fio.render import render_jobfile
-from lkmlkb.fio.units import parse_size
+from lkmlkb.fio.units import kb_base_of, parse_size
 from lkmlkb.model import FioJob, Report
 from lkmlkb.repro import derive, safety
 from lkmlkb.repro.setup_script import render_setup
@@ -84,6 +85,11 @@ COMMENT_UNSAFE_RE = re.compile(
     re.VERBOSE,
 )
 
+#: what a bundle folder may hold: what write_bundle writes and what its run.sh adds
+BUNDLE_ENTRIES = frozenset(
+    {"jobs", "setup.sh", "run.sh", "expected.json", "README.md", "results", "lkmlkb-scratch.img"}
+)
+
 FILE_STEM_RE = re.compile(
     r"""
     [^a-z0-9]+    # anything but plain lowercase words and digits ("128k", "randread")
@@ -111,6 +117,8 @@ class BundleInfo:
     notes: dict[str, list[str]] = field(default_factory=dict)
     #: job file names whose jobs write or trim
     writing_jobs: list[str] = field(default_factory=list)
+    #: job file name -> bytes its files take on the target (see :func:`space_needed`)
+    space: dict[str, int] = field(default_factory=dict)
     derived: bool = False
     smoke: bool = False
     setup_script: Path | None = None
@@ -133,13 +141,37 @@ def write_bundle(
     turned into a fio job (no fio job, no LKP parameters, no dd or tiobench
     run in its text).
     """
-    out = Path(out_dir)
+    final = Path(out_dir)
+    check_out_dir(final)
     workloads = collect_workloads(report, texts or [])
     if not workloads:
         raise ReproError(
             report.thread_id or "report", "no fio job, LKP parameters, dd or tiobench run to reproduce"
         )
-    (out / "jobs").mkdir(parents=True, exist_ok=True)
+    place = final.absolute()  # "-o ." stages beside the folder, not in it
+    try:
+        place.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{place.name or 'bundle'}-", dir=place.parent))
+    except OSError as exc:
+        raise ReproError(str(final), f"cannot create the bundle folder: {exc.strerror or exc}") from exc
+    try:
+        info = _write_files(report, staging, workloads, target, allow_device_writes, smoke)
+        _install(staging, final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return _moved(info, staging, final)
+
+
+def _write_files(
+    report: Report,
+    out: Path,
+    workloads: list[Workload],
+    target: str | None,
+    allow_device_writes: bool,
+    smoke: bool,
+) -> BundleInfo:
+    """Every file of the bundle, written into the empty folder ``out``."""
+    (out / "jobs").mkdir()
     info = BundleInfo(out_dir=out, smoke=smoke, derived=any(w.derived for w in workloads))
     engines = available_engines() if smoke else frozenset()
     for index, wl in enumerate(workloads, 1):
@@ -152,6 +184,7 @@ def write_bundle(
         path.write_text(jobfile_text(report, wl, safe_jobs, notes), encoding="utf-8")
         info.job_files.append(path)
         info.notes[name] = notes
+        info.space[name] = space_needed(safe_jobs)
         if any(safety.job_writes(j.options) for j in safe_jobs):
             info.writing_jobs.append(name)
     info.setup_script = out / "setup.sh"
@@ -166,6 +199,84 @@ def write_bundle(
     )
     info.readme = out / "README.md"
     info.readme.write_text(render_readme(report, info), encoding="utf-8")
+    return info
+
+
+# ---------------------------------------------------------------- the bundle folder
+
+
+def bundle_problem(folder: Path) -> str | None:
+    """Why ``folder`` (existing, not empty) is not an lkmlkb bundle, or None when it is one.
+
+    A bundle holds only what :func:`write_bundle` and its ``run.sh`` write:
+    ``jobs/*.fio``, ``results/*.json``, the scratch file and the four files,
+    with an ``expected.json`` that names its jobs.
+    """
+    names = {p.name for p in folder.iterdir()}
+    extra = sorted(names - BUNDLE_ENTRIES)
+    if extra:
+        return f"it holds {', '.join(extra[:3])}{' ...' if len(extra) > 3 else ''}"
+    for sub, suffix in (("jobs", ".fio"), ("results", ".json")):
+        path = folder / sub
+        if path.exists() and (
+            path.is_symlink()
+            or not path.is_dir()
+            or any(p.suffix != suffix or not p.is_file() for p in path.iterdir())
+        ):
+            return f"its {sub}/ holds more than *{suffix} files"
+    try:
+        data = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "it has no readable expected.json"
+    if not isinstance(data, dict) or not {"results_by_kernel", "jobs"} <= data.keys():
+        return "its expected.json is not a bundle's"
+    return None
+
+
+def check_out_dir(folder: Path) -> None:
+    """Raise :class:`ReproError` unless ``folder`` is new, empty, or an lkmlkb bundle."""
+    try:
+        if not folder.exists() and not folder.is_symlink():
+            return
+        if folder.is_symlink() or not folder.is_dir():
+            raise ReproError(str(folder), "exists and is not a folder")
+        if not any(folder.iterdir()):
+            return
+        problem = bundle_problem(folder)
+    except OSError as exc:
+        raise ReproError(str(folder), f"cannot read the folder: {exc.strerror or exc}") from exc
+    if problem:
+        raise ReproError(str(folder), f"not empty and not an lkmlkb bundle ({problem}); choose a new folder")
+
+
+def _install(staging: Path, final: Path) -> None:
+    """Put the bundle written in ``staging`` at ``final``, replacing an older bundle whole."""
+    check_out_dir(final)
+    try:
+        final.mkdir(exist_ok=True)
+        for old in list(final.iterdir()):
+            if old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old)
+            else:
+                old.unlink()
+        for new in list(staging.iterdir()):
+            new.rename(final / new.name)
+    except OSError as exc:
+        raise ReproError(str(final), f"cannot write the bundle: {exc.strerror or exc}") from exc
+
+
+def _moved(info: BundleInfo, staging: Path, final: Path) -> BundleInfo:
+    """``info`` with its paths under ``final`` instead of ``staging``."""
+
+    def move(path: Path | None) -> Path | None:
+        return None if path is None else final / path.relative_to(staging)
+
+    info.out_dir = final
+    info.job_files = [final / p.relative_to(staging) for p in info.job_files]
+    info.setup_script = move(info.setup_script)
+    info.expected = move(info.expected)
+    info.readme = move(info.readme)
+    info.run_script = move(info.run_script)
     return info
 
 
@@ -366,16 +477,69 @@ def jobfile_text(report: Report, wl: Workload, jobs: list[FioJob], notes: list[s
 # ---------------------------------------------------------------- run.sh, expected.json, README
 
 
+def space_needed(jobs: list[FioJob]) -> int:
+    """Bytes the jobs' files take: a file named by ``filename`` counts once (its largest
+    ``size``) however many jobs and clones share it; a job without one lays out a file per
+    clone, ``size`` x ``numjobs``.  A size fio reads from the device or a variable counts 0."""
+    shared: dict[str, int] = {}
+    own = 0
+    for job in jobs:
+        o = job.options
+        raw = str(o.get("filesize") or o.get("size") or "")
+        size = parse_size(raw, kb_base_of(o)) if "$" not in raw and "%" not in raw else None
+        if not size:
+            continue
+        name = o.get("filename")
+        if name:
+            shared[name] = max(shared.get(name, 0), size)
+            continue
+        numjobs = str(o.get("numjobs", "1")).strip()
+        own += size * (int(numjobs) if numjobs.isdigit() and int(numjobs) > 0 else 1)
+    return own + sum(shared.values())
+
+
 def render_run_script(info: BundleInfo) -> str:
     """A bash script running every job file with JSON output into results/."""
     writing = " ".join(info.writing_jobs)
+    sizes = "\n".join(f"        {Path(name).stem}) echo {n};;" for name, n in info.space.items())
     return f"""#!/usr/bin/env bash
 # Runs every job of this bundle with JSON output into results/.
 # LKMLKB_TARGET names the file or device the jobs use; without it a scratch
 # file in this directory is used.  Writing jobs refuse a block device unless
 # LKMLKB_ALLOW_DEVICE_WRITES=1 (it destroys the data on that device).
+# A job whose files need more space than the target's file system has free
+# is refused unless run.sh is given --force.
 set -eu
 cd "$(dirname "$0")"
+force=0
+for arg in "$@"; do
+    case "$arg" in
+        --force) force=1;;
+        *) echo "usage: $0 [--force]" >&2; exit 2;;
+    esac
+done
+# bytes each job file's files take on the target
+space_needed() {{
+    case "$1" in
+{sizes}
+        *) echo 0;;
+    esac
+}}
+check_space() {{
+    [ -b "$LKMLKB_TARGET" ] && return 0
+    need=$(space_needed "$1")
+    have=0
+    [ -f "$LKMLKB_TARGET" ] && have=$(stat -c %s "$LKMLKB_TARGET")
+    [ "$need" -gt "$have" ] || return 0
+    dir=$(dirname "$LKMLKB_TARGET")
+    free_kib=$(df -Pk "$dir" 2>/dev/null | awk 'NR == 2 {{ print $4 }}')
+    [ -n "$free_kib" ] || return 0
+    free=$((free_kib * 1024))
+    if [ $((need - have)) -gt "$free" ] && [ "$force" != 1 ]; then
+        echo "refusing: jobs/$1.fio needs $need bytes at $LKMLKB_TARGET, $dir has $free free (run.sh --force to run anyway)" >&2
+        exit 1
+    fi
+}}
 if [ -z "${{LKMLKB_TARGET:-}}" ]; then
     LKMLKB_TARGET="$PWD/lkmlkb-scratch.img"
     echo "LKMLKB_TARGET not set: using scratch file $LKMLKB_TARGET" >&2
@@ -392,6 +556,7 @@ for job in jobs/*.fio; do
                 exit 1
             fi;;
     esac
+    check_space "$name"
     fio "$job" --output-format=json --output="results/$name.json"
     echo "wrote results/$name.json; compare with: lkmlkb compare expected.json results/$name.json" >&2
 done

@@ -210,8 +210,20 @@ def normalize_reported(r: Result) -> tuple[float | None, str]:
     return None, unit
 
 
+def _obj(value) -> dict:
+    """``value`` when it is a JSON object, else an empty one (fio JSON edited or cut short)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _num(value) -> float | None:
+    """``value`` when it is a finite JSON number, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
 def _job_rw(job: dict, global_opts: dict) -> str:
-    opts = job.get("job options") or {}
+    opts = _obj(job.get("job options"))
     rw = (
         opts.get("rw")
         or opts.get("readwrite")
@@ -225,7 +237,7 @@ def _job_rw(job: dict, global_opts: dict) -> str:
 def _matching_jobs(fio: dict, direction: str | None) -> tuple[list[dict], str, str]:
     """The user's jobs doing ``direction``, the side (read/write/trim) to read, and how they matched."""
     jobs = [j for j in fio.get("jobs") or [] if isinstance(j, dict)]
-    glob = fio.get("global options") or {}
+    glob = _obj(fio.get("global options"))
     d = (direction or "").lower()
     side = READ_DIRS.get(d, ("read",))[0] if d else None
     exact = [j for j in jobs if _job_rw(j, glob) in RW_OF_DIRECTION.get(d, set())]
@@ -235,9 +247,13 @@ def _matching_jobs(fio: dict, direction: str | None) -> tuple[list[dict], str, s
         loose = [j for j in jobs if _job_rw(j, glob) in SIDES.get(side, ())]
         return loose, side, "same side"
     # no direction reported: the side with the most I/O
-    totals = {s: sum((j.get(s) or {}).get("io_bytes", 0) for j in jobs) for s in ("read", "write", "trim")}
+    totals = {s: sum(_io_bytes(j, s) for j in jobs) for s in ("read", "write", "trim")}
     best = max(totals, key=lambda s: totals[s])
-    return [j for j in jobs if (j.get(best) or {}).get("io_bytes", 0) > 0], best, "any"
+    return [j for j in jobs if _io_bytes(j, best) > 0], best, "any"
+
+
+def _io_bytes(job: dict, side: str) -> float:
+    return _num(_obj(job.get(side)).get("io_bytes")) or 0.0
 
 
 def user_value(fio: dict, metric: str, direction: str | None) -> tuple[float | None, list[str], str | None]:
@@ -253,19 +269,30 @@ def user_value(fio: dict, metric: str, direction: str | None) -> tuple[float | N
 def _side_value(fio: dict, jobs: list[dict], side: str, metric: str) -> tuple[float | None, list[str]]:
     names = [str(j.get("jobname", "")) for j in jobs]
     m = (metric or "").lower()
-    sides = [(j.get(side) or {}) for j in jobs]
+    sides = [_obj(j.get(side)) for j in jobs]
     if m in BW_METRICS:
-        return float(sum(s.get("bw_bytes", s.get("bw", 0) * 1024) for s in sides)), names
+        return sum(_bw_bytes(s) for s in sides), names
     if m == "iops":
-        return float(sum(s.get("iops", 0) for s in sides)), names
+        return sum(_num(s.get("iops")) or 0.0 for s in sides), names
     if m in LAT_METRICS:
-        means = [(s.get(LAT_METRICS[m]) or {}).get("mean") for s in sides]
-        vals = [v / 1000.0 for v in means if isinstance(v, (int, float))]
+        means = [_num(_obj(s.get(LAT_METRICS[m])).get("mean")) for s in sides]
+        vals = [v / 1000.0 for v in means if v is not None]
         return (sum(vals) / len(vals) if vals else None), names
     if m == "util":
-        utils = [d.get("util") for d in fio.get("disk_util") or [] if isinstance(d.get("util"), (int, float))]
+        disks = fio.get("disk_util")
+        utils = (
+            [u for d in disks if (u := _num(_obj(d).get("util"))) is not None]
+            if isinstance(disks, list)
+            else []
+        )
         return (max(utils) if utils else None), names
     return None, names
+
+
+def _bw_bytes(side: dict) -> float:
+    """Bytes/s of one side of a job: ``bw_bytes``, else ``bw`` (KiB/s)."""
+    exact = _num(side.get("bw_bytes"))
+    return exact if exact is not None else (_num(side.get("bw")) or 0.0) * 1024
 
 
 def compare(report: Report, fio_json: dict) -> list[ComparisonRow]:

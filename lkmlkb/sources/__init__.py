@@ -9,6 +9,10 @@ are no RFC 822 to begin with).
 from __future__ import annotations
 
 import logging
+import shutil
+import stat
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +25,7 @@ from lkmlkb.sources.mail import decode_bytes, parse_message
 from lkmlkb.sources.mbox import iter_mbox_file, looks_like_mbox
 from lkmlkb.sources.public_inbox import (
     find_epochs,
+    holds_messages,
     is_git_repo,
     iter_epoch,
     list_name_of,
@@ -51,6 +56,8 @@ HEADER_START = (
     b"ARC-",
 )
 SKIP_NAMES = {".git", "__pycache__", ".DS_Store"}
+#: the SOURCE that names standard input
+STDIN = "-"
 
 
 def sniff(path: Path) -> str:
@@ -88,16 +95,60 @@ def iter_source(spec: str, cursors=None) -> Iterator[RawMail | Message | SourceF
     after the last message stored, with the hash of what comes before it).
     """
     path = Path(spec)
-    if "://" in spec or spec.startswith("lore:") or (not path.exists() and "@" in spec):
-        if is_lore_source(spec):
-            yield from _iter_lore(spec)
-            return
+    if ("://" in spec or spec.startswith("lore:")) and is_lore_source(spec):
+        yield from _iter_lore(spec)
+        return
+    if spec == STDIN or is_stream(path):
+        yield from _iter_stream(spec)
+        return
     if not path.exists():
-        raise SourceError(spec, "no such file or directory")
+        raise SourceError(spec, missing_reason(spec))
     if path.is_dir():
         yield from _iter_dir(path, cursors)
     else:
         yield from iter_file(path, cursors)
+
+
+def missing_reason(spec: str) -> str:
+    """Why a SOURCE that names nothing cannot be read (a Message-ID needs ``lore:``)."""
+    if "@" in spec and "/" not in spec:
+        return f"no such file or directory (to fetch a message from lore, write lore:{spec.strip('<>')})"
+    return "no such file or directory"
+
+
+def is_stream(path: Path) -> bool:
+    """True for a pipe, a FIFO or a character device (``/dev/stdin`` fed by a pipe)."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
+
+
+def _iter_stream(spec: str) -> Iterator[RawMail | Message | SourceFailure]:
+    """The messages of standard input (``-``) or a pipe, read once into a temporary file and
+    then read as any file; a stream keeps no cursor."""
+    with tempfile.TemporaryFile(prefix="lkmlkb-stdin-") as spool:
+        try:
+            if spec == STDIN:
+                shutil.copyfileobj(sys.stdin.buffer, spool)
+            else:
+                with open(spec, "rb") as fh:
+                    shutil.copyfileobj(fh, spool)
+        except OSError as exc:
+            raise SourceError(spec, f"cannot read: {exc.strerror or exc}") from exc
+        spool.flush()
+        try:
+            for item in iter_file(Path(f"/proc/self/fd/{spool.fileno()}")):
+                if isinstance(item, RawMail):
+                    item.source = spec
+                if isinstance(item, SourceFailure):
+                    item.exc = type(item.exc)(spec, item.exc.reason)
+                if isinstance(item, (RawMail, SourceFailure)):
+                    item.cursor_key = None
+                yield item
+        except SourceError as exc:
+            raise SourceError(spec, exc.reason) from exc
 
 
 def _iter_lore(spec: str):
@@ -110,6 +161,10 @@ def _iter_dir(path: Path, cursors) -> Iterator[RawMail | Message | SourceFailure
         epochs = find_epochs(path)
         if not epochs:
             raise SourceError(str(path), "git repository with no public-inbox epochs")
+        if epochs == [path] and not holds_messages(path):
+            raise SourceError(
+                str(path), "a git repository, but not a public-inbox archive (no message file m)"
+            )
         lists = list_name_of(path)
         for epoch in epochs:
             key = f"public-inbox:{epoch.resolve()}"
@@ -130,7 +185,7 @@ def _iter_dir(path: Path, cursors) -> Iterator[RawMail | Message | SourceFailure
         and not p.name.lower().endswith((".md", ".json", ".py"))
     )
     if not files:
-        raise SourceError(str(path), "folder holds no files")
+        raise SourceError(str(path), "folder holds no mail (no mbox, Maildir, .eml, HTML page or text)")
     for f in files:
         try:
             yield from iter_file(f, cursors)

@@ -47,6 +47,16 @@ def find_epochs(path: Path) -> list[Path]:
     return [p for _, p in sorted(epochs)]
 
 
+def holds_messages(repo: Path) -> bool:
+    """True when the head commit of ``repo`` holds a public-inbox message file (``m``, or ``d``
+    for a deletion): a repository of code or anything else does not."""
+    try:
+        names = _git(repo, "ls-tree", "--name-only", "HEAD")
+    except GitError:
+        return False
+    return "m" in names or "d" in names
+
+
 def looks_like_public_inbox(path: Path) -> bool:
     return path.is_dir() and bool(find_epochs(path))
 

@@ -34,6 +34,12 @@ from lkmlkb.web.common import (
 
 log = logging.getLogger(__name__)
 
+#: the first line of a job served as posted: the reporter's text, which the safety pass did not touch
+POSTED_WARNING = (
+    "; AS POSTED: the reporter's text, NOT made safe (it may write to devices or run programs); "
+    "do not run it as is. The safe job is this address without ?as=posted."
+)
+
 
 def safe_job(name: str, options: dict, global_options: dict) -> tuple[str, dict, dict, list[str]] | None:
     """The job rewritten for a safe run by :mod:`lkmlkb.repro.safety`, or None when that fails."""
@@ -52,8 +58,9 @@ def job_download_text(report: dict, job: dict, index: int, as_posted: bool = Fal
 
     By default the job goes through the reproduction safety pass (device
     targets become ``${LKMLKB_TARGET}``, program-running options go); with
-    ``as_posted`` it is the job exactly as the report gave it, headed by a
-    warning when it writes to a device.
+    ``as_posted`` (or when the safety pass fails) it is the job exactly as the
+    report gave it, headed by :data:`POSTED_WARNING` and a warning naming a
+    device it uses.
     """
     options = json_dict(job.get("options"))
     glob = json_dict(job.get("global_options"))
@@ -71,6 +78,7 @@ def job_download_text(report: dict, job: dict, index: int, as_posted: bool = Fal
         head += [f";   - {one_line(n)[:300]}" for n in notes]
         head.append("; run: LKMLKB_TARGET=/path/to/scratch/file fio THIS.fio")
     else:
+        head.insert(0, POSTED_WARNING)
         target = options.get("filename") or options.get("directory") or ""
         if str(target).startswith("/dev/"):
             head.append(

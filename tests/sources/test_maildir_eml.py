@@ -127,5 +127,5 @@ def test_folder_of_mixed_files_with_one_bad_file(tmp_path):
 
 def test_empty_folder_is_a_source_error(tmp_path):
     (tmp_path / "empty").mkdir()
-    with pytest.raises(SourceError, match="no files"):
+    with pytest.raises(SourceError, match="holds no mail"):
         list(iter_source(str(tmp_path / "empty")))
