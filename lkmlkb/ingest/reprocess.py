@@ -17,6 +17,7 @@ from lkmlkb.db.findings import (
     store_quote_origins,
     write_findings,
 )
+from lkmlkb.db.regressions import regroup
 from lkmlkb.db.reports import NEEDS_EXTRACTION, move_mark, report_plan, write_report
 from lkmlkb.db.store import Store, all_threads, live_threads, load_messages
 from lkmlkb.errors import LkmlkbError
@@ -85,6 +86,9 @@ def flush_reports(db: sqlite_utils.Database, final: bool = False) -> int:
     upto, thread_ids = plan
     n = rebuild_threads(db, thread_ids)
     move_mark(db.conn, upto, final)
+    if n:
+        with writing(db.conn):
+            regroup(db.conn)
     return n
 
 
@@ -104,6 +108,9 @@ def write_reports(
                 n += 1
     n += rebuild_threads(db, [tid for tid, r in built if r == NEEDS_EXTRACTION])
     move_mark(conn, upto, final)
+    if n:
+        with writing(conn):
+            regroup(conn)
     return n
 
 
@@ -115,7 +122,10 @@ def reprocess(db: sqlite_utils.Database, thread_ids: list[str] | None = None) ->
         drop_all_extraction(conn)
     else:
         drop_extraction_marks(conn, thread_ids)
-    return rebuild_threads(db, thread_ids)
+    n = rebuild_threads(db, thread_ids)
+    with writing(conn):
+        regroup(conn)
+    return n
 
 
 def retry_errors(db_path: str) -> tuple[int, int]:
