@@ -20,14 +20,38 @@ def is_regression_id(text: str) -> bool:
     return text.startswith(ID_PREFIX) and "@" not in text
 
 
+#: kb_info key: messages with a larger rowid have not been looked at for link lines yet
+MARK_KEY = "regression_keys_after"
+#: what a message of a thread without a report must say for the thread to get keys: a patch
+#: that fixes or reverts a commit, a tag pointing at a report, a regzbot command
+LINK_MARKERS = ("Fixes:", "This reverts commit", "#regzbot", "Closes:", "Link:")
+
+
+def _thread_without_report(conn: sqlite3.Connection, thread_id: str) -> tuple | None:
+    """A thread without a report as a ``reports`` row would give it (title, no regression report,
+    no status, no commits, its people, first date, no metric)."""
+    row = conn.execute("SELECT subject, first_date FROM threads WHERE thread_id=?", (thread_id,)).fetchone()
+    if row is None:
+        return None
+    people = [
+        r[0]
+        for r in conn.execute(
+            "SELECT DISTINCT coalesce(nullif(from_name, ''), from_addr) FROM messages WHERE thread_id=?",
+            (thread_id,),
+        )
+        if r[0]
+    ]
+    return (row[0], 0, None, "[]", "[]", json.dumps(people), row[1], None)
+
+
 def write_thread_keys(conn: sqlite3.Connection, thread_id: str) -> int:
-    """Read and store the keys of a thread from its report and messages (none without a report)."""
+    """Read and store the keys of a thread from its report (or, without one, its thread row) and messages."""
     conn.execute("DELETE FROM regression_keys WHERE thread_id=?", (thread_id,))
     row = conn.execute(
         "SELECT title, is_regression_report, status, culprits, fixes, people, first_date, headline_metric "
         "FROM reports WHERE report_id=?",
         (thread_id,),
-    ).fetchone()
+    ).fetchone() or _thread_without_report(conn, thread_id)
     if row is None:
         return 0
     reverts = [
@@ -88,9 +112,33 @@ def _numbers(metric, base, bad, unit, pct) -> str | None:
     return out + (f" ({pct:g}%)" if pct is not None else "")
 
 
+def key_new_link_threads(conn: sqlite3.Connection) -> int:
+    """Store the keys of threads without a report whose messages stored since the last call say
+    one of :data:`LINK_MARKERS` (a fix or revert patch without numbers, a regzbot command);
+    returns the threads read."""
+    row = conn.execute("SELECT value FROM kb_info WHERE key=?", (MARK_KEY,)).fetchone()
+    after = int(row[0]) if row else 0
+    upto = conn.execute("SELECT coalesce(max(rowid), 0) FROM messages").fetchone()[0]
+    said = " OR ".join("instr(m.new_text, ?) > 0" for _ in LINK_MARKERS)
+    threads = [
+        r[0]
+        for r in conn.execute(
+            f"SELECT DISTINCT m.thread_id FROM messages m WHERE m.rowid > ? AND m.rowid <= ? AND ({said}) "
+            "AND NOT EXISTS (SELECT 1 FROM reports r WHERE r.report_id = m.thread_id)",
+            (after, upto, *LINK_MARKERS),
+        )
+    ]
+    for tid in threads:
+        write_thread_keys(conn, tid)
+    conn.execute("INSERT OR REPLACE INTO kb_info(key, value) VALUES (?, ?)", (MARK_KEY, str(upto)))
+    return len(threads)
+
+
 def regroup(conn: sqlite3.Connection) -> int:
-    """Group every report thread with keys into regressions and rewrite ``regressions`` and
-    ``regression_threads`` (in the caller's transaction); returns the regressions written."""
+    """Group every thread with keys into regressions and rewrite ``regressions`` and
+    ``regression_threads`` (in the caller's transaction); returns the regressions written.
+    Threads without a report that say a link line since the last call get their keys first."""
+    key_new_link_threads(conn)
     rows = []
     for (
         tid,
@@ -127,6 +175,12 @@ def regroup(conn: sqlite3.Connection) -> int:
                 message_count=count or 0,
             )
         )
+    for tid, title, first, last, count in conn.execute(
+        "SELECT t.thread_id, t.subject, t.first_date, t.last_date, t.message_count FROM threads t "
+        "WHERE t.thread_id IN (SELECT DISTINCT thread_id FROM regression_keys) "
+        "AND NOT EXISTS (SELECT 1 FROM reports r WHERE r.report_id = t.thread_id)"
+    ):
+        rows.append(ThreadRow(tid, title or "", first_date=first, last_date=last, message_count=count or 0))
     synthetic = {
         r[0]
         for r in conn.execute(

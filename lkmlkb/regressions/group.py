@@ -229,6 +229,10 @@ def group(
         if u.join(a, b) or u.find(a) == u.find(b):
             why[a].append(reason)
             why[b].append(reason)
+    for a, b, reason in apart:
+        if u.find(a) != u.find(b):
+            why[a].append(f"kept apart from {b}: {reason}")
+            why[b].append(f"kept apart from {a}: {reason}")
     comps: dict[str, list[str]] = defaultdict(list)
     for t in sorted(by_id):
         comps[u.find(t)].append(t)
@@ -273,9 +277,8 @@ def _regression(rows: list[ThreadRow], keys: dict[str, list[Key]], why: dict[str
         Member(
             r.thread_id,
             parts[r.thread_id],
-            "first report"
-            if r is anchor
-            else "; ".join(dict.fromkeys(why.get(r.thread_id, []))) or "first report",
+            "; ".join(dict.fromkeys((["first report"] if r is anchor else []) + why.get(r.thread_id, [])))
+            or "first report",
         )
         for r in sorted(rows, key=lambda r: (r.first_date or "9999", r.thread_id))
     ]

@@ -112,6 +112,11 @@ _DIFFERENT_RE = re.compile(
     r"|unrelated\sto\s(?:the|this|that)\s(?:regression|report|issue))\b",
     re.I,
 )
+#: the robot naming the regression it reports by its metric
+_ROBOT_NOTICED_RE = re.compile(
+    r"noticed an?\s{1,3}[-+]?\d{1,4}(?:\.\d{1,3})?%\s{1,3}(?:regression|improvement)\s{1,3}of\s{1,3}([A-Za-z0-9_.:/-]{2,80}?):?\s{1,3}on\b",
+    re.I | re.M,
+)
 _SPACE_RE = re.compile(r"\s+")
 _QUOTE_LINE_RE = re.compile(r"^\s{0,3}>.*$", re.M)
 #: how many characters of a message's own words identify it among copies
@@ -247,6 +252,12 @@ def thread_keys(t: ThreadInput) -> list[Key]:
             robot = robot or m is first
         for hit in _ROBOT_PARAM_RE.finditer(text) if m is first and robot else ():
             keys.append(Key(WORKLOAD, f"robot {hit.group(1)}={hit.group(2)}"))
+        if m is first and robot and (noticed := _ROBOT_NOTICED_RE.search(text)):
+            # the robot says which regression this is: the one of this metric
+            keys.append(Key(METRIC, noticed.group(1).lower()))
+            keys.append(
+                Key(DIFFERENT, noticed.group(1).lower(), m.message_id, m.date, noticed.group(0).strip())
+            )
     subject = first.subject if first else t.title
     v = patch_version(subject or "")
     low = strip_subject(subject or "")
