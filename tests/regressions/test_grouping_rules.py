@@ -1,0 +1,69 @@
+"""The grouping rules on their own: what joins two threads and what never does.
+
+The subjects are those of real threads: "block: significant performance regression in iSCSI
+rescan" (linux-block, 2023-05-26) and "[PATCH] block: fix revalidate performance regression" /
+"[PATCH v2] ..." (linux-block, 2023-05-29, Damien Le Moal)."""
+
+from __future__ import annotations
+
+from lkmlkb.regressions import keys as K
+from lkmlkb.regressions.group import ThreadRow, group, status_of
+from lkmlkb.regressions.keys import Key, patch_version, sha_match, strip_subject
+
+SUBJECT = "block: significant performance regression in iscsi rescan"
+
+
+def _row(tid: str, date: str, report: bool = True) -> ThreadRow:
+    return ThreadRow(tid, title=SUBJECT, is_regression_report=report, first_date=date)
+
+
+def _subject_keys(who: str) -> list[Key]:
+    return [Key(K.SUBJECT, SUBJECT), Key(K.PERSON, who), Key(K.PART, K.REPORT)]
+
+
+def test_a_reply_that_lost_its_references_joins_within_days():
+    rows = [_row("a", "2023-05-26T15:48:29+00:00"), _row("b", "2023-05-27T18:46:30+00:00")]
+    found = group(rows, {"a": _subject_keys("brian bunker"), "b": _subject_keys("brian bunker")})
+    assert len(found) == 1
+    reason = next(m.reason for m in found[0].members if m.thread_id == "b")
+    assert "lost References" in reason and "brian bunker" in reason
+
+
+def test_one_subject_months_apart_or_by_other_people_never_joins():
+    months = [_row("a", "2023-05-26T15:48:29+00:00"), _row("b", "2023-09-27T18:46:30+00:00")]
+    assert len(group(months, {"a": _subject_keys("brian bunker"), "b": _subject_keys("brian bunker")})) == 2
+    days = [_row("a", "2023-05-26T15:48:29+00:00"), _row("b", "2023-05-27T18:46:30+00:00")]
+    assert len(group(days, {"a": _subject_keys("brian bunker"), "b": _subject_keys("jens axboe")})) == 2
+
+
+def test_short_sha_prefixes_do_not_join():
+    assert sha_match("508aebb80527", "508aebb805277c541e94ee14daba4191ff02347e")
+    assert not sha_match("508aebb805", "508aebb805277c541e94ee14daba4191ff02347e")
+    rows = [_row("a", "2023-05-26T00:00:00+00:00"), _row("b", "2023-05-29T00:00:00+00:00", report=False)]
+    keys = {
+        "a": [Key(K.CULPRIT, "508aebb805277c541e94ee14daba4191ff02347e")],
+        "b": [Key(K.FIXES, "508aebb805")],
+    }
+    assert [len(r.members) for r in group(rows, keys)] == [1]
+
+
+def test_a_thread_without_a_regression_report_makes_no_regression_alone():
+    rows = [_row("p", "2023-05-29T00:00:00+00:00", report=False)]
+    assert group(rows, {"p": [Key(K.PART, "fix proposed v1")]}) == []
+
+
+def test_subjects_and_versions():
+    assert strip_subject("Re: [PATCH v2] block: fix revalidate performance regression") == (
+        "block: fix revalidate performance regression"
+    )
+    assert patch_version("[PATCH v2] block: fix revalidate performance regression") == 2
+    assert patch_version("[PATCH] block: fix revalidate performance regression") == 1
+    assert patch_version("block: significant performance regression in iSCSI rescan") is None
+
+
+def test_the_status_is_the_latest_stage():
+    from lkmlkb.regressions.group import Event
+
+    ev = [Event("reported", None, "a", None, ""), Event("fix proposed", None, "b", None, "")]
+    assert status_of(ev) == "fix proposed"
+    assert status_of(ev + [Event("reverted", None, "c", None, "")]) == "reverted"
