@@ -180,3 +180,11 @@ def test_cli_lists_regressions_newest_first_and_shows_a_timeline(kb):
     assert "timeline:" in shown.output and "fix proposed  v2: [PATCH v2]" in shown.output
     report = CliRunner().invoke(main, ["show", ISCSI_REPORT, "--db", str(kb)]).output
     assert f"regression: {rid} (report, fixed)" in report
+
+
+def test_an_ingest_with_worker_processes_groups_too(tmp_path):
+    """Workers build the reports and the writer writes them (another path than a serial run)."""
+    path = tmp_path / "kb.db"
+    ingest([str(HERE / "iscsi_rescan_report_v1_v2.mbox")], str(path), extract=True, workers=2)
+    conn = connect(path, create=False).conn
+    assert set(_parts(conn, ISCSI_REPORT)) == {ISCSI_REPORT, ISCSI_V1, ISCSI_V2}
