@@ -79,6 +79,7 @@ class _Union:
     def __init__(self, items) -> None:
         self.parent = {x: x for x in items}
         self.apart: list[tuple[str, str, str]] = []  # threads kept apart, and why
+        self.anchored: set[str] = set()  # roots of groups holding a regression report
 
     def find(self, x: str) -> str:
         while self.parent[x] != x:
@@ -86,7 +87,9 @@ class _Union:
             x = self.parent[x]
         return x
 
-    def join(self, a: str, b: str) -> bool:
+    def join(self, a: str, b: str, anchors: set[str] | None = None) -> bool:
+        """Join the groups of ``a`` and ``b``, unless two threads kept apart would be in one, or
+        (``anchors`` given) both groups already hold one of ``anchors``."""
         ra, rb = self.find(a), self.find(b)
         if ra == rb:
             return False
@@ -94,7 +97,12 @@ class _Union:
             rx, ry = self.find(x), self.find(y)
             if {rx, ry} == {ra, rb}:
                 return False
+        if anchors is not None and ra in self.anchored and rb in self.anchored:
+            return False
         self.parent[rb] = ra
+        if rb in self.anchored:
+            self.anchored.discard(rb)
+            self.anchored.add(ra)
         return True
 
 
@@ -134,9 +142,15 @@ def _links(
         for k in by_kind[t][K.CULPRIT]:
             culprits.append((t, resolved.get(k.value, k.value), k))
 
+    # culprits by their first 12 hex digits: SHAs of one commit share them (shorter ones never match)
+    by_prefix: dict[str, list[tuple[str, str, Key]]] = defaultdict(list)
+    for t, c, k in culprits:
+        if len(c) >= 12:
+            by_prefix[c[:12]].append((t, c, k))
+
     def blamed(sha: str):
         full = resolved.get(sha, sha)
-        return [(t, k) for t, c, k in culprits if c == full or sha_match(c, full)]
+        return [(t, k) for t, c, k in by_prefix.get(full[:12], ()) if sha_match(c, full)]
 
     for t in rows:
         for k in by_kind[t][K.FIXES] + by_kind[t][K.REVERTS]:
@@ -168,25 +182,25 @@ def _links(
     # the same culprit; two reports stay apart when one says it is another regression and their
     # workloads or metrics differ
     apart: list[tuple[str, str, str]] = []
-    for i, (a, ca, ka) in enumerate(culprits):
-        for b, cb, kb in culprits[i + 1 :]:
-            if a == b or not (ca == cb or sha_match(ca, cb)):
+    pairs = ((x, y) for same in by_prefix.values() for i, x in enumerate(same) for y in same[i + 1 :])
+    for (a, ca, ka), (b, cb, kb) in pairs:
+        if a == b or not sha_match(ca, cb):
+            continue
+        if rows[a].is_regression_report and rows[b].is_regression_report:
+            said = by_kind[a][K.DIFFERENT] + by_kind[b][K.DIFFERENT]
+            differ = [
+                kind
+                for kind in (K.WORKLOAD, K.METRIC)
+                if (wa := {k.value for k in by_kind[a][kind]})
+                and (wb := {k.value for k in by_kind[b][kind]})
+                and not wa & wb
+            ]
+            if said and differ:
+                apart.append(
+                    (a, b, f"{said[0].message_id} says {said[0].detail!r}; {' and '.join(differ)} differ")
+                )
                 continue
-            if rows[a].is_regression_report and rows[b].is_regression_report:
-                said = by_kind[a][K.DIFFERENT] + by_kind[b][K.DIFFERENT]
-                differ = [
-                    kind
-                    for kind in (K.WORKLOAD, K.METRIC)
-                    if (wa := {k.value for k in by_kind[a][kind]})
-                    and (wb := {k.value for k in by_kind[b][kind]})
-                    and not wa & wb
-                ]
-                if said and differ:
-                    apart.append(
-                        (a, b, f"{said[0].message_id} says {said[0].detail!r}; {' and '.join(differ)} differ")
-                    )
-                    continue
-            out.append((a, b, f"same culprit {ka.value} ({ka.detail}) and {kb.value} ({kb.detail})"))
+        out.append((a, b, f"same culprit {ka.value} ({ka.detail}) and {kb.value} ({kb.detail})"))
     # replies that lost their References: one subject, shared people, within days
     subjects: dict[str, list[tuple[str, Key]]] = defaultdict(list)
     for t in rows:
@@ -225,8 +239,16 @@ def group(
     u = _Union(by_id)
     u.apart = apart
     why: dict[str, list[str]] = defaultdict(list)
-    for a, b, reason in links:
+    anchors = {t for t, r in by_id.items() if r.is_regression_report}
+    u.anchored = set(anchors)
+    # regression reports first, among themselves; then the other threads (patches, reverts), each
+    # into one regression at most: a thread without a report never bridges two regressions
+    for a, b, reason in [x for x in links if x[0] in anchors and x[1] in anchors]:
         if u.join(a, b) or u.find(a) == u.find(b):
+            why[a].append(reason)
+            why[b].append(reason)
+    for a, b, reason in [x for x in links if not (x[0] in anchors and x[1] in anchors)]:
+        if u.join(a, b, anchors) or u.find(a) == u.find(b):
             why[a].append(reason)
             why[b].append(reason)
     for a, b, reason in apart:

@@ -67,3 +67,20 @@ def test_the_status_is_the_latest_stage():
     ev = [Event("reported", None, "a", None, ""), Event("fix proposed", None, "b", None, "")]
     assert status_of(ev) == "fix proposed"
     assert status_of(ev + [Event("reverted", None, "c", None, "")]) == "reverted"
+
+
+def test_a_patch_never_bridges_two_regressions():
+    """A patch whose `Fixes:` names one report's culprit and whose `Link:` names another report
+    joins one of them, not both."""
+    rows = [
+        _row("r1", "2023-05-26T00:00:00+00:00"),
+        _row("r2", "2023-06-26T00:00:00+00:00"),
+        _row("p", "2023-07-01T00:00:00+00:00", report=False),
+    ]
+    keys = {
+        "r1": [Key(K.CULPRIT, "508aebb805277c541e94ee14daba4191ff02347e")],
+        "r2": [],
+        "p": [Key(K.FIXES, "508aebb80527", "p@x", None, "Fixes: 508aebb80527"), Key(K.LINK, "m2@x")],
+    }
+    found = group(rows, keys, locate={"m2@x": "r2"})
+    assert sorted(len(g.members) for g in found) == [1, 2]
