@@ -10,7 +10,7 @@ from dataclasses import asdict
 from lkmlkb.db.connection import rows_in
 from lkmlkb.db.schema import IN_TREE
 from lkmlkb.regressions.group import ThreadRow, group
-from lkmlkb.regressions.keys import DUP_OF, LINK, Key, Mail, ThreadInput, thread_keys
+from lkmlkb.regressions.keys import DUP_OF, LINK, Key, Mail, ThreadInput, link_targets, thread_keys
 
 #: the prefix of a regression's id (a report's id is a Message-ID: it has an @)
 ID_PREFIX = "reg-"
@@ -24,6 +24,17 @@ def is_regression_id(text: str) -> bool:
 MARK_KEY = "regression_keys_after"
 #: what a message of a thread without a report must say for the thread to get keys: a patch
 #: that fixes or reverts a commit, a tag pointing at a report, a regzbot command
+#: key kind: the thread's messages have no Message-ID of their own (a pasted copy)
+SYNTHETIC = "synthetic"
+#: kb_info key: the state of the keys the stored grouping was made from (nothing changed: no regroup)
+BUILT_KEY = "regressions_built_from"
+
+
+def _kb_info(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM kb_info WHERE key=?", (key,)).fetchone()
+    return row[0] if row else None
+
+
 LINK_MARKERS = ("Fixes:", "This reverts commit", "#regzbot", "Closes:", "Link:")
 
 
@@ -51,7 +62,9 @@ def write_thread_keys(conn: sqlite3.Connection, thread_id: str) -> int:
         "SELECT title, is_regression_report, status, culprits, fixes, people, first_date, headline_metric "
         "FROM reports WHERE report_id=?",
         (thread_id,),
-    ).fetchone() or _thread_without_report(conn, thread_id)
+    ).fetchone()
+    has_report = row is not None
+    row = row or _thread_without_report(conn, thread_id)
     if row is None:
         return 0
     reverts = [
@@ -67,14 +80,15 @@ def write_thread_keys(conn: sqlite3.Connection, thread_id: str) -> int:
             (thread_id,),
         )
     ]
-    mails = [
-        Mail(mid, subj or "", name or "", addr or "", date, text or "")
-        for mid, subj, name, addr, date, text in conn.execute(
-            "SELECT message_id, subject, from_name, from_addr, date_utc, new_text FROM messages "
-            "WHERE thread_id=? ORDER BY date_utc IS NULL, date_utc, rowid",
-            (thread_id,),
-        )
-    ]
+    synthetic_ids = False
+    mails = []
+    for mid, subj, name, addr, date, text, synthetic in conn.execute(
+        "SELECT message_id, subject, from_name, from_addr, date_utc, new_text, synthetic_id FROM messages "
+        "WHERE thread_id=? ORDER BY date_utc IS NULL, date_utc, rowid",
+        (thread_id,),
+    ):
+        mails.append(Mail(mid, subj or "", name or "", addr or "", date, text or ""))
+        synthetic_ids = synthetic_ids or bool(synthetic)
     t = ThreadInput(
         thread_id,
         title=row[0] or "",
@@ -88,8 +102,11 @@ def write_thread_keys(conn: sqlite3.Connection, thread_id: str) -> int:
         headline_metric=row[7],
         fio_jobs=jobs,
         mails=mails,
+        has_report=has_report,
     )
     found = list(dict.fromkeys(thread_keys(t)))
+    if synthetic_ids:
+        found.append(Key(SYNTHETIC, "1"))
     conn.executemany(
         "INSERT INTO regression_keys(thread_id, kind, value, message_id, date, detail) VALUES (?,?,?,?,?,?)",
         [(thread_id, k.kind, k.value, k.message_id, k.date, k.detail) for k in found],
@@ -114,24 +131,50 @@ def _numbers(metric, base, bad, unit, pct) -> str | None:
 
 def key_new_link_threads(conn: sqlite3.Connection) -> int:
     """Store the keys of threads without a report whose messages stored since the last call say
-    one of :data:`LINK_MARKERS` (a fix or revert patch without numbers, a regzbot command);
-    returns the threads read."""
+    one of :data:`LINK_MARKERS` pointing at a regression report already known: a `Fixes:` or
+    reverted commit one blames, a `Link:`/`Closes:` to one of its messages (a fix or revert patch
+    without numbers, a regzbot command).  Returns the threads read."""
     row = conn.execute("SELECT value FROM kb_info WHERE key=?", (MARK_KEY,)).fetchone()
     after = int(row[0]) if row else 0
     upto = conn.execute("SELECT coalesce(max(rowid), 0) FROM messages").fetchone()[0]
     said = " OR ".join("instr(m.new_text, ?) > 0" for _ in LINK_MARKERS)
-    threads = [
-        r[0]
-        for r in conn.execute(
-            f"SELECT DISTINCT m.thread_id FROM messages m WHERE m.rowid > ? AND m.rowid <= ? AND ({said}) "
-            "AND NOT EXISTS (SELECT 1 FROM reports r WHERE r.report_id = m.thread_id)",
-            (after, upto, *LINK_MARKERS),
-        )
-    ]
-    for tid in threads:
-        write_thread_keys(conn, tid)
+    found: dict[str, list[tuple[str, str]]] = {}
+    for tid, text in conn.execute(
+        f"SELECT m.thread_id, m.new_text FROM messages m WHERE m.rowid > ? AND m.rowid <= ? AND ({said}) "
+        "AND NOT EXISTS (SELECT 1 FROM reports r WHERE r.report_id = m.thread_id)",
+        (after, upto, *LINK_MARKERS),
+    ):
+        if targets := link_targets(text or ""):
+            found.setdefault(tid, []).extend(targets)
     conn.execute("INSERT OR REPLACE INTO kb_info(key, value) VALUES (?, ?)", (MARK_KEY, str(upto)))
-    return len(threads)
+    if not found:
+        return 0
+    blamed = {
+        r[0][:12]
+        for r in conn.execute(
+            "SELECT k.value FROM regression_keys k JOIN reports r ON r.report_id = k.thread_id "
+            "WHERE k.kind = 'culprit' AND r.is_regression_report = 1"
+        )
+        if len(r[0]) >= 12
+    }
+    links = sorted({v for ts in found.values() for kind, v in ts if kind == LINK})
+    reported = {
+        r[0]
+        for r in rows_in(
+            conn,
+            "SELECT tm.message_id FROM thread_members tm JOIN reports r ON r.report_id = tm.thread_id "
+            "WHERE r.is_regression_report = 1 AND tm.message_id IN ({marks})",
+            links,
+        )
+    }
+    n = 0
+    for tid, targets in found.items():
+        if any(
+            (v in reported) if kind == LINK else (len(v) >= 12 and v[:12] in blamed) for kind, v in targets
+        ):
+            write_thread_keys(conn, tid)
+            n += 1
+    return n
 
 
 def regroup(conn: sqlite3.Connection) -> int:
@@ -139,6 +182,14 @@ def regroup(conn: sqlite3.Connection) -> int:
     ``regression_threads`` (in the caller's transaction); returns the regressions written.
     Threads without a report that say a link line since the last call get their keys first."""
     key_new_link_threads(conn)
+    state = "{} {} {}".format(
+        *conn.execute(
+            "SELECT coalesce(max(rowid), 0), count(*), (SELECT count(*) FROM commits) FROM regression_keys"
+        ).fetchone()
+    )
+    if state == _kb_info(conn, BUILT_KEY):
+        return conn.execute("SELECT count(*) FROM regressions").fetchone()[0]
+    conn.execute("INSERT OR REPLACE INTO kb_info(key, value) VALUES (?, ?)", (BUILT_KEY, state))
     rows = []
     for (
         tid,
@@ -181,23 +232,19 @@ def regroup(conn: sqlite3.Connection) -> int:
         "AND NOT EXISTS (SELECT 1 FROM reports r WHERE r.report_id = t.thread_id)"
     ):
         rows.append(ThreadRow(tid, title or "", first_date=first, last_date=last, message_count=count or 0))
-    synthetic = {
-        r[0]
-        for r in conn.execute(
-            "SELECT DISTINCT thread_id FROM messages WHERE synthetic_id = 1 AND thread_id IN "
-            "(SELECT DISTINCT thread_id FROM regression_keys)"
-        )
-    }
-    for r in rows:
-        r.synthetic = r.thread_id in synthetic
     keys: dict[str, list[Key]] = {}
     targets: list[str] = []
+    synthetic: set[str] = set()
     for tid, kind, value, mid, date, detail in conn.execute(
         "SELECT thread_id, kind, value, message_id, date, detail FROM regression_keys ORDER BY rowid"
     ):
         keys.setdefault(tid, []).append(Key(kind, value, mid, date, detail))
+        if kind == SYNTHETIC:
+            synthetic.add(tid)
         if kind in (LINK, DUP_OF):
             targets.append(value)
+    for r in rows:
+        r.synthetic = r.thread_id in synthetic
     locate = dict(
         rows_in(
             conn, "SELECT message_id, thread_id FROM thread_members WHERE message_id IN ({marks})", targets

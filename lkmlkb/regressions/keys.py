@@ -69,6 +69,7 @@ class ThreadInput:
     thread_id: str
     title: str = ""
     is_regression_report: bool = False
+    has_report: bool = True  # False: a patch or revert thread keyed for its link lines (no copy keys)
     status: str | None = None
     culprits: list[str] = field(default_factory=list)
     fixes: list[str] = field(default_factory=list)
@@ -196,6 +197,22 @@ def _msgid_of(text: str) -> str | None:
     return t if "@" in t and " " not in t else None
 
 
+def link_targets(text: str) -> list[tuple[str, str]]:
+    """(kind, value) of what a message's lines point at: `Fixes:` and reverted commits
+    (:data:`FIXES`), `Link:`/`Closes:` tags and regzbot `dup-of:` (:data:`LINK`), regzbot
+    `introduced`/`fix:` commits (:data:`FIX_COMMIT`)."""
+    out = [(FIXES, h.group(1).lower()) for h in _FIXES_RE.finditer(text)]
+    out += [(FIXES, h.group(1).lower()) for h in _REVERTS_RE.finditer(text)]
+    out += [(LINK, h.group(2)) for h in _LINK_RE.finditer(text)]
+    for h in _REGZBOT_RE.finditer(text):
+        arg = h.group(2).strip()
+        if named := _SHA_START_RE.match(arg):
+            out.append((FIX_COMMIT, named.group(1).lower()))
+        elif target := _msgid_of(arg):
+            out.append((LINK, target))
+    return out
+
+
 def thread_keys(t: ThreadInput) -> list[Key]:
     """Every key of a report thread (see the kinds above), each with its message and evidence."""
     keys: list[Key] = []
@@ -243,7 +260,7 @@ def thread_keys(t: ThreadInput) -> list[Key]:
                 keys.append(Key(DUP_OF, target, m.message_id, m.date, said))
         if different := _DIFFERENT_RE.search(text):
             keys.append(Key(DIFFERENT, "1", m.message_id, m.date, different.group(0)))
-        if (fp := copy_fingerprint(m)) is not None:
+        if t.has_report and (fp := copy_fingerprint(m)) is not None:
             keys.append(Key(COPY, fp, m.message_id, m.date))
         if m is not first and (said_applied := _APPLIED_RE.search(text)):
             applied = True
