@@ -120,6 +120,8 @@ _ROBOT_NOTICED_RE = re.compile(
 )
 _SPACE_RE = re.compile(r"\s+")
 _QUOTE_LINE_RE = re.compile(r"^\s{0,3}>.*$", re.M)
+#: how much of a message's own words keys are read from (trailers and replies are near the top)
+KEY_CHARS = 16384
 #: how many characters of a message's own words identify it among copies
 COPY_CHARS = 160
 #: fio options of the workload fingerprint
@@ -174,7 +176,7 @@ def person(name: str, addr: str) -> str:
 
 def copy_fingerprint(m: Mail) -> str | None:
     """The author, the minute and the first words of a message: the same mail read from two sources."""
-    words = _SPACE_RE.sub(" ", _QUOTE_LINE_RE.sub(" ", m.text or "")).strip()
+    words = _SPACE_RE.sub(" ", _QUOTE_LINE_RE.sub(" ", (m.text or "")[: COPY_CHARS * 8])).strip()
     if not m.date or len(words) < 40:
         return None
     who = person(m.from_name, m.from_addr)
@@ -238,15 +240,16 @@ def thread_keys(t: ThreadInput) -> list[Key]:
             keys.append(Key(WORKLOAD, fp))
     applied = robot = revert = stable = False
     versions: set[int] = set()
+    is_patch = patch_version(first.subject if first else t.title) is not None
     for m in t.mails:
-        text = m.text or ""
-        for hit in _FIXES_RE.finditer(text):
+        text = (m.text or "")[:KEY_CHARS]
+        for hit in _FIXES_RE.finditer(text) if "Fixes:" in text else ():
             keys.append(Key(FIXES, hit.group(1).lower(), m.message_id, m.date, hit.group(0).strip()))
-        for hit in _REVERTS_RE.finditer(text):
+        for hit in _REVERTS_RE.finditer(text) if "This reverts commit" in text else ():
             keys.append(Key(REVERTS, hit.group(1).lower(), m.message_id, m.date, hit.group(0).strip()))
-        for hit in _LINK_RE.finditer(text):
+        for hit in _LINK_RE.finditer(text) if "://" in text else ():
             keys.append(Key(LINK, hit.group(2), m.message_id, m.date, hit.group(0).strip()))
-        for hit in _REGZBOT_RE.finditer(text):
+        for hit in _REGZBOT_RE.finditer(text) if "#regzbot" in text.lower() else ():
             cmd, arg = hit.group(1).lower(), hit.group(2).strip()
             said = hit.group(0).strip()
             named = _SHA_START_RE.match(arg)
@@ -258,11 +261,11 @@ def thread_keys(t: ThreadInput) -> list[Key]:
                 keys.append(Key(FIX_SUBJECT, strip_subject(arg), m.message_id, m.date, said))
             elif cmd.startswith("dup") and (target := _msgid_of(arg)):
                 keys.append(Key(DUP_OF, target, m.message_id, m.date, said))
-        if different := _DIFFERENT_RE.search(text):
+        if t.is_regression_report and (different := _DIFFERENT_RE.search(text)):
             keys.append(Key(DIFFERENT, "1", m.message_id, m.date, different.group(0)))
         if t.has_report and (fp := copy_fingerprint(m)) is not None:
             keys.append(Key(COPY, fp, m.message_id, m.date))
-        if m is not first and (said_applied := _APPLIED_RE.search(text)):
+        if is_patch and m is not first and (said_applied := _APPLIED_RE.search(text)):
             applied = True
             keys.append(Key(APPLIED_SAID, "1", m.message_id, m.date, said_applied.group(0).strip()))
         if _ROBOT_RE.search(f"{m.from_name} {m.from_addr}"):
