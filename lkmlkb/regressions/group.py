@@ -152,11 +152,22 @@ def _links(
         full = resolved.get(sha, sha)
         return [(t, k) for t, c, k in by_prefix.get(full[:12], ()) if sha_match(c, full)]
 
+    # a patch without a regression report of its own fixes *a* bug of the commit; it is the fix of
+    # this regression when it names the reporter in its trailers or calls itself a regression fix
     for t in rows:
+        named = {k.value for k in by_kind[t][K.TRAILER]}
+        says = "regression" in rows[t].title.lower()
         for k in by_kind[t][K.FIXES] + by_kind[t][K.REVERTS]:
             for there, kc in blamed(k.value):
-                if there != t:
-                    out.append((t, there, f"{k.detail!r} in {k.message_id} names the culprit {kc.value}"))
+                if there == t:
+                    continue
+                reporters = {a.value for a in by_kind[there][K.AUTHOR]}
+                if not rows[t].is_regression_report and not (named & reporters or says):
+                    continue
+                why = f"{k.detail!r} in {k.message_id} names the culprit {kc.value}"
+                if named & reporters:
+                    why += f", and its trailers name the reporter {sorted(named & reporters)[0]}"
+                out.append((t, there, why))
     # regzbot fix: naming a patch by subject
     series: dict[str, list[tuple[str, Key]]] = defaultdict(list)
     for t in rows:
@@ -195,7 +206,12 @@ def _links(
                 and (wb := {k.value for k in by_kind[b][kind]})
                 and not wa & wb
             ]
-            if said and differ:
+            # one says which regression it is, and the other's is another or not known
+            unknown = not any(by_kind[x][kind] for x in (a, b) for kind in (K.WORKLOAD, K.METRIC)) or any(
+                not (by_kind[x][K.WORKLOAD] or by_kind[x][K.METRIC]) for x in (a, b)
+            )
+            if said and (differ or unknown):
+                differ = differ or ["workload and metric (one unknown)"]
                 apart.append(
                     (a, b, f"{said[0].message_id} says {said[0].detail!r}; {' and '.join(differ)} differ")
                 )

@@ -23,6 +23,7 @@ SUBJECT = "subject"  # the thread's normalized subject (for replies that lost th
 COPY = "copy"  # a message's author, minute and first words (the same mail from another source)
 PERSON = "person"  # someone who wrote in the thread
 AUTHOR = "author"  # who wrote the thread's first message
+TRAILER = "trailer"  # someone a patch's trailers name (Reported-by, Tested-by, Cc, ...)
 REVERTS = "reverts"  # a commit `This reverts commit <sha>` names
 APPLIED_SAID = "applied"  # a reply saying the patch was applied
 WORKLOAD = "workload"  # a normalized workload fingerprint
@@ -117,6 +118,10 @@ _DIFFERENT_RE = re.compile(
 _ROBOT_NOTICED_RE = re.compile(
     r"noticed an?\s{1,3}[-+]?\d{1,4}(?:\.\d{1,3})?%\s{1,3}(?:regression|improvement)\s{1,3}of\s{1,3}([A-Za-z0-9_.:/-]{2,80}?):?\s{1,3}on\b",
     re.I | re.M,
+)
+_TRAILER_RE = re.compile(
+    r"^\s{0,4}(?:[A-Za-z]{2,12}(?:-and-[A-Za-z]{2,12})?-by|Reported by|Cc):\s{0,4}([^<\n]{1,80}?)\s{0,4}(?:<([^>\s]{1,120})>)?\s*$",
+    re.M,
 )
 _SPACE_RE = re.compile(r"\s+")
 _QUOTE_LINE_RE = re.compile(r"^\s{0,3}>.*$", re.M)
@@ -265,6 +270,8 @@ def thread_keys(t: ThreadInput) -> list[Key]:
             keys.append(Key(DIFFERENT, "1", m.message_id, m.date, different.group(0)))
         if t.has_report and (fp := copy_fingerprint(m)) is not None:
             keys.append(Key(COPY, fp, m.message_id, m.date))
+        for hit in _TRAILER_RE.finditer(text) if is_patch and ("-by:" in text or "Cc:" in text) else ():
+            keys.append(Key(TRAILER, person(hit.group(1), hit.group(2) or "")))
         if is_patch and m is not first and (said_applied := _APPLIED_RE.search(text)):
             applied = True
             keys.append(Key(APPLIED_SAID, "1", m.message_id, m.date, said_applied.group(0).strip()))
