@@ -154,19 +154,23 @@ def _links(
 
     # a patch without a regression report of its own fixes *a* bug of the commit; it is the fix of
     # this regression when it names the reporter in its trailers or calls itself a regression fix
+    def fixes_this(t: str, report: str) -> str | None:
+        """Why patch ``t`` (no regression report) fixes the regression of ``report``, or None."""
+        named = {k.value for k in by_kind[t][K.TRAILER]} & {a.value for a in by_kind[report][K.AUTHOR]}
+        if named:
+            return f"its trailers name the reporter {sorted(named)[0]}"
+        return "its subject says regression" if "regression" in rows[t].title.lower() else None
+
     for t in rows:
-        named = {k.value for k in by_kind[t][K.TRAILER]}
-        says = "regression" in rows[t].title.lower()
         for k in by_kind[t][K.FIXES] + by_kind[t][K.REVERTS]:
             for there, kc in blamed(k.value):
-                if there == t:
-                    continue
-                reporters = {a.value for a in by_kind[there][K.AUTHOR]}
-                if not rows[t].is_regression_report and not (named & reporters or says):
+                if there == t or not rows[there].is_regression_report:
                     continue
                 why = f"{k.detail!r} in {k.message_id} names the culprit {kc.value}"
-                if named & reporters:
-                    why += f", and its trailers name the reporter {sorted(named & reporters)[0]}"
+                if not rows[t].is_regression_report:
+                    if (also := fixes_this(t, there)) is None:
+                        continue
+                    why += f", and {also}"
                 out.append((t, there, why))
     # regzbot fix: naming a patch by subject
     series: dict[str, list[tuple[str, Key]]] = defaultdict(list)
@@ -197,25 +201,34 @@ def _links(
     for (a, ca, ka), (b, cb, kb) in pairs:
         if a == b or not sha_match(ca, cb):
             continue
-        if rows[a].is_regression_report and rows[b].is_regression_report:
-            said = by_kind[a][K.DIFFERENT] + by_kind[b][K.DIFFERENT]
-            differ = [
-                kind
-                for kind in (K.WORKLOAD, K.METRIC)
-                if (wa := {k.value for k in by_kind[a][kind]})
-                and (wb := {k.value for k in by_kind[b][kind]})
-                and not wa & wb
-            ]
-            # one says which regression it is, and the other's is another or not known
-            unknown = not any(by_kind[x][kind] for x in (a, b) for kind in (K.WORKLOAD, K.METRIC)) or any(
-                not (by_kind[x][K.WORKLOAD] or by_kind[x][K.METRIC]) for x in (a, b)
-            )
-            if said and (differ or unknown):
-                differ = differ or ["workload and metric (one unknown)"]
-                apart.append(
-                    (a, b, f"{said[0].message_id} says {said[0].detail!r}; {' and '.join(differ)} differ")
-                )
+        if not (rows[a].is_regression_report or rows[b].is_regression_report):
+            continue  # two patches of one commit: versions join as a series, not by the commit
+        if not (rows[a].is_regression_report and rows[b].is_regression_report):
+            patch, report = (a, b) if rows[b].is_regression_report else (b, a)
+            if (also := fixes_this(patch, report)) is None:
                 continue
+            out.append(
+                (a, b, f"same culprit {ka.value} ({ka.detail}) and {kb.value} ({kb.detail}), and {also}")
+            )
+            continue
+        said = by_kind[a][K.DIFFERENT] + by_kind[b][K.DIFFERENT]
+        differ = [
+            kind
+            for kind in (K.WORKLOAD, K.METRIC)
+            if (wa := {k.value for k in by_kind[a][kind]})
+            and (wb := {k.value for k in by_kind[b][kind]})
+            and not wa & wb
+        ]
+        # one says which regression it is, and the other's is another or not known
+        unknown = not any(by_kind[x][kind] for x in (a, b) for kind in (K.WORKLOAD, K.METRIC)) or any(
+            not (by_kind[x][K.WORKLOAD] or by_kind[x][K.METRIC]) for x in (a, b)
+        )
+        if said and (differ or unknown):
+            differ = differ or ["workload and metric (one unknown)"]
+            apart.append(
+                (a, b, f"{said[0].message_id} says {said[0].detail!r}; {' and '.join(differ)} differ")
+            )
+            continue
         out.append((a, b, f"same culprit {ka.value} ({ka.detail}) and {kb.value} ({kb.detail})"))
     # replies that lost their References: one subject, shared people, within days
     subjects: dict[str, list[tuple[str, Key]]] = defaultdict(list)
