@@ -154,6 +154,14 @@ def _links(
 
     # a patch without a regression report of its own fixes *a* bug of the commit; it is the fix of
     # this regression when it names the reporter in its trailers or calls itself a regression fix
+    patch_parts = (K.FIX_PROPOSED, K.APPLIED, K.REVERT, K.STABLE)
+
+    def reportlike(t: str) -> bool:
+        """A regression report that is no patch (a patch's "culprit" is the commit its Fixes: names)."""
+        return rows[t].is_regression_report and not any(
+            k.value.startswith(patch_parts) for k in by_kind[t][K.PART]
+        )
+
     def fixes_this(t: str, report: str) -> str | None:
         """Why patch ``t`` (no regression report) fixes the regression of ``report``, or None."""
         named = {k.value for k in by_kind[t][K.TRAILER]} & {a.value for a in by_kind[report][K.AUTHOR]}
@@ -164,10 +172,10 @@ def _links(
     for t in rows:
         for k in by_kind[t][K.FIXES] + by_kind[t][K.REVERTS]:
             for there, kc in blamed(k.value):
-                if there == t or not rows[there].is_regression_report:
+                if there == t or not reportlike(there):
                     continue
                 why = f"{k.detail!r} in {k.message_id} names the culprit {kc.value}"
-                if not rows[t].is_regression_report:
+                if not reportlike(t):
                     if (also := fixes_this(t, there)) is None:
                         continue
                     why += f", and {also}"
@@ -201,10 +209,10 @@ def _links(
     for (a, ca, ka), (b, cb, kb) in pairs:
         if a == b or not sha_match(ca, cb):
             continue
-        if not (rows[a].is_regression_report or rows[b].is_regression_report):
+        if not (reportlike(a) or reportlike(b)):
             continue  # two patches of one commit: versions join as a series, not by the commit
-        if not (rows[a].is_regression_report and rows[b].is_regression_report):
-            patch, report = (a, b) if rows[b].is_regression_report else (b, a)
+        if not (reportlike(a) and reportlike(b)):
+            patch, report = (a, b) if reportlike(b) else (b, a)
             if (also := fixes_this(patch, report)) is None:
                 continue
             out.append(
