@@ -84,3 +84,34 @@ def test_a_patch_never_bridges_two_regressions():
     }
     found = group(rows, keys, locate={"m2@x": "r2"})
     assert sorted(len(g.members) for g in found) == [1, 2]
+
+
+def test_a_fixes_tag_joins_a_patch_only_when_it_names_the_reporter_or_the_regression():
+    """`Fixes:` says a patch fixes a bug of the commit, not the reported one (on linux-block the
+    fixes of "block: Introduce zone write plugging" are many; one report blames it)."""
+    culprit = "dd291d77cc90"
+    report = ThreadRow("r", title="disk removal slowdown due to rcu_barrier", is_regression_report=True)
+    patch = ThreadRow("p", title="[PATCH 0/2] Fixes for zone write plugging")
+    keys = {
+        "r": [Key(K.CULPRIT, culprit + "abcdef"), Key(K.AUTHOR, "keith busch")],
+        "p": [Key(K.FIXES, culprit, "p@x", None, f"Fixes: {culprit}"), Key(K.PART, "fix proposed v1")],
+    }
+    assert [len(g.members) for g in group([report, patch], keys)] == [1]
+    keys["p"].append(Key(K.TRAILER, "keith busch"))
+    (g,) = group([report, patch], keys)
+    assert len(g.members) == 2
+    assert "trailers name the reporter keith busch" in next(m.reason for m in g.members if m.thread_id == "p")
+
+
+def test_two_patches_of_one_commit_do_not_join_by_it():
+    sha = "39823b47bbd4" + "0" * 28
+    report = ThreadRow("r", title="[BUG] a slowdown", is_regression_report=True)
+    p1 = ThreadRow("p1", title="[PATCH] blk-mq: fix elevator depth_updated method")
+    p2 = ThreadRow("p2", title="[PATCH v2 0/2] blk-mq: fix update nr_requests regressions")
+    keys = {
+        "r": [Key(K.CULPRIT, "5" * 40), Key(K.AUTHOR, "someone")],
+        "p1": [Key(K.CULPRIT, sha), Key(K.LINK, "m@x", "p1@x", None, "Closes: m@x")],
+        "p2": [Key(K.CULPRIT, sha)],
+    }
+    (g,) = group([report, p1, p2], keys, locate={"m@x": "r"})
+    assert sorted(m.thread_id for m in g.members) == ["p1", "r"]
