@@ -298,6 +298,16 @@ def link(db_path, git_path, rev):
     for note in summary.notes[:50]:
         click.echo(f"  {note}")
     click.echo(summary.line())
+    _regroup_after_link(db)
+
+
+def _regroup_after_link(db) -> None:
+    """Group the regressions again: SHAs the tree resolved to one commit now join their reports."""
+    from lkmlkb.db.connection import writing
+    from lkmlkb.db.regressions import regroup
+
+    with writing(db.conn):
+        regroup(db.conn)
 
 
 @main.command()

@@ -188,3 +188,19 @@ def test_an_ingest_with_worker_processes_groups_too(tmp_path):
     ingest([str(HERE / "iscsi_rescan_report_v1_v2.mbox")], str(path), extract=True, workers=2)
     conn = connect(path, create=False).conn
     assert set(_parts(conn, ISCSI_REPORT)) == {ISCSI_REPORT, ISCSI_V1, ISCSI_V2}
+
+
+def test_link_without_a_tree_keeps_the_regressions(kb, tmp_path):
+    copy = tmp_path / "kb.db"
+    for suffix in ("", "-wal", "-shm"):
+        if Path(str(kb) + suffix).exists():
+            shutil.copy(str(kb) + suffix, str(copy) + suffix)
+    before = (
+        connect(copy, create=False).execute("SELECT * FROM regression_threads ORDER BY thread_id").fetchall()
+    )
+    result = CliRunner().invoke(main, ["link", "--db", str(copy)])
+    assert result.exit_code == 0, result.output
+    after = (
+        connect(copy, create=False).execute("SELECT * FROM regression_threads ORDER BY thread_id").fetchall()
+    )
+    assert after == before
