@@ -70,6 +70,15 @@ def conn(kb):
     db.conn.close()
 
 
+def _copy(kb: Path, tmp_path: Path) -> Path:
+    """A private copy of the knowledge base (with its WAL), for a test that changes it."""
+    copy = tmp_path / "kb.db"
+    for suffix in ("", "-wal", "-shm"):
+        if Path(str(kb) + suffix).exists():
+            shutil.copy(str(kb) + suffix, str(copy) + suffix)
+    return copy
+
+
 def _parts(conn, thread_id: str) -> dict[str, str]:
     found = regression_of(conn, thread_id)
     assert found, f"{thread_id} is in no regression"
@@ -148,10 +157,7 @@ def test_every_regression_report_belongs_to_exactly_one_regression(conn):
 
 
 def test_reprocess_gives_the_same_regressions(kb, tmp_path):
-    copy = tmp_path / "kb.db"
-    for suffix in ("", "-wal", "-shm"):
-        if Path(str(kb) + suffix).exists():
-            shutil.copy(str(kb) + suffix, str(copy) + suffix)
+    copy = _copy(kb, tmp_path)
     before = (
         connect(copy, create=False)
         .execute("SELECT thread_id, regression_id, part FROM regression_threads ORDER BY thread_id")
@@ -191,10 +197,7 @@ def test_an_ingest_with_worker_processes_groups_too(tmp_path):
 
 
 def test_link_without_a_tree_keeps_the_regressions(kb, tmp_path):
-    copy = tmp_path / "kb.db"
-    for suffix in ("", "-wal", "-shm"):
-        if Path(str(kb) + suffix).exists():
-            shutil.copy(str(kb) + suffix, str(copy) + suffix)
+    copy = _copy(kb, tmp_path)
     before = (
         connect(copy, create=False).execute("SELECT * FROM regression_threads ORDER BY thread_id").fetchall()
     )
