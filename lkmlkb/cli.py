@@ -231,10 +231,13 @@ def reprocess(db_path, threads):
 @DB_OPTION
 @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text", show_default=True)
 def show(report_id, db_path, fmt):
-    """Print one report in full (REPORT is a report id, i.e. its thread id)."""
+    """Print one report in full (REPORT is a report id, i.e. its thread id), or a regression
+    with its timeline (an id `lkmlkb regressions` lists)."""
     from lkmlkb.db.connection import connect
     from lkmlkb.db.reports import load_report
 
+    if _show_regression(report_id, db_path, fmt):
+        return
     db = connect(db_path, create=False)
     report = load_report(db, report_id)
     if report is None:
@@ -247,6 +250,33 @@ def show(report_id, db_path, fmt):
         from lkmlkb.reports.text import render_report
 
         _out(fold_percentiles(render_report(report, report_id)))
+        _echo_regression_of(db, report_id)
+
+
+def _show_regression(spec: str, db_path: str, fmt: str) -> bool:
+    """Print the regression ``spec`` names; False when ``spec`` is no regression id."""
+    from lkmlkb.db.connection import connect
+    from lkmlkb.db.regressions import is_regression_id, regression_data
+    from lkmlkb.regressions.text import render_regression
+
+    if not is_regression_id(spec):
+        return False
+    data = regression_data(connect(db_path, create=False).conn, spec)
+    if data is None:
+        raise click.ClickException(f"{db_path}: no regression {spec!r} (see `lkmlkb regressions`)")
+    if fmt == "json":
+        _out_json(json.dumps(data, ensure_ascii=False, indent=1))
+    else:
+        _out(render_regression(data))
+    return True
+
+
+def _echo_regression_of(db, thread_id: str) -> None:
+    from lkmlkb.db.regressions import regression_of
+
+    found = regression_of(db.conn, thread_id)
+    if found:
+        _out(f"\nregression: {found['regression_id']} ({found['part']}, {found['status']}): {found['title']}")
 
 
 def _report_for(spec: str, db_path: str):
@@ -353,6 +383,16 @@ def link(db_path, git_path, rev):
     for note in summary.notes[:50]:
         click.echo(f"  {note}")
     click.echo(summary.line())
+    _regroup_after_link(db)
+
+
+def _regroup_after_link(db) -> None:
+    """Group the regressions again: SHAs the tree resolved to one commit now join their reports."""
+    from lkmlkb.db.connection import writing
+    from lkmlkb.db.regressions import regroup
+
+    with writing(db.conn):
+        regroup(db.conn)
 
 
 @main.command()
@@ -415,6 +455,21 @@ def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, 
         _out(
             f"{(r.get('last_date') or '')[:10]}  {r.get('status') or '':<13} {pct:>7}  "
             f"{r['report_id']}  {r.get('title') or ''}"
+        )
+
+
+@main.command("regressions")
+@DB_OPTION
+@click.option("--limit", default=50, show_default=True)
+def regressions_cmd(db_path, limit):
+    """List regressions (report threads grouped), newest first: id, status, threads, title."""
+    from lkmlkb.db.connection import connect
+    from lkmlkb.db.regressions import list_regressions
+
+    for r in list_regressions(connect(db_path, create=False).conn, limit=limit):
+        _out(
+            f"{r['regression_id']}  {(r.get('last_date') or '')[:10]:<10}  {r.get('status') or '':<13} "
+            f"{r['thread_count']:>3}  {r.get('title') or ''}"
         )
 
 

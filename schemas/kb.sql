@@ -190,6 +190,33 @@ CREATE TABLE raw_messages (
         raw BLOB
     );
 
+CREATE TABLE regression_keys (
+        thread_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        value TEXT NOT NULL,
+        message_id TEXT,
+        date TEXT,
+        detail TEXT
+    );
+
+CREATE TABLE regression_threads (
+        thread_id TEXT PRIMARY KEY,
+        regression_id TEXT NOT NULL REFERENCES regressions(regression_id) ON DELETE CASCADE,
+        part TEXT NOT NULL,
+        reason TEXT NOT NULL
+    );
+
+CREATE TABLE regressions (
+        regression_id TEXT PRIMARY KEY,
+        title TEXT,
+        status TEXT,
+        thread_count INTEGER NOT NULL DEFAULT 0,
+        anchor_thread_id TEXT,
+        first_date TEXT,
+        last_date TEXT,
+        timeline TEXT
+    );
+
 CREATE TABLE report_commits (
         report_id TEXT NOT NULL REFERENCES reports(report_id) ON DELETE CASCADE,
         sha TEXT NOT NULL,
@@ -370,6 +397,12 @@ CREATE INDEX idx_messages_date ON messages(date_utc);
 
 CREATE INDEX idx_messages_thread ON messages(thread_id, date_utc);
 
+CREATE INDEX idx_regression_keys_thread ON regression_keys(thread_id);
+
+CREATE INDEX idx_regression_threads_regression ON regression_threads(regression_id);
+
+CREATE INDEX idx_regressions_date ON regressions(last_date);
+
 CREATE INDEX idx_report_commits_sha ON report_commits(sha);
 
 CREATE INDEX idx_reports_date ON reports(last_date);
@@ -384,7 +417,7 @@ CREATE INDEX idx_setup_facts_thread ON setup_facts(thread_id);
 
 CREATE INDEX idx_thread_members_thread ON thread_members(thread_id);
 
-CREATE VIEW regressions AS SELECT r.report_id, r.title, r.status, r.regression_pct, r.stated_pct, r.computed_pct,
+CREATE VIEW regression_reports AS SELECT r.report_id, r.title, r.status, r.regression_pct, r.stated_pct, r.computed_pct,
                r.headline_metric, r.baseline_value, r.regressed_value, r.unit, r.good_kernel, r.bad_kernel,
                r.culprits, r.fixes, r.tools, r.lists, r.first_date, r.last_date, r.message_count
         FROM reports r WHERE r.is_regression_report = 1;

@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("lkmlkb.sources",),  # mail in (a text dump is rebuilt into a thread by its quotes)
     ("lkmlkb.extract", "lkmlkb.fio"),  # per-message extraction; fio jobs, kernel versions, units
     ("lkmlkb.reports", "lkmlkb.repro"),  # thread findings -> reports; reports -> reproductions
+    ("lkmlkb.regressions",),  # report threads -> regressions: keys, links with reasons, timelines
     ("lkmlkb.db",),  # the knowledge base
     ("lkmlkb.ingest", "lkmlkb.link"),  # what fills the knowledge base: mail, a kernel tree's verdicts
     ("lkmlkb.web", "lkmlkb.cli"),  # what people use

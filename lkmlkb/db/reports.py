@@ -10,6 +10,7 @@ import sqlite_utils
 
 from lkmlkb.db.connection import connect, now, rows_in
 from lkmlkb.db.findings import extracted_in, load_findings, sort_text
+from lkmlkb.db.regressions import write_thread_keys
 from lkmlkb.db.schema import REPORT_TABLES
 from lkmlkb.db.store import load_messages
 from lkmlkb.extract.messages import EXTRACTOR_VERSION
@@ -26,6 +27,7 @@ def write_report(conn: sqlite3.Connection, r: Report) -> str:
     for t in REPORT_TABLES:
         conn.execute(f"DELETE FROM {t} WHERE report_id=?", (rid,))
     if not (r.results or r.fio_jobs or r.commits or r.is_regression_report or r.kind):
+        write_thread_keys(conn, rid)  # no report: no keys
         return rid
     setup = {s.key: s.value for s in r.setup}
     pair = headline(r.results)
@@ -119,6 +121,7 @@ def write_report(conn: sqlite3.Connection, r: Report) -> str:
         "UPDATE results SET report_id=?, label=? WHERE rowid=?", _result_rows(conn, rid, r.results)
     )
     conn.execute("UPDATE fio_jobs SET report_id=? WHERE thread_id=?", (rid, rid))
+    write_thread_keys(conn, rid)
     return rid
 
 

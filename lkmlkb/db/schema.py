@@ -356,6 +356,45 @@ def m004_claim_ranges(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE claims ADD COLUMN stated_low REAL")
 
 
+@migrations()
+def m005_regressions(db: sqlite_utils.Database) -> None:
+    """Report threads grouped into regressions, and the keys of each thread they are grouped by.
+
+    The view of regression reports that had the name ``regressions`` is ``regression_reports``
+    (views hold no data; :mod:`lkmlkb.db.views` creates it)."""
+    db.execute("DROP VIEW IF EXISTS regressions")
+    db.execute("""
+    CREATE TABLE regressions (
+        regression_id TEXT PRIMARY KEY,
+        title TEXT,
+        status TEXT,
+        thread_count INTEGER NOT NULL DEFAULT 0,
+        anchor_thread_id TEXT,
+        first_date TEXT,
+        last_date TEXT,
+        timeline TEXT
+    )""")
+    db.execute("CREATE INDEX idx_regressions_date ON regressions(last_date)")
+    db.execute("""
+    CREATE TABLE regression_threads (
+        thread_id TEXT PRIMARY KEY,
+        regression_id TEXT NOT NULL REFERENCES regressions(regression_id) ON DELETE CASCADE,
+        part TEXT NOT NULL,
+        reason TEXT NOT NULL
+    )""")
+    db.execute("CREATE INDEX idx_regression_threads_regression ON regression_threads(regression_id)")
+    db.execute("""
+    CREATE TABLE regression_keys (
+        thread_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        value TEXT NOT NULL,
+        message_id TEXT,
+        date TEXT,
+        detail TEXT
+    )""")
+    db.execute("CREATE INDEX idx_regression_keys_thread ON regression_keys(thread_id)")
+
+
 #: tables of what the extractors found per message (each row names its message and thread)
 FINDING_TABLES = ("fio_jobs", "results", "kernel_mentions", "commit_citations", "setup_facts", "claims")
 #: tables of a report's rows besides ``reports`` itself (keyed by report_id)

@@ -10,7 +10,7 @@ import sqlite_utils
 
 VIEWS: dict[str, str] = {
     # one row per regression report with its headline numbers and the commits that explain it
-    "regressions": """
+    "regression_reports": """
         SELECT r.report_id, r.title, r.status, r.regression_pct, r.stated_pct, r.computed_pct,
                r.headline_metric, r.baseline_value, r.regressed_value, r.unit, r.good_kernel, r.bad_kernel,
                r.culprits, r.fixes, r.tools, r.lists, r.first_date, r.last_date, r.message_count

@@ -17,6 +17,8 @@ from lkmlkb.db.findings import (
     store_quote_origins,
     write_findings,
 )
+from lkmlkb.db.regressions import MARK_KEY as REGROUP_MARK
+from lkmlkb.db.regressions import regroup
 from lkmlkb.db.reports import NEEDS_EXTRACTION, move_mark, report_plan, write_report
 from lkmlkb.db.store import Store, all_threads, live_threads, load_messages
 from lkmlkb.errors import LkmlkbError
@@ -85,6 +87,8 @@ def flush_reports(db: sqlite_utils.Database, final: bool = False) -> int:
     upto, thread_ids = plan
     n = rebuild_threads(db, thread_ids)
     move_mark(db.conn, upto, final)
+    with writing(db.conn):
+        regroup(db.conn)
     return n
 
 
@@ -104,6 +108,8 @@ def write_reports(
                 n += 1
     n += rebuild_threads(db, [tid for tid, r in built if r == NEEDS_EXTRACTION])
     move_mark(conn, upto, final)
+    with writing(conn):
+        regroup(conn)
     return n
 
 
@@ -113,9 +119,13 @@ def reprocess(db: sqlite_utils.Database, thread_ids: list[str] | None = None) ->
     if thread_ids is None:
         thread_ids = all_threads(conn)
         drop_all_extraction(conn)
+        conn.execute("DELETE FROM kb_info WHERE key=?", (REGROUP_MARK,))  # every thread looked at again
     else:
         drop_extraction_marks(conn, thread_ids)
-    return rebuild_threads(db, thread_ids)
+    n = rebuild_threads(db, thread_ids)
+    with writing(conn):
+        regroup(conn)
+    return n
 
 
 def retry_errors(db_path: str) -> tuple[int, int]:

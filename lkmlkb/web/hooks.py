@@ -32,6 +32,8 @@ from lkmlkb.web.common import kb_database, report_path, valid_report_id, valid_s
 from lkmlkb.web.downloads import job_view, repro_view
 from lkmlkb.web.feed import atom_view
 from lkmlkb.web.pages import commit_view, kb_summary, not_found_view, report_view, search_view
+from lkmlkb.web.regression import atom_view as regressions_atom_view
+from lkmlkb.web.regression import regression_view
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -54,6 +56,8 @@ def register_routes(datasette):
         (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,400})$", report_view),
         (r"^/-/lkmlkb/commit/(?P<sha>[^/]{1,100})$", commit_view),
         (r"^/-/lkmlkb/reports\.atom$", atom_view),
+        (r"^/-/lkmlkb/regression/(?P<regression_id>[^/]{1,100})$", regression_view),
+        (r"^/-/lkmlkb/regressions\.atom$", regressions_atom_view),
         (r"^/-/lkmlkb/static/lkmlkb\.css$", css_view),
         # last: any other address under /-/lkmlkb/ is a plain 404 page.  (Datasette 0.65 turns an
         # unrouted URL into a 500 when `rich` is installed: its error handler prints a traceback

@@ -35,6 +35,7 @@ from lkmlkb.web.common import (
     valid_sha,
     with_conn,
 )
+from lkmlkb.web.regression import regression_of_report, regressions_of_reports
 
 log = logging.getLogger(__name__)
 
@@ -344,6 +345,7 @@ async def report_view(datasette, request):
     data["database"] = db.name
     data["row_url"] = datasette.urls.row(db.name, "reports", tilde_encode(report_id))
     data["row_json_url"] = datasette.urls.row(db.name, "reports", tilde_encode(report_id), format="json")
+    data["regression"] = await with_conn(db, regression_of_report, report_id)
     return await page(datasette, request, "lkmlkb_report.html", data)
 
 
@@ -362,6 +364,8 @@ async def commit_view(datasette, request):
         return await no_kb_page(datasette, request)
     data = await with_conn(db, commit_data, sha)
     data["database"] = db.name
+    cited = sorted({r["report_id"] for _, rows in data["by_role"] for r in rows})
+    data["regressions"] = await with_conn(db, regressions_of_reports, cited)
     return await page(datasette, request, "lkmlkb_commit.html", data, status=200 if data["count"] else 404)
 
 

@@ -1,0 +1,400 @@
+"""Report threads grouped into regressions by their stored keys, each link with its reason; a
+timeline per regression and the status it gives.
+
+A wrong merge is worse than a missed one: links are made only on what the mail says (a shared
+culprit, a `Fixes:` tag, a `Link:`/`Closes:` tag, a regzbot command, one patch series, a reply
+that lost its References, one message read from two sources), never on a subject alone across
+more than :data:`LOST_REFERENCES_DAYS` days; two reports of one culprit stay apart when one of
+them says it is another regression and their workloads or metrics differ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from lkmlkb.regressions import keys as K
+from lkmlkb.regressions.keys import Key, sha_match
+
+#: replies that lost their References join their thread's regression within this many days
+LOST_REFERENCES_DAYS = 7
+#: versions of one patch series are this many days apart at most
+SERIES_DAYS = 180
+
+
+@dataclass
+class ThreadRow:
+    """A report thread as grouping sees it (its ``reports`` row)."""
+
+    thread_id: str
+    title: str = ""
+    is_regression_report: bool = False
+    status: str | None = None
+    first_date: str | None = None
+    last_date: str | None = None
+    lists: list[str] = field(default_factory=list)
+    people: list[str] = field(default_factory=list)
+    numbers: str | None = None  # the headline numbers, as the timeline shows them
+    synthetic: bool = False  # its messages have no Message-ID of their own (a pasted copy)
+    message_count: int = 0
+
+
+@dataclass
+class Member:
+    thread_id: str
+    part: str
+    reason: str
+
+
+@dataclass
+class Event:
+    event: str  # reported, bisected, fix proposed, fixed, reverted, backported
+    date: str | None
+    thread_id: str
+    message_id: str | None
+    text: str
+
+
+@dataclass
+class Regression:
+    regression_id: str
+    title: str
+    status: str
+    first_date: str | None
+    last_date: str | None
+    members: list[Member]
+    timeline: list[Event]
+
+
+def _days(a: str | None, b: str | None) -> float | None:
+    try:
+        return abs((datetime.fromisoformat(a) - datetime.fromisoformat(b)).total_seconds()) / 86400  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+class _Union:
+    def __init__(self, items) -> None:
+        self.parent = {x: x for x in items}
+        self.apart: list[tuple[str, str, str]] = []  # threads kept apart, and why
+        self.anchored: set[str] = set()  # roots of groups holding a regression report
+
+    def find(self, x: str) -> str:
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def join(self, a: str, b: str, anchors: set[str] | None = None) -> bool:
+        """Join the groups of ``a`` and ``b``, unless two threads kept apart would be in one, or
+        (``anchors`` given) both groups already hold one of ``anchors``."""
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        for x, y, _ in self.apart:
+            rx, ry = self.find(x), self.find(y)
+            if {rx, ry} == {ra, rb}:
+                return False
+        if anchors is not None and ra in self.anchored and rb in self.anchored:
+            return False
+        self.parent[rb] = ra
+        if rb in self.anchored:
+            self.anchored.discard(rb)
+            self.anchored.add(ra)
+        return True
+
+
+def _links(
+    rows: dict[str, ThreadRow], keys: dict[str, list[Key]], locate: dict[str, str], resolved: dict[str, str]
+):
+    """(a, b, reason) of every link, strongest kind first; and the pairs kept apart."""
+    by_kind: dict[str, dict[str, list[Key]]] = {t: defaultdict(list) for t in rows}
+    for t, ks in keys.items():
+        for k in ks:
+            by_kind[t][k.kind].append(k)
+    out: list[tuple[str, str, str]] = []
+    # the same message from two sources
+    copies: dict[str, list[tuple[str, Key]]] = defaultdict(list)
+    for t in rows:
+        for k in by_kind[t][K.COPY]:
+            copies[k.value].append((t, k))
+    for found in copies.values():
+        for (a, ka), (b, kb) in zip(found, found[1:], strict=False):
+            if a != b:
+                out.append(
+                    (
+                        a,
+                        b,
+                        f"duplicate copy: {ka.message_id} and {kb.message_id} have one author, date and first lines",
+                    )
+                )
+    # Link:/Closes: tags and regzbot dup-of pointing at a message of another report thread
+    for t in rows:
+        for k in by_kind[t][K.LINK] + by_kind[t][K.DUP_OF]:
+            there = locate.get(k.value)
+            if there and there != t and there in rows:
+                out.append((t, there, f"{k.detail} in {k.message_id} points at {k.value}"))
+    # Fixes: tags and reverts naming a culprit
+    culprits: list[tuple[str, str, Key]] = []
+    for t in rows:
+        for k in by_kind[t][K.CULPRIT]:
+            culprits.append((t, resolved.get(k.value, k.value), k))
+
+    # culprits by their first 12 hex digits: SHAs of one commit share them (shorter ones never match)
+    by_prefix: dict[str, list[tuple[str, str, Key]]] = defaultdict(list)
+    for t, c, k in culprits:
+        if len(c) >= 12:
+            by_prefix[c[:12]].append((t, c, k))
+
+    def blamed(sha: str):
+        full = resolved.get(sha, sha)
+        return [(t, k) for t, c, k in by_prefix.get(full[:12], ()) if sha_match(c, full)]
+
+    # a patch without a regression report of its own fixes *a* bug of the commit; it is the fix of
+    # this regression when it names the reporter in its trailers or calls itself a regression fix
+    patch_parts = (K.FIX_PROPOSED, K.APPLIED, K.REVERT, K.STABLE)
+
+    def reportlike(t: str) -> bool:
+        """A regression report that is no patch (a patch's "culprit" is the commit its Fixes: names)."""
+        return rows[t].is_regression_report and not any(
+            k.value.startswith(patch_parts) for k in by_kind[t][K.PART]
+        )
+
+    def fixes_this(t: str, report: str) -> str | None:
+        """Why patch ``t`` (no regression report) fixes the regression of ``report``, or None."""
+        named = {k.value for k in by_kind[t][K.TRAILER]} & {a.value for a in by_kind[report][K.AUTHOR]}
+        if named:
+            return f"its trailers name the reporter {sorted(named)[0]}"
+        return "its subject says regression" if "regression" in rows[t].title.lower() else None
+
+    for t in rows:
+        for k in by_kind[t][K.FIXES] + by_kind[t][K.REVERTS]:
+            for there, kc in blamed(k.value):
+                if there == t or not reportlike(there):
+                    continue
+                why = f"{k.detail!r} in {k.message_id} names the culprit {kc.value}"
+                if not reportlike(t):
+                    if (also := fixes_this(t, there)) is None:
+                        continue
+                    why += f", and {also}"
+                out.append((t, there, why))
+    # regzbot fix: naming a patch by subject
+    series: dict[str, list[tuple[str, Key]]] = defaultdict(list)
+    for t in rows:
+        for k in by_kind[t][K.SERIES]:
+            series[k.value].append((t, k))
+    for t in rows:
+        for k in by_kind[t][K.FIX_SUBJECT]:
+            for there, _ in series.get(k.value, ()):
+                if there != t:
+                    out.append((t, there, f"{k.detail!r} in {k.message_id} names the patch {k.value!r}"))
+    # versions of one patch series: one subject, one author, within SERIES_DAYS
+    for found in series.values():
+        for i, (a, ka) in enumerate(found):
+            for b, kb in found[i + 1 :]:
+                authors_a = {k.value for k in by_kind[a][K.AUTHOR]}
+                if a == b or not authors_a & {k.value for k in by_kind[b][K.AUTHOR]}:
+                    continue
+                d = _days(ka.date, kb.date)
+                if d is not None and d <= SERIES_DAYS:
+                    out.append(
+                        (a, b, f"one patch series: {ka.detail!r} and {kb.detail!r} by {sorted(authors_a)[0]}")
+                    )
+    # the same culprit; two reports stay apart when one says it is another regression and their
+    # workloads or metrics differ
+    apart: list[tuple[str, str, str]] = []
+    pairs = ((x, y) for same in by_prefix.values() for i, x in enumerate(same) for y in same[i + 1 :])
+    for (a, ca, ka), (b, cb, kb) in pairs:
+        if a == b or not sha_match(ca, cb):
+            continue
+        if not (reportlike(a) or reportlike(b)):
+            continue  # two patches of one commit: versions join as a series, not by the commit
+        if not (reportlike(a) and reportlike(b)):
+            patch, report = (a, b) if reportlike(b) else (b, a)
+            if (also := fixes_this(patch, report)) is None:
+                continue
+            out.append(
+                (a, b, f"same culprit {ka.value} ({ka.detail}) and {kb.value} ({kb.detail}), and {also}")
+            )
+            continue
+        said = by_kind[a][K.DIFFERENT] + by_kind[b][K.DIFFERENT]
+        differ = [
+            kind
+            for kind in (K.WORKLOAD, K.METRIC)
+            if (wa := {k.value for k in by_kind[a][kind]})
+            and (wb := {k.value for k in by_kind[b][kind]})
+            and not wa & wb
+        ]
+        # one says which regression it is, and the other's is another or not known
+        unknown = not any(by_kind[x][kind] for x in (a, b) for kind in (K.WORKLOAD, K.METRIC)) or any(
+            not (by_kind[x][K.WORKLOAD] or by_kind[x][K.METRIC]) for x in (a, b)
+        )
+        if said and (differ or unknown):
+            differ = differ or ["workload and metric (one unknown)"]
+            apart.append(
+                (a, b, f"{said[0].message_id} says {said[0].detail!r}; {' and '.join(differ)} differ")
+            )
+            continue
+        out.append((a, b, f"same culprit {ka.value} ({ka.detail}) and {kb.value} ({kb.detail})"))
+    # replies that lost their References: one subject, shared people, within days
+    subjects: dict[str, list[tuple[str, Key]]] = defaultdict(list)
+    for t in rows:
+        for k in by_kind[t][K.SUBJECT]:
+            subjects[k.value].append((t, k))
+    for value, found in subjects.items():
+        for i, (a, _) in enumerate(found):
+            for b, _ in found[i + 1 :]:
+                shared = {k.value for k in by_kind[a][K.PERSON]} & {k.value for k in by_kind[b][K.PERSON]}
+                d = _days(rows[a].first_date, rows[b].first_date)
+                if a != b and shared and d is not None and d <= LOST_REFERENCES_DAYS:
+                    out.append(
+                        (
+                            a,
+                            b,
+                            f"lost References: subject {value!r}, people {sorted(shared)}, {d:.1f} days apart",
+                        )
+                    )
+    return out, apart
+
+
+def group(
+    rows: list[ThreadRow],
+    keys: dict[str, list[Key]],
+    locate: dict[str, str] | None = None,
+    resolved: dict[str, str] | None = None,
+) -> list[Regression]:
+    """The regressions of ``rows``: every regression report in exactly one; other report threads
+    (patches, reverts, backports) in the one their mail links them to, or in none.
+
+    ``keys``: each thread's stored keys; ``locate``: the thread of a Message-ID; ``resolved``:
+    a SHA as written to the full SHA a kernel tree gave it."""
+    by_id = {r.thread_id: r for r in rows}
+    keys = {t: keys.get(t, []) for t in by_id}
+    links, apart = _links(by_id, keys, locate or {}, resolved or {})
+    u = _Union(by_id)
+    u.apart = apart
+    why: dict[str, list[str]] = defaultdict(list)
+    anchors = {t for t, r in by_id.items() if r.is_regression_report}
+    u.anchored = set(anchors)
+    # regression reports first, among themselves; then the other threads (patches, reverts), each
+    # into one regression at most: a thread without a report never bridges two regressions
+    for a, b, reason in [x for x in links if x[0] in anchors and x[1] in anchors]:
+        if u.join(a, b) or u.find(a) == u.find(b):
+            why[a].append(reason)
+            why[b].append(reason)
+    for a, b, reason in [x for x in links if not (x[0] in anchors and x[1] in anchors)]:
+        if u.join(a, b, anchors) or u.find(a) == u.find(b):
+            why[a].append(reason)
+            why[b].append(reason)
+    for a, b, reason in apart:
+        if u.find(a) != u.find(b):
+            why[a].append(f"kept apart from {b}: {reason}")
+            why[b].append(f"kept apart from {a}: {reason}")
+    comps: dict[str, list[str]] = defaultdict(list)
+    for t in sorted(by_id):
+        comps[u.find(t)].append(t)
+    out = []
+    for members in comps.values():
+        if not any(by_id[t].is_regression_report for t in members):
+            continue
+        out.append(_regression([by_id[t] for t in members], keys, why))
+    out.sort(key=lambda r: (r.first_date or "", r.regression_id), reverse=True)
+    return out
+
+
+def _part(keys: list[Key]) -> str:
+    return next((k.value for k in keys if k.kind == K.PART), K.REPORT)
+
+
+def _regression(rows: list[ThreadRow], keys: dict[str, list[Key]], why: dict[str, list[str]]) -> Regression:
+    parts = {r.thread_id: _part(keys[r.thread_id]) for r in rows}
+    # among copies of one thread, the one read with its own Message-IDs is the thread; the others duplicates
+    copy_of: dict[str, list[str]] = defaultdict(list)
+    for r in rows:
+        for k in keys[r.thread_id]:
+            if k.kind == K.COPY:
+                copy_of[k.value].append(r.thread_id)
+    rank = {x.thread_id: (x.synthetic, -x.message_count, x.thread_id) for x in rows}
+    for found in copy_of.values():
+        ts = sorted(set(found), key=rank.__getitem__)
+        for t in ts[1:]:
+            parts[t] = K.DUPLICATE
+    story = [r for r in rows if parts[r.thread_id] != K.DUPLICATE]
+    reports = [r for r in story if parts[r.thread_id] in (K.REPORT, K.ROBOT, K.BISECTION)] or story
+    anchor = min(reports, key=lambda r: (r.first_date or "9999", r.thread_id))
+    for r in story:
+        if (
+            r is not anchor
+            and parts[r.thread_id] == K.REPORT
+            and any(k.kind == K.CULPRIT for k in keys[r.thread_id])
+        ):
+            if r.first_date and anchor.first_date and r.first_date > anchor.first_date:
+                parts[r.thread_id] = K.BISECTION
+    members = [
+        Member(
+            r.thread_id,
+            parts[r.thread_id],
+            "; ".join(dict.fromkeys((["first report"] if r is anchor else []) + why.get(r.thread_id, [])))
+            or "first report",
+        )
+        for r in sorted(rows, key=lambda r: (r.first_date or "9999", r.thread_id))
+    ]
+    timeline = _timeline(anchor, story, parts, keys)
+    dates = [d for r in rows for d in (r.first_date, r.last_date) if d]
+    return Regression(
+        regression_id="reg-" + hashlib.sha1(anchor.thread_id.encode()).hexdigest()[:12],
+        title=anchor.title,
+        status=status_of(timeline),
+        first_date=min(dates) if dates else None,
+        last_date=max([e.date for e in timeline if e.date] + dates, default=None),
+        members=members,
+        timeline=timeline,
+    )
+
+
+def _timeline(
+    anchor: ThreadRow, story: list[ThreadRow], parts: dict[str, str], keys: dict[str, list[Key]]
+) -> list[Event]:
+    who = anchor.people[0] if anchor.people else "?"
+    first_text = f"on {', '.join(anchor.lists) or '?'} by {who}" + (
+        f": {anchor.numbers}" if anchor.numbers else ""
+    )
+    ev = [Event("reported", anchor.first_date, anchor.thread_id, None, first_text)]
+    culprits = sorted(
+        ((k.date or "", k, r) for r in story for k in keys[r.thread_id] if k.kind == K.CULPRIT),
+        key=lambda x: x[0],
+    )
+    if culprits:
+        _, k, r = culprits[0]
+        ev.append(Event("bisected", k.date, r.thread_id, k.message_id, f"culprit {k.value} ({k.detail})"))
+    for r in story:
+        part = parts[r.thread_id]
+        ks = keys[r.thread_id]
+        first = next((k for k in ks if k.kind == K.PART), None)
+        mid = first.message_id if first else None
+        if part.startswith((K.FIX_PROPOSED, K.APPLIED)):
+            ev.append(Event("fix proposed", r.first_date, r.thread_id, mid, f"{part.split()[-1]}: {r.title}"))
+            for k in ks:
+                if k.kind == K.APPLIED_SAID:
+                    ev.append(Event("fixed", k.date, r.thread_id, k.message_id, f"{k.detail!r}: {r.title}"))
+                    break
+        elif part == K.REVERT:
+            ev.append(Event("reverted", r.first_date, r.thread_id, mid, r.title))
+        elif part == K.STABLE:
+            ev.append(Event("backported", r.first_date, r.thread_id, mid, r.title))
+        elif r.status in ("fixed", "reverted"):
+            ev.append(Event(r.status, None, r.thread_id, None, f"the thread says so: {r.title}"))
+    ev.sort(key=lambda e: (e.date or "9999", STATUSES.index(e.event)))
+    return ev
+
+
+#: statuses, the later a stage of the story the stronger
+STATUSES = ("reported", "bisected", "fix proposed", "fixed", "reverted", "backported")
+
+
+def status_of(timeline: list[Event]) -> str:
+    """The latest stage the timeline reached."""
+    seen = {e.event for e in timeline}
+    return max((s for s in STATUSES if s in seen), key=STATUSES.index, default="reported")

@@ -1,0 +1,314 @@
+"""What a report thread's mail says that can tie it to another thread: its keys.
+
+Each key is a (kind, value) pair with the message and date it was read from and the text that
+says it (the evidence a link keeps as its reason).  Keys are read once, when a thread's report
+is written, and stored; grouping (:mod:`lkmlkb.regressions.group`) reads only the stored keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+#: kinds of key
+CULPRIT = "culprit"  # a commit the thread blames (the report's culprit, `#regzbot introduced`)
+FIXES = "fixes"  # a `Fixes:` tag's commit
+FIX_COMMIT = "fix-commit"  # a commit the thread cites as fixing or reverting (`#regzbot fix:` with a SHA)
+FIX_SUBJECT = "fix-subject"  # `#regzbot fix:` naming a patch by its subject (normalized)
+LINK = "link"  # a Message-ID a `Link:`/`Closes:` tag or `#regzbot dup-of:` points at
+DUP_OF = "dup-of"  # a Message-ID `#regzbot dup-of:` points at
+SERIES = "series"  # a patch's subject without `[PATCH vN m/n]` (detail: the version)
+SUBJECT = "subject"  # the thread's normalized subject (for replies that lost their References)
+COPY = "copy"  # a message's author, minute and first words (the same mail from another source)
+PERSON = "person"  # someone who wrote in the thread
+AUTHOR = "author"  # who wrote the thread's first message
+TRAILER = "trailer"  # someone a patch's trailers name (Reported-by, Tested-by, Cc, ...)
+REVERTS = "reverts"  # a commit `This reverts commit <sha>` names
+APPLIED_SAID = "applied"  # a reply saying the patch was applied
+WORKLOAD = "workload"  # a normalized workload fingerprint
+METRIC = "metric"  # the headline metric
+DIFFERENT = "says-different"  # the mail says this is another regression than one it resembles
+PART = "part"  # what the thread is in a regression's story (report, revert, stable backport, ...)
+
+#: the parts, in the order a story tells them
+REPORT = "report"
+ROBOT = "robot report"
+BISECTION = "bisection"
+FIX_PROPOSED = "fix proposed"
+APPLIED = "applied"
+REVERT = "revert"
+STABLE = "stable backport"
+DUPLICATE = "duplicate copy"
+
+
+@dataclass(frozen=True)
+class Key:
+    kind: str
+    value: str
+    message_id: str | None = None
+    date: str | None = None
+    detail: str | None = None  # the evidence, as written
+
+
+@dataclass
+class Mail:
+    """One message of a thread, as the keys are read from it."""
+
+    message_id: str
+    subject: str = ""
+    from_name: str = ""
+    from_addr: str = ""
+    date: str | None = None
+    text: str = ""  # the message's own words (quotes of the thread left out)
+
+
+@dataclass
+class ThreadInput:
+    """A report thread: its report's columns that grouping reads, and its messages."""
+
+    thread_id: str
+    title: str = ""
+    is_regression_report: bool = False
+    has_report: bool = True  # False: a patch or revert thread keyed for its link lines (no copy keys)
+    status: str | None = None
+    culprits: list[str] = field(default_factory=list)
+    fixes: list[str] = field(default_factory=list)
+    reverts: list[str] = field(default_factory=list)
+    people: list[str] = field(default_factory=list)
+    first_date: str | None = None
+    headline_metric: str | None = None
+    fio_jobs: list[dict] = field(default_factory=list)  # normalized options (rw, bs, ...)
+    mails: list[Mail] = field(default_factory=list)
+
+
+HEX_RE = re.compile(r"^[0-9a-f]{7,40}$")
+_FIXES_RE = re.compile(r"^\s{0,4}Fixes:\s{0,4}([0-9a-fA-F]{7,40})\b(.{0,200})$", re.M)
+_REVERTS_RE = re.compile(r"^\s{0,4}This reverts commit ([0-9a-fA-F]{12,40})\b.{0,20}$", re.M)
+_LINK_RE = re.compile(
+    r"^\s{0,4}(Link|Closes|Reported-and-tested-by|Reported-by):\s{0,4}<?https?://"
+    r"(?:lore\.kernel\.org|lkml\.kernel\.org|patch\.msgid\.link)/(?:[A-Za-z0-9._-]{1,80}/)?(?:r/)?"
+    r"([^/\s>]{3,200}@[^/\s>]{1,200}?)/?>?\s*$",
+    re.M,
+)
+_REGZBOT_RE = re.compile(
+    r"^\s{0,4}#regzbot\s{1,4}(\^?introduced|fix|dup-of|dup|duplicate)\s{0,4}:?\s{0,4}(\S.{0,300})$",
+    re.M | re.I,
+)
+_MSGID_IN_URL_RE = re.compile(r"/(?:r/)?([^/\s>]{1,200}@[^/\s>]{1,200}?)/?>?\s*$")
+_SHA_START_RE = re.compile(r"^([0-9a-fA-F]{7,40})\b")
+_PATCH_TAG_RE = re.compile(r"\[(?:[^\]]{0,40}\s)?(?:PATCH|RFC|PATCHSET)(?P<rest>[^\]]{0,60})\]", re.I)
+_VERSION_RE = re.compile(r"\bv(\d{1,2})\b", re.I)
+_STABLE_TAG_RE = re.compile(r"\[PATCH\s{1,3}(?:AUTOSEL\s{1,3})?(?:\d+\.\d+|[0-9.]+-stable)(?:\.y)?\b", re.I)
+_PREFIX_RE = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|答复|回复)\s{0,2}:\s*|\[[^\]]{0,80}\]\s*)", re.I)
+_APPLIED_RE = re.compile(
+    r"^\s{0,4}(?:applied|queued|merged|pushed)\b[^\n]{0,80}(?:thanks|to|into|,)|^\s{0,4}applied[.!]?\s*$",
+    re.I | re.M,
+)
+_ROBOT_RE = re.compile(r"kernel test robot|lkp@intel\.com|oliver\.sang@intel\.com", re.I)
+_DIFFERENT_RE = re.compile(
+    r"\b(?:(?:a|another)\s(?:different|separate|second|new)\s(?:regression|issue|problem|bug)"
+    r"|not\sthe\ssame\s(?:regression|issue|problem|bug)"
+    r"|(?:different|separate|unrelated)\s(?:regression|issue|problem)\sthan"
+    r"|is\s(?:a\s)?different\s(?:regression|issue|problem)"
+    r"|unrelated\sto\s(?:the|this|that)\s(?:regression|report|issue))\b",
+    re.I,
+)
+#: the robot naming the regression it reports by its metric
+_ROBOT_NOTICED_RE = re.compile(
+    r"noticed an?\s{1,3}[-+]?\d{1,4}(?:\.\d{1,3})?%\s{1,3}(?:regression|improvement)\s{1,3}of\s{1,3}([A-Za-z0-9_.:/-]{2,80}?):?\s{1,3}on\b",
+    re.I | re.M,
+)
+_TRAILER_RE = re.compile(
+    r"^\s{0,4}(?:[A-Za-z]{2,12}(?:-and-[A-Za-z]{2,12})?-by|Reported by|Cc):\s{0,4}([^<\n]{1,80}?)\s{0,4}(?:<([^>\s]{1,120})>)?\s*$",
+    re.M,
+)
+_SPACE_RE = re.compile(r"\s+")
+_QUOTE_LINE_RE = re.compile(r"^\s{0,3}>.*$", re.M)
+#: how much of a message's own words keys are read from (trailers and replies are near the top)
+KEY_CHARS = 16384
+#: how many characters of a message's own words identify it among copies
+COPY_CHARS = 160
+#: fio options of the workload fingerprint
+FIO_KEYS = ("rw", "bs", "iodepth", "numjobs", "ioengine", "direct", "size")
+#: robot parameters of the workload fingerprint
+_ROBOT_PARAM_RE = re.compile(
+    r"^\s{1,8}(rw|bs|ioengine|direct|nr_task|test_size|fs|disk|test|mode)\s?:\s?(\S{1,40})\s*$", re.M
+)
+_ROBOT_TEST_RE = re.compile(
+    r"\]\s*(?:[0-9a-f]{7,40}:\s*)?([A-Za-z0-9_-]{2,40})\.([A-Za-z0-9_.-]{2,60})\s+-?\d", re.I
+)
+
+
+def strip_subject(subject: str) -> str:
+    """The subject without `Re:`/`Fwd:` and bracketed tags (`[PATCH v2 1/3]`), lower-cased, one space a gap."""
+    s = subject or ""
+    for _ in range(12):
+        t = _PREFIX_RE.sub("", s, count=1)
+        if t == s:
+            break
+        s = t
+    return _SPACE_RE.sub(" ", s).strip().lower()
+
+
+def patch_version(subject: str) -> int | None:
+    """The series version of a patch subject (`[PATCH v3 2/5]` is 3, `[PATCH]` 1); None if no patch."""
+    m = _PATCH_TAG_RE.search(subject or "")
+    if not m:
+        return None
+    v = _VERSION_RE.search(m.group(0))
+    return int(v.group(1)) if v else 1
+
+
+def normalize_sha(sha: str) -> str | None:
+    s = (sha or "").strip().lower()
+    return s if HEX_RE.match(s) else None
+
+
+def sha_match(a: str, b: str) -> bool:
+    """One commit by its SHAs as written: one a prefix of the other, the shorter 12 hex digits or more."""
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 12 and long_.startswith(short)
+
+
+def person(name: str, addr: str) -> str:
+    """Who wrote, comparable across archives that hide addresses: the name, else the address's local part."""
+    n = _SPACE_RE.sub(" ", (name or "").strip().strip('"')).lower()
+    if n and "@" not in n:
+        return n
+    return (addr or n).split("@")[0].lower()
+
+
+def copy_fingerprint(m: Mail) -> str | None:
+    """The author, the minute and the first words of a message: the same mail read from two sources."""
+    words = _SPACE_RE.sub(" ", _QUOTE_LINE_RE.sub(" ", (m.text or "")[: COPY_CHARS * 8])).strip()
+    if not m.date or len(words) < 40:
+        return None
+    who = person(m.from_name, m.from_addr)
+    digest = hashlib.sha1(f"{who}\n{m.date[:16]}\n{words[:COPY_CHARS]}".encode()).hexdigest()[:20]
+    return digest
+
+
+def workload_fingerprint(job: dict) -> str | None:
+    """`rw=write bs=4k ...` over :data:`FIO_KEYS` present in a normalized fio job; None without rw."""
+    if not job.get("rw"):
+        return None
+    return " ".join(f"{k}={job[k]}" for k in FIO_KEYS if job.get(k) not in (None, ""))
+
+
+def _msgid_of(text: str) -> str | None:
+    m = _MSGID_IN_URL_RE.search(text.strip())
+    if m:
+        return m.group(1)
+    t = text.strip().strip("<>")
+    return t if "@" in t and " " not in t else None
+
+
+def link_targets(text: str) -> list[tuple[str, str]]:
+    """(kind, value) of what a message's lines point at: `Fixes:` and reverted commits
+    (:data:`FIXES`), `Link:`/`Closes:` tags and regzbot `dup-of:` (:data:`LINK`), regzbot
+    `introduced`/`fix:` commits (:data:`FIX_COMMIT`)."""
+    out = [(FIXES, h.group(1).lower()) for h in _FIXES_RE.finditer(text)]
+    out += [(FIXES, h.group(1).lower()) for h in _REVERTS_RE.finditer(text)]
+    out += [(LINK, h.group(2)) for h in _LINK_RE.finditer(text)]
+    for h in _REGZBOT_RE.finditer(text):
+        arg = h.group(2).strip()
+        if named := _SHA_START_RE.match(arg):
+            out.append((FIX_COMMIT, named.group(1).lower()))
+        elif target := _msgid_of(arg):
+            out.append((LINK, target))
+    return out
+
+
+def thread_keys(t: ThreadInput) -> list[Key]:
+    """Every key of a report thread (see the kinds above), each with its message and evidence."""
+    keys: list[Key] = []
+    first = t.mails[0] if t.mails else None
+    first_id = first.message_id if first else None
+    for sha in t.culprits:
+        if s := normalize_sha(sha):
+            keys.append(Key(CULPRIT, s, first_id, t.first_date, f"culprit {sha}"))
+    for sha in t.fixes + t.reverts:
+        if s := normalize_sha(sha):
+            keys.append(Key(FIX_COMMIT, s, first_id, t.first_date, f"fixing commit {sha}"))
+    if first is not None:
+        keys.append(Key(AUTHOR, person(first.from_name, first.from_addr), first_id, first.date))
+    for p in t.people:
+        keys.append(Key(PERSON, p.lower()))
+    title = strip_subject(t.title)
+    if len(title.split()) >= 3:
+        keys.append(Key(SUBJECT, title, first_id, t.first_date, t.title))
+    if t.headline_metric:
+        keys.append(Key(METRIC, t.headline_metric.lower()))
+    for job in t.fio_jobs:
+        if fp := workload_fingerprint(job):
+            keys.append(Key(WORKLOAD, fp))
+    applied = robot = revert = stable = False
+    versions: set[int] = set()
+    is_patch = patch_version(first.subject if first else t.title) is not None
+    for m in t.mails:
+        text = (m.text or "")[:KEY_CHARS]
+        for hit in _FIXES_RE.finditer(text) if "Fixes:" in text else ():
+            keys.append(Key(FIXES, hit.group(1).lower(), m.message_id, m.date, hit.group(0).strip()))
+        for hit in _REVERTS_RE.finditer(text) if "This reverts commit" in text else ():
+            keys.append(Key(REVERTS, hit.group(1).lower(), m.message_id, m.date, hit.group(0).strip()))
+        for hit in _LINK_RE.finditer(text) if "://" in text else ():
+            keys.append(Key(LINK, hit.group(2), m.message_id, m.date, hit.group(0).strip()))
+        for hit in _REGZBOT_RE.finditer(text) if "#regzbot" in text.lower() else ():
+            cmd, arg = hit.group(1).lower(), hit.group(2).strip()
+            said = hit.group(0).strip()
+            named = _SHA_START_RE.match(arg)
+            if cmd.endswith("introduced") and named:
+                keys.append(Key(CULPRIT, named.group(1).lower(), m.message_id, m.date, said))
+            elif cmd == "fix" and named:
+                keys.append(Key(FIX_COMMIT, named.group(1).lower(), m.message_id, m.date, said))
+            elif cmd == "fix" and len(strip_subject(arg).split()) >= 3:
+                keys.append(Key(FIX_SUBJECT, strip_subject(arg), m.message_id, m.date, said))
+            elif cmd.startswith("dup") and (target := _msgid_of(arg)):
+                keys.append(Key(DUP_OF, target, m.message_id, m.date, said))
+        if t.is_regression_report and (different := _DIFFERENT_RE.search(text)):
+            keys.append(Key(DIFFERENT, "1", m.message_id, m.date, different.group(0)))
+        if t.has_report and (fp := copy_fingerprint(m)) is not None:
+            keys.append(Key(COPY, fp, m.message_id, m.date))
+        for hit in _TRAILER_RE.finditer(text) if is_patch and ("-by:" in text or "Cc:" in text) else ():
+            keys.append(Key(TRAILER, person(hit.group(1), hit.group(2) or "")))
+        if is_patch and m is not first and (said_applied := _APPLIED_RE.search(text)):
+            applied = True
+            keys.append(Key(APPLIED_SAID, "1", m.message_id, m.date, said_applied.group(0).strip()))
+        if _ROBOT_RE.search(f"{m.from_name} {m.from_addr}"):
+            robot = robot or m is first
+        for hit in _ROBOT_PARAM_RE.finditer(text) if m is first and robot else ():
+            keys.append(Key(WORKLOAD, f"robot {hit.group(1)}={hit.group(2)}"))
+        if m is first and robot and (noticed := _ROBOT_NOTICED_RE.search(text)):
+            # the robot says which regression this is: the one of this metric
+            keys.append(Key(METRIC, noticed.group(1).lower()))
+            keys.append(
+                Key(DIFFERENT, noticed.group(1).lower(), m.message_id, m.date, noticed.group(0).strip())
+            )
+    subject = first.subject if first else t.title
+    v = patch_version(subject or "")
+    low = strip_subject(subject or "")
+    if _STABLE_TAG_RE.search(subject or "") or re.search(r"\bstable\b.{0,40}\btree\b", low):
+        stable = True
+    if low.startswith("revert") or re.match(r"^\s*\[[^\]]{0,40}\]\s*revert", subject or "", re.I):
+        revert = True
+    if v is not None and not stable:
+        versions.add(v)
+        keys.append(Key(SERIES, low, first_id, t.first_date, subject))
+    if robot and (test := _ROBOT_TEST_RE.search(subject or "")):
+        keys.append(Key(WORKLOAD, f"robot test={test.group(1)}"))
+        keys.append(Key(METRIC, f"{test.group(1)}.{test.group(2)}".lower()))
+    if stable:
+        part = STABLE
+    elif revert:
+        part = REVERT
+    elif v is not None:
+        part = f"{APPLIED} v{v}" if applied else f"{FIX_PROPOSED} v{v}"
+    elif robot:
+        part = ROBOT
+    elif "bisect" in low:
+        part = BISECTION
+    else:
+        part = REPORT
+    keys.append(Key(PART, part, first_id, t.first_date))
+    return keys

@@ -1,0 +1,21 @@
+"""A regression as text: its threads and its timeline (what `lkmlkb show` prints)."""
+
+from __future__ import annotations
+
+
+def render_regression(data: dict) -> str:
+    """``data`` as :func:`lkmlkb.db.regressions.regression_data` gives it."""
+    lines = [
+        f"{data['regression_id']}  [{data['status']}]  {data['title']}",
+        f"threads: {data['thread_count']}   first: {(data.get('first_date') or '?')[:10]}   "
+        f"last: {(data.get('last_date') or '?')[:10]}",
+        "",
+        "timeline:",
+    ]
+    for e in data["timeline"]:
+        lines.append(f"  {(e.get('date') or '?')[:10]:<10}  {e['event']:<13} {e['text']}  ({e['thread_id']})")
+    lines += ["", "threads:"]
+    for t in data["threads"]:
+        lines.append(f"  {t['part']:<16} {t['thread_id']}  {t.get('title') or ''}")
+        lines.append(f"  {'':<16} why: {t['reason']}")
+    return "\n".join(lines)

@@ -1,0 +1,117 @@
+"""The grouping rules on their own: what joins two threads and what never does.
+
+The subjects are those of real threads: "block: significant performance regression in iSCSI
+rescan" (linux-block, 2023-05-26) and "[PATCH] block: fix revalidate performance regression" /
+"[PATCH v2] ..." (linux-block, 2023-05-29, Damien Le Moal)."""
+
+from __future__ import annotations
+
+from lkmlkb.regressions import keys as K
+from lkmlkb.regressions.group import ThreadRow, group, status_of
+from lkmlkb.regressions.keys import Key, patch_version, sha_match, strip_subject
+
+SUBJECT = "block: significant performance regression in iscsi rescan"
+
+
+def _row(tid: str, date: str, report: bool = True) -> ThreadRow:
+    return ThreadRow(tid, title=SUBJECT, is_regression_report=report, first_date=date)
+
+
+def _subject_keys(who: str) -> list[Key]:
+    return [Key(K.SUBJECT, SUBJECT), Key(K.PERSON, who), Key(K.PART, K.REPORT)]
+
+
+def test_a_reply_that_lost_its_references_joins_within_days():
+    rows = [_row("a", "2023-05-26T15:48:29+00:00"), _row("b", "2023-05-27T18:46:30+00:00")]
+    found = group(rows, {"a": _subject_keys("brian bunker"), "b": _subject_keys("brian bunker")})
+    assert len(found) == 1
+    reason = next(m.reason for m in found[0].members if m.thread_id == "b")
+    assert "lost References" in reason and "brian bunker" in reason
+
+
+def test_one_subject_months_apart_or_by_other_people_never_joins():
+    months = [_row("a", "2023-05-26T15:48:29+00:00"), _row("b", "2023-09-27T18:46:30+00:00")]
+    assert len(group(months, {"a": _subject_keys("brian bunker"), "b": _subject_keys("brian bunker")})) == 2
+    days = [_row("a", "2023-05-26T15:48:29+00:00"), _row("b", "2023-05-27T18:46:30+00:00")]
+    assert len(group(days, {"a": _subject_keys("brian bunker"), "b": _subject_keys("jens axboe")})) == 2
+
+
+def test_short_sha_prefixes_do_not_join():
+    assert sha_match("508aebb80527", "508aebb805277c541e94ee14daba4191ff02347e")
+    assert not sha_match("508aebb805", "508aebb805277c541e94ee14daba4191ff02347e")
+    rows = [_row("a", "2023-05-26T00:00:00+00:00"), _row("b", "2023-05-29T00:00:00+00:00", report=False)]
+    keys = {
+        "a": [Key(K.CULPRIT, "508aebb805277c541e94ee14daba4191ff02347e")],
+        "b": [Key(K.FIXES, "508aebb805")],
+    }
+    assert [len(r.members) for r in group(rows, keys)] == [1]
+
+
+def test_a_thread_without_a_regression_report_makes_no_regression_alone():
+    rows = [_row("p", "2023-05-29T00:00:00+00:00", report=False)]
+    assert group(rows, {"p": [Key(K.PART, "fix proposed v1")]}) == []
+
+
+def test_subjects_and_versions():
+    assert strip_subject("Re: [PATCH v2] block: fix revalidate performance regression") == (
+        "block: fix revalidate performance regression"
+    )
+    assert patch_version("[PATCH v2] block: fix revalidate performance regression") == 2
+    assert patch_version("[PATCH] block: fix revalidate performance regression") == 1
+    assert patch_version("block: significant performance regression in iSCSI rescan") is None
+
+
+def test_the_status_is_the_latest_stage():
+    from lkmlkb.regressions.group import Event
+
+    ev = [Event("reported", None, "a", None, ""), Event("fix proposed", None, "b", None, "")]
+    assert status_of(ev) == "fix proposed"
+    assert status_of(ev + [Event("reverted", None, "c", None, "")]) == "reverted"
+
+
+def test_a_patch_never_bridges_two_regressions():
+    """A patch whose `Fixes:` names one report's culprit and whose `Link:` names another report
+    joins one of them, not both."""
+    rows = [
+        _row("r1", "2023-05-26T00:00:00+00:00"),
+        _row("r2", "2023-06-26T00:00:00+00:00"),
+        _row("p", "2023-07-01T00:00:00+00:00", report=False),
+    ]
+    keys = {
+        "r1": [Key(K.CULPRIT, "508aebb805277c541e94ee14daba4191ff02347e")],
+        "r2": [],
+        "p": [Key(K.FIXES, "508aebb80527", "p@x", None, "Fixes: 508aebb80527"), Key(K.LINK, "m2@x")],
+    }
+    found = group(rows, keys, locate={"m2@x": "r2"})
+    assert sorted(len(g.members) for g in found) == [1, 2]
+
+
+def test_a_fixes_tag_joins_a_patch_only_when_it_names_the_reporter_or_the_regression():
+    """`Fixes:` says a patch fixes a bug of the commit, not the reported one (on linux-block the
+    fixes of "block: Introduce zone write plugging" are many; one report blames it)."""
+    culprit = "dd291d77cc90"
+    report = ThreadRow("r", title="disk removal slowdown due to rcu_barrier", is_regression_report=True)
+    patch = ThreadRow("p", title="[PATCH 0/2] Fixes for zone write plugging")
+    keys = {
+        "r": [Key(K.CULPRIT, culprit + "abcdef"), Key(K.AUTHOR, "keith busch")],
+        "p": [Key(K.FIXES, culprit, "p@x", None, f"Fixes: {culprit}"), Key(K.PART, "fix proposed v1")],
+    }
+    assert [len(g.members) for g in group([report, patch], keys)] == [1]
+    keys["p"].append(Key(K.TRAILER, "keith busch"))
+    (g,) = group([report, patch], keys)
+    assert len(g.members) == 2
+    assert "trailers name the reporter keith busch" in next(m.reason for m in g.members if m.thread_id == "p")
+
+
+def test_two_patches_of_one_commit_do_not_join_by_it():
+    sha = "39823b47bbd4" + "0" * 28
+    report = ThreadRow("r", title="[BUG] a slowdown", is_regression_report=True)
+    p1 = ThreadRow("p1", title="[PATCH] blk-mq: fix elevator depth_updated method")
+    p2 = ThreadRow("p2", title="[PATCH v2 0/2] blk-mq: fix update nr_requests regressions")
+    keys = {
+        "r": [Key(K.CULPRIT, "5" * 40), Key(K.AUTHOR, "someone")],
+        "p1": [Key(K.CULPRIT, sha), Key(K.LINK, "m@x", "p1@x", None, "Closes: m@x")],
+        "p2": [Key(K.CULPRIT, sha)],
+    }
+    (g,) = group([report, p1, p2], keys, locate={"m@x": "r"})
+    assert sorted(m.thread_id for m in g.members) == ["p1", "r"]

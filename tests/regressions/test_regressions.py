@@ -1,0 +1,209 @@
+"""Report threads grouped into regressions, on real threads (trimmed: the headers threading needs,
+patch diffs and long robot tables cut), in ``tests/fixtures/regressions/``:
+
+- ``iscsi_rescan_report_v1_v2.mbox`` (linux-block, May 2023): the report "block: significant
+  performance regression in iSCSI rescan" (2023-05-26,
+  <CAHZQxyKsym0E-GaV0cLQKH8GgO8X_4QR8WjiGghdjswhObLG0g@mail.gmail.com>, Brian Bunker: rescan
+  slow since commit 508aebb80527) with two replies; "[PATCH] block: fix revalidate performance
+  regression" (2023-05-29, <20230529023836.1209558-1-dlemoal@kernel.org>) and a review;
+  "[PATCH v2] ..." (2023-05-29, <20230529073237.1339862-1-dlemoal@kernel.org>) and Jens Axboe's
+  "Applied, thanks!" (2023-05-29, <168537127713.974829.9443681036221072157.b4-ty@kernel.dk>).
+- ``mq_deadline_revert.mbox`` (linux-block, March 2024): "[PATCH] Revert "block/mq-deadline: use
+  correct way to throttling write requests"" (2024-03-13, <20240313214218.1736147-1-bvanassche@acm.org>,
+  `Fixes: d47f9717e5cf`) and a reply (2024-03-14): the revert of seed 000's culprit.
+  Seed 000 is ``corpus/000_*.txt`` (the pasted text) and ``corpus/102_*.mbox`` (its archive copy,
+  <5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com>).
+- ``crosspost_e70c301fae_linux-block.mbox`` and ``..._linux-btrfs.mbox``: the kernel test robot's
+  "[linus:master] [block] e70c301fae: stress-ng.aiol.ops_per_sec 49.6% regression" (2024-12-12,
+  <202412122112.ca47bcec-lkp@intel.com>) and Christoph Hellwig's reply from linux-block; three
+  replies of January 2025 (<20250103064925.GB27984@lst.de>, <Z3epOlVGDBqj72xC@ryzen>,
+  <20250106072116.GD16723@lst.de>) from the linux-btrfs archive, which the thread reached later.
+- ``robot_060406c61c_two_metrics.mbox`` (linux-block): two robot reports of commit 060406c61c,
+  "sysbench-fileio.write_operations/s -1.7% regression" (2024-06-25,
+  <202406252157.348c160f-oliver.sang@intel.com>) and "stress-ng.fsize.ops_per_sec -35.5%
+  regression" (2024-09-29, <202409291630.6349557c-oliver.sang@intel.com>), each saying which
+  regression it reports ("noticed a ... regression of <metric>").
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lkmlkb.cli import main
+from lkmlkb.db.connection import connect
+from lkmlkb.db.regressions import list_regressions, regression_data, regression_of
+from lkmlkb.ingest.run import ingest
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = ROOT / "tests" / "fixtures" / "regressions"
+SEED000_TEXT = next((ROOT / "corpus").glob("000_*.txt"))
+SEED000_MBOX = next((ROOT / "corpus").glob("102_*.mbox"))
+ISCSI_REPORT = "CAHZQxyKsym0E-GaV0cLQKH8GgO8X_4QR8WjiGghdjswhObLG0g@mail.gmail.com"
+ISCSI_V1 = "20230529023836.1209558-1-dlemoal@kernel.org"
+ISCSI_V2 = "20230529073237.1339862-1-dlemoal@kernel.org"
+SEED000 = "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com"
+REVERT = "20240313214218.1736147-1-bvanassche@acm.org"
+ROBOT_AIOL = "202412122112.ca47bcec-lkp@intel.com"
+ROBOT_SYSBENCH = "202406252157.348c160f-oliver.sang@intel.com"
+ROBOT_FSIZE = "202409291630.6349557c-oliver.sang@intel.com"
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory) -> Path:
+    """One knowledge base of every fixture and both copies of seed 000; the revert comes in a
+    second ingest, after its regression was grouped (grouping is incremental)."""
+    path = tmp_path_factory.mktemp("regressions") / "kb.db"
+    first = [p for p in sorted(HERE.glob("*.mbox")) if p.name != "mq_deadline_revert.mbox"]
+    ingest([str(p) for p in first] + [str(SEED000_TEXT), str(SEED000_MBOX)], str(path), extract=True)
+    ingest([str(HERE / "mq_deadline_revert.mbox")], str(path), extract=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def conn(kb):
+    db = connect(kb, create=False)
+    yield db.conn
+    db.conn.close()
+
+
+def _copy(kb: Path, tmp_path: Path) -> Path:
+    """A private copy of the knowledge base (with its WAL), for a test that changes it."""
+    copy = tmp_path / "kb.db"
+    for suffix in ("", "-wal", "-shm"):
+        if Path(str(kb) + suffix).exists():
+            shutil.copy(str(kb) + suffix, str(copy) + suffix)
+    return copy
+
+
+def _parts(conn, thread_id: str) -> dict[str, str]:
+    found = regression_of(conn, thread_id)
+    assert found, f"{thread_id} is in no regression"
+    data = regression_data(conn, found["regression_id"])
+    assert data
+    return {t["thread_id"]: t["part"] for t in data["threads"]}
+
+
+def test_report_and_fix_v1_v2_are_one_regression_with_their_parts(conn):
+    assert _parts(conn, ISCSI_REPORT) == {
+        ISCSI_REPORT: "report",
+        ISCSI_V1: "fix proposed v1",
+        ISCSI_V2: "applied v2",
+    }
+    data = regression_data(conn, regression_of(conn, ISCSI_REPORT)["regression_id"])
+    assert data["status"] == "fixed"
+    v1 = next(t for t in data["threads"] if t["thread_id"] == ISCSI_V1)
+    assert "Fixes: 508aebb80527" in v1["reason"] and "names the culprit" in v1["reason"]
+    events = [e["event"] for e in data["timeline"]]
+    assert events == ["reported", "bisected", "fix proposed", "fix proposed", "fixed"]
+    assert "Brian Bunker" in data["timeline"][0]["text"]
+
+
+def test_a_revert_without_numbers_joins_the_regression_of_its_culprit(conn):
+    parts = _parts(conn, SEED000)
+    assert parts[SEED000] == "report" and parts[REVERT] == "revert"
+    data = regression_data(conn, regression_of(conn, SEED000)["regression_id"])
+    assert data["status"] == "reverted"
+    revert = next(t for t in data["threads"] if t["thread_id"] == REVERT)
+    assert "Fixes: d47f9717e5cf" in revert["reason"]
+
+
+def test_the_pasted_copy_is_a_duplicate_of_its_archive_copy(conn):
+    pasted = conn.execute(
+        "SELECT DISTINCT thread_id FROM messages WHERE synthetic_id = 1 AND subject LIKE '%multipath setup%'"
+    ).fetchone()[0]
+    assert regression_of(conn, pasted)["regression_id"] == regression_of(conn, SEED000)["regression_id"]
+    found = regression_of(conn, pasted)
+    assert found["part"] == "duplicate copy"
+    assert "duplicate copy:" in found["reason"] and "one author, date and first lines" in found["reason"]
+    titles = [r["title"] for r in list_regressions(conn) if "multipath setup" in (r["title"] or "")]
+    assert len(titles) == 1
+
+
+def test_a_cross_posted_conversation_is_one_regression_on_both_lists(conn):
+    found = regression_of(conn, ROBOT_AIOL)
+    assert found and found["part"] == "robot report"
+    data = regression_data(conn, found["regression_id"])
+    assert [t["thread_id"] for t in data["threads"]] == [ROBOT_AIOL]
+    first = data["timeline"][0]
+    assert first["event"] == "reported"
+    assert "linux-block.vger.kernel.org" in first["text"] and "linux-btrfs.vger.kernel.org" in first["text"]
+
+
+def test_two_regressions_of_one_commit_stay_apart_when_the_mail_says_so(conn):
+    a, b = regression_of(conn, ROBOT_SYSBENCH), regression_of(conn, ROBOT_FSIZE)
+    assert a["regression_id"] != b["regression_id"]
+    assert (
+        "kept apart from" in a["reason"] and "regression of sysbench-fileio.write_operations/s" in a["reason"]
+    )
+
+
+def test_every_regression_report_belongs_to_exactly_one_regression(conn):
+    reports = {r[0] for r in conn.execute("SELECT report_id FROM reports WHERE is_regression_report = 1")}
+    grouped = [r[0] for r in conn.execute("SELECT thread_id FROM regression_threads")]
+    assert len(grouped) == len(set(grouped))
+    assert reports <= set(grouped)
+    counts = dict(conn.execute("SELECT regression_id, thread_count FROM regressions").fetchall())
+    for rid, n in counts.items():
+        assert (
+            conn.execute("SELECT count(*) FROM regression_threads WHERE regression_id=?", (rid,)).fetchone()[
+                0
+            ]
+            == n
+        )
+
+
+def test_reprocess_gives_the_same_regressions(kb, tmp_path):
+    copy = _copy(kb, tmp_path)
+    before = (
+        connect(copy, create=False)
+        .execute("SELECT thread_id, regression_id, part FROM regression_threads ORDER BY thread_id")
+        .fetchall()
+    )
+    result = CliRunner().invoke(main, ["reprocess", "--db", str(copy)])
+    assert result.exit_code == 0, result.output
+    after = (
+        connect(copy, create=False)
+        .execute("SELECT thread_id, regression_id, part FROM regression_threads ORDER BY thread_id")
+        .fetchall()
+    )
+    assert after == before
+
+
+def test_cli_lists_regressions_newest_first_and_shows_a_timeline(kb):
+    out = CliRunner().invoke(main, ["regressions", "--db", str(kb)]).output.splitlines()
+    assert sum("multipath setup" in line for line in out) == 1
+    rid = regression_of(connect(kb, create=False).conn, ISCSI_REPORT)["regression_id"]
+    line = next(line for line in out if line.startswith(rid))
+    assert " fixed " in line and " 3  block: significant performance regression in iSCSI rescan" in line
+    dates = [line.split()[1] for line in out]
+    assert dates == sorted(dates, reverse=True)
+    shown = CliRunner().invoke(main, ["show", rid, "--db", str(kb)])
+    assert shown.exit_code == 0, shown.output
+    assert "timeline:" in shown.output and "fix proposed  v2: [PATCH v2]" in shown.output
+    report = CliRunner().invoke(main, ["show", ISCSI_REPORT, "--db", str(kb)]).output
+    assert f"regression: {rid} (report, fixed)" in report
+
+
+def test_an_ingest_with_worker_processes_groups_too(tmp_path):
+    """Workers build the reports and the writer writes them (another path than a serial run)."""
+    path = tmp_path / "kb.db"
+    ingest([str(HERE / "iscsi_rescan_report_v1_v2.mbox")], str(path), extract=True, workers=2)
+    conn = connect(path, create=False).conn
+    assert set(_parts(conn, ISCSI_REPORT)) == {ISCSI_REPORT, ISCSI_V1, ISCSI_V2}
+
+
+def test_link_without_a_tree_keeps_the_regressions(kb, tmp_path):
+    copy = _copy(kb, tmp_path)
+    before = (
+        connect(copy, create=False).execute("SELECT * FROM regression_threads ORDER BY thread_id").fetchall()
+    )
+    result = CliRunner().invoke(main, ["link", "--db", str(copy)])
+    assert result.exit_code == 0, result.output
+    after = (
+        connect(copy, create=False).execute("SELECT * FROM regression_threads ORDER BY thread_id").fetchall()
+    )
+    assert after == before
