@@ -62,6 +62,27 @@ MUTANTS = [
         ("tests/web/test_escaping.py", "tests/web/test_plugin.py"),
     ),
     Mutant(
+        "report-id-plain-characters-only",
+        "lkmlkb/web/common.py",
+        "    [^\\s\\x00-\\x1f\\x7f]{1,251}$",
+        "    [A-Za-z0-9._@+=~-]{1,251}$",
+        ("tests/web/test_report_ids.py",),
+    ),
+    Mutant(
+        "report-route-short",
+        "lkmlkb/web/hooks.py",
+        '(r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,1200})$", report_view)',
+        '(r"^/-/lkmlkb/report/(?P<report_id>[^/%]{1,400})$", report_view)',
+        ("tests/web/test_report_ids.py",),
+    ),
+    Mutant(
+        "require-tools-lets-skips-pass",
+        "tests/conftest.py",
+        '        rep.outcome = "failed"\n',
+        '        rep.outcome = "skipped"\n',
+        ("tests/test_require_tools.py",),
+    ),
+    Mutant(
         "unlink-each-loop-kept",
         "lkmlkb/repro/policy.py",
         '    "unlink_each_loop": "would delete the target file after each loop",\n',

@@ -49,9 +49,9 @@ async def css_view(datasette, request):
 def register_routes(datasette):
     return [
         (r"^/-/lkmlkb/search$", search_view),
-        (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,400})/job/(?P<n>[^/]{1,20})\.fio$", job_view),
-        (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,400})/repro\.zip$", repro_view),
-        (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,400})$", report_view),
+        (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,1200})/job/(?P<n>[^/]{1,20})\.fio$", job_view),
+        (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,1200})/repro\.zip$", repro_view),
+        (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,1200})$", report_view),
         (r"^/-/lkmlkb/commit/(?P<sha>[^/]{1,100})$", commit_view),
         (r"^/-/lkmlkb/reports\.atom$", atom_view),
         (r"^/-/lkmlkb/static/lkmlkb\.css$", css_view),
