@@ -160,10 +160,10 @@ def reprocess(db_path, threads):
 @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text", show_default=True)
 def show(report_id, db_path, fmt):
     """Print one report in full (REPORT is a report id, i.e. its thread id)."""
-    from lkmlkb.db.connection import connect
+    from lkmlkb.db.connection import connect_readonly
     from lkmlkb.db.reports import load_report
 
-    db = connect(db_path, create=False)
+    db = connect_readonly(db_path)
     report = load_report(db, report_id)
     if report is None:
         raise click.ClickException(f"{db_path}: no report {report_id!r} (see `lkmlkb reports`)")
@@ -188,11 +188,11 @@ def _report_for(spec: str, db_path: str):
             raise click.ClickException(f"{spec}: no report found in this mail")
         ids = set(best[0].message_ids)
         return best[0], [m.body for m in messages if m.message_id in ids]
-    from lkmlkb.db.connection import connect
+    from lkmlkb.db.connection import connect_readonly
     from lkmlkb.db.reports import load_report
     from lkmlkb.db.store import load_messages
 
-    db = connect(db_path, create=False)
+    db = connect_readonly(db_path)
     report = load_report(db, spec)
     if report is None:
         raise click.ClickException(f"{db_path}: no report {spec!r} (see `lkmlkb reports`)")
@@ -241,11 +241,18 @@ def compare(report, fio_json, db_path):
 @DB_OPTION
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8001, show_default=True, type=int)
-def serve(db_path, host, port):
-    """Serve the knowledge base in Datasette."""
+@click.option("--immutable", is_flag=True, help="Serve the file as unchanging (a published copy).")
+def serve(db_path, host, port, immutable):
+    """Serve the knowledge base in Datasette (read-only)."""
     from lkmlkb.web.serve import serve as run
 
-    run(db_path, host=host, port=port, on_ready=lambda url: click.echo(f"Serving {db_path} at {url}"))
+    run(
+        db_path,
+        host=host,
+        port=port,
+        immutable=immutable,
+        on_ready=lambda url: click.echo(f"Serving {db_path} at {url}"),
+    )
 
 
 @main.command()
@@ -276,10 +283,10 @@ def link(db_path, git_path, rev):
 @DB_OPTION
 def commit(sha, db_path):
     """Every report that blames, fixes, reverts or tests a commit, with the numbers."""
-    from lkmlkb.db.connection import connect
+    from lkmlkb.db.connection import connect_readonly
     from lkmlkb.db.queries import reports_citing
 
-    rows = reports_citing(connect(db_path, create=False), sha)
+    rows = reports_citing(connect_readonly(db_path), sha)
     if not rows:
         click.echo(f"no report cites {sha}")
         return
@@ -304,11 +311,11 @@ def commit(sha, db_path):
 @click.option("--limit", default=50, show_default=True)
 def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, limit):
     """List reports, newest first."""
-    from lkmlkb.db.connection import connect
+    from lkmlkb.db.connection import connect_readonly
     from lkmlkb.db.queries import list_reports
 
     rows = list_reports(
-        connect(db_path, create=False),
+        connect_readonly(db_path),
         status=status,
         list_name=list_name,
         kernel=kernel,
@@ -331,10 +338,10 @@ def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, 
 @click.option("--limit", default=20, show_default=True)
 def search(text, db_path, limit):
     """Full-text search over reports and messages."""
-    from lkmlkb.db.connection import connect
+    from lkmlkb.db.connection import connect_readonly
     from lkmlkb.db.queries import search as run
 
-    for r in run(connect(db_path, create=False), text, limit=limit):
+    for r in run(connect_readonly(db_path), text, limit=limit):
         click.echo(f"{r.get('kind', ''):<7} {(r.get('date') or '')[:10]}  {r.get('title') or ''}")
         if r.get("snippet"):
             click.echo(f"        {r['snippet']}")

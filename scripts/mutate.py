@@ -83,6 +83,34 @@ MUTANTS = [
         ("tests/test_require_tools.py",),
     ),
     Mutant(
+        "readers-without-immutable-fallback",
+        "lkmlkb/db/connection.py",
+        '    for mode in ("ro", "immutable"):\n',
+        '    for mode in ("ro",):\n',
+        ("tests/db/test_readonly.py",),
+    ),
+    Mutant(
+        "writer-not-checked-for-read-only",
+        "lkmlkb/db/connection.py",
+        '                db.execute("INSERT OR REPLACE INTO kb_info(key, value) SELECT key, value FROM kb_info")\n',
+        '                db.execute("SELECT 1")\n',
+        ("tests/db/test_readonly.py",),
+    ),
+    Mutant(
+        "writer-lock-shared",
+        "lkmlkb/db/connection.py",
+        "fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)",
+        "fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)",
+        ("tests/db/test_readonly.py",),
+    ),
+    Mutant(
+        "serve-immutable-ignored",
+        "lkmlkb/web/serve.py",
+        '    immutable = immutable or read_mode(path) == "immutable"\n',
+        '    immutable = read_mode(path) == "immutable"\n',
+        ("tests/db/test_readonly.py",),
+    ),
+    Mutant(
         "unlink-each-loop-kept",
         "lkmlkb/repro/policy.py",
         '    "unlink_each_loop": "would delete the target file after each loop",\n',
@@ -194,6 +222,7 @@ def run_tests(tree: Path, tmp: str, tests: tuple[str, ...], python: str, timeout
 def in_copy(files: list[str], python: str, timeout: int, tests: tuple[str, ...], m: Mutant | None) -> str:
     """The verdict on ``m`` applied to a fresh copy of the tree (None: the unmutated copy)."""
     with tempfile.TemporaryDirectory(prefix="lkmlkb-mutant-") as tmp:
+        Path(tmp).chmod(0o755)  # tests run commands as an unprivileged user, who must import the copy
         copy = Path(tmp) / "tree"
         try:
             copy_tree(copy, files)
