@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import copy
+import ipaddress
 import json
 import logging
 import sys
@@ -104,6 +105,21 @@ def _quiet_client_errors() -> None:
         default_handler.rich = None
 
 
+def exposure(db_path: str | Path, host: str, port: int) -> str | None:
+    """What serving on ``host`` exposes, when it is not the loopback interface only."""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if loopback:
+        return None
+    where = "every interface of this machine" if host in ("0.0.0.0", "::") else host
+    return (
+        f"lkmlkb serve: {db_path} is served on {where}, port {port}, to anyone who can reach it, "
+        "without a password: every message, report, job and bundle in it (read-only)"
+    )
+
+
 def url_for(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}/"
@@ -128,6 +144,9 @@ def serve(
     asyncio.run(ds.invoke_startup())
     url = url_for(host, port)
     log.info("serving %s at %s", db_path, url)
+    note = exposure(db_path, host, port)
+    if note is not None:
+        print(note, file=sys.stderr, flush=True)
     if on_ready is not None:
         on_ready(url)
     if open_browser:
