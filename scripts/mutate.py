@@ -139,6 +139,20 @@ MUTANTS = [
         ("tests/web/test_browser.py",),
     ),
     Mutant(
+        "kernel-point-releases-reversed",
+        "lkmlkb/extract/kernel_versions.py",
+        "        stable = rest[0] if rest else 0\n",
+        "        stable = -rest[0] if rest else 0\n",
+        ("tests/extract/test_kernel_versions.py",),
+    ),
+    Mutant(
+        "kernel-rc-after-release",
+        "lkmlkb/extract/kernel_versions.py",
+        "    phase, rcnum = (0, int(rc)) if rc else (1, 0)\n",
+        "    phase, rcnum = (2, int(rc)) if rc else (1, 0)\n",
+        ("tests/extract/test_kernel_versions.py",),
+    ),
+    Mutant(
         "unlink-each-loop-kept",
         "lkmlkb/repro/policy.py",
         '    "unlink_each_loop": "would delete the target file after each loop",\n',

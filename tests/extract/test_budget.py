@@ -133,9 +133,11 @@ def test_a_message_over_the_budget_is_recorded_and_the_run_goes_on(tmp_path, mon
 def test_at_the_default_budget_the_hostile_message_is_recorded_or_in_time(tmp_path):
     db = tmp_path / "kb.db"
     messages.warm_up()
-    t0 = time.perf_counter()
+    t0 = (
+        time.process_time()
+    )  # CPU time (the ingest runs in this process): a loaded machine does not add to it
     summary = ingest([str(hostile_mbox(tmp_path, "default"))], str(db), extract=True)
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     assert summary.new == 5
     errors, found, reports = errors_and_findings(db)
     if HOSTILE_ID not in errors:

@@ -161,9 +161,9 @@ def test_not_fio_jobs(text):
     ],
 )
 def test_pathological_input_is_fast_and_safe(text):
-    start = time.perf_counter()
+    start = time.thread_time()
     jobs = find_cmdlines(text)
-    assert time.perf_counter() - start < 3.0
+    assert time.thread_time() - start < 3.0
     assert len(jobs) <= 500
 
 
