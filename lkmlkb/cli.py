@@ -233,12 +233,12 @@ def reprocess(db_path, threads):
 def show(report_id, db_path, fmt):
     """Print one report in full (REPORT is a report id, i.e. its thread id), or a regression
     with its timeline (an id `lkmlkb regressions` lists)."""
-    from lkmlkb.db.connection import connect
+    from lkmlkb.db.connection import connect_readonly
     from lkmlkb.db.reports import load_report
 
     if _show_regression(report_id, db_path, fmt):
         return
-    db = connect(db_path, create=False)
+    db = connect_readonly(db_path)
     report = load_report(db, report_id)
     if report is None:
         raise click.ClickException(f"{db_path}: no report {report_id!r} (see `lkmlkb reports`)")
@@ -255,13 +255,13 @@ def show(report_id, db_path, fmt):
 
 def _show_regression(spec: str, db_path: str, fmt: str) -> bool:
     """Print the regression ``spec`` names; False when ``spec`` is no regression id."""
-    from lkmlkb.db.connection import connect
+    from lkmlkb.db.connection import connect_readonly
     from lkmlkb.db.regressions import is_regression_id, regression_data
     from lkmlkb.regressions.text import render_regression
 
     if not is_regression_id(spec):
         return False
-    data = regression_data(connect(db_path, create=False).conn, spec)
+    data = regression_data(connect_readonly(db_path).conn, spec)
     if data is None:
         raise click.ClickException(f"{db_path}: no regression {spec!r} (see `lkmlkb regressions`)")
     if fmt == "json":
@@ -290,11 +290,11 @@ def _report_for(spec: str, db_path: str):
             raise click.ClickException(f"{spec}: no report found in this mail")
         ids = set(best[0].message_ids)
         return best[0], [m.body for m in messages if m.message_id in ids]
-    from lkmlkb.db.connection import connect
+    from lkmlkb.db.connection import connect_readonly
     from lkmlkb.db.reports import load_report
     from lkmlkb.db.store import load_messages
 
-    db = connect(db_path, create=False)
+    db = connect_readonly(db_path)
     report = load_report(db, spec)
     if report is None:
         raise click.ClickException(f"{db_path}: no report {spec!r} (see `lkmlkb reports`)")
@@ -355,11 +355,18 @@ def _compared_report(spec: str, db_path: str):
 @DB_OPTION
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8001, show_default=True, type=int)
-def serve(db_path, host, port):
-    """Serve the knowledge base in Datasette."""
+@click.option("--immutable", is_flag=True, help="Serve the file as unchanging (a published copy).")
+def serve(db_path, host, port, immutable):
+    """Serve the knowledge base in Datasette (read-only)."""
     from lkmlkb.web.serve import serve as run
 
-    run(db_path, host=host, port=port, on_ready=lambda url: click.echo(f"Serving {db_path} at {url}"))
+    run(
+        db_path,
+        host=host,
+        port=port,
+        immutable=immutable,
+        on_ready=lambda url: click.echo(f"Serving {db_path} at {url}"),
+    )
 
 
 @main.command()
@@ -400,10 +407,10 @@ def _regroup_after_link(db) -> None:
 @DB_OPTION
 def commit(sha, db_path):
     """Every report that blames, fixes, reverts or tests a commit, with the numbers."""
-    from lkmlkb.db.connection import connect
+    from lkmlkb.db.connection import connect_readonly
     from lkmlkb.db.queries import reports_citing
 
-    rows = reports_citing(connect(db_path, create=False), sha)
+    rows = reports_citing(connect_readonly(db_path), sha)
     if not rows:
         click.echo(f"no report cites {sha}")
         return
@@ -437,11 +444,11 @@ def _kernels(row: dict) -> str:
 @click.option("--limit", default=50, show_default=True)
 def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, limit):
     """List reports, newest first."""
-    from lkmlkb.db.connection import connect
+    from lkmlkb.db.connection import connect_readonly
     from lkmlkb.db.queries import list_reports
 
     rows = list_reports(
-        connect(db_path, create=False),
+        connect_readonly(db_path),
         status=status,
         list_name=list_name,
         kernel=kernel,
@@ -463,10 +470,10 @@ def reports_cmd(db_path, status, list_name, kernel, tool, commit_sha, show_all, 
 @click.option("--limit", default=50, show_default=True)
 def regressions_cmd(db_path, limit):
     """List regressions (report threads grouped), newest first: id, status, threads, title."""
-    from lkmlkb.db.connection import connect
+    from lkmlkb.db.connection import connect_readonly
     from lkmlkb.db.regressions import list_regressions
 
-    for r in list_regressions(connect(db_path, create=False).conn, limit=limit):
+    for r in list_regressions(connect_readonly(db_path).conn, limit=limit):
         _out(
             f"{r['regression_id']}  {(r.get('last_date') or '')[:10]:<10}  {r.get('status') or '':<13} "
             f"{r['thread_count']:>3}  {r.get('title') or ''}"
@@ -479,10 +486,10 @@ def regressions_cmd(db_path, limit):
 @click.option("--limit", default=20, show_default=True)
 def search(text, db_path, limit):
     """Full-text search over reports and messages."""
-    from lkmlkb.db.connection import connect
+    from lkmlkb.db.connection import connect_readonly
     from lkmlkb.db.queries import search as run
 
-    for r in run(connect(db_path, create=False), text, limit=limit):
+    for r in run(connect_readonly(db_path), text, limit=limit):
         rid = r.get("report_id") or "(no report)"
         _out(f"{r.get('kind', ''):<7} {(r.get('date') or '')[:10]}  {rid}  {r.get('title') or ''}")
         if r.get("snippet"):

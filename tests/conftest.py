@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,11 @@ CORPUS = ROOT / "corpus"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # CI lays shared/ beside the clone; a developer checkout has it one level up too.
 SHARED_CANDIDATES = [ROOT.parent / "shared", ROOT / ".." / "shared"]
+
+
+#: set by scripts/test (and so by CI): a test that skips, for want of fio, git, Chromium, the
+#: playwright package, ../shared or anything else, fails instead
+REQUIRE_TOOLS_VAR = "LKMLKB_REQUIRE_TOOLS"
 
 
 def shared_dir() -> Path | None:
@@ -72,3 +78,15 @@ def count_parses(monkeypatch):
         return calls
 
     return start
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """With LKMLKB_REQUIRE_TOOLS=1 a skipped test is reported failed, naming why it skipped."""
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.skipped and not hasattr(rep, "wasxfail") and os.environ.get(REQUIRE_TOOLS_VAR) == "1":
+        reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        rep.outcome = "failed"
+        rep.longrepr = f"{item.nodeid} would skip ({reason}), and {REQUIRE_TOOLS_VAR}=1 makes that a failure"

@@ -9,6 +9,8 @@ run completes it (every write is keyed by Message-ID and therefore idempotent).
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -62,14 +64,98 @@ def connect(path: str | Path, create: bool = True, migrate: bool = False) -> sql
         db.execute(f"PRAGMA journal_size_limit={JOURNAL_LIMIT}")
         if not create:
             check_version(db, path, allow_pending=migrate)
+            # a write undone: a read-only file fails here, not midway through the command
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute("INSERT OR REPLACE INTO kb_info(key, value) SELECT key, value FROM kb_info")
+            finally:
+                db.execute("ROLLBACK")
             if not migrate:
                 return db
         migrations.apply(db)
         views.apply(db)
         db.execute("INSERT OR REPLACE INTO kb_info(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,))
+    except sqlite3.OperationalError as exc:
+        if "readonly" in str(exc) or "read-only" in str(exc):
+            raise DatabaseError(
+                str(path), "is read-only (the file or its folder), and this command writes to it"
+            ) from exc
+        raise DatabaseError(str(path), f"not a usable SQLite database ({exc})") from exc
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(str(path), f"not a usable SQLite database ({exc})") from exc
     return db
+
+
+def read_mode(path: str | Path) -> str:
+    """How a reader opens the knowledge base at ``path``: ``"ro"`` (read-only, seeing what a writer
+    commits) or, when SQLite cannot keep the WAL index beside it (a read-only folder),
+    ``"immutable"`` (the file as it is, its WAL ignored).  DatabaseError when it is none."""
+    path = Path(path)
+    if path.is_dir():
+        raise DatabaseError(str(path), "is a directory, not a knowledge base file")
+    if not path.exists():
+        raise DatabaseError(str(path), "no such knowledge base (run `lkmlkb ingest` first)")
+    last: Exception | None = None
+    for mode in ("ro", "immutable"):
+        conn = _open_reader(path, mode)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return mode
+        except sqlite3.OperationalError as exc:
+            last = exc
+        except sqlite3.DatabaseError as exc:
+            raise DatabaseError(str(path), f"not a usable SQLite database ({exc})") from exc
+        finally:
+            conn.close()
+    raise DatabaseError(str(path), f"cannot be read ({last})")
+
+
+def _open_reader(path: Path, mode: str) -> sqlite3.Connection:
+    query = "mode=ro" if mode == "ro" else "immutable=1"
+    return sqlite3.connect(
+        f"{path.resolve().as_uri()}?{query}",
+        uri=True,
+        timeout=60,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+
+
+def connect_readonly(path: str | Path) -> sqlite_utils.Database:
+    """Open the knowledge base at ``path`` for reading: nothing is written to it or beside it
+    (what ``reports``, ``search``, ``show``, ``commit``, ``repro`` and ``serve`` use), so it may
+    sit in a read-only folder or be served while an ingest writes."""
+    path = Path(path)
+    db = sqlite_utils.Database(_open_reader(path, read_mode(path)))
+    db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+    check_version(db, path)
+    return db
+
+
+#: beside the knowledge base ``kb.db``: ``kb.db.lock``, held by the one writing run
+LOCK_SUFFIX = ".lock"
+
+
+@contextlib.contextmanager
+def writer_lock(path: str | Path) -> Iterator[None]:
+    """Hold the knowledge base's writer lock for the block; DatabaseError at once when another run
+    holds it (two runs writing one base would interleave their report flushes).  The lock is an
+    ``flock`` on ``<path>.lock``, released by the system when the run ends, however it ends."""
+    lock_path = Path(str(path) + LOCK_SUFFIX)
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise DatabaseError(str(path), f"cannot take its writer lock {lock_path} ({exc.strerror})") from exc
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DatabaseError(
+                str(path), "another lkmlkb run is writing to it; run this again once it has finished"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def database_path(db: sqlite_utils.Database) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from lkmlkb.db.checkpoint import Checkpointer
-from lkmlkb.db.connection import connect
+from lkmlkb.db.connection import connect, writer_lock
 from lkmlkb.db.store import Store, has_messages
 from lkmlkb.errors import LkmlkbError
 from lkmlkb.extract.messages import warm_up
@@ -115,7 +115,7 @@ def ingest(
     their thread's quotes are attributed (:class:`lkmlkb.ingest.extraction.BatchExtraction`);
     the findings are stored and turned into reports batch by batch.
     """
-    with bulk_gc():
+    with writer_lock(db_path), bulk_gc():
         return _ingest(sources, db_path, workers, batch_size, extract, on_batch, progress)
 
 

@@ -26,9 +26,9 @@ LORE_SEARCH_URL = "https://lore.kernel.org/all/?q={query}"
 
 REPORT_ID_RE = re.compile(
     r"""
-    ^[A-Za-z0-9]                 # starts plainly: no ".", "/", "~" (no "..", no hidden names)
-    [A-Za-z0-9._@+=~-]{0,250}$   # thread ids are Message-IDs ("bea9c5f6...@lkmlkb.invalid",
-                                 # "20240307.1a2b+x=y@host"); a report id may be a hash too
+    ^(?![./~])                 # not ".", "/" or "~" first: no hidden names, no absolute or home paths
+    [^\s\x00-\x1f\x7f]{1,251}$   # a thread id is a Message-ID, which may hold any printable character
+                               # ("a/b$c\"d@x", "20240307.1a2b+x=y@host"); a report id may be a hash too
 """,
     re.VERBOSE,
 )

@@ -19,6 +19,7 @@ read by plain functions of a SQLite connection (``report_data``,
 from __future__ import annotations
 
 import html
+import urllib.parse
 from pathlib import Path
 
 from datasette import hookimpl
@@ -26,7 +27,7 @@ from datasette.utils.asgi import Response
 from jinja2 import ChoiceLoader, FileSystemLoader
 from markupsafe import Markup
 
-from lkmlkb.db.queries import fts_query
+from lkmlkb.db.queries import MAX_QUERY_CHARS, fts_query
 from lkmlkb.extract.kernel_versions import compare
 from lkmlkb.web.common import kb_database, report_path, valid_report_id, valid_sha, with_conn
 from lkmlkb.web.downloads import job_view, repro_view
@@ -47,13 +48,41 @@ async def css_view(datasette, request):
     )
 
 
+def too_long_search(query_string: bytes) -> str | None:
+    """The answer to a query string whose ``_search`` (or ``_search_<column>``) text is longer
+    than a search reads (MAX_QUERY_CHARS): FTS over 20-80 KB of typed text takes seconds."""
+    for name, value in urllib.parse.parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
+        if name.startswith("_search") and name != "_searchmode" and len(value) > MAX_QUERY_CHARS:
+            return f"Search text too long: {len(value):,} characters in {name}, at most {MAX_QUERY_CHARS:,}."
+    return None
+
+
+@hookimpl
+def asgi_wrapper(datasette):
+    """Datasette's own table search (``?_search=``) refuses text longer than a search reads."""
+
+    def wrap(app):
+        async def capped(scope, receive, send):
+            if scope.get("type") == "http" and b"_search" in scope.get("query_string", b""):
+                message = too_long_search(scope["query_string"])
+                if message is not None:
+                    body = f"<!DOCTYPE html><title>Search too long</title><h1>400</h1><p>{html.escape(message)}</p>"
+                    await Response.html(body, status=400).asgi_send(send)
+                    return
+            await app(scope, receive, send)
+
+        return capped
+
+    return wrap
+
+
 @hookimpl
 def register_routes(datasette):
     return [
         (r"^/-/lkmlkb/search$", search_view),
-        (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,400})/job/(?P<n>[^/]{1,20})\.fio$", job_view),
-        (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,400})/repro\.zip$", repro_view),
-        (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,400})$", report_view),
+        (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,1200})/job/(?P<n>[^/]{1,20})\.fio$", job_view),
+        (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,1200})/repro\.zip$", repro_view),
+        (r"^/-/lkmlkb/report/(?P<report_id>[^/]{1,1200})$", report_view),
         (r"^/-/lkmlkb/commit/(?P<sha>[^/]{1,100})$", commit_view),
         (r"^/-/lkmlkb/reports\.atom$", atom_view),
         (r"^/-/lkmlkb/regression/(?P<regression_id>[^/]{1,100})$", regression_view),

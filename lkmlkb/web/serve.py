@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import copy
+import ipaddress
 import json
 import logging
 import sys
@@ -25,7 +26,7 @@ import uvicorn
 from datasette.app import Datasette
 from datasette.plugins import pm
 
-from lkmlkb.db.connection import connect
+from lkmlkb.db.connection import connect_readonly, read_mode
 from lkmlkb.errors import DatabaseError, LkmlkbError
 from lkmlkb.web import hooks
 
@@ -69,19 +70,25 @@ def check_database(db_path: str | Path) -> Path:
     path = Path(db_path)
     if path.is_dir():
         raise DatabaseError(str(path), "is a directory, not a knowledge base file")
-    db = connect(path, create=False)
+    db = connect_readonly(path)
     db.conn.close()
     return path.resolve()
 
 
-def make_datasette(db_path: str | Path, settings: dict | None = None):
-    """A configured (not yet started) Datasette for the knowledge base at ``db_path``."""
+def make_datasette(db_path: str | Path, settings: dict | None = None, immutable: bool = False):
+    """A configured (not yet started) Datasette for the knowledge base at ``db_path``, opened
+    read-only; ``immutable`` (or a file SQLite cannot keep a WAL index beside, in a read-only
+    folder): served as an unchanging file, as one publishes a knowledge base."""
     path = check_database(db_path)
     if not pm.is_registered(hooks):
         pm.register(hooks, name="lkmlkb")  # e.g. running from a checkout without the entry point
     _quiet_client_errors()
+    immutable = immutable or read_mode(path) == "immutable"
     return Datasette(
-        [str(path)], metadata=load_metadata(path.stem), settings={**SETTINGS, **(settings or {})}
+        [] if immutable else [str(path)],
+        immutables=[str(path)] if immutable else [],
+        metadata=load_metadata(path.stem),
+        settings={**SETTINGS, **(settings or {})},
     )
 
 
@@ -98,6 +105,21 @@ def _quiet_client_errors() -> None:
         default_handler.rich = None
 
 
+def exposure(db_path: str | Path, host: str, port: int) -> str | None:
+    """What serving on ``host`` exposes, when it is not the loopback interface only."""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if loopback:
+        return None
+    where = "every interface of this machine" if host in ("0.0.0.0", "::") else host
+    return (
+        f"lkmlkb serve: {db_path} is served on {where}, port {port}, to anyone who can reach it, "
+        "without a password: every message, report, job and bundle in it (read-only)"
+    )
+
+
 def url_for(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}/"
@@ -109,6 +131,7 @@ def serve(
     port: int = 8001,
     open_browser: bool = False,
     on_ready: Callable[[str], None] | None = None,
+    immutable: bool = False,
 ) -> None:
     """Serve the knowledge base until interrupted.
 
@@ -117,10 +140,13 @@ def serve(
     ``on_ready`` is called with the URL just before the server starts (the CLI
     prints it).
     """
-    ds = make_datasette(db_path)
+    ds = make_datasette(db_path, immutable=immutable)
     asyncio.run(ds.invoke_startup())
     url = url_for(host, port)
     log.info("serving %s at %s", db_path, url)
+    note = exposure(db_path, host, port)
+    if note is not None:
+        print(note, file=sys.stderr, flush=True)
     if on_ready is not None:
         on_ready(url)
     if open_browser:

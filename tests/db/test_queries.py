@@ -22,6 +22,8 @@ import json
 import sqlite3
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lkmlkb.db import queries
 from lkmlkb.db.connection import connect
@@ -567,3 +569,22 @@ def test_fts_queries_fall_back_to_any_word_only_when_that_is_another_query():
     assert queries.fts_queries('"run status group"') == ['"run status group"']  # one phrase
     assert queries.fts_queries("bfq NOT kyber") == ['"bfq" NOT "kyber"']  # typed operators are kept
     assert queries.fts_queries("AND ()") == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40), st.sampled_from(['"{}"', '"{}', 'mq "{}" write', '{} "x']))
+def test_fts_query_of_any_typed_text_is_valid_fts5(text, form):
+    """Quoted or not, with NUL and control characters: every query built parses in FTS5."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(subject, new_text, tokenize=\"porter unicode61 tokenchars '-_'\")"
+    )
+    conn.execute("INSERT INTO t VALUES ('mq-deadline write', 'io_uring NEAR AND OR NOT a\"b')")
+    q = queries.fts_query(form.format(text))
+    if q is not None:
+        conn.execute("SELECT * FROM t WHERE t MATCH ?", (q,)).fetchall()
+
+
+@pytest.mark.parametrize("text", ['"mq\x00deadline"', '"\x00"', '"write \x1b[2J"', '"\x07\x08 x"'])
+def test_search_of_quoted_control_characters_never_raises(kb, text):
+    assert isinstance(queries.search(kb, text), list)

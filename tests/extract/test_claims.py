@@ -208,9 +208,9 @@ def test_seed_stated_magnitudes():
     ids=["empty", "nuls", "cue-flood", "pct-flood"],
 )
 def test_pathological_input_is_fast_and_safe(text):
-    t0 = time.monotonic()
+    t0 = time.thread_time()
     find_claims(text)
-    assert time.monotonic() - t0 < 20
+    assert time.thread_time() - t0 < 20
 
 
 def test_dedupe_keeps_what_the_pairwise_comparison_kept():

@@ -284,9 +284,9 @@ def test_not_commits(text):
     ids=["empty", "nuls", "one-mb-line", "repeated-shas", "open-subjects", "hex-run", "deep-quotes"],
 )
 def test_pathological_input_is_fast_and_safe(text):
-    t0 = time.monotonic()
+    t0 = time.thread_time()
     find_commits(text)
-    assert time.monotonic() - t0 < 15
+    assert time.thread_time() - t0 < 15
 
 
 def test_non_string_input():

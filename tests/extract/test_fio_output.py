@@ -123,10 +123,10 @@ def test_logical_lines_do_not_swallow_a_kernel_heading(seed_text):
     ],
 )
 def test_garbage_is_fast_and_harmless(text):
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     res = find_fio_output(text)
     assert (
-        time.perf_counter() - t0 < 10.0
+        time.thread_time() - t0 < 10.0
     )  # a hang guard (catastrophic backtracking), not a speed test: speed is in benchmarks/
     assert isinstance(res, list)
 

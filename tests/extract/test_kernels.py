@@ -174,6 +174,6 @@ def test_not_kernels(text):
     ids=["empty", "nuls", "dots", "one-mb-line", "repeated-versions", "dotted-run"],
 )
 def test_pathological_input_is_fast_and_safe(text):
-    t0 = time.monotonic()
+    t0 = time.thread_time()
     find_kernels(text)
-    assert time.monotonic() - t0 < 20
+    assert time.thread_time() - t0 < 20

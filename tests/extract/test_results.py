@@ -138,10 +138,10 @@ def test_evidence_is_the_text_as_written(seed_text):
     ids=["pipes", "megabyte-line", "many-headings-and-results", "nuls"],
 )
 def test_pathological_input_is_fast(text):
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     res = find_results(text)
     assert (
-        time.perf_counter() - t0 < 10.0
+        time.thread_time() - t0 < 10.0
     )  # a hang guard (catastrophic backtracking), not a speed test: speed is in benchmarks/
     assert isinstance(res, list)
 

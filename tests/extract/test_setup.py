@@ -108,10 +108,10 @@ def test_seed_002_tools_include_tiobench():
     ids=["empty", "nuls", "echo-flood", "kv-flood"],
 )
 def test_pathological_input_is_fast_and_safe(text, caplog):
-    t0 = time.monotonic()
+    t0 = time.thread_time()
     assert find_setup(text) == []
     assert find_tools(text) == []
-    assert time.monotonic() - t0 < 10
+    assert time.thread_time() - t0 < 10
     assert not [r for r in caplog.records if r.levelname == "WARNING"]  # both log a swallowed failure
 
 

@@ -125,10 +125,10 @@ def test_mmtests_compare_rows():
     ],
 )
 def test_pathological_input_is_fast(text):
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     res = find_tables(text)
     assert (
-        time.perf_counter() - t0 < 10.0
+        time.thread_time() - t0 < 10.0
     )  # a hang guard (catastrophic backtracking), not a speed test: speed is in benchmarks/
     assert isinstance(res, list)
 

@@ -68,10 +68,10 @@ def test_fio_version(text, version):
     ],
 )
 def test_never_raises_and_is_fast(text):
-    start = time.perf_counter()
+    start = time.thread_time()
     find_fio_jobs(text)
     fio_version(text)
-    assert time.perf_counter() - start < 5.0
+    assert time.thread_time() - start < 5.0
 
 
 def test_non_string_input():

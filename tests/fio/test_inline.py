@@ -96,6 +96,6 @@ def test_seeds_without_prose_parameters():
     ],
 )
 def test_pathological_input(text):
-    start = time.perf_counter()
+    start = time.thread_time()
     find_inline(text)
-    assert time.perf_counter() - start < 3.0
+    assert time.thread_time() - start < 3.0

@@ -160,9 +160,9 @@ def test_pip_conf_global_section_is_not_fio():
     ],
 )
 def test_pathological_input_is_fast_and_safe(text):
-    start = time.perf_counter()
+    start = time.thread_time()
     find_jobfiles(text)
-    assert time.perf_counter() - start < 2.0
+    assert time.thread_time() - start < 2.0
 
 
 def test_many_sections_are_linear():

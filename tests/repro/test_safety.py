@@ -322,3 +322,46 @@ def test_no_produced_job_contains_a_dangerous_option(data):
     if fname == "/dev/sdb":
         assert allow or not safety.job_writes(safe.options)
     assert safe.name and "]" not in safe.name and safe.name.lower() != "global"
+
+
+#: the system's own files, written out here rather than read from the code's sets, so that a tree
+#: dropped from ``safety.SYSTEM_TREES`` or ``SYSTEM_PATHS`` fails this test
+SYSTEM_TARGETS = [
+    "/boot",
+    "/boot/vmlinuz-6.8.0",
+    "/boot/efi/EFI/BOOT/BOOTX64.EFI",
+    "/etc",
+    "/etc/passwd",
+    "/usr/bin/fio",
+    "/bin/sh",
+    "/sbin/init",
+    "/lib/modules/6.8.0/modules.dep",
+    "/lib64/ld-linux-x86-64.so.2",
+    "/proc/sys/vm/drop_caches",
+    "/sys/block/sda/queue/scheduler",
+    "/run/systemd/notify",
+    "/var/lib/dpkg/status",
+    "/var/log/syslog",
+    "/root/.bashrc",
+    "/",
+    "/home",
+    "/var",
+    "/tmp",
+    "/dev",
+    "//boot//./vmlinuz",
+    "/scratch/../boot/vmlinuz",
+]
+
+
+@pytest.mark.parametrize("target", SYSTEM_TARGETS)
+@pytest.mark.parametrize("rw", ["read", "write", "trimwrite"])
+def test_every_system_tree_is_refused_as_a_target(target, rw):
+    safe, notes = make_safe(job(rw=rw), target=target)
+    assert safe.options["filename"] == TARGET_PLACEHOLDER
+    assert any("refused" in n for n in notes)
+
+
+@pytest.mark.parametrize("target", ["/scratch/fio.dat", "/mnt/test/file", "/home/me/scratch", "/tmp/fio/x"])
+def test_a_scratch_target_outside_the_system_trees_is_kept(target):
+    safe, _ = make_safe(job(rw="write"), target=target)
+    assert safe.options["filename"] == target

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from web_helpers import free_port, wait_listening
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -45,35 +44,26 @@ pytestmark = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture()
-def server(kb):
-    """`python -m lkmlkb.web.serve --db KB --port N` on 127.0.0.1; yields its URL."""
+def server(kb, tmp_path):
+    """The README's ``lkmlkb serve`` on 127.0.0.1, run in a folder holding the knowledge base under
+    its default name ``lkmlkb.db`` (no ``--db``); yields its URL."""
+    lkmlkb = Path(sys.executable).parent / "lkmlkb"
+    assert lkmlkb.exists(), f"no lkmlkb command beside {sys.executable} (pip install -e .)"
+    folder = tmp_path / "served"
+    folder.mkdir()
+    shutil.copy(kb[0], folder / "lkmlkb.db")
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lkmlkb.web.serve", "--db", str(kb[0]), "--port", str(port)],
+        [str(lkmlkb), "serve", "--port", str(port)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        cwd=folder,
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                pytest.fail(f"lkmlkb serve exited: {proc.stderr.read()}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("lkmlkb serve did not start listening within 30 s")
+        wait_listening(proc, port)
         yield url
     finally:
         proc.terminate()
@@ -81,7 +71,15 @@ def server(kb):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
-    assert f"Serving {kb[0]} at {url}/" in proc.stdout.read()
+    assert f"Serving lkmlkb.db at {url}/" in proc.stdout.read()
+
+
+def keep_screenshot(page, name: str) -> None:
+    """A full-page screenshot of what the test sees, kept as tests/artifacts/<name>.png."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
 
 
 @pytest.mark.fio
@@ -93,9 +91,11 @@ def test_search_open_report_download_job(server, kb, tmp_path):
             page = browser.new_page(accept_downloads=True, viewport={"width": 1280, "height": 900})
             page.goto(server + "/")
             assert "What this knowledge base holds" in page.content()
+            keep_screenshot(page, "home-page")
             page.fill("#lkmlkb-q", "mq-deadline")
             page.press("#lkmlkb-q", "Enter")
             page.wait_for_url("**/-/lkmlkb/search?q=mq-deadline")
+            keep_screenshot(page, "search-page")
             first = page.locator("#hits-reports .lkmlkb-hit-title").first
             assert "sequential-write on a multipath" in first.inner_text()
             assert page.locator("#hits-reports mark").first.inner_text() == "mq-deadline"
@@ -115,11 +115,7 @@ def test_search_open_report_download_job(server, kb, tmp_path):
             assert "(baseline)" in drawn and "315 MiB/s" in drawn
             table = page.locator("#kernels table.lkmlkb-results").first.inner_text()
             assert "236.0" in table and "315.0" in table
-            shot = tmp_path / "report-page.png"
-            page.screenshot(path=str(shot), full_page=True)
-            ARTIFACTS.mkdir(exist_ok=True)
-            shutil.copy(shot, ARTIFACTS / "report-page.png")
-            assert shot.stat().st_size > 10_000
+            keep_screenshot(page, "report-page")
             with page.expect_download() as got:
                 page.locator("#jobs a.lkmlkb-download[href$='/job/1.fio']").click()
             job = tmp_path / got.value.suggested_filename
@@ -136,3 +132,28 @@ def test_search_open_report_download_job(server, kb, tmp_path):
         env={"PATH": "/usr/bin:/bin", "LKMLKB_TARGET": str(tmp_path / "scratch")},
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_commit_page_and_reports_table_read_as_a_person_sees_them(server):
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(server + "/-/lkmlkb/commit/d47f9717e5cf")
+            keep_screenshot(page, "commit-page")
+            item = page.locator("#role-culprit li").first
+            # the report's title and SHA as written, not in capitals
+            assert "sequential-write on a multipath" in item.inner_text()
+            assert "d47f9717e5cf" in item.inner_text()
+            assert item.evaluate("e => getComputedStyle(e).textTransform") == "none"
+            page.goto(server + "/lkmlkb/reports")
+            keep_screenshot(page, "reports-table")
+            assert not page.locator("dl.column-descriptions").is_visible()
+            folded = page.locator("details.lkmlkb-column-descriptions")
+            assert folded.is_visible() and folded.get_attribute("open") is None
+            assert "report_id" in folded.locator("dl").text_content()
+            # one line above the facets and rows, where Datasette lists 32 descriptions
+            box = folded.bounding_box()
+            assert box is not None and box["height"] < 60
+        finally:
+            browser.close()
