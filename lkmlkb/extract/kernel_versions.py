@@ -471,7 +471,7 @@ def _parse(version: str):
 def sort_key(version: str) -> tuple:
     """A key that orders kernel versions as releases happened.
 
-    2.6.32-rc5 < 2.6.32 < 2.6.32.5 < 2.6.33; 6.8-rc7 < 6.8 < 6.8.1 <
+    2.6.32-rc5 < 2.6.32 < 2.6.32.5 < 2.6.33; 6.8-rc7 < 6.8 < 6.8.1-rc1 < 6.8.1 <
     6.8.y (a stable series sorts after every point release of it);
     6.19-rc1 < 6.19.0-rc1-next-20251219 < 6.19-rc2; bare ``next-YYYYMMDD``
     tags sort after all numbered versions, by date.  Anything that is not a
@@ -497,7 +497,8 @@ def sort_key(version: str) -> tuple:
     date = int(m.group("date")) if m.group("date") else 0
     local = m.group("local") or ""
     local_nums = tuple(int(x) for x in re.findall(r"\d{1,9}", re.sub(r"-g[0-9a-f]{6,40}", "", local))[:8])
-    return (0, release[0], release[1], release[2], phase, rcnum, stable, date, local_nums, local)
+    # the stable point before the rc phase: 6.1-rc2 < 6.1 < 6.1.40-rc2 < 6.1.40
+    return (0, release[0], release[1], release[2], stable, phase, rcnum, date, local_nums, local)
 
 
 def compare(a: str, b: str) -> int:
