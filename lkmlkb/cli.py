@@ -354,7 +354,7 @@ def _compared_report(spec: str, db_path: str):
 @main.command()
 @DB_OPTION
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8001, show_default=True, type=int)
+@click.option("--port", default=8001, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--immutable", is_flag=True, help="Serve the file as unchanging (a published copy).")
 def serve(db_path, host, port, immutable):
     """Serve the knowledge base in Datasette (read-only)."""

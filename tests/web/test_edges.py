@@ -52,3 +52,15 @@ def test_serve_on_every_interface_says_what_it_exposes(kb):
 
 def test_serve_on_loopback_says_nothing_more(kb):
     assert "is served on" not in serve_stderr(kb[0], "127.0.0.1")
+
+
+def test_serve_on_a_port_out_of_range_is_one_line(kb):
+    proc = subprocess.run(
+        [sys.executable, "-m", "lkmlkb.cli", "serve", "--db", str(kb[0]), "--port", "99999"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert "'--port': 99999 is not in the range 1<=x<=65535" in proc.stderr
