@@ -505,7 +505,7 @@ _COMPARATIVES = frozenset(("higher", "lower", "longer", "more", "bigger", "large
 #: 85.4%", "reduces run time by 50%": the object is what moved and "by" gives how much, whatever
 #: other metric or percentage stands nearer ("increased throughput by 89.4% and decrease ...")
 _OBJECT_SIZED = re.compile(
-    r"[ \t]{1,3}\n?[ \t>]{0,8}(?:(?:the|its|our|their|overall|average|total)[ \t\n]{1,3})?"
+    r"(?:[ \t]{1,3}|[ \t]{0,3}\n[ \t>]{0,8})(?:(?:the|its|our|their|overall|average|total)[ \t\n]{1,3})?"
     r"(?P<words>(?:[\w/.\-]{1,25}[ \t\n]{1,3}){0,4}?)"
     r"(?P<m>latenc(?:y|ies)|run[ \t-]?time|IOPS|throughput|bandwidth)"
     r"[ \t\n]{1,3}by[ \t\n]{1,3}(?:~|about[ \t]|around[ \t]|up[ \t]to[ \t]|nearly[ \t]|almost[ \t])?"
