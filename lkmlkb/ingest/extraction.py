@@ -9,6 +9,7 @@ import sqlite_utils
 
 from lkmlkb.db.connection import database_path, writing
 from lkmlkb.db.findings import write_findings_many
+from lkmlkb.db.regressions import regroup
 from lkmlkb.db.reports import begin_reports, build_reports, report_plan
 from lkmlkb.db.store import threads_of
 from lkmlkb.extract.messages import bound_vocabulary, extract_message, warm_up, warmed_up
@@ -99,6 +100,10 @@ class BatchExtraction:
         self._collect(keep=0)
         self._write_reports(keep=0)
         self._flush_reports(final=True)
+        # regressions are regrouped once a run, not at every flush: the writer is the ingest's one
+        # serial stage (a killed run's keys are grouped by the next run, or by reprocess or link)
+        with writing(self.store.db.conn):
+            regroup(self.store.db.conn)
 
     def _flush_reports(self, final: bool = False) -> None:
         """Rebuild the reports of the threads touched since the last flush: here without a

@@ -87,8 +87,6 @@ def flush_reports(db: sqlite_utils.Database, final: bool = False) -> int:
     upto, thread_ids = plan
     n = rebuild_threads(db, thread_ids)
     move_mark(db.conn, upto, final)
-    with writing(db.conn):
-        regroup(db.conn)
     return n
 
 
@@ -108,8 +106,6 @@ def write_reports(
                 n += 1
     n += rebuild_threads(db, [tid for tid, r in built if r == NEEDS_EXTRACTION])
     move_mark(conn, upto, final)
-    with writing(conn):
-        regroup(conn)
     return n
 
 
