@@ -29,7 +29,7 @@ Runs (``--runs``, comma-separated; default all but ``search``):
 
 Usage::
 
-    python benchmarks/bench.py --input /work/shared/archives/linux-block-2024q1.mboxrd.gz --json out.json
+    python benchmarks/bench.py --input ../shared/archives/linux-block-2024q1.mboxrd.gz --json out.json
     python benchmarks/bench.py --input /tmp/synth-1m.mbox --limit 200000 --runs floor,stdlib,ingest
     python benchmarks/bench.py --runs search --search-db /tmp/kb.db
 """
@@ -54,6 +54,8 @@ log = logging.getLogger("bench")
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+#: the shared data beside the clone (archives, eval labels)
+SHARED = ROOT.parent / "shared"
 BLOCK = 8 << 20
 # the floor's one regex: a Message-ID header line ("Message-ID: <...>", "Message-Id:")
 FLOOR_RE = re.compile(rb"""^Message-I[Dd]:[ \t]{0,20}<([^>\n]{1,998})>""", re.M | re.X)
@@ -548,7 +550,7 @@ def run_prefilter(mbox: str, **_) -> dict:
     secs = time.perf_counter() - t0
     corpus = []
     for path in sorted((ROOT / "corpus").glob("*.txt")):
-        gold_file = Path("/work/shared/eval/seeds") / path.name[:3] / "gold.json"
+        gold_file = SHARED / "eval" / "seeds" / path.name[:3] / "gold.json"
         gold = json.loads(gold_file.read_text()) if gold_file.exists() else {}
         msgs = [m for m in iter_source(str(path)) if not isinstance(m, bytes)]
         msgs = [
@@ -903,7 +905,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="lkmlkb ingest benchmark")
     ap.add_argument(
         "--input",
-        default="/work/shared/archives/linux-block-2024q1.mboxrd.gz",
+        default=str(SHARED / "archives" / "linux-block-2024q1.mboxrd.gz"),
         help="mbox / mbox.gz file or public-inbox epoch (git dir)",
     )
     ap.add_argument("--limit", type=int, default=None, help="first N messages only")

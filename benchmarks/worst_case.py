@@ -51,7 +51,7 @@ from lkmlkb.threads.segments import segment_body
 
 log = logging.getLogger("worst_case")
 ROOT = Path(__file__).resolve().parent.parent
-ARCHIVE = Path("/work/shared/archives/linux-block-2024q1.mboxrd.gz")
+ARCHIVE = ROOT.parent / "shared" / "archives" / "linux-block-2024q1.mboxrd.gz"  # beside the clone
 FUZZ_DIR = ROOT / "tests" / "fuzz"
 TARGET_S = 0.100
 #: the slowest messages of a --scan timed again, best of three
