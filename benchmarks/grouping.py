@@ -3,13 +3,14 @@
     python benchmarks/grouping.py --input <linux-block epoch 0 clone> --workers 2 \
         --json benchmarks/results/grouping-linux-block-epoch0.json
 
-One extracting ingest of SOURCE into a new database, with the two grouping steps timed where the
-writer runs them: reading and storing each report thread's keys
-(:func:`lkmlkb.db.regressions.write_thread_keys`, called as each report is written) and
-regrouping after each report flush (:func:`lkmlkb.db.regressions.regroup`).  Then one regroup of
-the finished database from its stored keys, timed alone.  Prints JSON: the ingest's wall and CPU
-seconds, the grouping's wall seconds and its share of the ingest's wall time, the calls, and
-what came out (regressions, those of more than one thread, threads grouped, key rows).
+One extracting ingest of SOURCE into a new database, with the two grouping steps timed: reading
+each report thread's keys (:func:`lkmlkb.db.regressions.thread_keys_of`, which the workers run
+beside each report they build: timed here by reading every thread's keys again, in one process,
+after the ingest) and the regroup at the end of the run (:func:`lkmlkb.db.regressions.regroup`,
+timed where the writer runs it).  Then one regroup of the finished database from its stored keys,
+timed alone.  Prints JSON: the ingest's wall and CPU seconds, the grouping's CPU seconds and their
+share of the ingest's, and what came out (regressions, those of more than one thread, threads
+grouped, key rows).
 """
 
 from __future__ import annotations
@@ -27,10 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import lkmlkb.db.reports as db_reports
-import lkmlkb.ingest.reprocess as reprocess
+import lkmlkb.ingest.extraction as extraction
 from lkmlkb.db.connection import connect, writing
-from lkmlkb.db.regressions import BUILT_KEY, regroup
+from lkmlkb.db.regressions import BUILT_KEY, regroup, thread_keys_of
 from lkmlkb.ingest.run import ingest
 
 
@@ -58,10 +58,8 @@ def run(source: str, workers: int, keep: str | None) -> dict:
     work = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="lkmlkb-grouping-"))
     work.mkdir(parents=True, exist_ok=True)
     path = work / "kb.db"
-    keys = Timed(db_reports.write_thread_keys)
-    groups = Timed(reprocess.regroup)
-    db_reports.write_thread_keys = keys  # type: ignore[assignment]
-    reprocess.regroup = groups  # type: ignore[assignment]
+    groups = Timed(extraction.regroup)
+    extraction.regroup = groups  # type: ignore[assignment]
     started = datetime.now(UTC).isoformat(timespec="seconds")
     cpu0, t0 = cpu_seconds(), time.perf_counter()
     ingest([source], str(path), workers=workers, extract=True)
@@ -72,8 +70,13 @@ def run(source: str, workers: int, keep: str | None) -> dict:
         db.conn.execute("DELETE FROM kb_info WHERE key = ?", (BUILT_KEY,))  # a regroup, not its skip
         n = regroup(db.conn)
     once = time.perf_counter() - t1
+    threads = [r[0] for r in db.execute("SELECT DISTINCT thread_id FROM regression_keys")]
+    c1 = time.process_time()
+    for tid in threads:
+        thread_keys_of(db.conn, tid)
+    keys_cpu = time.process_time() - c1
     count = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
-    grouping = keys.seconds + groups.seconds
+    grouping = keys_cpu + groups.seconds
     return {
         "input": source,
         "workers": workers,
@@ -85,12 +88,12 @@ def run(source: str, workers: int, keep: str | None) -> dict:
         "regression_reports": count("SELECT count(*) FROM reports WHERE is_regression_report = 1"),
         "ingest_wall_s": round(wall, 2),
         "ingest_cpu_s": round(cpu, 2),
-        "keys_wall_s": round(keys.seconds, 3),
-        "keys_calls": keys.calls,
+        "keys_cpu_s": round(keys_cpu, 3),
+        "keys_threads": len(threads),
         "regroup_wall_s": round(groups.seconds, 3),
         "regroup_calls": groups.calls,
-        "grouping_wall_s": round(grouping, 3),
-        "grouping_share_of_ingest": round(grouping / wall, 4) if wall else None,
+        "grouping_s": round(grouping, 3),
+        "grouping_share_of_ingest_cpu": round(grouping / cpu, 4) if cpu else None,
         "one_full_regroup_s": round(once, 3),
         "regressions": n,
         "regressions_of_several_threads": count("SELECT count(*) FROM regressions WHERE thread_count > 1"),

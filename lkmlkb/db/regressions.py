@@ -9,8 +9,10 @@ from dataclasses import asdict
 
 from lkmlkb.db.connection import rows_in
 from lkmlkb.db.schema import IN_TREE
+from lkmlkb.model import Report
 from lkmlkb.regressions.group import ThreadRow, group
 from lkmlkb.regressions.keys import DUP_OF, LINK, Key, Mail, ThreadInput, link_targets, thread_keys
+from lkmlkb.reports.labels import headline
 
 #: the prefix of a regression's id (a report's id is a Message-ID: it has an @)
 ID_PREFIX = "reg-"
@@ -55,24 +57,51 @@ def _thread_without_report(conn: sqlite3.Connection, thread_id: str) -> tuple | 
     return (row[0], 0, None, "[]", "[]", json.dumps(people), row[1], None)
 
 
-def write_thread_keys(conn: sqlite3.Connection, thread_id: str) -> int:
-    """Read and store the keys of a thread from its report (or, without one, its thread row) and messages."""
-    conn.execute("DELETE FROM regression_keys WHERE thread_id=?", (thread_id,))
-    row = conn.execute(
-        "SELECT title, is_regression_report, status, culprits, fixes, people, first_date, headline_metric "
-        "FROM reports WHERE report_id=?",
-        (thread_id,),
-    ).fetchone()
-    has_report = row is not None
+def report_columns(r: Report) -> tuple:
+    """The columns of a ``reports`` row the grouping reads (title, regression report, status,
+    culprits, fixes, people, first date, headline metric), as :func:`write_report` stores them."""
+    pair = headline(r.results)
+    return (
+        r.title,
+        int(r.is_regression_report),
+        r.status,
+        json.dumps([c.sha for c in r.commits if c.role == "culprit"]),
+        json.dumps([c.sha for c in r.commits if c.role in ("fix", "revert")]),
+        json.dumps(r.people),
+        r.first_date,
+        pair[0].metric if pair else None,
+    )
+
+
+def is_listed(r: Report) -> bool:
+    """A report gets a ``reports`` row: it has numbers, a job, a commit or a verdict."""
+    return bool(r.results or r.fio_jobs or r.commits or r.is_regression_report or r.kind)
+
+
+def thread_keys_of(conn: sqlite3.Connection, thread_id: str, report: Report | None = None) -> list[Key]:
+    """The keys of a thread: from ``report`` (as it is about to be written; an ingest's worker
+    reads them so, beside the report it built) or else from its stored report, or, without one,
+    from its thread row; and from its messages."""
+    if report is not None:
+        row = report_columns(report) if is_listed(report) else None
+        has_report = row is not None
+        reverts = [c.sha for c in report.commits if c.role == "revert"] if has_report else []
+    else:
+        row = conn.execute(
+            "SELECT title, is_regression_report, status, culprits, fixes, people, first_date, headline_metric "
+            "FROM reports WHERE report_id=?",
+            (thread_id,),
+        ).fetchone()
+        has_report = row is not None
+        reverts = [
+            r[0]
+            for r in conn.execute(
+                "SELECT sha FROM report_commits WHERE report_id=? AND role='revert'", (thread_id,)
+            )
+        ]
     row = row or _thread_without_report(conn, thread_id)
     if row is None:
-        return 0
-    reverts = [
-        r[0]
-        for r in conn.execute(
-            "SELECT sha FROM report_commits WHERE report_id=? AND role='revert'", (thread_id,)
-        )
-    ]
+        return []
     jobs = [
         {"rw": rw, "bs": bs, "ioengine": eng, "iodepth": depth, "numjobs": nj, **_direct_size(norm)}
         for rw, bs, eng, depth, nj, norm in conn.execute(
@@ -107,11 +136,22 @@ def write_thread_keys(conn: sqlite3.Connection, thread_id: str) -> int:
     found = list(dict.fromkeys(thread_keys(t)))
     if synthetic_ids:
         found.append(Key(SYNTHETIC, "1"))
+    return found
+
+
+def store_thread_keys(conn: sqlite3.Connection, thread_id: str, keys: list[Key]) -> int:
+    """Replace the stored keys of a thread with ``keys``."""
+    conn.execute("DELETE FROM regression_keys WHERE thread_id=?", (thread_id,))
     conn.executemany(
         "INSERT INTO regression_keys(thread_id, kind, value, message_id, date, detail) VALUES (?,?,?,?,?,?)",
-        [(thread_id, k.kind, k.value, k.message_id, k.date, k.detail) for k in found],
+        [(thread_id, k.kind, k.value, k.message_id, k.date, k.detail) for k in keys],
     )
-    return len(found)
+    return len(keys)
+
+
+def write_thread_keys(conn: sqlite3.Connection, thread_id: str) -> int:
+    """Read and store the keys of a thread from its stored report (or thread row) and messages."""
+    return store_thread_keys(conn, thread_id, thread_keys_of(conn, thread_id))
 
 
 def _direct_size(normalized: str | None) -> dict:

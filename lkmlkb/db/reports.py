@@ -10,29 +10,31 @@ import sqlite_utils
 
 from lkmlkb.db.connection import connect, now, rows_in
 from lkmlkb.db.findings import extracted_in, load_findings, sort_text
-from lkmlkb.db.regressions import write_thread_keys
+from lkmlkb.db.regressions import is_listed, report_columns, store_thread_keys, thread_keys_of
 from lkmlkb.db.schema import REPORT_TABLES
 from lkmlkb.db.store import load_messages
 from lkmlkb.extract.messages import EXTRACTOR_VERSION
 from lkmlkb.model import (
     Report,
 )
+from lkmlkb.regressions.keys import Key
 from lkmlkb.reports.build import build_report
 from lkmlkb.reports.labels import headline
 
 
-def write_report(conn: sqlite3.Connection, r: Report) -> str:
+def write_report(conn: sqlite3.Connection, r: Report, keys: list[Key] | None = None) -> str:
+    """Write a thread's report (none when it is not :func:`is_listed`) and its regression keys:
+    ``keys`` as a worker read them beside the report, or else read here."""
     rid = r.thread_id
     conn.execute("DELETE FROM reports WHERE report_id=?", (rid,))
     for t in REPORT_TABLES:
         conn.execute(f"DELETE FROM {t} WHERE report_id=?", (rid,))
-    if not (r.results or r.fio_jobs or r.commits or r.is_regression_report or r.kind):
-        write_thread_keys(conn, rid)  # no report: no keys
+    if not is_listed(r):
+        store_thread_keys(conn, rid, thread_keys_of(conn, rid, r) if keys is None else keys)
         return rid
     setup = {s.key: s.value for s in r.setup}
     pair = headline(r.results)
-    culprits = [c.sha for c in r.commits if c.role == "culprit"]
-    fixes = [c.sha for c in r.commits if c.role in ("fix", "revert")]
+    title, is_reg, status, culprits, fixes, people, first_date, metric = report_columns(r)
     workload = "; ".join(
         " ".join(f"{k}={v}" if v != "" else k for k, v in j.options.items()) for j in r.fio_jobs[:4]
     )
@@ -53,10 +55,10 @@ def write_report(conn: sqlite3.Connection, r: Report) -> str:
         (
             rid,
             r.thread_id,
-            r.title,
-            int(r.is_regression_report),
+            title,
+            is_reg,
             r.kind,
-            r.status,
+            status,
             workload,
             json.dumps(r.tools),
             r.good_kernel,
@@ -65,19 +67,19 @@ def write_report(conn: sqlite3.Connection, r: Report) -> str:
             r.computed_pct,
             r.regression_pct,
             int(r.pct_disagrees),
-            pair[0].metric if pair else None,
+            metric,
             pair[0].value if pair else None,
             pair[1].value if pair else None,
             pair[0].unit if pair else None,
-            json.dumps(culprits),
-            json.dumps(fixes),
+            culprits,
+            fixes,
             r.fio_version,
             setup.get("scheduler"),
             setup.get("filesystem"),
             setup.get("device_class", setup.get("device")),
-            json.dumps(r.people),
+            people,
             json.dumps(r.lists),
-            r.first_date,
+            first_date,
             r.last_date,
             len(r.message_ids),
             r.message_ids[0] if r.message_ids else None,
@@ -121,7 +123,7 @@ def write_report(conn: sqlite3.Connection, r: Report) -> str:
         "UPDATE results SET report_id=?, label=? WHERE rowid=?", _result_rows(conn, rid, r.results)
     )
     conn.execute("UPDATE fio_jobs SET report_id=? WHERE thread_id=?", (rid, rid))
-    write_thread_keys(conn, rid)
+    store_thread_keys(conn, rid, thread_keys_of(conn, rid, r) if keys is None else keys)
     return rid
 
 
@@ -226,18 +228,24 @@ NEEDS_EXTRACTION = "extract"
 READER_CACHE_KIB = 8192
 
 
-def build_reports(db_path: str, thread_ids: list[str], upto: int) -> list[tuple[str, Report | str | None]]:
+#: what :func:`build_reports` answers for a thread: its id, its report (or None, or
+#: :data:`NEEDS_EXTRACTION`) and, with a report, the thread's regression keys
+Built = tuple[str, Report | str | None, list[Key] | None]
+
+
+def build_reports(db_path: str, thread_ids: list[str], upto: int) -> list[Built]:
     """The reports of ``thread_ids`` as the stored messages and findings make them, read from
     ``db_path`` (in an ingest's worker process, while the writer goes on): for each thread
     its :class:`Report`; None when there is nothing to write: no message of it passed the
     prefilter (as :func:`rebuild_threads` writes nothing then), or one stored after ``upto``
     has no findings yet (its job is out; the next flush covers the thread); or
     :data:`NEEDS_EXTRACTION` when a message up to ``upto`` has none (a killed run's: the
-    writer extracts it).  Each thread is read in one transaction, so its messages and
-    findings are of one moment."""
+    writer extracts it).  With a report come the thread's regression keys, read here and not
+    by the writer, the ingest's one serial stage.  Each thread is read in one transaction, so
+    its messages, findings and keys are of one moment."""
     db = connect(db_path, create=False)
     conn = db.conn
-    out: list[tuple[str, Report | str | None]] = []
+    out: list[Built] = []
     try:
         db.execute(f"PRAGMA cache_size=-{READER_CACHE_KIB}")  # it reads a thread at a time
         for tid in thread_ids:
@@ -252,16 +260,12 @@ def build_reports(db_path: str, thread_ids: list[str], upto: int) -> list[tuple[
                         "LIMIT 1",
                         (EXTRACTOR_VERSION, tid, upto),
                     ).fetchone()
-                    out.append((tid, NEEDS_EXTRACTION if waiting else None))
+                    out.append((tid, NEEDS_EXTRACTION if waiting else None, None))
                 elif not any(done.values()):
-                    out.append((tid, None))
+                    out.append((tid, None, None))
                 else:
-                    out.append(
-                        (
-                            tid,
-                            build_report(tid, messages, load_findings(db, [m.message_id for m in messages])),
-                        )
-                    )
+                    report = build_report(tid, messages, load_findings(db, [m.message_id for m in messages]))
+                    out.append((tid, report, thread_keys_of(conn, tid, report)))
             finally:
                 conn.execute("COMMIT")
     finally:

@@ -19,7 +19,7 @@ from lkmlkb.db.findings import (
 )
 from lkmlkb.db.regressions import MARK_KEY as REGROUP_MARK
 from lkmlkb.db.regressions import regroup
-from lkmlkb.db.reports import NEEDS_EXTRACTION, move_mark, report_plan, write_report
+from lkmlkb.db.reports import NEEDS_EXTRACTION, Built, move_mark, report_plan, write_report
 from lkmlkb.db.store import Store, all_threads, live_threads, load_messages
 from lkmlkb.errors import LkmlkbError
 from lkmlkb.extract.messages import extract_message
@@ -90,21 +90,19 @@ def flush_reports(db: sqlite_utils.Database, final: bool = False) -> int:
     return n
 
 
-def write_reports(
-    db: sqlite_utils.Database, built: list[tuple[str, Report | str | None]], upto: int, final: bool = False
-) -> int:
+def write_reports(db: sqlite_utils.Database, built: list[Built], upto: int, final: bool = False) -> int:
     """Write what :func:`lkmlkb.db.reports.build_reports` answered, then move the mark to ``upto`` (``final``:
     clear it); returns reports written.  A thread merged into another since it was read
     has no report any more; one that needs extraction is rebuilt here."""
     conn = db.conn
     n = 0
     with writing(conn):
-        live = live_threads(conn, [tid for tid, r in built if isinstance(r, Report)])
-        for tid, r in built:
+        live = live_threads(conn, [tid for tid, r, _ in built if isinstance(r, Report)])
+        for tid, r, keys in built:
             if isinstance(r, Report) and tid in live:
-                write_report(conn, r)
+                write_report(conn, r, keys)
                 n += 1
-    n += rebuild_threads(db, [tid for tid, r in built if r == NEEDS_EXTRACTION])
+    n += rebuild_threads(db, [tid for tid, r, _ in built if r == NEEDS_EXTRACTION])
     move_mark(conn, upto, final)
     return n
 

@@ -32,14 +32,63 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from lkmlkb.extract.kernel_versions import normalize_version
 from lkmlkb.extract.lines import line_text
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Reason, Result
-from lkmlkb.threads.segments import quote_depth
 
 # ------------------------------------------------------------------ vocabulary
+
+
+@lru_cache(maxsize=1024)
+def lowered(text: str) -> str:
+    """``text`` in lower case as ``re.I`` folds it (the long s and the dotless and dotted I
+    match s and i), one character for one: made once for the many tests of one message."""
+    low = text.lower()
+    if not low.isascii():
+        low = low.replace("\u017f", "s").replace("\u0131", "i").replace("i\u0307", "i")
+    return low
+
+
+class Gated:
+    """A pattern behind a cheap test: every text it can match holds one of ``needles`` (lower
+    case, looked for in the lowered text; ``exact``: as written, in the text itself).  Most of
+    a thread's text (patches, logs, long replies) holds none, and there the pattern, whose
+    alternatives open with ``\\b`` and scan every position, is not run at all.  A pattern that
+    never crosses a line end (``lines``) is run on the lines holding a needle only.  A test
+    runs each gated pattern with and without its gate over the bundled mail and the dev set."""
+
+    def __init__(
+        self, pattern: re.Pattern[str], needles: tuple[str, ...], exact: bool = False, lines: bool = False
+    ):
+        self.pattern = pattern
+        self.needles = needles
+        self.exact = exact
+        self.lines = lines
+
+    def search(self, text: str) -> re.Match[str] | None:
+        hay = text if self.exact else lowered(text)
+        if not any(n in hay for n in self.needles):
+            return None
+        if not self.lines or len(hay) != len(text):  # lower() may change a length: no line map
+            return self.pattern.search(text)
+        spans = set()
+        for n in self.needles:
+            i = hay.find(n)
+            while i >= 0:
+                lo = hay.rfind("\n", 0, i) + 1
+                hi = hay.find("\n", i)
+                hi = len(hay) if hi < 0 else hi
+                spans.add((lo, hi))
+                i = hay.find(n, hi)
+        for lo, hi in sorted(spans):
+            m = self.pattern.search(text, lo, hi)
+            if m:
+                return m
+        return None
+
 
 #: a patch, a series' cover letter, a pull request or a topic proposal by its subject
 PATCH_SUBJECT = re.compile(
@@ -77,10 +126,14 @@ PERF_WORD = re.compile(
 #: a regression in words ("regression", "slowdown", "degraded", "drop")
 SLOWDOWN = re.compile(r"regress|slow|degrad|\bdrops?\b", re.I)
 #: a measure of speed named in words (not "regression" itself: a crash is a regression too)
-PERF_NAMED = re.compile(
-    r"\bperformance\b|\biops\b|throughput|bandwidth|latenc"
-    r"|\bslow(?:s|ed|ing|er|est|ly|ness|downs?)?\b|(?<!-)\bspeed(?:s|ed)?\b",
-    re.I,
+PERF_NAMED = Gated(
+    re.compile(
+        r"\bperformance\b|\biops\b|throughput|bandwidth|latenc"
+        r"|\bslow(?:s|ed|ing|er|est|ly|ness|downs?)?\b|(?<!-)\bspeed(?:s|ed)?\b",
+        re.I,
+    ),
+    ("performance", "iops", "throughput", "bandwidth", "latenc", "slow", "speed"),
+    lines=True,
 )
 #: a patch saying what it does to a regression ("Fix performance regression", "Revert ...", "restore")
 FIX_WORD = re.compile(r"\b(?:fix(?:es|ed|ing)?|revert(?:s|ed|ing)?|restor(?:e|es|ed|ing))\b", re.I)
@@ -108,14 +161,18 @@ BACKPORT_SUBJECT = re.compile(
 )
 #: a report taken back: "Sorry this is a false positive report", "please ignore this report",
 #: "so not a regression", "this is not a regression after all", "we cannot reproduce ... false alarm"
-RETRACTION = re.compile(
-    r"""\bfalse[ \t]{1,3}(?:positive|alarm)\b
+RETRACTION = Gated(
+    re.compile(
+        r"""\bfalse[ \t]{1,3}(?:positive|alarm)\b
       | \bplease[ \t]{1,3}(?:ignore|disregard)[ \t]{1,3}(?:this|the|my)[ \t]{1,3}(?:report|mail|regression)
       | \b(?:so|thus|therefore|hence)[ \t,]{1,3}(?:it(?:'s|[ \t]is)|this[ \t]is|that's)?[ \t]{0,3}not[ \t]{1,3}a[ \t]{1,3}
         (?:kernel[ \t]{1,3})?regression
       | \bnot[ \t]{1,3}a[ \t]{1,3}(?:kernel[ \t]{1,3})?regression[ \t]{1,3}(?:after[ \t]{1,3}all|then)\b
       | \b(?:it|this)[ \t]{1,3}(?:is|was)[ \t]{1,3}not[ \t]{1,3}a[ \t]{1,3}regression[ \t]{0,3}(?:at[ \t]{1,3}all)?[.,;]""",
-    re.I | re.X,
+        re.I | re.X,
+    ),
+    ("false", "please", "regression"),
+    lines=True,
 )
 #: the kernel test robot's team, who may take its report back
 ROBOT_TEAM = re.compile(r"@intel\.com>?$|lkp@|oliver\.sang|kernel test robot", re.I)
@@ -190,7 +247,25 @@ OWN_TEXT_CHARS = 200_000
 
 def own_lines(m: Message) -> str:
     """A message's own lines (quoted lines dropped), for the rules that read wording."""
-    return "\n".join(line for line in m.body[:OWN_TEXT_CHARS].split("\n") if not quote_depth(line)[0])
+    return _own_lines(m.body)
+
+
+#: a quoted line, as :func:`lkmlkb.threads.segments.quote_depth` finds one (``>`` after at most
+#: three blanks, not ``>=``), with its line end
+QUOTED_LINE = re.compile(r"^[ \t]{0,3}>(?!=)[^\n]*\n?", re.M)
+
+
+@lru_cache(maxsize=512)
+def _own_lines(body: str) -> str:
+    # many rules and the status read the same message: its own lines are made once (a body
+    # string hashes once, and a repeated call with the same string is found by identity); one
+    # substitution drops the quoted lines, as joining the lines quote_depth leaves would
+    body = body[:OWN_TEXT_CHARS]
+    own = QUOTED_LINE.sub("", body)
+    last = body[body.rfind("\n") + 1 :]
+    if last and own.endswith("\n") and QUOTED_LINE.match(last):
+        own = own[:-1]  # the last line was quoted: no line end is left after the one before it
+    return own
 
 
 def _subject_reason(t: ThreadFacts, rule: str, verdict: str) -> Reason:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from lkmlkb.model import Claim, CommitCitation, Message, Reason
-from lkmlkb.reports.classify import REVERT_SUBJECT, THIS_REVERTS, own_lines
+from lkmlkb.reports.classify import REVERT_SUBJECT, THIS_REVERTS, Gated, lowered, own_lines
 
 #: words saying a fix went in
 LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended up in", "landed in")
@@ -31,31 +31,43 @@ LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended
 #: at full swing?"), the robot's "If your patch is applied to the wrong git tree", nor "Can this
 #: be picked up?" or "queued up a revert" (of 25 "queued/picked ... up" in linux-block and
 #: linux-xfs replies, 14 took nothing)
-PATCH_TAKEN = re.compile(
-    r"^(?:Applied|Queued)(?:[,.!]|[ \t]{1,3}(?:to|into|for|in)\b|[ \t]*$)"
-    r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b"
-    r"|^(?i:(?:I've|I[ \t]have|I)[ \t]{1,3}(?:applied|queued)[ \t]{1,3}(?:this|it|the[ \t]{1,3}patch))\b"
-    # after a word of thanks on the same line: "Nice catch, thanks, applied."
-    r"|^(?i:[\w ,!]{1,30}?[,.!][ \t]{1,3}thanks,?[ \t]{1,3}(?:applied|queued))\b"
-    # a tree's maintainer: "Added to misc-next, thanks", "I've added the series to for-next",
-    # "Patch added to misc-next", "Moved from for-next to misc-next"
-    r"|(?i:\b(?:added|pushed|moved)\b[^\n.?]{0,30}?\bto[ \t]{1,3}(?:misc-next|for-next|for-[\w.]{1,20}|[\w.]{1,20}-next))\b"
-    # the maintainer's promise: "I'll apply this for 5.11, thanks"; not a tester's "I'll apply it
-    # and test"
-    r"|(?:^|[.!][ \t]{1,3})(?i:I'll|I[ \t]will)[ \t]{1,3}(?i:apply|queue)[ \t]{1,3}(?i:this|it|the[ \t]{1,3}patch)\b"
-    r"(?![^\n.]{0,40}\b(?i:and|to[ \t]test|test|try|run|see|report|check)\b)",
-    re.M,
+PATCH_TAKEN = Gated(
+    re.compile(
+        r"^(?:Applied|Queued)(?:[,.!]|[ \t]{1,3}(?:to|into|for|in)\b|[ \t]*$)"
+        r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b"
+        r"|^(?i:(?:I've|I[ \t]have|I)[ \t]{1,3}(?:applied|queued)[ \t]{1,3}(?:this|it|the[ \t]{1,3}patch))\b"
+        # after a word of thanks on the same line: "Nice catch, thanks, applied."
+        r"|^(?i:[\w ,!]{1,30}?[,.!][ \t]{1,3}thanks,?[ \t]{1,3}(?:applied|queued))\b"
+        # a tree's maintainer: "Added to misc-next, thanks", "I've added the series to for-next",
+        # "Patch added to misc-next", "Moved from for-next to misc-next"
+        r"|(?i:\b(?:added|pushed|moved)\b[^\n.?]{0,30}?\bto[ \t]{1,3}(?:misc-next|for-next|for-[\w.]{1,20}|[\w.]{1,20}-next))\b"
+        # the maintainer's promise: "I'll apply this for 5.11, thanks"; not a tester's "I'll apply it
+        # and test"
+        r"|(?:^|[.!][ \t]{1,3})(?i:I'll|I[ \t]will)[ \t]{1,3}(?i:apply|queue)[ \t]{1,3}(?i:this|it|the[ \t]{1,3}patch)\b"
+        r"(?![^\n.]{0,40}\b(?i:and|to[ \t]test|test|try|run|see|report|check)\b)",
+        re.M,
+    ),
+    ("appl", "queue", "added", "pushed", "moved"),
+    lines=True,
 )
 #: a revert that stays: "has been reverted", "was reverted upstream", "the revert is queued"; not
 #: "if I revert it" or "reverting it restores the speed" (a revert tried to find the culprit)
-REVERTED = re.compile(
-    r"""\b(?:has|have|had|was|were|got|been|is[ \t]{1,3}now|now)[ \t]{1,3}(?:been[ \t]{1,3})?reverted\b
+REVERTED = Gated(
+    re.compile(
+        r"""\b(?:has|have|had|was|were|got|been|is[ \t]{1,3}now|now)[ \t]{1,3}(?:been[ \t]{1,3})?reverted\b
       | \brevert(?:[ \t]{1,3}(?:patch|commit))?[ \t]{1,3}(?:is|was|has[ \t]{1,3}been)[ \t]{1,3}(?:queued|applied|merged|in)\b
       | \b(?:I've|I[ \t]have|we've|we[ \t]have)[ \t]{1,3}(?:queued|applied|merged)[ \t]{1,3}(?:the[ \t]{1,3})?revert""",
-    re.I | re.X,
+        re.I | re.X,
+    ),
+    ("revert",),
+    lines=True,
 )
 #: a patch in the mail's own lines: a diff, or git format-patch's separator and diffstat
-PATCH_IN_TEXT = re.compile(r"^diff --git a/|^--- a/\S.*\n\+\+\+ b/|^ \d{1,5} files? changed, ", re.M)
+PATCH_IN_TEXT = Gated(
+    re.compile(r"^diff --git a/|^--- a/\S.*\n\+\+\+ b/|^ \d{1,5} files? changed, ", re.M),
+    ("diff --git a/", "--- a/", " changed, "),
+    exact=True,
+)
 
 
 def _at(rule: str, verdict: str, m: Message, text: str, pos: int) -> Reason:
@@ -107,7 +119,7 @@ def derive_status(
     fixes = [c for c in commits if c.role == "fix"]
     if fixes and restored is not False:
         for m, text in texts:
-            low = text.lower()
+            low = lowered(text)
             for word in LANDED_WORDS:
                 pos = low.find(word)
                 if pos >= 0:

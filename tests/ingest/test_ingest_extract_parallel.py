@@ -30,7 +30,7 @@ pytestmark = pytest.mark.slow
 
 
 def knowledge_rows(db: Path) -> dict[str, list]:
-    """Every extraction and report table, without row ids or timestamps, sorted."""
+    """Every extraction, report and regression table, without row ids or timestamps, sorted."""
     con = sqlite3.connect(db)
     out = {}
     for t in (
@@ -40,6 +40,9 @@ def knowledge_rows(db: Path) -> dict[str, list]:
         *FINDING_TABLES,
         "reports",
         *REPORT_TABLES,
+        "regression_keys",  # the workers read them beside the reports they build
+        "regressions",
+        "regression_threads",
     ):
         cols = [r[1] for r in con.execute(f"PRAGMA table_info({t})") if r[1] not in ("id", "built", "at")]
         out[t] = sorted(map(repr, con.execute(f"SELECT {','.join(repr(c) for c in cols)} FROM {t}")))

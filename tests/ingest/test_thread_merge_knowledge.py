@@ -158,7 +158,7 @@ def test_a_report_built_before_its_thread_was_merged_is_not_written(tmp_path, mo
 
     def recorded(path, thread_ids, upto):
         out = real_build(path, thread_ids, upto)
-        built.extend((tid, type(r).__name__) for tid, r in out)
+        built.extend((tid, type(r).__name__) for tid, r, _ in out)
         return out
 
     monkeypatch.setattr(extraction, "build_reports", recorded)
