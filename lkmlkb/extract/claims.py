@@ -33,7 +33,8 @@ import re
 
 from lkmlkb.extract.commits import TITLE_PREFIX_AFTER_FIRST
 from lkmlkb.extract.lines import line_of, line_text
-from lkmlkb.extract.metric_units import lower_is_better, normalize
+from lkmlkb.extract.measurements import metric_of, normalized, quantities
+from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.extract.nlp import cue_files, reading
 from lkmlkb.model import Claim, Evidence
 
@@ -302,6 +303,20 @@ def _fraction_pct(text: str, end: int) -> float | None:
     return round(int(m["a"]) / int(m["b"]) * 100, 2)
 
 
+def _timed(text: str, lo: int, hi: int) -> str | None:
+    """ "time" when the quantities a sentence gives are all times ("(6.5: ~1 min 6.6: ~9 min)"):
+    a factor it states is of a time, not of a speed; else None."""
+    kinds = [metric_of(u) for _a, _b, _v, u in quantities(text[lo:hi])]
+    return "time" if kinds and all(k == "elapsed" for k in kinds) else None
+
+
+def _timed_values(text: str, at: int, hi: int) -> str | None:
+    """The metric "time" when a direction word is followed by two values of a time ("increased from 15
+    seconds to 5 minutes"): what went up is a time, whatever the sentence calls it."""
+    m = _VALUES_AFTER.match(text, at, hi)
+    return "time" if m and metric_of(m["ub"]) == "elapsed" else None
+
+
 def _factor_pct(factor: float, kind: str, metric: str | None) -> float:
     """A factor as the percentage a change's size is given in: the measure went down by it (a
     slowdown of a throughput, a gain in a latency) -> the share lost, else the share gained."""
@@ -318,18 +333,23 @@ def _from_to_change(text: str, at: int, hi: int, down: bool) -> float | None:
     """The change, in percent of the first value, of "from A to B" right after a direction word
     (a nearer percentage elsewhere in the sentence is not its size: "(~32% -> ~87%) ... performance
     drops from 1630K to 1050K IOPS" is a 35.58% drop); None unless the values say the word's way,
-    or when the sentence states a percentage right after them."""
+    and the percentage the sentence states right after them where it does ("from ~15 seconds
+    to nearly 5 minutes, or 2000%")."""
     m = _VALUES_AFTER.match(text, at, hi)
-    if not m or _PCT_RE.search(text, m.end(), min(hi, m.end() + STATED_AFTER_VALUES)):
+    if not m:
         return None
+    stated = _PCT_RE.search(text, m.end(), min(hi, m.end() + STATED_AFTER_VALUES))
     a, b = float(m["a"]), float(m["b"])
     if m["ua"] and m["ua"] != m["ub"]:
         # "from about 2.9 gb/sec to about 949 mb/sec": one measure in two units
-        (na, ua), (nb, ub) = normalize(a, m["ua"]), normalize(b, m["ub"])
+        (na, ua), (nb, ub) = normalized(a, m["ua"]), normalized(b, m["ub"])
         if na is None or nb is None or ua != ub:
             return None
         a, b = na, nb
-    return _relative_change(a, b, down)
+    change = _relative_change(a, b, down)
+    if change is not None and stated is not None:
+        return float(stated["num2"] or stated["num"])
+    return change
 
 
 def _relative_change(a: float, b: float, down: bool) -> float | None:
@@ -670,6 +690,9 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             pct = _relative_change(float(levels["a"]), float(levels["b"]), word in _WENT_DOWN)
         else:
             metric = sized[0] if sized is not None else _metric_of(text, s0, s1, c)
+            if metric is None and word in _WENT:
+                # "the runtime increased from 15 seconds to 5 minutes"
+                metric = _timed_values(text, c.end, s1)
             pct = went or pct
         if word in _NEEDS_METRIC and metric is None:
             continue  # "reduces lock contention by 70%": less of what? a bad thing, as often as not
@@ -686,6 +709,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if metric and kind in ("regression", "improvement") and word in _WENT and lower_is_better(metric):
             # "latency dropped by 30%", "sys time is 40% higher": the good direction is down
             kind = "improvement" if word in _WENT_DOWN else "regression"
+        if pct is None and factor is not None and metric is None:
+            metric = _timed(text, s0, s1)  # "slowed down 9x (6.5: ~1 min 6.6: ~9 min)": a time, 800% more
         if pct is None and factor is not None:
             if word not in _WENT or metric is not None:
                 pct = _factor_pct(factor, kind, metric)  # "a 7x slowdown": 85.71% of the speed lost

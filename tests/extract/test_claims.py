@@ -382,6 +382,17 @@ def test_two_levels_after_a_direction_word_are_no_change_of_the_second_level(tex
         ("IOPS drops from 4 to 1 queues in this setup, a 10% regression.\n", [("regression", 10.0, "iops")]),
         ("With the patch, throughput increased from 1 to 4 jobs by 20%.\n", [("improvement", 20.0, "bw")]),
         ("Throughput drops from 640 MB/s to 153 MB/s, or 76%.\n", [("regression", 76.0, "bw")]),
+        # ... stated right after values that are too far from a weak word for its reach
+        (
+            "the runtime of the whole suite increased from 15 seconds to 5 minutes, or 1900%\n",
+            [("regression", 1900.0, "time")],
+        ),
+        # the values of a time say what went up, whatever the sentence calls it ("runtime", "test
+        # time", "fsync time"), and a time in two units is compared in one
+        ("the runtime increased from 15 seconds to 5 minutes\n", [("regression", 1900.0, "time")]),
+        ("fsync time increased from 2 ms to 9 ms with the series\n", [("regression", 350.0, "time")]),
+        ("the test time decreased from 60s to 15s\n", [("improvement", 75.0, "time")]),
+        ("memory use increased from 10 MB to 20 MB\n", []),  # a size: no time, no measure of speed
     ],
 )
 def test_the_values_a_direction_word_goes_from_and_to_give_its_size(text, expected):
@@ -641,12 +652,21 @@ def test_a_runtime_is_a_time_and_only_going_away_negates(text, expected):
         ("throughput has dropped by half...\n", [("regression", "bw", 50.0)]),
         ("latency is 3x higher with the patch\n", [("regression", "lat", 200.0)]),
         ("it is slower by a factor of 3 on ext4\n", [("regression", None, 66.67)]),
+        # a factor of a sentence whose figures are times is of a time: 9x the runtime is 800% more.
         # Petr Vorel, "[RFC] Slow down of LTP tests aiodio_sparse.c and dio_sparse.c in kernel 6.6"
-        # (linux-block, <20240719174325.GA775414@pevik>)
+        # (linux-block, <20240719174325.GA775414@pevik>), and variants of the pattern
         (
             "same system slowed down 9x (6.5: ~1 min 6.6: ~9 min). Ext4 is not affected.\n",
-            [("regression", None, 88.89)],
+            [("regression", "time", 800.0)],
         ),
+        (
+            "the job now runs about 4x slower: 2 minutes instead of 30 seconds\n",
+            [("regression", "time", 300.0)],
+        ),
+        ("the build got 3 times slower (1m20s before, 4m after)\n", [("regression", "time", 200.0)]),
+        # ... and of a sentence whose figures are speeds, of the speed
+        ("the copy is 5 times slower, 300 MB/s instead of 1500 MB/s\n", [("regression", "bw", 80.0)]),
+        ("the copy got 2x slower (90 MB/s) and took 40 s\n", [("regression", "bw", 50.0)]),
         ("the boot slowed down a lot\n", []),  # weak: no size, no claim
         # a count of devices is no factor, nor a rise of what is no metric
         ("with 4x NVMe drives it is slower\n", []),
