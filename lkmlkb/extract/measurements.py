@@ -287,8 +287,8 @@ def _statement(para: _Para, i: int, emit) -> set[int]:
     ka = _beside(para.kernels, a[1], a[1] + cut)
     kb = _beside(para.kernels, b[1], min(len(t), b[1] + BESIDE_REACH))
     first, second = ("first", "second") if versus else ("before", "after")
-    emit(para, a, ka, ka or first)
-    emit(para, b, kb, kb or second)
+    emit(para, a, ka, first)  # the side of the change, the kernel beside it apart
+    emit(para, b, kb, second)
     return {i, i + 1}
 
 

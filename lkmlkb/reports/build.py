@@ -28,6 +28,7 @@ from lkmlkb.reports.labels import (
     label_results,
     label_with_without,
     other_of_two,
+    roles_from_statements,
     unlabel_unaffected,
 )
 from lkmlkb.reports.merge import dedupe_jobs, dedupe_results, merge_commits, merge_kernels
@@ -101,6 +102,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         other_of_two(kernels)  # a series names the tree it is based on: not a kernel compared
     results = dedupe_results(findings)
     jobs = dedupe_jobs(findings)
+    roles_from_statements(results, kernels)
     good, bad = decide_kernels(kernels, claims)
     attribute_commit_results(results, commits)
     label_results(results, kernels, commits)

@@ -46,8 +46,16 @@ def other_of_two(kernels: list[KernelMention]) -> None:
     6.9.11-200.fc40.x86_64 as compared to around 1 second on 6.8.10-300.fc40.x86_64".  Fills
     the roles the text left open (so the results measured on it are labelled); a good kernel
     with a revert or a patch on top is another kernel than its release, and is left alone."""
+    every = kernels
     versions = list(dict.fromkeys(k.version for k in kernels))
     roles = {k.role for k in kernels if k.role}
+    if len(versions) > 2 and len(roles) == 1:
+        # more kernels in the thread (a tool's version, a distro package): the two of the line that
+        # gives one its role ("Linux kernel 6.4.1 on Arch Linux, upgrading from 6.3.9")
+        said_on = {(k.evidence.message_id, k.evidence.line_start) for k in kernels if k.role}
+        if len(said_on) == 1:
+            kernels = [k for k in kernels if (k.evidence.message_id, k.evidence.line_start) in said_on]
+            versions = list(dict.fromkeys(k.version for k in kernels))
     if len(versions) != 2 or len(roles) != 1 or not roles <= {"good", "bad"}:
         return
     role = roles.pop()
@@ -61,9 +69,43 @@ def other_of_two(kernels: list[KernelMention]) -> None:
     later = sort_key(other) > sort_key(said)
     if later != (role == "good"):
         return  # "a regression on 6.9 ... still there on 6.10-rc1": the later one is not the good one
-    for k in kernels:
+    for k in every:
         if k.version == other:
             k.role = "bad" if role == "good" else "good"
+
+
+def roles_from_statements(results: list[Result], kernels: list[KernelMention]) -> None:
+    """A change statement with a kernel on each side ("went from ~15 seconds w/ 5.9 to nearly 5
+    minutes in 5.10") in a thread whose text gives no kernel a role: the kernel the values got
+    worse on is the bad one, the other the good one.  Fills roles only when the thread's
+    statements agree on one pair."""
+    if any(k.role for k in kernels):
+        return
+    said: set[tuple[str, str]] = set()
+    for before, after in zip(results, results[1:]):
+        if (
+            before.config == "before"
+            and after.config == "after"
+            and before.kernel
+            and after.kernel
+            and before.evidence.message_id == after.evidence.message_id
+            and before.metric == after.metric
+        ):
+            a, b = (
+                normalize_version(before.kernel) or before.kernel,
+                normalize_version(after.kernel) or after.kernel,
+            )
+            change = computed_change(before, after)
+            if a != b and change is not None and change > 0:
+                said.add((a, b))
+    if len(said) != 1:
+        return
+    ((good, bad),) = said
+    for k in kernels:
+        if k.version == good:
+            k.role = "good"
+        elif k.version == bad:
+            k.role = "bad"
 
 
 def _result_key(r: Result) -> tuple[str, str]:

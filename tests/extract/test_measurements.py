@@ -33,7 +33,7 @@ def _read(text):
         (
             "Extracting it became slow with Linux kernel 6.2. It went from ~20 seconds w/ 6.1 to\n"
             "nearly 3 minutes in 6.2, or 800%.\n",
-            [(20.0, "seconds", "6.1", "6.1"), (3.0, "minutes", "6.2", "6.2")],
+            [(20.0, "seconds", "6.1", "before"), (3.0, "minutes", "6.2", "after")],
         ),
     ],
 )

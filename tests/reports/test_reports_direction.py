@@ -238,3 +238,65 @@ def test_mmtests_columns_named_good_and_bad_are_the_two_sides():
 )
 def test_mmtests_means_of_times_and_of_rates(metric, lower):
     assert lower_is_better(metric) is lower
+
+
+@pytest.mark.parametrize(
+    "body,good,bad",
+    [
+        # a distro upgrade named on one line, other versions (tools, packages) elsewhere in the mail
+        (
+            "Since moving to kernel 6.4.1 on Arch Linux, upgrading from 6.3.9, my scrub\n"
+            "slowed from 2.9 GB/s to 949 MB/s.\n\nbtrfs-progs v6.3.2-1, inxi 3.3.27\n",
+            "6.3.9",
+            "6.4.1",
+        ),
+        (
+            "I run 6.1.8 now, after upgrading from 5.15.90, and the copy throughput\n"
+            "dropped from 480 MB/s to 120 MB/s.\n\n  Shell: Bash inxi: 3.3.24\n",
+            "5.15.90",
+            "6.1.8",
+        ),
+    ],
+)
+def test_the_other_kernel_of_the_line_that_names_the_good_one_is_the_bad_one(body, good, bad):
+    msg = Message("upgrade@example.org", subject="scrub slow after kernel upgrade", body=body)
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert (r.good_kernel, r.bad_kernel) == (good, bad)
+
+
+def _report_of(body: str, subject: str = "slow untar"):
+    msg = Message("statement@example.org", subject=subject, body=body)
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    return build_report(tid, msgs, findings)
+
+
+def test_a_change_statement_with_a_kernel_on_each_side_names_the_good_and_the_bad_kernel():
+    # the pattern of linux-btrfs 2020-12 ("went from ~15 seconds w/ 5.9 to nearly 5 minutes in
+    # 5.10"), written anew: the side that got worse is the bad kernel, and a second statement of
+    # the same mail without kernels is measured on the same two
+    r = _report_of(
+        "Untarring a kernel tree went from ~20 seconds w/ 6.1 to nearly 3 minutes in 6.2.\n\n"
+        "On the NVMe box it is a smaller regression, from 8 seconds to 50 seconds.\n"
+    )
+    assert (r.good_kernel, r.bad_kernel) == ("6.1", "6.2")
+    assert [(x.value, x.kernel, x.label) for x in r.results] == [
+        (20.0, "6.1", "baseline"),
+        (3.0, "6.2", "regressed"),
+        (8.0, "6.1", "baseline"),
+        (50.0, "6.2", "regressed"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the values got better: no kernel is the bad one
+        "The boot went from 40 seconds on 6.1 to 20 seconds on 6.2, a nice regression fix.\n",
+        # two statements that disagree on the pair
+        "Reads went from 900 MB/s on 6.1 to 300 MB/s on 6.2.\nWrites went from 200 MB/s on 6.2 to 50 MB/s on 6.1.\n",
+    ],
+)
+def test_statements_that_name_no_worse_kernel_give_no_roles(body):
+    r = _report_of(body)
+    assert (r.good_kernel, r.bad_kernel) == (None, None)
