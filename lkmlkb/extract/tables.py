@@ -23,7 +23,7 @@ import logging
 import re
 
 from lkmlkb.extract.fio_output import Line, cue_lines, evidence, filled_lines, joined_text, prepare_lines
-from lkmlkb.extract.kernel_versions import find_versions, opens_with_version, qualifier
+from lkmlkb.extract.kernel_versions import find_versions, normalize_version, opens_with_version, qualifier
 from lkmlkb.extract.lines import word_lines
 from lkmlkb.extract.metric_units import normalize, parse_count, parse_quantity, to_float
 from lkmlkb.extract.setup import main_benchmark
@@ -982,6 +982,86 @@ def find_mmtests(lines: list[Line]) -> list[Result]:
 # --------------------------------------------------------------------------
 
 
+# --------------------------------------------------------------------------
+# metric rows under a header of conditions (fsperf's "metric  baseline  current  stdev  diff")
+
+#: a header whose first name heads the rows' labels and whose others are conditions or statistics:
+#: "  metric     baseline   current     stdev           diff"
+_ROW_HEAD = re.compile(
+    r"^[ \t]{0,12}(?i:metric|metrics|test|benchmark|workload|operation)"
+    r"(?P<names>(?:[ \t]{2,40}[A-Za-z0-9][\w.+-]{0,30}){2,8})[ \t]*$"
+)
+#: a rule under the header: "======" or "------"
+_RULE = re.compile(r"^[ \t]{0,12}(?:={6,}|-{6,})[ \t]*$")
+#: a metric row: its name, then figures (the last may be a percentage)
+_METRIC_ROW = re.compile(
+    r"^[ \t]{0,12}(?P<label>[A-Za-z][\w.-]{0,40})(?P<cells>(?:[ \t]{1,40}" + _NUM + r"%?){2,8})[ \t]*$"
+)
+#: columns of a statistic of the conditions, not a condition
+_STAT_COLUMN = re.compile(
+    r"(?i:std\.?dev|stddev|stdev|sd|stderr|diff|delta|change|%change|%diff|pct|p-?value|signif\w*|ratio)$"
+)
+#: a condition column named by a release alone ("6.1", "v6.2-rc3"): in such a header, a kernel
+_VERSION_COLUMN = re.compile(r"^v?[2-9]\.\d{1,2}(?:\.\d{1,3})?(?:-rc\d{1,2})?$")
+#: a metric's unit from its name's parts: fsperf's "write_clat_ns_p99", "write_bw_bytes", "write_iops"
+_NAME_UNITS = (("ns", "ns"), ("us", "usec"), ("usec", "usec"), ("ms", "msec"), ("iops", "IOPS"))
+
+
+def _unit_from_name(name: str) -> str:
+    parts = name.lower().split("_")
+    if "bw" in parts and "bytes" in parts:
+        return "B/s"
+    for part, unit in _NAME_UNITS:
+        if part in parts:
+            return unit
+    return ""
+
+
+def find_metric_rows(lines: list[Line]) -> list[Result]:
+    """Rows of metrics under a header naming the conditions they were measured under (fsperf)::
+
+             metric         baseline   current      stdev           diff
+        ======================================================================
+        write_bw_bytes      1.73e+08   1.74e+08   5370366.50    0.69%
+        write_clat_ns_p99   84684.80   90316.80      6607.94    6.65%
+
+    Each figure of a condition column becomes a result of its row's metric, the column's name its
+    ``config`` (its ``kernel`` too where the name is a kernel); statistic columns (stdev, diff) and
+    rows of zeros only are left out.  The unit is the metric name's where it holds one (ns, IOPS)."""
+    out: list[Result] = []
+    for h in cue_lines(lines, ("metric", "test", "benchmark", "workload", "operation")):
+        m = _ROW_HEAD.match(lines[h].text)
+        if not m:
+            continue
+        names = m["names"].split()
+        j = h + 1
+        if j < len(lines) and _RULE.match(lines[j].text):
+            j += 1
+        while j < len(lines):
+            row = _METRIC_ROW.match(lines[j].text)
+            if not row:
+                break
+            cells = row["cells"].split()
+            if len(cells) == len(names):
+                label = row["label"]
+                unit = _unit_from_name(label)
+                kept = [
+                    (name, to_float(cell))
+                    for name, cell in zip(names, cells)
+                    if not cell.endswith("%") and not _STAT_COLUMN.match(name)
+                ]
+                if any(v for _n, v in kept):
+                    for name, value in kept:
+                        if value is None:
+                            continue
+                        kernel = _kernel_and_config(name)[0] or (
+                            normalize_version(name) if _VERSION_COLUMN.match(name) else None
+                        )
+                        out.append(_result(label, value, unit, j, lines, kernel=kernel, config=name))
+            j += 1
+    return out
+
+
 def find_tables(text: str, lines: list[Line] | None = None) -> list[Result]:
     """Every figure in tables and per-kernel summary lines in ``text``.  Never raises.
 
@@ -1003,6 +1083,7 @@ def find_tables(text: str, lines: list[Line] | None = None) -> list[Result]:
         find_iostat,
         find_dd,
         find_mmtests,
+        find_metric_rows,
     ):
         try:
             out.extend(finder(lines))

@@ -246,3 +246,35 @@ def test_a_single_column_of_speeds_is_read_whatever_its_name():
     text = "    Config        Result\n    mq-deadline   512 MB/s\n    none          640 MB/s\n"
     got = [(r.value, r.unit, r.config) for r in find_tables(text)]
     assert got == [(512.0, "MB/s", "mq-deadline"), (640.0, "MB/s", "none")]
+
+
+def test_metric_rows_under_a_header_of_conditions():
+    res = find_tables((FIXTURES / "results_fsperf_metric_rows.txt").read_text())
+    got = {(r.metric, r.config): (r.value, r.unit) for r in res}
+    # each condition column's figure, with the unit its metric's name holds
+    assert got[("write_clat_ns_p99", "baseline")] == (72576, "ns")
+    assert got[("write_clat_ns_p99", "current")] == (74240, "ns")
+    assert got[("write_bw_bytes", "baseline")] == (1.83e08, "B/s")
+    assert got[("write_iops", "current")] == (43162.98, "IOPS")
+    assert got[("throughput", "current")] == (628.99, "")
+    assert got[("elapsed", "baseline")] == (46.89, "")  # a table of one row, after a shorter rule
+    # statistics are no condition, and a row of zeros measured nothing
+    assert not any(c in ("stdev", "diff") for _m, c in got)
+    assert not any(m in ("read_clat_ns_p99", "read_iops") for m, _c in got)
+
+
+@pytest.mark.parametrize(
+    "table,want",
+    [
+        # kernels as the condition columns, no rule line
+        (
+            "test        6.1       6.2     diff\nseqread   1520.4    1012.9   -33.38%\n",
+            [("seqread", "6.1", "6.1", 1520.4), ("seqread", "6.2", "6.2", 1012.9)],
+        ),
+        # a header of prose words is no header; a row of words is no row
+        ("The test ran twice and the results differ\nseqread   1520.4    1012.9   -33.38%\n", []),
+    ],
+)
+def test_metric_rows_variants(table, want):
+    got = [(r.metric, r.config, r.kernel, r.value) for r in find_tables(table) if r.metric == "seqread"]
+    assert got == want
