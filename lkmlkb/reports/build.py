@@ -58,12 +58,19 @@ def subject_kernel_roles(root: Message | None, kernels: list[KernelMention]) -> 
 
 def subject_findings(root: Message) -> Findings:
     """The commits a thread's subject cites ("Slow I/O on USB media after commit f664a3cc17b7",
-    "12aceb89b0bc eventfd: ... causes 6.7% performance regression"), with the subject as evidence."""
+    "12aceb89b0bc eventfd: ... causes 6.7% performance regression"), and the kernels a subject
+    about speed names ("Kernel 4.14 + has 3 times higher write IO latency than Kernel 4.4",
+    "[Regression, v5.0] ...", "... degradation on Linux 6.10.3"; not a stable review's "[PATCH
+    6.1 000/100] 6.1.40-rc1 review"), with the subject as evidence."""
     found = Findings(root.message_id)
     if root.subject and _SUBJECT_SHA.search(root.subject):
         for c in find_commits(root.subject):
             c.evidence = Evidence(root.message_id, 0, 0, "Subject: " + root.subject)
             found.commits.append(c)
+    if root.subject and PERF_WORD.search(root.subject):
+        for k in find_kernels(root.subject):
+            k.evidence = Evidence(root.message_id, 0, 0, "Subject: " + root.subject)
+            found.kernels.append(k)
     return found
 
 

@@ -300,3 +300,24 @@ def test_a_change_statement_with_a_kernel_on_each_side_names_the_good_and_the_ba
 def test_statements_that_name_no_worse_kernel_give_no_roles(body):
     r = _report_of(body)
     assert (r.good_kernel, r.bad_kernel) == (None, None)
+
+
+@pytest.mark.parametrize(
+    "subject,want",
+    [
+        # subjects of real reports' forms (linux-raid 2019, linux-btrfs 2024, linux-xfs 2019,
+        # linux-ext4's bugzilla 2024), written anew: the kernels they name are the thread's
+        ("Kernel 5.15 has 2 times higher read latency than kernel 5.10 on raid10", {"5.10", "5.15"}),
+        ("Re: Throughput drop on Linux 6.8.2 after the update", {"6.8.2"}),
+        ("[PATCH] [Regression, v6.2] mm: readahead slows sequential reads", {"6.2"}),
+        ("[Bug 218000] xfs(?) performance regression since 6.7.0 on nvme", {"6.7.0"}),
+        # a subject that speaks of no speed names no kernel compared: a stable review, a fix
+        ("[PATCH 6.1 000/100] 6.1.40-rc1 review", set()),
+        ("[PATCH 5.10] block: fix a use-after-free in 5.10 backports", set()),
+    ],
+)
+def test_the_kernels_a_subject_about_speed_names_are_the_threads(subject, want):
+    msg = Message("subject@example.org", subject=subject, body="Numbers in the next mail.\n")
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert {k.version for k in r.kernel_versions} == want
