@@ -453,7 +453,33 @@ def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> tuple
         low = float(m.group("num")) if m.group("num2") else None
         if best is None or dist < best[0]:
             best = (dist, val, low)
+    if best is None and "percent" in text[max(lo, at - reach) : min(hi, at + reach)].lower():
+        # spelled out: "a thirty percent drop in performance"
+        for m in _WORD_PCT.finditer(text, max(lo, at - reach), min(hi, at + reach)):
+            if not _RATE_AFTER_PCT.match(text, m.end()):
+                return float(_TENS[m["w"].lower().replace("-", " ")]), None
     return (best[1], best[2]) if best else (None, None)
+
+
+#: a percentage in words ("thirty percent", "twenty-five percent")
+_TENS = {
+    "five": 5,
+    "ten": 10,
+    "fifteen": 15,
+    "twenty": 20,
+    "twenty five": 25,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_WORD_PCT = re.compile(
+    r"\b(?P<w>five|ten|fifteen|twenty(?:[ -]five)?|thirty|forty|fifty|sixty|seventy|eighty|ninety)[ \t-]percent\b",
+    re.IGNORECASE,
+)
 
 
 def _metric_value(m: re.Match) -> str | None:

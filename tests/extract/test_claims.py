@@ -755,3 +755,18 @@ def test_a_loss_of_power_or_data_is_no_loss_of_speed(text, want):
 def test_a_verbs_object_sized_by_a_percentage_is_what_moved(text, want):
     got = [(c.kind, c.stated_pct, c.metric) for c in find_claims(text)]
     assert got == want
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a percentage spelled out: linux-raid 2021 ("a thirty percent drop in performance"), anew
+        ("we saw a thirty percent drop in performance on the array\n", [("regression", 30.0)]),
+        ("throughput is twenty-five percent lower than on 6.1\n", [("regression", 25.0)]),
+        ("Reads got Forty percent slower after the update\n", [("regression", 40.0)]),
+        # a share of the time is no size
+        ("reads regressed fifty percent of the runs\n", [("regression", None)]),
+    ],
+)
+def test_a_percentage_in_words_sizes_a_claim(text, expected):
+    assert [(c.kind, c.stated_pct) for c in find_claims(text)] == expected
