@@ -128,7 +128,10 @@ _REGZBOT_RE = re.compile(
 )
 #: kernel test robot: "commit: 574e7779cf583171acb5bf6365047bb0941b387c ("block/...")"
 _LKP_COMMIT_RE = re.compile(r"^[ \t>]{0,20}commit:[ \t]{0,4}(?P<rest>[^\n]{0,400})$", re.MULTILINE)
-_LKP_NOTICED_RE = re.compile(r"kernel\s+test\s+robot\s+noticed", re.IGNORECASE)
+#: the kernel test robot's report, in its forms since 2019: "kernel test robot noticed a -5.2%
+#: regression", "FYI, we noticed a -98.3% regression of fio.write_iops due to commit:" (2019-2022),
+#: "Greeting, FYI, we noticed ..."
+_LKP_NOTICED_RE = re.compile(r"kernel\s+test\s+robot\s+noticed|\bFYI,\s+we\s+noticed\b", re.IGNORECASE)
 #: git log header block: "commit 8f03cfa117e0..." then "Author:" then "Date:"
 _GITLOG_RE = re.compile(
     r"""^[ \t>]{0,20}commit[ \t]{1,3}(?P<sha>[0-9a-f]{7,40})[^\n]{0,80}\n

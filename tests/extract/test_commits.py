@@ -590,3 +590,34 @@ def test_a_hex_name_in_quotes_is_no_commit():
         'The commit 6975c1a486a4 ("block: remove the ioprio field") is not it.\n'
     )
     assert {c.sha for c in find_commits(text)} == {"6975c1a486a4"}
+
+
+# the kernel test robot's report as it was written from 2019 to 2022 ("FYI, we noticed ... due to
+# commit:"), in the form of <20201207131037.GA3826@xsang-OptiPlex-9020> (linux-block, 2020-12):
+# the report's own commit, then a "commit:" block of base, head and a commit tried after them
+OLD_ROBOT = """\
+Greeting,
+
+FYI, we noticed a -4.8% regression of will-it-scale.per_process_ops due to commit:
+
+
+commit: 9bd0e337c633aed3e8ec3c7397b7ae0b8436f163 ("[PATCH 01/29] iov_iter: Switch to using a table of operations")
+
+=========================================================================================
+compiler/cpufreq_governor/kconfig/mode/nr_task/rootfs/tbox_group/test/testcase/ucode:
+  gcc-9/performance/x86_64-rhel-8.3/process/50%/debian-10.4-x86_64-20200603.cgz/lkp-ivb-2ep1/pwrite1/will-it-scale/0x42e
+
+commit:{blank}
+  27bba9c532a8d21050b94224ffd310ad0058c353
+  9bd0e337c633aed3e8ec3c7397b7ae0b8436f163
+
+27bba9c532a8d210 9bd0e337c633aed3e8ec3c7397b{blank}
+---------------- ---------------------------{blank}
+""".replace("{blank}", " ")
+
+
+@pytest.mark.parametrize("quote", ["", "> "])
+def test_the_robots_older_form_names_its_base_and_its_commit(quote):
+    text = "".join(quote + line + "\n" for line in OLD_ROBOT.split("\n"))
+    roles = {c.sha[:12]: c.role for c in find_commits(text)}
+    assert roles == {"9bd0e337c633": "culprit", "27bba9c532a8": "base"}
