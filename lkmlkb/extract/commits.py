@@ -62,6 +62,10 @@ _SKIP_LINE_RE = re.compile(
                                                          # "submit_id:", "id:", git's
                                                          # "prerequisite-patch-id:", "Build ID:"; not
                                                          # "Commit-ID:" / "commit id:"
+    | ^[ \t>]{0,20}(?:export[ \t]{1,3})?(?:head_commit|base_commit|monitor_sha)[ \t]{0,3}[:=]
+                                                         # the robot's job file and job script: the
+                                                         # branch it ran on, its monitors' id, not
+                                                         # what the report is about
     | \b(?:RIP|RSP|RAX|RBX|RCX|RDX|RSI|RDI|RBP|R\d\d|CR[0234]|FS|GS|PC|LR|SP|pc|lr|sp|x\d{1,2}|Code)\s?:\s
                                                          # register dumps "RIP: 0010:..", "x29: ffff..", "Code: 48 8b"
     | \+0x[0-9a-f]{1,8}/0x[0-9a-f]{1,8}                  # stack frames "blk_mq_run_hw_queue+0x1a/0x30"

@@ -409,7 +409,11 @@ def _sha_hits_line_by_line(text):
     for line in text.split("\n"):
         cut = line[: cm.MAX_LINE]
         if len(line) >= 7 and cm._HEX_RUN_RE.search(cut):
-            shas = [m for m in cm._SHA_RE.finditer(cut) if cm._looks_like_sha(m.group("sha"))]
+            shas = [
+                m
+                for m in cm._SHA_RE.finditer(cut)
+                if cm._looks_like_sha(m.group("sha")) and not cm._quoted_string(cut, m)
+            ]
             if shas and not cm._SKIP_LINE_RE.search(cut) and not cm._hexdump_line(cut):
                 hits += [
                     (m.group("sha").lower(), pos + m.start(), pos + m.end())
@@ -621,3 +625,24 @@ def test_the_robots_older_form_names_its_base_and_its_commit(quote):
     text = "".join(quote + line + "\n" for line in OLD_ROBOT.split("\n"))
     roles = {c.sha[:12]: c.role for c in find_commits(text)}
     assert roles == {"9bd0e337c633": "culprit", "27bba9c532a8": "base"}
+
+
+# the robot's job file and job script, attached to its reports (the forms of 2020-2023 reports on
+# linux-btrfs, linux-ext4 and linux-xfs): the branch it ran on, its monitors' id and its paths are
+# no commits the report cites
+ROBOT_JOB_LINES = [
+    "head_commit: 4959e9be4eebd7076b1bb56ddee8467516d2bb38",
+    "base_commit: 06c2afb862f9da8dc5efa4b6076a0e48c3fbaaa5",
+    "\texport head_commit='70e49dd32f8d664a83fc3eea895534f8d033b22c'",
+    "\texport base_commit='6995e2de6891c724bfeb2db33d7b87775f913ad1'",
+    "\texport monitor_sha='0fe5055f'",
+    "monitor_sha: 0fe5055f",
+    "\texport job_file='/lkp/jobs/scheduled/lkp-ivb-2ep1/fio-basic-4k-ucode=0x42e-monitor=0fe5055f-debian-10.4.yaml'",
+    'result_root: "/result/fio-basic/4k-performance-1HDD-ext4/gcc-12/4f3d1e4533b0982034f316ace85415d3bc57e3da"',
+    "- RESULT_ROOT=/result/fio-basic/4k-monitor=0fe5055f/lkp-ivb-2ep1/gcc-9/e7a8dd2d9537a7ec5aead",
+]
+
+
+@pytest.mark.parametrize("line", ROBOT_JOB_LINES)
+def test_the_robots_job_file_cites_no_commit(line):
+    assert _roles(line + "\n") == {}
