@@ -399,6 +399,8 @@ CREATE INDEX idx_messages_thread ON messages(thread_id, date_utc);
 
 CREATE INDEX idx_regression_keys_thread ON regression_keys(thread_id);
 
+CREATE INDEX idx_regression_keys_value ON regression_keys(kind, value);
+
 CREATE INDEX idx_regression_threads_regression ON regression_threads(regression_id);
 
 CREATE INDEX idx_regressions_date ON regressions(last_date);

@@ -215,6 +215,34 @@ MUTANTS = [
         "            pass\n",
         ("tests/ingest/test_reprocess_replaces.py", "tests/ingest/test_retry_errors.py"),
     ),
+    Mutant(
+        "same-workload-any-robot-parameter",
+        "lkmlkb/db/regressions.py",
+        '    if robot:\n        return {ROBOT_WORKLOAD + " ".join(robot)}\n',
+        "    if robot:\n        return values\n",
+        ("tests/regressions/test_same_workload.py",),
+    ),
+    Mutant(
+        "same-workload-robot-fio-job-too",
+        "lkmlkb/db/regressions.py",
+        '    if robot:\n        return {ROBOT_WORKLOAD + " ".join(robot)}\n',
+        '    if robot:\n        return {ROBOT_WORKLOAD + " ".join(robot)} | {v for v in values if not v.startswith(ROBOT_WORKLOAD)}\n',
+        ("tests/regressions/test_same_workload.py",),
+    ),
+    Mutant(
+        "same-workload-later-too",
+        "lkmlkb/db/regressions.py",
+        "AND g.first_date < ? AND",
+        "AND g.first_date != ? AND",
+        ("tests/regressions/test_same_workload.py",),
+    ),
+    Mutant(
+        "same-workload-none-listed",
+        "lkmlkb/db/regressions.py",
+        '    return {"workload": workload, "earlier": earlier[:limit]}\n',
+        '    return {"workload": workload, "earlier": earlier[:0]}\n',
+        ("tests/regressions/test_same_workload.py", "tests/web/test_regression_page.py"),
+    ),
 ]
 
 

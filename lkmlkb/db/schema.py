@@ -395,6 +395,12 @@ def m005_regressions(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_regression_keys_thread ON regression_keys(thread_id)")
 
 
+@migrations()
+def m006_regression_keys_by_value(db: sqlite_utils.Database) -> None:
+    """Regression keys found by their value: the regressions of one workload and metric."""
+    db.execute("CREATE INDEX idx_regression_keys_value ON regression_keys(kind, value)")
+
+
 #: tables of what the extractors found per message (each row names its message and thread)
 FINDING_TABLES = ("fio_jobs", "results", "kernel_mentions", "commit_citations", "setup_facts", "claims")
 #: tables of a report's rows besides ``reports`` itself (keyed by report_id)

@@ -18,4 +18,19 @@ def render_regression(data: dict) -> str:
     for t in data["threads"]:
         lines.append(f"  {t['part']:<16} {t['thread_id']}  {t.get('title') or ''}")
         lines.append(f"  {'':<16} why: {t['reason']}")
+    lines.append("")
+    earlier = data.get("earlier") or []
+    if not earlier:
+        known = (data.get("workload") or {}).get("fingerprints")
+        lines.append(
+            "this workload regressed before: none" + ("" if known else " (no workload and metric known)")
+        )
+    else:
+        lines.append("this workload regressed before:")
+        for r in earlier:
+            lines.append(
+                f"  {r['regression_id']}  {(r.get('first_date') or '?')[:10]}  {r.get('status') or ''}"
+            )
+            lines.append(f"    {r.get('title') or ''}")
+            lines.append(f"    same workload: {r['workload']}; metric: {r['metric']}")
     return "\n".join(lines)

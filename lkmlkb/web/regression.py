@@ -5,14 +5,13 @@ to, and the Atom feed of regressions (``/-/lkmlkb/regressions.atom``)."""
 from __future__ import annotations
 
 import re
-import urllib.parse
 from datetime import UTC, datetime
 from xml.etree import ElementTree as ET
 
 from datasette.utils.asgi import Response
 
 from lkmlkb.db.queries import dict_rows
-from lkmlkb.db.regressions import regression_data, regression_of
+from lkmlkb.db.regressions import regression_data, regression_of, regression_page
 from lkmlkb.fio.render import CONTROL_RE
 from lkmlkb.web.common import (
     error_page,
@@ -32,7 +31,7 @@ FEED_LIMIT = 50
 
 
 def regression_path(regression_id: str) -> str:
-    return "/-/lkmlkb/regression/" + urllib.parse.quote(regression_id, safe="")
+    return regression_page(regression_id)
 
 
 def regression_page_data(conn, regression_id: str) -> dict | None:
