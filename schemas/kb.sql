@@ -91,6 +91,19 @@ CREATE TABLE fio_jobs (
         quoted INTEGER NOT NULL DEFAULT 0
     );
 
+CREATE TABLE fix_commits (
+        thread_id TEXT NOT NULL,
+        sha TEXT NOT NULL,
+        via TEXT NOT NULL,
+        message_id TEXT,
+        subject TEXT,
+        author TEXT,
+        date TEXT,
+        first_tag TEXT,
+        tree TEXT,
+        PRIMARY KEY (thread_id, sha)
+    );
+
 CREATE TABLE ingest_errors (
         id INTEGER PRIMARY KEY,
         run_id INTEGER REFERENCES ingest_runs(id),

@@ -243,6 +243,62 @@ MUTANTS = [
         '    return {"workload": workload, "earlier": earlier[:0]}\n',
         ("tests/regressions/test_same_workload.py", "tests/web/test_regression_page.py"),
     ),
+    Mutant(
+        "first-release-highest",
+        "lkmlkb/link/commits.py",
+        "        return min(tags, key=lambda t: sort_key(t)) if tags else None\n",
+        "        return max(tags, key=lambda t: sort_key(t)) if tags else None\n",
+        ("tests/regressions/test_fix_release.py",),
+    ),
+    Mutant(
+        "first-release-by-name",
+        "lkmlkb/link/commits.py",
+        "        return min(tags, key=lambda t: sort_key(t)) if tags else None\n",
+        "        return min(tags) if tags else None\n",
+        ("tests/regressions/test_fix_release.py",),
+    ),
+    Mutant(
+        "first-release-by-name-rev",
+        "lkmlkb/link/commits.py",
+        "    tags = {sha: git.lowest_release_tag(sha) for sha in sorted({f.sha for f in found})}\n",
+        "    tags = git.first_tags({f.sha for f in found}) if found else {}\n",
+        ("tests/regressions/test_fix_release.py",),
+    ),
+    Mutant(
+        "fix-commits-not-stored",
+        "lkmlkb/link/commits.py",
+        "        write_fix_commits(conn, summary.fixes)\n",
+        "        pass\n",
+        ("tests/regressions/test_fix_release.py", "tests/web/test_regression_page.py"),
+    ),
+    Mutant(
+        "fix-commits-cited-ignored",
+        "lkmlkb/link/commits.py",
+        "        for sha, said in t.cited:\n",
+        "        for sha, said in []:\n",
+        ("tests/regressions/test_fix_release.py",),
+    ),
+    Mutant(
+        "fix-commits-not-by-subject",
+        "lkmlkb/link/commits.py",
+        "        if not mine and t.subject and len(",
+        "        if False and t.subject and len(",
+        ("tests/regressions/test_fix_release.py",),
+    ),
+    Mutant(
+        "fix-commits-of-proposed-patches",
+        "lkmlkb/link/commits.py",
+        "LANDING_PARTS = (K.APPLIED, K.REVERT)\n",
+        "LANDING_PARTS = (K.APPLIED, K.REVERT, K.FIX_PROPOSED)\n",
+        ("tests/regressions/test_fix_release.py",),
+    ),
+    Mutant(
+        "release-on-every-event",
+        "lkmlkb/db/regressions.py",
+        'LANDING_EVENTS = ("fixed", "reverted")\n',
+        'LANDING_EVENTS = ("fixed", "reverted", "fix proposed")\n',
+        ("tests/regressions/test_fix_release.py", "tests/web/test_regression_page.py"),
+    ),
 ]
 
 

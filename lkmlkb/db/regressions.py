@@ -11,6 +11,7 @@ from dataclasses import asdict
 
 from lkmlkb.db.connection import rows_in
 from lkmlkb.db.schema import IN_TREE
+from lkmlkb.extract.kernel_versions import sort_key
 from lkmlkb.model import Report
 from lkmlkb.regressions.group import ThreadRow, group
 from lkmlkb.regressions.keys import (
@@ -33,6 +34,8 @@ ID_PREFIX = "reg-"
 PAGE_PREFIX = "/-/lkmlkb/regression/"
 #: at most this many earlier regressions of the same workload are listed with a regression
 EARLIER_LIMIT = 10
+#: timeline events that tell a fix or revert landed: they name where, once a tree was linked
+LANDING_EVENTS = ("fixed", "reverted")
 
 
 def is_regression_id(text: str) -> bool:
@@ -373,7 +376,7 @@ def regression_data(conn: sqlite3.Connection, regression_id: str) -> dict | None
             strict=True,
         )
     )
-    out["timeline"] = json.loads(row[6] or "[]")
+    out["timeline"] = _with_landings(conn, json.loads(row[6] or "[]"))
     out["threads"] = [
         dict(
             zip(
@@ -389,6 +392,13 @@ def regression_data(conn: sqlite3.Connection, regression_id: str) -> dict | None
     ]
     out.update(earlier_same_workload(conn, regression_id, out["first_date"]))
     return out
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    return (
+        conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone()
+        is not None
+    )
 
 
 def workload_fingerprints(values: Iterable[str]) -> set[str]:
@@ -476,6 +486,33 @@ def earlier_same_workload(
         r["page"] = regression_page(r["regression_id"])
         r["workload"], r["metric"] = shared[r["regression_id"]]
     return {"workload": workload, "earlier": earlier[:limit]}
+
+
+def _with_landings(conn: sqlite3.Connection, timeline: list[dict]) -> list[dict]:
+    """The timeline with each "fixed" or "reverted" event's commits in the kernel tree
+    ``lkmlkb link --git`` read (``commits``: SHA, subject, how found, first release tag) and
+    ``first_tag``: the release that holds the whole fix (the highest of its commits' first
+    tags), None while one of them is in no release yet.  An event without commits in the
+    tree (no tree linked, or the fix not found) is left as it is."""
+    threads = sorted({e["thread_id"] for e in timeline if e.get("event") in LANDING_EVENTS})
+    if not threads or not _has_table(conn, "fix_commits"):
+        return timeline
+    landed: dict[str, list[dict]] = {}
+    for tid, sha, via, mid, subject, date, tag in rows_in(
+        conn,
+        "SELECT thread_id, sha, via, message_id, subject, date, first_tag FROM fix_commits "
+        "WHERE thread_id IN ({marks}) ORDER BY thread_id, date, sha",
+        threads,
+    ):
+        landed.setdefault(tid, []).append(
+            {"sha": sha, "subject": subject, "via": via, "message_id": mid, "date": date, "first_tag": tag}
+        )
+    for e in timeline:
+        if e.get("event") in LANDING_EVENTS and (commits := landed.get(e["thread_id"])):
+            tags = [c["first_tag"] for c in commits]
+            e["commits"] = commits
+            e["first_tag"] = max(tags, key=sort_key) if all(tags) else None
+    return timeline
 
 
 def regression_of(conn: sqlite3.Connection, thread_id: str) -> dict | None:

@@ -37,6 +37,12 @@ patch diffs and long robot tables cut), in ``tests/fixtures/regressions/``:
   fio.write_iops -34.9% regression" (2024-06-14, <202406141453.7a44f956-oliver.sang@intel.com>):
   the fio job of the btrfs reports of 40b77b3e82 and ad21f15b0f (falloc, nr_task 1) on xfs.
 
+- ``loop_nomerges_fixed.mbox`` (linux-block, October 2024): "read regression for dm-snapshot with
+  loopback" (2024-10-03, <CACzhbgTFesCa-tpyCqunUoTw-1P2EJ83zDzrcB4fbMi6nNNwng@mail.gmail.com>,
+  Leah Rumancik: a dd read from 2 to 40 minutes, bisected to dc5fc361d89 and fixed in mainline by
+  667ea36378cf ("loop: don't set QUEUE_FLAG_NOMERGES")), the replies and the stable backport
+  request in its thread, whole.
+
 The robot reports are trimmed: only the root messages, their first text part, the headers
 threading needs, and the fio rows of the comparison tables.
 """
