@@ -299,6 +299,27 @@ MUTANTS = [
         'LANDING_EVENTS = ("fixed", "reverted", "fix proposed")\n',
         ("tests/regressions/test_fix_release.py", "tests/web/test_regression_page.py"),
     ),
+    Mutant(
+        "regression-page-threads-unlinked",
+        "lkmlkb/web/templates/lkmlkb_regression.html",
+        '{% if t.page %}<a href="{{ t.page }}">',
+        '{% if false %}<a href="{{ t.page }}">',
+        ("tests/web/test_browser.py", "tests/web/test_regression_page.py"),
+    ),
+    Mutant(
+        "regression-page-timeline-undated",
+        "lkmlkb/web/templates/lkmlkb_regression.html",
+        '<span class="lkmlkb-date">{{ (e.date or "?")[:10] }}</span>',
+        '<span class="lkmlkb-date">{{ e.date }}</span>',
+        ("tests/web/test_browser.py",),
+    ),
+    Mutant(
+        "report-page-regression-unlinked",
+        "lkmlkb/web/templates/lkmlkb_report.html",
+        'Part of the regression <a href="{{ regression.page }}">',
+        'Part of the regression <a href="/-/lkmlkb/regressions.atom">',
+        ("tests/web/test_browser.py", "tests/web/test_regression_page.py"),
+    ),
 ]
 
 
