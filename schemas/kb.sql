@@ -91,6 +91,19 @@ CREATE TABLE fio_jobs (
         quoted INTEGER NOT NULL DEFAULT 0
     );
 
+CREATE TABLE fix_commits (
+        thread_id TEXT NOT NULL,
+        sha TEXT NOT NULL,
+        via TEXT NOT NULL,
+        message_id TEXT,
+        subject TEXT,
+        author TEXT,
+        date TEXT,
+        first_tag TEXT,
+        tree TEXT,
+        PRIMARY KEY (thread_id, sha)
+    );
+
 CREATE TABLE ingest_errors (
         id INTEGER PRIMARY KEY,
         run_id INTEGER REFERENCES ingest_runs(id),
@@ -398,6 +411,8 @@ CREATE INDEX idx_messages_date ON messages(date_utc);
 CREATE INDEX idx_messages_thread ON messages(thread_id, date_utc);
 
 CREATE INDEX idx_regression_keys_thread ON regression_keys(thread_id);
+
+CREATE INDEX idx_regression_keys_value ON regression_keys(kind, value);
 
 CREATE INDEX idx_regression_threads_regression ON regression_threads(regression_id);
 

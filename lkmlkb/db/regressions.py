@@ -5,21 +5,46 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import urllib.parse
+from collections.abc import Iterable
 from dataclasses import asdict
 
 from lkmlkb.db.connection import rows_in
 from lkmlkb.db.schema import IN_TREE
+from lkmlkb.extract.kernel_versions import sort_key
 from lkmlkb.model import Report
 from lkmlkb.regressions.group import ThreadRow, group
-from lkmlkb.regressions.keys import DUP_OF, LINK, Key, Mail, ThreadInput, link_targets, thread_keys
+from lkmlkb.regressions.keys import (
+    DUP_OF,
+    LINK,
+    METRIC,
+    ROBOT_WORKLOAD,
+    WORKLOAD,
+    Key,
+    Mail,
+    ThreadInput,
+    link_targets,
+    thread_keys,
+)
 from lkmlkb.reports.labels import headline
 
 #: the prefix of a regression's id (a report's id is a Message-ID: it has an @)
 ID_PREFIX = "reg-"
+#: where `lkmlkb serve` shows a regression
+PAGE_PREFIX = "/-/lkmlkb/regression/"
+#: at most this many earlier regressions of the same workload are listed with a regression
+EARLIER_LIMIT = 10
+#: timeline events that tell a fix or revert landed: they name where, once a tree was linked
+LANDING_EVENTS = ("fixed", "reverted")
 
 
 def is_regression_id(text: str) -> bool:
     return text.startswith(ID_PREFIX) and "@" not in text
+
+
+def regression_page(regression_id: str) -> str:
+    """The path of a regression's page on `lkmlkb serve`."""
+    return PAGE_PREFIX + urllib.parse.quote(regression_id, safe="")
 
 
 #: kb_info key: messages with a larger rowid have not been looked at for link lines yet
@@ -351,7 +376,7 @@ def regression_data(conn: sqlite3.Connection, regression_id: str) -> dict | None
             strict=True,
         )
     )
-    out["timeline"] = json.loads(row[6] or "[]")
+    out["timeline"] = _with_landings(conn, json.loads(row[6] or "[]"))
     out["threads"] = [
         dict(
             zip(
@@ -365,7 +390,129 @@ def regression_data(conn: sqlite3.Connection, regression_id: str) -> dict | None
             (regression_id,),
         )
     ]
+    out.update(earlier_same_workload(conn, regression_id, out["first_date"]))
     return out
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    return (
+        conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone()
+        is not None
+    )
+
+
+def workload_fingerprints(values: Iterable[str]) -> set[str]:
+    """A thread's workload fingerprints from its ``workload`` keys: the robot's test and
+    parameters as one (``robot bs=4k disk=1HDD fs=btrfs ...``, all of them, sorted), when it
+    names them; else each fio job's as stored (``rw=randread bs=4k iodepth=32 ...``).  The fio
+    job read from the robot's parameters leaves its file system and disk out: two robot reports
+    of one job on btrfs and on xfs are two workloads."""
+    values = set(values)
+    robot = sorted(v.removeprefix(ROBOT_WORKLOAD) for v in values if v.startswith(ROBOT_WORKLOAD))
+    if robot:
+        return {ROBOT_WORKLOAD + " ".join(robot)}
+    return values
+
+
+def _workloads_of(conn: sqlite3.Connection, thread_ids: list[str]) -> dict[str, tuple[set[str], set[str]]]:
+    """thread_id -> (its workload fingerprints, its metrics), for threads that have both."""
+    workloads: dict[str, set[str]] = {}
+    metrics: dict[str, set[str]] = {}
+    for tid, kind, value in rows_in(
+        conn,
+        "SELECT thread_id, kind, value FROM regression_keys WHERE thread_id IN ({marks})",
+        thread_ids,
+    ):
+        if kind == WORKLOAD:
+            workloads.setdefault(tid, set()).add(value)
+        elif kind == METRIC:
+            metrics.setdefault(tid, set()).add(value)
+    return {t: (workload_fingerprints(w), metrics[t]) for t, w in workloads.items() if t in metrics}
+
+
+def earlier_same_workload(
+    conn: sqlite3.Connection, regression_id: str, first_date: str | None, limit: int = EARLIER_LIMIT
+) -> dict:
+    """This regression's workloads and metrics (``workload``: fingerprints and metrics of its
+    threads) and the regressions first reported before ``first_date`` (its own first date) in
+    which a thread shares, with one of its threads, a workload fingerprint (as
+    :func:`workload_fingerprints` makes them, compared exactly) and a metric (``earlier``:
+    newest first, at most ``limit``, each with its id, first date, title, status, page and the
+    workload and metric it shares)."""
+    members = [
+        r[0]
+        for r in conn.execute(
+            "SELECT thread_id FROM regression_threads WHERE regression_id=?", (regression_id,)
+        )
+    ]
+    mine = _workloads_of(conn, members)
+    workload = {
+        "fingerprints": sorted({f for fps, _ in mine.values() for f in fps}),
+        "metrics": sorted({m for _, ms in mine.values() for m in ms}),
+    }
+    if not mine or not first_date:
+        return {"workload": workload, "earlier": []}
+    # the threads of earlier regressions that name one of its metrics; then their workloads
+    candidates: dict[str, str] = {}
+    metrics = workload["metrics"]
+    for i in range(0, len(metrics), 500):
+        chunk = metrics[i : i + 500]
+        candidates.update(
+            conn.execute(
+                "SELECT DISTINCT k.thread_id, t.regression_id FROM regression_keys k "
+                "JOIN regression_threads t ON t.thread_id = k.thread_id "
+                "JOIN regressions g ON g.regression_id = t.regression_id "
+                f"WHERE k.kind = ? AND g.first_date < ? AND k.value IN ({','.join('?' * len(chunk))})",
+                (METRIC, first_date, *chunk),
+            )
+        )
+    shared: dict[str, tuple[str, str]] = {}
+    for tid, (their_fps, their_metrics) in sorted(_workloads_of(conn, sorted(candidates)).items()):
+        for my_fps, my_metrics in mine.values():
+            both_fp = sorted(their_fps & my_fps)
+            both_metric = sorted(their_metrics & my_metrics, key=lambda m: (-len(m), m))  # specific first
+            if both_fp and both_metric:
+                shared.setdefault(candidates[tid], (both_fp[0], both_metric[0]))
+    earlier = [
+        dict(zip(("regression_id", "first_date", "title", "status"), r, strict=True))
+        for r in rows_in(
+            conn,
+            "SELECT regression_id, first_date, title, status FROM regressions WHERE regression_id IN ({marks})",
+            sorted(shared),
+        )
+    ]
+    earlier.sort(key=lambda r: (r["first_date"] or "", r["regression_id"]), reverse=True)
+    for r in earlier:
+        r["page"] = regression_page(r["regression_id"])
+        r["workload"], r["metric"] = shared[r["regression_id"]]
+    return {"workload": workload, "earlier": earlier[:limit]}
+
+
+def _with_landings(conn: sqlite3.Connection, timeline: list[dict]) -> list[dict]:
+    """The timeline with each "fixed" or "reverted" event's commits in the kernel tree
+    ``lkmlkb link --git`` read (``commits``: SHA, subject, how found, first release tag) and
+    ``first_tag``: the release that holds the whole fix (the highest of its commits' first
+    tags), None while one of them is in no release yet.  An event without commits in the
+    tree (no tree linked, or the fix not found) is left as it is."""
+    threads = sorted({e["thread_id"] for e in timeline if e.get("event") in LANDING_EVENTS})
+    if not threads or not _has_table(conn, "fix_commits"):
+        return timeline
+    landed: dict[str, list[dict]] = {}
+    for tid, sha, via, mid, subject, date, tag in rows_in(
+        conn,
+        "SELECT thread_id, sha, via, message_id, subject, date, first_tag FROM fix_commits "
+        "WHERE thread_id IN ({marks}) ORDER BY thread_id, date, sha",
+        threads,
+    ):
+        landed.setdefault(tid, []).append(
+            {"sha": sha, "subject": subject, "via": via, "message_id": mid, "date": date, "first_tag": tag}
+        )
+    for e in timeline:
+        if e.get("event") in LANDING_EVENTS and (commits := landed.get(e["thread_id"])):
+            tags = [c["first_tag"] for c in commits]
+            e["commits"] = commits
+            e["first_tag"] = max(tags, key=sort_key) if all(tags) else None
+    return timeline
 
 
 def regression_of(conn: sqlite3.Connection, thread_id: str) -> dict | None:

@@ -395,6 +395,32 @@ def m005_regressions(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_regression_keys_thread ON regression_keys(thread_id)")
 
 
+@migrations()
+def m006_regression_keys_by_value(db: sqlite_utils.Database) -> None:
+    """Regression keys found by their value: the regressions of one workload and metric."""
+    db.execute("CREATE INDEX idx_regression_keys_value ON regression_keys(kind, value)")
+
+
+@migrations()
+def m007_fix_commits(db: sqlite_utils.Database) -> None:
+    """The commits of a kernel tree that land a regression thread's fix or revert, each with the
+    first release tag that contains it (``lkmlkb link --git`` writes them: the page of a
+    regression reads them, and runs no git)."""
+    db.execute("""
+    CREATE TABLE fix_commits (
+        thread_id TEXT NOT NULL,
+        sha TEXT NOT NULL,
+        via TEXT NOT NULL,
+        message_id TEXT,
+        subject TEXT,
+        author TEXT,
+        date TEXT,
+        first_tag TEXT,
+        tree TEXT,
+        PRIMARY KEY (thread_id, sha)
+    )""")
+
+
 #: tables of what the extractors found per message (each row names its message and thread)
 FINDING_TABLES = ("fio_jobs", "results", "kernel_mentions", "commit_citations", "setup_facts", "claims")
 #: tables of a report's rows besides ``reports`` itself (keyed by report_id)

@@ -28,6 +28,15 @@ what it is:
 
 Results go to the ``commits`` table, one row per SHA as written.  A row whose
 content did not change is not rewritten, so linking twice changes nothing.
+
+The same pass finds where the fix of a regression landed (the ``fix_commits``
+table, which a regression's timeline reads): for a patch a reply says was
+applied, a revert, or a report whose thread says it is fixed or reverted, the
+commits of the tree that are its fix -- cited by the report as its fix or
+revert, and named by a ``Link:``/``Closes:`` trailer pointing at one of the
+thread's messages; when there are none, the one commit carrying the patch's
+subject -- each with the lowest release tag ``git tag --contains`` lists, in
+kernel version order (v6.9-rc1 before v6.9 before v6.10-rc1).
 All git work happens before the first write: a path that is no git
 repository raises :class:`~lkmlkb.errors.GitError` and leaves the database
 as it was.
@@ -52,6 +61,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from lkmlkb.db.connection import writing
 from lkmlkb.db.schema import (
     AMBIGUOUS,
     IN_TREE,
@@ -63,6 +73,7 @@ from lkmlkb.db.schema import (
 )
 from lkmlkb.errors import GitError
 from lkmlkb.extract.kernel_versions import sort_key
+from lkmlkb.regressions import keys as K
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +168,34 @@ class CommitRow:
 
 
 @dataclass
+class FixCommitRow:
+    """One row of the ``fix_commits`` table: a commit of the tree that lands a thread's fix."""
+
+    thread_id: str
+    sha: str
+    via: str  # CITED, "Link", "Closes" or SUBJECT
+    message_id: str | None = None  # the thread's message the trailer names, or that cites it
+    subject: str | None = None
+    author: str | None = None
+    date: str | None = None
+    first_tag: str | None = None  # None: no release tag contains it yet
+    tree: str | None = None
+
+    def columns(self) -> tuple:
+        return (
+            self.thread_id,
+            self.sha,
+            self.via,
+            self.message_id,
+            self.subject,
+            self.author,
+            self.date,
+            self.first_tag,
+            self.tree,
+        )
+
+
+@dataclass
 class LinkSummary:
     """What one ``link`` / ``link_without_tree`` run found and wrote."""
 
@@ -173,6 +212,8 @@ class LinkSummary:
     rows: list[CommitRow] = field(default_factory=list)
     #: report_id -> commits whose Link:/Closes: name a message of the report's thread
     report_links: dict[str, list[dict]] = field(default_factory=dict)
+    #: the fixes and reverts of regression threads found in the tree (``fix_commits`` rows)
+    fixes: list[FixCommitRow] = field(default_factory=list)
 
     def line(self) -> str:
         """A one-line account for the CLI."""
@@ -180,7 +221,8 @@ class LinkSummary:
         return (
             f"{self.cited} cited SHAs: {parts or 'none'}; {self.subject_mismatches} subject mismatches; "
             f"{self.with_fixes} with fixes in the tree, {self.with_links} with Link/Closes commits; "
-            f"{self.written} rows written, {self.unchanged} unchanged"
+            f"{self.written} rows written, {self.unchanged} unchanged; "
+            f"{len({f.thread_id for f in self.fixes})} regression threads' fixes found in the tree"
         )
 
 
@@ -359,11 +401,14 @@ class Git:
                     out[parts[0]] = tag if _RELEASE_TAG_RE.match(tag) else None
         for sha in shas:
             if out.get(sha) is None:
-                out[sha] = self._first_tag_slow(sha)
+                out[sha] = self.lowest_release_tag(sha)
         return out
 
-    def _first_tag_slow(self, sha: str) -> str | None:
-        """``git tag --contains`` filtered to release tags, oldest by kernel order."""
+    def lowest_release_tag(self, sha: str) -> str | None:
+        """The lowest release tag containing ``sha`` in kernel version order (v6.9-rc1 before
+        v6.9 before v6.10-rc1): ``git tag --contains``, filtered to release tags.  Exact where
+        ``git name-rev`` is a guess (it names the nearest tag, which can be a later release
+        when another branch reaches the commit in fewer steps); one git process a commit."""
         tags = [
             t.strip()
             for t in self.run("tag", "--contains", sha, "--list", "v[0-9]*", check=False).splitlines()
@@ -731,15 +776,20 @@ def _attach_history(
 
 
 def resolve(
-    git: Git, cited: dict[str, _Cited], ids_by_thread: dict[str, set[str]], rev: str = "HEAD"
+    git: Git,
+    cited: dict[str, _Cited],
+    ids_by_thread: dict[str, set[str]],
+    rev: str = "HEAD",
+    subjects: Iterable[str] = (),
 ) -> tuple[list[CommitRow], list[str], TrailerIndex]:
     """Every cited SHA as a CommitRow judged by ``git`` (no database access):
     object lookup, then ONE history pass, then subject matches and history facts.
+    The pass also indexes the commits carrying one of ``subjects`` (normalized).
     Returns (rows sorted by SHA, notes for the user, the trailer index)."""
     notes: list[str] = []
     rows, info, wanted = _judge_shas(git, cited, notes)
     ids = set().union(*ids_by_thread.values()) if ids_by_thread else set()
-    idx = index_history(git, rev, ids, set(wanted))
+    idx = index_history(git, rev, ids, set(wanted) | set(subjects))
     _judge_by_subject(rows, wanted, idx, info, notes, git.top)
     _attach_history(git, rows, cited, ids_by_thread, idx, info)
     return [rows[s] for s in sorted(rows)], notes, idx
@@ -835,19 +885,25 @@ def link(db, git_path: str | Path, rev: str = "HEAD") -> LinkSummary:
         raise GitError(git.path, f"no commit named {rev!r} in the tree")
     cited = cited_shas(db)
     report_threads = dict(_conn(db).execute("SELECT report_id, thread_id FROM reports"))
-    threads = {t for c in cited.values() for t in c.threads} | set(report_threads.values())
+    fixing = fix_threads(db)
+    threads = {t for c in cited.values() for t in c.threads} | set(report_threads.values()) | set(fixing)
     ids_by_thread = thread_message_ids(db, threads)
     summary = LinkSummary(tree=git.top, head=git.head)
     if not cited and not report_threads:
         return summary
-    rows, notes, idx = resolve(git, cited, ids_by_thread, rev)
+    subjects = {f.subject for f in fixing.values() if f.subject}
+    rows, notes, idx = resolve(git, cited, ids_by_thread, rev, subjects)
     log.info("%s: %d commits read from %s", git.top, idx.commits_seen, rev)
     for n in notes:
         log.info("%s", n)
     summary.notes = notes
     summary.report_links = report_links(git, report_threads, ids_by_thread, idx)
+    summary.fixes = landed_fixes(git, fixing, ids_by_thread, idx, rows)
     _summarize(summary, rows)
-    summary.written, summary.unchanged = write_rows(_conn(db), rows)
+    conn = _conn(db)
+    with writing(conn):
+        summary.written, summary.unchanged = write_rows(conn, rows)
+        write_fix_commits(conn, summary.fixes)
     return summary
 
 
@@ -871,6 +927,109 @@ def report_links(
         rid: [_commit_ref(c, tags, trailer=key, message_id=mid) for c, key, mid in hits]
         for rid, hits in found.items()
     }
+
+
+# ---------------------------------------------------------------- fixes that landed
+
+#: how a thread's fix is found in the tree (besides the ``Link``/``Closes`` trailers): its report
+#: cites the commit as its fix or revert; exactly one commit carries the patch's subject
+CITED = "cited"
+SUBJECT = "subject"
+#: parts of a thread in its regression whose fix may be in a tree: a patch a reply says was
+#: applied ("applied v2"), a revert
+LANDING_PARTS = (K.APPLIED, K.REVERT)
+#: statuses of a report whose thread says its fix landed
+LANDED_STATUSES = ("fixed", "reverted")
+
+
+@dataclass
+class FixThread:
+    """A regression thread whose fix may be in the tree: its patch's subject (normalized as
+    commit subjects are), the SHAs its report cites as its fix or revert."""
+
+    thread_id: str
+    subject: str | None = None
+    cited: list[tuple[str, str | None]] = field(default_factory=list)  # (SHA as written, message)
+
+
+def fix_threads(db) -> dict[str, FixThread]:
+    """thread_id -> the regression threads whose fix or revert may have landed: a patch a reply
+    says was applied, a revert, a report whose thread says it is fixed or reverted (what the
+    timeline of a regression tells as "fixed" or "reverted").  Read from the stored keys."""
+    conn = _conn(db)
+    out: dict[str, FixThread] = {}
+    for tid, part, status in conn.execute(
+        "SELECT k.thread_id, k.value, r.status FROM regression_keys k "
+        "LEFT JOIN reports r ON r.report_id = k.thread_id WHERE k.kind = ?",
+        (K.PART,),
+    ):
+        if (part or "").startswith(LANDING_PARTS) or status in LANDED_STATUSES:
+            out.setdefault(tid, FixThread(tid))
+    if not out:
+        return out
+    for tid, value in conn.execute(
+        "SELECT thread_id, value FROM regression_keys WHERE kind = ?", (K.SERIES,)
+    ):
+        if tid in out:
+            out[tid].subject = normalize_commit_subject(value) or None
+    for tid, sha, mid in conn.execute(
+        "SELECT report_id, sha, message_id FROM report_commits WHERE role IN ('fix', 'revert') "
+        "ORDER BY report_id, sha"
+    ):
+        if tid in out and SHA_RE.fullmatch((sha or "").lower()):
+            out[tid].cited.append((sha.lower(), mid))
+    return out
+
+
+def landed_fixes(
+    git: Git,
+    threads: dict[str, FixThread],
+    ids_by_thread: dict[str, set[str]],
+    idx: TrailerIndex,
+    rows: list[CommitRow],
+) -> list[FixCommitRow]:
+    """The commits of the tree that land each thread's fix: those its report cites as its fix
+    or revert (resolved in the tree) and those whose ``Link:``/``Closes:`` names one of its
+    messages; when there are none, the one commit carrying its patch's subject (several: none,
+    not guessed).  Each gets the lowest release tag containing it."""
+    judged = {r.sha: r for r in rows if r.status in IN_TREE and r.full_sha}
+    found: list[FixCommitRow] = []
+    for tid in sorted(threads):
+        t = threads[tid]
+        mine: dict[str, FixCommitRow] = {}
+        for sha, said in t.cited:
+            if (r := judged.get(sha)) is not None and r.full_sha:
+                mine.setdefault(
+                    r.full_sha, FixCommitRow(tid, r.full_sha, CITED, said, r.subject, r.author, r.date)
+                )
+        for mid in sorted(ids_by_thread.get(tid, ())):
+            for c, key in idx.links.get(mid, ()):
+                mine.setdefault(c.sha, FixCommitRow(tid, c.sha, key, mid, c.subject, c.author, c.date))
+        if not mine and t.subject and len(hits := {c.sha: c for c in idx.by_subject.get(t.subject, ())}) == 1:
+            (c,) = hits.values()
+            mine[c.sha] = FixCommitRow(tid, c.sha, SUBJECT, None, c.subject, c.author, c.date)
+        found.extend(mine.values())
+    tags = {sha: git.lowest_release_tag(sha) for sha in sorted({f.sha for f in found})}
+    for f in found:
+        f.first_tag, f.tree = tags[f.sha], git.top
+    return found
+
+
+_FIX_COLS = ("thread_id", "sha", "via", "message_id", "subject", "author", "date", "first_tag", "tree")
+
+
+def write_fix_commits(conn: sqlite3.Connection, fixes: list[FixCommitRow]) -> bool:
+    """Replace the ``fix_commits`` table with ``fixes`` (what one tree says), in the caller's
+    transaction; nothing is written when it holds them already.  True when it changed."""
+    new = sorted(f.columns() for f in fixes)
+    old = sorted(tuple(r) for r in conn.execute(f"SELECT {', '.join(_FIX_COLS)} FROM fix_commits"))
+    if new == old:
+        return False
+    conn.execute("DELETE FROM fix_commits")
+    conn.executemany(
+        f"INSERT INTO fix_commits({', '.join(_FIX_COLS)}) VALUES ({', '.join('?' * len(_FIX_COLS))})", new
+    )
+    return True
 
 
 # ---------------------------------------------------------------- without a tree
@@ -930,6 +1089,7 @@ def link_without_tree(db) -> LinkSummary:
 
 __all__ = [
     "CommitRow",
+    "FixCommitRow",
     "Git",
     "LinkSummary",
     "link",

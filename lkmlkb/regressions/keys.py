@@ -31,6 +31,10 @@ METRIC = "metric"  # the headline metric
 DIFFERENT = "says-different"  # the mail says this is another regression than one it resembles
 PART = "part"  # what the thread is in a regression's story (report, revert, stable backport, ...)
 
+#: the kernel test robot's workload keys: its test and each of its parameters, one key each
+#: (``robot test=fio``, ``robot ioengine=falloc``)
+ROBOT_WORKLOAD = "robot "
+
 #: the parts, in the order a story tells them
 REPORT = "report"
 ROBOT = "robot report"
@@ -278,7 +282,7 @@ def thread_keys(t: ThreadInput) -> list[Key]:
         if _ROBOT_RE.search(f"{m.from_name} {m.from_addr}"):
             robot = robot or m is first
         for hit in _ROBOT_PARAM_RE.finditer(text) if m is first and robot else ():
-            keys.append(Key(WORKLOAD, f"robot {hit.group(1)}={hit.group(2)}"))
+            keys.append(Key(WORKLOAD, f"{ROBOT_WORKLOAD}{hit.group(1)}={hit.group(2)}"))
         if m is first and robot and (noticed := _ROBOT_NOTICED_RE.search(text)):
             # the robot says which regression this is: the one of this metric
             keys.append(Key(METRIC, noticed.group(1).lower()))
@@ -296,7 +300,7 @@ def thread_keys(t: ThreadInput) -> list[Key]:
         versions.add(v)
         keys.append(Key(SERIES, low, first_id, t.first_date, subject))
     if robot and (test := _ROBOT_TEST_RE.search(subject or "")):
-        keys.append(Key(WORKLOAD, f"robot test={test.group(1)}"))
+        keys.append(Key(WORKLOAD, f"{ROBOT_WORKLOAD}test={test.group(1)}"))
         keys.append(Key(METRIC, f"{test.group(1)}.{test.group(2)}".lower()))
     if stable:
         part = STABLE

@@ -5,16 +5,17 @@ to, and the Atom feed of regressions (``/-/lkmlkb/regressions.atom``)."""
 from __future__ import annotations
 
 import re
-import urllib.parse
 from datetime import UTC, datetime
 from xml.etree import ElementTree as ET
 
 from datasette.utils.asgi import Response
 
 from lkmlkb.db.queries import dict_rows
-from lkmlkb.db.regressions import regression_data, regression_of
+from lkmlkb.db.regressions import regression_data, regression_of, regression_page
 from lkmlkb.fio.render import CONTROL_RE
+from lkmlkb.regressions.text import VIA
 from lkmlkb.web.common import (
+    commit_url,
     error_page,
     has_table,
     kb_database,
@@ -32,7 +33,7 @@ FEED_LIMIT = 50
 
 
 def regression_path(regression_id: str) -> str:
-    return "/-/lkmlkb/regression/" + urllib.parse.quote(regression_id, safe="")
+    return regression_page(regression_id)
 
 
 def regression_page_data(conn, regression_id: str) -> dict | None:
@@ -47,6 +48,9 @@ def regression_page_data(conn, regression_id: str) -> dict | None:
     titles = {t["thread_id"]: t.get("title") for t in data["threads"]}
     for e in data["timeline"]:
         e["page"] = report_path(e["thread_id"]) if titles.get(e["thread_id"]) is not None else None
+        for c in e.get("commits") or []:
+            c["url"] = commit_url(c["sha"])
+            c["how"] = VIA.get(c["via"], c["via"])
     return data
 
 

@@ -23,6 +23,28 @@ patch diffs and long robot tables cut), in ``tests/fixtures/regressions/``:
   <202406252157.348c160f-oliver.sang@intel.com>) and "stress-ng.fsize.ops_per_sec -35.5%
   regression" (2024-09-29, <202409291630.6349557c-oliver.sang@intel.com>), each saying which
   regression it reports ("noticed a ... regression of <metric>").
+- ``robot_fio_write_iops_btrfs.mbox`` (linux-btrfs): four of the kernel test robot's fio-basic
+  reports of "fio.write_iops" on btrfs, each from its own commit: "[linus:master] [btrfs]
+  4ae2edf12d: fio.write_iops -11.9% regression" (2023-04-14,
+  <202304140917.9e9f5c1-yujie.liu@intel.com>; io_uring, direct, nr_task 100%), "[linux-next:master]
+  [btrfs] 40b77b3e82: fio.write_iops -40.2% regression" (2023-12-03,
+  <202312022313.a9606b59-oliver.sang@intel.com>) and "[linus:master] [btrfs] ad21f15b0f:
+  fio.write_iops -40.1% regression" (2024-01-29, <202401292150.40c83338-oliver.sang@intel.com>),
+  the one commit "btrfs: switch to the new mount API" in linux-next and in mainline, both with
+  ioengine falloc and nr_task 1, and "[linus:master] [btrfs] 4e159150a9: fio.write_iops 6.5%
+  regression" (2026-02-12, <202602122319.d71b793c-lkp@intel.com>; pvsync2).
+- ``robot_fio_write_iops_xfs.mbox`` (linux-xfs): the robot's "[jlayton:mgtime] [xfs] 4edee232ed:
+  fio.write_iops -34.9% regression" (2024-06-14, <202406141453.7a44f956-oliver.sang@intel.com>):
+  the fio job of the btrfs reports of 40b77b3e82 and ad21f15b0f (falloc, nr_task 1) on xfs.
+
+- ``loop_nomerges_fixed.mbox`` (linux-block, October 2024): "read regression for dm-snapshot with
+  loopback" (2024-10-03, <CACzhbgTFesCa-tpyCqunUoTw-1P2EJ83zDzrcB4fbMi6nNNwng@mail.gmail.com>,
+  Leah Rumancik: a dd read from 2 to 40 minutes, bisected to dc5fc361d89 and fixed in mainline by
+  667ea36378cf ("loop: don't set QUEUE_FLAG_NOMERGES")), the replies and the stable backport
+  request in its thread, whole.
+
+The robot reports are trimmed: only the root messages, their first text part, the headers
+threading needs, and the fio rows of the comparison tables.
 """
 
 from __future__ import annotations
@@ -30,44 +52,18 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
+from regression_helpers import FIXTURES as HERE
+from regression_helpers import ISCSI_REPORT, ISCSI_V1, ISCSI_V2, REVERT, SEED000
 
 from lkmlkb.cli import main
 from lkmlkb.db.connection import connect
 from lkmlkb.db.regressions import list_regressions, regression_data, regression_of
 from lkmlkb.ingest.run import ingest
 
-ROOT = Path(__file__).resolve().parents[2]
-HERE = ROOT / "tests" / "fixtures" / "regressions"
-SEED000_TEXT = next((ROOT / "corpus").glob("000_*.txt"))
-SEED000_MBOX = next((ROOT / "corpus").glob("102_*.mbox"))
-ISCSI_REPORT = "CAHZQxyKsym0E-GaV0cLQKH8GgO8X_4QR8WjiGghdjswhObLG0g@mail.gmail.com"
-ISCSI_V1 = "20230529023836.1209558-1-dlemoal@kernel.org"
-ISCSI_V2 = "20230529073237.1339862-1-dlemoal@kernel.org"
-SEED000 = "5ce2ae5d-61e2-4ede-ad55-551112602401@oracle.com"
-REVERT = "20240313214218.1736147-1-bvanassche@acm.org"
 ROBOT_AIOL = "202412122112.ca47bcec-lkp@intel.com"
 ROBOT_SYSBENCH = "202406252157.348c160f-oliver.sang@intel.com"
 ROBOT_FSIZE = "202409291630.6349557c-oliver.sang@intel.com"
-
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory) -> Path:
-    """One knowledge base of every fixture and both copies of seed 000; the revert comes in a
-    second ingest, after its regression was grouped (grouping is incremental)."""
-    path = tmp_path_factory.mktemp("regressions") / "kb.db"
-    first = [p for p in sorted(HERE.glob("*.mbox")) if p.name != "mq_deadline_revert.mbox"]
-    ingest([str(p) for p in first] + [str(SEED000_TEXT), str(SEED000_MBOX)], str(path), extract=True)
-    ingest([str(HERE / "mq_deadline_revert.mbox")], str(path), extract=True)
-    return path
-
-
-@pytest.fixture(scope="module")
-def conn(kb):
-    db = connect(kb, create=False)
-    yield db.conn
-    db.conn.close()
 
 
 def _copy(kb: Path, tmp_path: Path) -> Path:

@@ -3,19 +3,29 @@
 Needs the Debian packages ``chromium`` (and ``chromium-driver``) and the
 Python package ``playwright`` -- its browser download is never used; the
 test drives /usr/bin/chromium.  The knowledge base is the corpus build of
-conftest.py (seed 000: the mq-deadline multipath write regression).
+conftest.py (seed 000: the mq-deadline multipath write regression), and, for
+the walk to a regression's timeline, the regression fixtures' linked to a
+small kernel tree (tests/regression_helpers.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import shutil
 import subprocess
 import sys
+import urllib.parse
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from regression_helpers import ISCSI_REPORT, ISCSI_V1, ISCSI_V2, build_kernel_tree, build_regression_kb
 from web_helpers import free_port, wait_listening
+
+from lkmlkb.cli import main
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
@@ -46,13 +56,34 @@ pytestmark = [
 
 @pytest.fixture()
 def server(kb, tmp_path):
-    """The README's ``lkmlkb serve`` on 127.0.0.1, run in a folder holding the knowledge base under
-    its default name ``lkmlkb.db`` (no ``--db``); yields its URL."""
+    """The README's ``lkmlkb serve`` of the corpus build; yields its URL."""
+    with serving(kb[0], tmp_path) as url:
+        yield url
+
+
+@pytest.fixture()
+def regression_server(tmp_path):
+    """``lkmlkb serve`` of the regression fixtures after ``lkmlkb link --git`` of the small
+    kernel tree; yields its URL."""
+    db = build_regression_kb(tmp_path / "regressions.db")
+    build_kernel_tree(tmp_path / "linux")
+    linked = CliRunner().invoke(main, ["link", "--db", str(db), "--git", str(tmp_path / "linux")])
+    assert linked.exit_code == 0, linked.output
+    with serving(db, tmp_path) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serving(db: Path, tmp_path: Path) -> Iterator[str]:
+    """The README's ``lkmlkb serve`` on 127.0.0.1, run in a folder holding the knowledge base
+    ``db`` under its default name ``lkmlkb.db`` (no ``--db``); yields its URL."""
     lkmlkb = Path(sys.executable).parent / "lkmlkb"
     assert lkmlkb.exists(), f"no lkmlkb command beside {sys.executable} (pip install -e .)"
     folder = tmp_path / "served"
     folder.mkdir()
-    shutil.copy(kb[0], folder / "lkmlkb.db")
+    for suffix in ("", "-wal", "-shm"):
+        if Path(str(db) + suffix).exists():
+            shutil.copy(str(db) + suffix, str(folder / "lkmlkb.db") + suffix)
     port = free_port()
     proc = subprocess.Popen(
         [str(lkmlkb), "serve", "--port", str(port)],
@@ -155,5 +186,93 @@ def test_commit_page_and_reports_table_read_as_a_person_sees_them(server):
             # one line above the facets and rows, where Datasette lists 32 descriptions
             box = folded.bounding_box()
             assert box is not None and box["height"] < 60
+        finally:
+            browser.close()
+
+
+#: the report pages' titles of the iSCSI rescan regression's threads
+TITLES = {
+    ISCSI_REPORT: "block: significant performance regression in iSCSI rescan",
+    ISCSI_V1: "[PATCH] block: fix revalidate performance regression",
+    ISCSI_V2: "[PATCH v2] block: fix revalidate performance regression",
+}
+
+
+def test_search_open_report_follow_to_its_regression_timeline(regression_server):
+    """From the search box to a report, from the report to its regression, and back to the report
+    of every thread: "block: significant performance regression in iSCSI rescan" (2023-05-26), the
+    fix "[PATCH] block: fix revalidate performance regression" and its v2, applied (2023-05-29)."""
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(regression_server + "/")
+            page.fill("#lkmlkb-q", "iSCSI rescan")
+            page.press("#lkmlkb-q", "Enter")
+            page.wait_for_url("**/-/lkmlkb/search?q=iSCSI+rescan")
+            keep_screenshot(page, "regression-walk-search")
+            hit = page.locator("#hits-reports .lkmlkb-hit-title").first
+            assert hit.inner_text() == "block: significant performance regression in iSCSI rescan"
+            hit.click()
+            page.wait_for_selector("h1.lkmlkb-title")
+            assert page.locator("h1.lkmlkb-title").inner_text() == TITLES[ISCSI_REPORT]
+            keep_screenshot(page, "regression-walk-report")
+            part_of = page.locator("p.lkmlkb-regression")
+            assert (
+                "Part of the regression" in part_of.inner_text() and "(report; fixed)" in part_of.inner_text()
+            )
+            part_of.locator("a").click()
+            page.wait_for_url(re.compile(r".*/-/lkmlkb/regression/reg-[0-9a-f]{12}$"))
+            page.wait_for_selector("#timeline")
+            regression_path = urllib.parse.urlsplit(page.url).path
+            keep_screenshot(page, "regression-walk-timeline")
+            assert page.locator("h1.lkmlkb-title").inner_text() == (
+                "block: significant performance regression in iSCSI rescan"
+            )
+            entries = page.locator("#timeline li")
+            dated = [
+                (
+                    entries.nth(i).locator(".lkmlkb-date").inner_text(),
+                    entries.nth(i).locator(".lkmlkb-event").inner_text(),
+                )
+                for i in range(entries.count())
+            ]
+            assert dated == [
+                ("2023-05-26", "reported"),
+                ("2023-05-26", "bisected"),
+                ("2023-05-29", "fix proposed"),
+                ("2023-05-29", "fix proposed"),
+                ("2023-05-29", "fixed"),
+            ]
+            assert "First in v6.8" in entries.nth(4).inner_text()
+            assert "None: no regression reported before this one" in page.locator("#earlier").inner_text()
+            # every thread links back to its report, and each link opens that report
+            threads = page.locator("#threads li")
+            links = {
+                threads.nth(i).locator(".lkmlkb-part").inner_text(): threads.nth(i)
+                .locator("a")
+                .get_attribute("href")
+                for i in range(threads.count())
+            }
+            assert {part: urllib.parse.unquote(href.rsplit("/", 1)[1]) for part, href in links.items()} == {
+                "report": ISCSI_REPORT,
+                "fix proposed v1": ISCSI_V1,
+                "applied v2": ISCSI_V2,
+            }
+            timeline_links = {
+                entries.nth(i).locator("a", has_text="report").get_attribute("href")
+                for i in range(entries.count())
+            }
+            assert timeline_links == set(links.values())
+            for part, href in sorted(links.items()):
+                page.goto(regression_server + regression_path)
+                page.locator(f'#threads a[href="{href}"]').click()
+                page.wait_for_url("**" + href)
+                thread_id = urllib.parse.unquote(href.rsplit("/", 1)[1])
+                assert page.locator("h1.lkmlkb-title").inner_text() == TITLES[thread_id], part
+                back = page.locator("p.lkmlkb-regression")
+                assert back.inner_text().endswith(f"({part}; fixed)")
+                assert back.locator("a").get_attribute("href") == regression_path
+            keep_screenshot(page, "regression-walk-thread")
         finally:
             browser.close()
