@@ -558,11 +558,15 @@ _WS_HEADER_WORD = re.compile(
 _WS_SPLIT = re.compile(r"\t{1,8}\s{0,8}|\s{2,40}")  # cells apart by tabs or two spaces
 _WS_ROW = re.compile(
     r"""
-    ^\s{0,8}(?P<label>[A-Za-z][\w\-.]{0,30}(?:\ [A-Za-z][\w\-.]{0,20}){0,2})   # "mq-deadline", "non hosttags"
+    ^\s{0,8}(?P<label>[A-Za-z][\w\-.]{0,30}(?:\ [A-Za-z][\w\-.]{0,20}){0,2}   # "mq-deadline", "non hosttags"
+      |(?=[0-9]{0,39}[a-f])[0-9a-f]{7,40}(?![\w.])                        # a commit: "0e7ab7efe774..."
+      |\d\.\d{1,2}(?:[.\-+][\w.\-+]{1,30})?)                                # a release: "5.17-rc4"
     (?:\t|\ {2})\s{0,40}(?P<rest>\S.{0,300})$
     """,
     re.VERBOSE,
 )
+#: a rule under a header: "======" or "------"
+_RULE = re.compile(r"^[ \t]{0,12}(?:={6,}|-{6,})[ \t]*$")
 _WS_ROW_CUE = ("\t", "  ")  # in every _WS_ROW match: what ends its label
 #: what a column header names when it names a measure (see _header_meaning)
 _MEASURES = frozenset({"iops", "lat", "throughput", "bw", "cpu"})
@@ -585,11 +589,15 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
     out: list[Result] = []
     for row in cue_lines(lines, _WS_ROW_CUE):  # the lines that may be a row: each may have a header above
         i = row - 1
+        if i > 0 and _RULE.match(lines[i].text):
+            i -= 1  # a rule between the header and the rows ("------" under "Kernel   Write IOPS")
         if i < 0 or not lines[i].text or not _WS_ROW.match(lines[row].text):
             continue  # no row under it: nothing is read whatever the line is (a pasted .config's lines)
         h = lines[i].text.strip()
         if not h or len(h) > 200 or _DIGIT.search(h) or "|" in h or h.lower().startswith("device"):
             continue
+        if _ROW_HEAD.match(lines[i].text):
+            continue  # metric rows under conditions: find_metric_rows reads them
         names = [x for x in _WS_SPLIT.split(h) if x]
         if not names or len(names) > 12 or any(len(x) > 30 for x in names):
             continue
@@ -605,7 +613,7 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
             and not last_unit
             and normalize(1.0, names[-1].strip())[1] not in _SPEED_UNITS
         )
-        j = i + 1
+        j = row
         found: list[Result] = []
         while j < len(lines):
             m = _WS_ROW.match(lines[j].text)
@@ -991,8 +999,6 @@ _ROW_HEAD = re.compile(
     r"^[ \t]{0,12}(?i:metric|metrics|test|benchmark|workload|operation)"
     r"(?P<names>(?:[ \t]{2,40}[A-Za-z0-9][\w.+-]{0,30}){2,8})[ \t]*$"
 )
-#: a rule under the header: "======" or "------"
-_RULE = re.compile(r"^[ \t]{0,12}(?:={6,}|-{6,})[ \t]*$")
 #: a metric row: its name, then figures (the last may be a percentage)
 _METRIC_ROW = re.compile(
     r"^[ \t]{0,12}(?P<label>[A-Za-z][\w.-]{0,40})(?P<cells>(?:[ \t]{1,40}" + _NUM + r"%?){2,8})[ \t]*$"

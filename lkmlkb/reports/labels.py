@@ -146,7 +146,8 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
     has no release but the commit as its configuration.  Its kernel becomes
     that commit, and the commit's role says which side it is: the robot's
     base is the baseline, the commit under test (the culprit) the regressed
-    state, a fix the fixed one.  Results of other configurations are left alone.
+    state, a fix the fixed one; a commit cited only in passing was tested.
+    Results of other configurations are left alone.
     """
     for r in results:
         if r.kernel or not r.config or not _SHA_CONFIG.fullmatch(r.config):
@@ -155,6 +156,9 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
         if c is None:
             continue
         r.kernel = r.config
+        if c.role == "mentioned":
+            # a kernel built from it was measured: the commit was tested ("<sha>  1040k" in a table)
+            c.role, c.cue = "tested", "measured on it"
         if not r.label:
             r.label = _COMMIT_ROLE_LABEL.get(c.role)
     # the other column of a row whose tested column regressed is the robot's base (a commit or a release)
@@ -170,6 +174,16 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
             and (r.evidence.message_id, r.evidence.line_start, r.metric) in regressed_rows
         ):
             r.label = "baseline"
+    if any(r.label == "baseline" for r in results):
+        return
+    # a table of kernels and commits as rows, in the order they were built ("v5.4  1050K", "<parent>
+    # 1040k", "<culprit>  835k"): the row above the culprit's is its parent, the baseline
+    by_line = {(r.evidence.message_id, r.evidence.line_start, r.metric): r for r in results}
+    for r in results:
+        if r.label == "regressed" and r.config and _SHA_CONFIG.fullmatch(r.config):
+            above = by_line.get((r.evidence.message_id, r.evidence.line_start - 1, r.metric))
+            if above is not None and above.label is None and (above.kernel or above.config):
+                above.label = "baseline"
 
 
 def label_pairs(results: list[Result], kernels: list[KernelMention]) -> None:

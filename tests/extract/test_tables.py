@@ -278,3 +278,35 @@ def test_metric_rows_under_a_header_of_conditions():
 def test_metric_rows_variants(table, want):
     got = [(r.metric, r.config, r.kernel, r.value) for r in find_tables(table) if r.metric == "seqread"]
     assert got == want
+
+
+# a table of kernels and commits as rows between rules, in the form of a linux-xfs report
+# (<87czjb9haq.fsf@debian-BULLSEYE-live-builder-AMD64>, 2022-02), written anew
+KERNEL_ROWS = """\
+The following results are produced
+
+----------------------------------------------------
+ Kernel                                  Read IOPS
+----------------------------------------------------
+ v6.1                                    812K
+ 3c6296046c85d1b9a52ed1b6ad5e1e8bce4ccdb2  806k
+ 4f3d1e4533b0982034f316ace85415d3bc57e3da  511k
+ 6.3-rc2                                 530k
+----------------------------------------------------
+"""
+
+
+def test_kernels_and_commits_as_rows_between_rules():
+    got = [(r.kernel, r.config, r.value, r.unit) for r in find_tables(KERNEL_ROWS)]
+    assert got == [
+        ("6.1", None, 812000.0, "IOPS"),
+        (None, "3c6296046c85d1b9a52ed1b6ad5e1e8bce4ccdb2", 806000.0, "IOPS"),
+        (None, "4f3d1e4533b0982034f316ace85415d3bc57e3da", 511000.0, "IOPS"),
+        ("6.3-rc2", None, 530000.0, "IOPS"),
+    ]
+
+
+def test_a_number_of_digits_alone_is_no_commit_row():
+    # iozone's rows open with a file size in KB (linux-raid, 2023): a number, not a commit
+    text = "              KB  reclen   write rewrite    read\n       131072000       4  493670  525964   524575\n"
+    assert not [r for r in find_tables(text) if r.config == "131072000" or r.kernel == "131072000"]

@@ -321,3 +321,39 @@ def test_the_kernels_a_subject_about_speed_names_are_the_threads(subject, want):
     ((tid, (msgs, findings)),) = extract_messages([msg]).items()
     r = build_report(tid, msgs, findings)
     assert {k.version for k in r.kernel_versions} == want
+
+
+TABLE_OF_COMMITS = (
+    "----------------------------------------------------\n"
+    " Kernel                                  Read IOPS\n"
+    "----------------------------------------------------\n"
+    " v6.1                                    812K\n"
+    " 3c6296046c85d1b9a52ed1b6ad5e1e8bce4ccdb2  806k\n"
+    " 4f3d1e4533b0982034f316ace85415d3bc57e3da  511k\n"
+    " v6.3-rc2                                530k\n"
+    "----------------------------------------------------\n\n"
+    "The commit 4f3d1e4533b0982034f316ace85415d3bc57e3da (xfs: throttle commits) causes\n"
+    "the tasks to block.\n"
+)
+
+
+@pytest.mark.parametrize(
+    "lead,baseline,pct",
+    [
+        # no kernel is said to be good: the row above the culprit's is its parent, the baseline
+        ("Random reads got slower, see the table.\n\n", 806000.0, 36.6),
+        # a good kernel said in words is the baseline
+        ("Random reads regressed between v6.1 and v6.3-rc2.\n\n", 812000.0, 37.07),
+    ],
+)
+def test_a_table_of_commits_as_rows_gives_a_baseline_and_tested_commits(lead, baseline, pct):
+    # the culprit named in prose under a table of kernels and commits as rows (the form of a
+    # linux-xfs report, 2022-02, written anew)
+    r = _report_of(
+        lead + TABLE_OF_COMMITS, subject="Performance regression with many tasks doing random reads"
+    )
+    roles = {c.sha[:12]: c.role for c in r.commits}
+    assert roles == {"4f3d1e4533b0": "culprit", "3c6296046c85": "tested"}  # a row measured on it
+    labels = {x.value: x.label for x in r.results}
+    assert (labels[baseline], labels[511000.0]) == ("baseline", "regressed")
+    assert r.regression_pct == pytest.approx(pct, abs=0.1)
