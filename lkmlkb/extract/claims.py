@@ -352,6 +352,42 @@ def _from_to_change(text: str, at: int, hi: int, down: bool) -> float | None:
     return change
 
 
+#: "... drops to as low as 6MiB/s", "is dropped to 3709MB/s from 20GB/s": the value a direction
+#: word goes to, and where it came from when said after it
+_TO_VALUE_AFTER = re.compile(
+    r"""[ \t\n]{1,3}(?i:to)[ \t\n]{1,3}(?:(?i:about|around|roughly|nearly|almost|only|just|barely|under|as[ \t\n]low[ \t\n]as)
+        [ \t]{1,2})?~?(?P<b>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ub>%s)(?![\w/%%])
+        (?:[ \t\n]{1,3}(?i:from)[ \t\n]{1,3}~?(?P<a>\d{1,9}(?:\.\d{1,6})?)[ \t]?(?P<ua>%s)(?![\w/%%]))?"""
+    % (_MEASURE_UNIT, _MEASURE_UNIT),
+    re.VERBOSE,
+)
+
+
+def _to_change(text: str, at: int, lo: int, hi: int, down: bool) -> float | None:
+    """The change of "to B" right after a direction word, from the "from A" after it or else from
+    the last value of the same measure before the word in its sentence ("starts reading at
+    800MiB/s then ... the read speed drops to as low as 6MiB/s": 99.25%); None unless the
+    values say the word's way."""
+    m = _TO_VALUE_AFTER.match(text, at, hi)
+    if not m:
+        return None
+    b, ub = float(m["b"]), m["ub"]
+    if m["a"]:
+        a, ua = float(m["a"]), m["ua"]
+    else:
+        kind = metric_of(ub)
+        before = [q for q in quantities(text[lo:at]) if metric_of(q[3]) == kind]
+        if not before:
+            return None
+        a, ua = before[-1][2], before[-1][3]
+    (na, nua), (nb, nub) = normalized(a, ua), normalized(b, ub)
+    if na is not None and nb is not None and nua == nub:
+        a, b = na, nb
+    elif ua != ub:
+        return None
+    return _relative_change(a, b, down)
+
+
 def _relative_change(a: float, b: float, down: bool) -> float | None:
     """From ``a`` to ``b``, in percent of ``a``; None unless it went the way ``down`` says."""
     if a <= 0 or a == b or (b < a) != down:
@@ -684,7 +720,9 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         near = pct  # the range's low end holds only while the size is this percentage
         # the values a direction word goes from and to: its size, before any percentage near it
         if word in _WENT:
-            went = _from_to_change(text, c.end, s1, word in _WENT_DOWN)
+            went = _from_to_change(text, c.end, s1, word in _WENT_DOWN) or _to_change(
+                text, c.end, s0, s1, word in _WENT_DOWN
+            )
         elif kind == "regression":
             # "slowed from about 2.9 gb/sec to about 949 mb/sec": a fall of a rate, a rise of a time
             went = _from_to_change(text, c.end, s1, True) or _from_to_change(text, c.end, s1, False)

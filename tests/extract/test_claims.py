@@ -393,6 +393,25 @@ def test_two_levels_after_a_direction_word_are_no_change_of_the_second_level(tex
         ("fsync time increased from 2 ms to 9 ms with the series\n", [("regression", 350.0, "time")]),
         ("the test time decreased from 60s to 15s\n", [("improvement", 75.0, "time")]),
         ("memory use increased from 10 MB to 20 MB\n", []),  # a size: no time, no measure of speed
+        # "to B", from the "from A" after it or from the same measure before the word: a linux-block
+        # review (2023, "read BW is dropped to 3709MB/s from 20GB/s") and a linux-btrfs report's
+        # form (2024, "starts reading at 800MiB/s then ... the read speed drops to as low as 6MiB/s")
+        (
+            "In my VM, read BW is dropped to 3709MB/s from 20GB/s in the above\n",
+            [("regression", 81.45, "bw")],
+        ),
+        (
+            "it starts reading at 800MiB/s then, once the cache fills up, the read speed drops to as low\n"
+            "as 6MiB/s but returns to 800MiB/s later.\n",
+            [("regression", 99.25, "read")],
+        ),
+        ("latency increased to 50 ms from 10 ms\n", [("regression", 400.0, "lat")]),
+        # the value before is the last of the same measure, past one of another
+        (
+            "it reads at 800MiB/s doing 4000 IOPS, then the read speed drops to 6MiB/s\n",
+            [("regression", 99.25, "read")],
+        ),
+        ("we ran 800 IOPS jobs, and the read speed drops to 6MiB/s\n", [("regression", None, "read")]),
     ],
 )
 def test_the_values_a_direction_word_goes_from_and_to_give_its_size(text, expected):
