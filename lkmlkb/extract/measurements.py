@@ -123,7 +123,7 @@ def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
 #: a bare release number ("5.9", "6.10.3"): a kernel only where the message says so; not a
 #: measure ("6.4 Gbps", "2.5 GB", "3.5x", "1.5 seconds")
 _BARE_VERSION = re.compile(
-    r"""(?<![\w.:/-])v?(?P<v>[2-7]\.\d{1,2}(?:\.\d{1,3})?)(?![\w.%]|\.\d)
+    r"""(?<![\w.:/-])v?(?P<v>[2-7]\.\d{1,2}(?:\.\d{1,3})?)(?![\w%]|\.\w)  # a sentence's full stop may follow
         (?![ ]?(?:[KMGTkmgt]i?[Bb]\b|[KMGTkmgt]i?[Bb](?:ps|/s)|[KMG]?Hz|x\b|times\b|[mun\u00b5]?s\b|sec|min|hours?
                  |IOPS|iops|GT/s|V\b|W\b|C\b))""",
     re.VERBOSE,

@@ -93,6 +93,33 @@ def test_a_value_beside_its_kernel():
     assert (90.0, "seconds", "6.5", "6.5") in results
 
 
+@pytest.mark.parametrize(
+    "text,kernel",
+    [
+        # the kernel ends its sentence: the full stop is no part of a version (a bare number, a
+        # kernel because a change statement of the mail made it one)
+        (
+            "Things became slow w/ Linux kernel 6.6.\n\nUntar went from ~20 seconds w/ 6.5 to nearly\n"
+            "3 minutes in 6.6.\n\nIn a VM it was already 90 seconds slow\nwith 6.5.\n",
+            "6.5",
+        ),
+        (
+            "Things became slow w/ Linux kernel 6.6.\n\nUntar went from ~20 seconds w/ 6.5 to nearly\n"
+            "3 minutes in 6.6.\n\nIn a VM: 90 seconds on 6.5.\nThanks\n",
+            "6.5",
+        ),
+        # a version that goes on after its dot is that version
+        (
+            "With Linux 6.6 the copy takes 9 minutes. It was already 90 seconds slow with 6.5.x kernels\n",
+            "6.5.x",
+        ),
+    ],
+)
+def test_a_kernel_ending_a_sentence(text, kernel):
+    results, _ = _read(text)
+    assert [r[2] for r in results if r[0] == 90.0] == [kernel]
+
+
 def test_prose_figures_join_the_results_and_others_keep_their_lines():
     text = (
         "Throughput went from 170MB/s to 11MB/s after the update.\n\n"
