@@ -28,6 +28,7 @@ from lkmlkb.reports.labels import (
     label_results,
     label_with_without,
     other_of_two,
+    results_on_the_one_kernel,
     roles_from_statements,
     unlabel_unaffected,
 )
@@ -110,6 +111,8 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     results = dedupe_results(findings)
     jobs = dedupe_jobs(findings)
     roles_from_statements(results, kernels)
+    if not patch_thread:  # a series names the tree it is based on, not what it measured on
+        results_on_the_one_kernel(results, [k for f in findings for k in f.kernels])
     good, bad = decide_kernels(kernels, claims)
     attribute_commit_results(results, commits)
     label_results(results, kernels, commits)

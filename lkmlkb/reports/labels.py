@@ -108,6 +108,37 @@ def roles_from_statements(results: list[Result], kernels: list[KernelMention]) -
             k.role = "bad"
 
 
+_RELEASE = re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,4})?")
+
+
+def results_on_the_one_kernel(results: list[Result], own_kernels: list[KernelMention]) -> None:
+    """A message whose own words name one kernel release only (in one or more forms: "6.7.9" and
+    its ``uname -r`` "6.7.9-100.fc38.x86_64") measured its figures on it: its results that name
+    nothing they were measured on (no kernel, commit, side or configuration) get that kernel, in
+    its most specific form.  Figures of
+    quoted text, and of a message naming two releases, are left alone; the subject's kernels
+    are the thread's, not what a message ran."""
+    by_message: dict[str, set[str]] = {}
+    forms: dict[str, list[str]] = {}
+    for k in own_kernels:
+        if k.evidence is None or k.evidence.quoted or not k.evidence.message_id:
+            continue
+        if k.evidence.text.startswith("Subject: "):
+            continue  # "regression since 6.5.0": the kernel it began in, not the one measured
+        m = _RELEASE.match(k.version)
+        if m is None:
+            continue
+        by_message.setdefault(k.evidence.message_id, set()).add(m.group(0))
+        forms.setdefault(k.evidence.message_id, []).append(k.version)
+    for r in results:
+        e = r.evidence
+        if r.kernel or r.config or e is None or e.quoted:
+            continue  # measured on a named kernel, commit, side of a change or configuration
+        releases = by_message.get(e.message_id)
+        if releases and len(releases) == 1:
+            r.kernel = max(forms[e.message_id], key=len)
+
+
 def _result_key(r: Result) -> tuple[str, str]:
     version = _kernel_base(r.kernel)
     q = _qual(r.kernel) or _qual(

@@ -357,3 +357,26 @@ def test_a_table_of_commits_as_rows_gives_a_baseline_and_tested_commits(lead, ba
     labels = {x.value: x.label for x in r.results}
     assert (labels[baseline], labels[511000.0]) == ("baseline", "regressed")
     assert r.regression_pct == pytest.approx(pct, abs=0.1)
+
+
+@pytest.mark.parametrize(
+    "body,want",
+    [
+        # the one release a message names, in two forms (the form of a linux-ext4 bugzilla comment,
+        # 2024, written anew): its figures were measured on it, in its most specific form
+        (
+            "After updating to kernel 6.8.4 the copy starts at about 150MB/s, then drops to\n"
+            "very little; the rsync took over 4 hours.\n\n"
+            "    Linux box 6.8.4-200.fc39.x86_64 #1 SMP PREEMPT_DYNAMIC\n",
+            {150.0: "6.8.4-200.fc39.x86_64", 4.0: "6.8.4-200.fc39.x86_64"},
+        ),
+        # two releases named: which one a figure is of is not said
+        (
+            "Both 6.8.4 and 6.7.2 are affected.\n\nThe copy runs at about 150MB/s and the rsync took 4 hours.\n",
+            {150.0: None, 4.0: None},
+        ),
+    ],
+)
+def test_the_figures_of_a_message_naming_one_kernel_are_measured_on_it(body, want):
+    r = _report_of(body, subject="[Bug 218100] ext4 write regression since 6.7.0 on raid")
+    assert {x.value: x.kernel for x in r.results if x.value in want} == want
