@@ -535,6 +535,16 @@ def bisected_measurement(t: ThreadFacts) -> Reason | None:
     return None
 
 
+#: a line naming the tree a patch series is based on, in its changelog ("* Rebased to v6.15-rc1",
+#: "v7: rebase on 5.5-rc6", "based on next-20230525", "applies on top of 6.8-rc1"): a kernel
+#: there is where the series goes, not one a slowdown was measured on
+SERIES_BASE_LINE = re.compile(
+    r"\b(?:re-?based?|based|applies|on[ \t]top[ \t]of)\b[^\n]{0,40}?(?:v|linux[ \t-]?|kernel[ \t])?\d\.\d"
+    r"|\b(?:re-?based?|based)\b[^\n]{0,40}?\bnext-\d{8}",
+    re.IGNORECASE,
+)
+
+
 def kernel_change(t: ThreadFacts, mid: str) -> Reason | None:
     """Where the thread changes the kernel the slowdown (said in message ``mid``) is measured on:
     a commit blamed, fixed or reverted anywhere in the thread, or built and run in that message;
@@ -571,7 +581,7 @@ def kernel_change(t: ThreadFacts, mid: str) -> Reason | None:
         )
     versions: dict[str, KernelMention] = {}
     for k in t.own_kernels:
-        if k.evidence.message_id == mid:
+        if k.evidence.message_id == mid and not SERIES_BASE_LINE.search(k.evidence.text or ""):
             versions.setdefault(_release(k.version), k)
     if len(versions) >= 2:
         a, b = list(versions.values())[:2]

@@ -380,3 +380,33 @@ def test_a_table_of_commits_as_rows_gives_a_baseline_and_tested_commits(lead, ba
 def test_the_figures_of_a_message_naming_one_kernel_are_measured_on_it(body, want):
     r = _report_of(body, subject="[Bug 218100] ext4 write regression since 6.7.0 on raid")
     assert {x.value: x.kernel for x in r.results if x.value in want} == want
+
+
+# a series' cover letter whose changelog names the trees it was rebased on, in the form of
+# linux-block's "[PATCH v8 00/24] Provide a new two step DMA mapping API" (2025) and the RTRS
+# series (2020), written anew: those kernels are where the series goes, no kernel change
+SERIES_COVER = """\
+This series adds a two step mapping API.
+
+The first version stayed at the RFC stage because the block iterator caused a
+performance regression of about 10%, which the current code avoids.
+
+Changelog:
+v8:
+ * Rebased to v6.15-rc1
+v7:
+ * Rebased to v6.14-rc1
+"""
+
+
+def test_the_trees_a_series_was_rebased_on_are_no_kernel_change():
+    r = _report_of(SERIES_COVER, subject="[PATCH v8 00/24] Provide a new two step mapping API")
+    assert not r.is_regression_report
+    assert not any(x.rule == "kernel-change" for x in r.reasons)
+
+
+def test_two_kernels_measured_are_still_a_kernel_change():
+    body = "On 6.14 reads ran at 900 MB/s; on 6.15-rc1 they run at 600 MB/s, a 33% drop.\n"
+    r = _report_of(body, subject="Read throughput regression in 6.15-rc1")
+    assert r.is_regression_report
+    assert any(x.rule == "kernel-change" for x in r.reasons)
