@@ -155,7 +155,11 @@ _CLAUSE_BREAK = re.compile(r"[,;!?]|\.\s|\bthen\b|\n[ \t]*(?:[-*+\u2022][ \t]|\w
 #: a modal before a cue: a slowdown supposed, not measured ("this would be (at worst) a 2x slowdown",
 #: "it could be a 10% regression"); not "would see" or "could measure" (those report what was seen)
 _SUPPOSED = re.compile(
-    r"\b(?:would|could|might|may)[ \t]{1,3}(?:be|cause|mean|result[ \t]in|introduce|lead[ \t]to)\b[^.;\n]{0,40}$",
+    r"\b(?:would|could|might|may)[ \t]{1,3}(?:be|cause|mean|result[ \t]in|introduce|lead[ \t]to)\b[^.;\n]{0,40}$"
+    # a slowdown someone may meet, not one met: "In case someone shows up with performance
+    # regression on ...", "watch out for a regression", "to avoid any regression"
+    r"|\b(?:in[ \t]case|in[ \t]the[ \t]event|watch(?:ing)?[ \t]out[ \t]for|to[ \t](?:avoid|prevent)"
+    r"|guard[ \t]against)\b[^.;\n]{0,50}$",
     re.IGNORECASE,
 )
 #: how far before its cue a modal may stand
@@ -456,9 +460,13 @@ UNABLE_REACH = 80
 def _negated_before(doc, cue) -> bool:
     """A negation word in the 4 tokens before the cue ("no regression", "don't see a 10% regression")."""
     content = 0
+    reach = 3
     for t in reversed(reading.tokens_before(doc, cue.start, 8)):
         if t.is_punct and t.text not in ("%", "'"):
             return False  # "drop, no" / "fine. Not": the negation belongs elsewhere
+        if t.lower_ == "any" and content <= 1:
+            # "any" before the cue waits for its negation: "I do not see that causing any regression"
+            reach = 5
         if t.lower_ in _NEG_WORDS:
             if t.lower_ == "without" and _UNABLE_BEFORE.search(
                 reading.doc_text(doc), max(0, t.idx - UNABLE_REACH), t.idx
@@ -470,7 +478,7 @@ def _negated_before(doc, cue) -> bool:
         if t.is_space or t.like_num or t.text == "%" or t.lower_ in _FILLER:
             continue
         content += 1
-        if content >= 3:  # "doesn't perfectly align with the regression": too far
+        if content >= reach:  # "doesn't perfectly align with the regression": too far
             return False
     return False
 

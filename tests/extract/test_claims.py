@@ -789,3 +789,26 @@ def test_a_verbs_object_sized_by_a_percentage_is_what_moved(text, want):
 )
 def test_a_percentage_in_words_sizes_a_claim(text, expected):
     assert [(c.kind, c.stated_pct) for c in find_claims(text)] == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a slowdown someone may meet is none met: a linux-block brd/null_blk series' letter (2023,
+        # "In case someone shows up with performance regression on the arch that ..."), anew
+        ("In case someone shows up with a performance regression on the arch, we revert it.\n", []),
+        ("We should watch out for a performance regression here.\n", []),
+        ("This is done to avoid any performance regression on slow disks.\n", []),
+        ("we saw a big regression in case of random reads\n", [("regression", None)]),
+        # "any" before the cue waits for its negation a little further back: a linux-block review
+        # (2020, "I do not see that causing any performance regression"), anew
+        (
+            "With or without the series it runs at 2.3M IOPS. I\ndo not see that causing any performance regression.\n",
+            [("no-regression", None)],
+        ),
+        ("I don't think it causes any regression at all.\n", [("no-regression", None)]),
+        ("Is there any performance regression with this?\n", [("regression", None)]),
+    ],
+)
+def test_a_regression_supposed_or_denied_from_afar_is_no_claim_of_one(text, expected):
+    assert [(c.kind, c.stated_pct) for c in find_claims(text)] == expected
