@@ -130,10 +130,16 @@ def _links(
                         f"duplicate copy: {ka.message_id} and {kb.message_id} have one author, date and first lines",
                     )
                 )
-    # Link:/Closes: tags and regzbot dup-of pointing at a message of another report thread
+    # Link:/Closes: tags and regzbot dup-of pointing at a message of another report thread; a
+    # stable backport's Link: to one patch inside a series' thread says where that patch was
+    # posted, not which report it fixes (one to a thread's first message, a report or a fix
+    # posted alone, does)
     for t in rows:
+        backport = any(k.value.startswith(K.STABLE) for k in by_kind[t][K.PART])
         for k in by_kind[t][K.LINK] + by_kind[t][K.DUP_OF]:
             there = locate.get(k.value)
+            if backport and k.kind == K.LINK and there is not None and k.value != there:
+                continue
             if there and there != t and there in rows:
                 out.append((t, there, f"{k.detail} in {k.message_id} points at {k.value}"))
     # Fixes: tags and reverts naming a culprit
@@ -161,6 +167,9 @@ def _links(
         return rows[t].is_regression_report and not any(
             k.value.startswith(patch_parts) for k in by_kind[t][K.PART]
         )
+
+    def is_patch(t: str) -> bool:
+        return any(k.value.startswith(patch_parts) for k in by_kind[t][K.PART])
 
     def fixes_this(t: str, report: str) -> str | None:
         """Why patch ``t`` (no regression report) fixes the regression of ``report``, or None."""
@@ -202,6 +211,29 @@ def _links(
                     out.append(
                         (a, b, f"one patch series: {ka.detail!r} and {kb.detail!r} by {sorted(authors_a)[0]}")
                     )
+    # versions of one fix whose subject changed (or that lost their threading): patches that fix
+    # a regression (each a regression report; one at least saying so in its subject), naming one
+    # culprit in their Fixes: tags, by one author, within SERIES_DAYS (an author's fixes of other
+    # bugs of one commit report no regression: they stay apart)
+    fixers: dict[str, list[tuple[str, Key]]] = defaultdict(list)
+    for t in rows:
+        if is_patch(t) and rows[t].is_regression_report:
+            for k in by_kind[t][K.FIXES]:
+                full = resolved.get(k.value, k.value)
+                if len(full) >= 12:
+                    fixers[full[:12]].append((t, k))
+    for found_fix in fixers.values():
+        for i, (a, ka) in enumerate(found_fix):
+            for b, kb in found_fix[i + 1 :]:
+                if a == b:
+                    continue
+                authors = {k.value for k in by_kind[a][K.AUTHOR]} & {k.value for k in by_kind[b][K.AUTHOR]}
+                named = "regression" in rows[a].title.lower() or "regression" in rows[b].title.lower()
+                d = _days(ka.date, kb.date)
+                if authors and named and d is not None and d <= SERIES_DAYS:
+                    out.append(
+                        (a, b, f"one fix: both fix {ka.value[:12]} ({ka.detail!r}), by {sorted(authors)[0]}")
+                    )
     # the same culprit; two reports stay apart when one says it is another regression and their
     # workloads or metrics differ
     apart: list[tuple[str, str, str]] = []
@@ -213,6 +245,8 @@ def _links(
             continue  # two patches of one commit: versions join as a series, not by the commit
         if not (reportlike(a) and reportlike(b)):
             patch, report = (a, b) if reportlike(b) else (b, a)
+            if not is_patch(patch):
+                continue  # no report and no patch (a hang's thread blaming the commit): not this regression
             if (also := fixes_this(patch, report)) is None:
                 continue
             out.append(

@@ -115,3 +115,81 @@ def test_two_patches_of_one_commit_do_not_join_by_it():
     }
     (g,) = group([report, p1, p2], keys, locate={"m@x": "r"})
     assert sorted(m.thread_id for m in g.members) == ["p1", "r"]
+
+
+def test_a_thread_neither_report_nor_patch_never_joins_by_a_culprit():
+    """linux-block, 2020-09: "REGRESSION: 37f4a24c2469: blk-mq: ..." is a hang whose bisection
+    was wrong; it names the culprit of a slowdown report and says regression in its subject, but
+    it is no patch and reports no slowdown: it joins nothing."""
+    sha = "37f4a24c2469" + "a" * 28
+    report = ThreadRow("r", title="Very slow qemu device access", is_regression_report=True)
+    hang = ThreadRow("h", title="REGRESSION: 37f4a24c2469: blk-mq: centralise related handling")
+    fix = ThreadRow("p", title="[PATCH] block: fix double account of flush request's driver tag")
+    keys = {
+        "r": [Key(K.CULPRIT, sha), Key(K.AUTHOR, "matthew wilcox"), Key(K.PART, K.REPORT)],
+        "h": [Key(K.CULPRIT, sha[:12], "h@x", None, "37f4a24c2469 is the first bad commit")],
+        "p": [
+            Key(K.FIXES, sha[:12], "p@x", None, f"Fixes: {sha[:12]}"),
+            Key(K.TRAILER, "matthew wilcox"),
+            Key(K.PART, "fix proposed v1"),
+        ],
+    }
+    (g,) = group([report, hang, fix], keys)
+    assert sorted(m.thread_id for m in g.members) == ["p", "r"]
+
+
+def test_a_stable_backport_joins_through_a_link_to_a_threads_first_message_only():
+    """A backport's Link: to one patch inside a series' thread says where the patch was posted
+    (linux-block, 2025: a CVE fix's backport carrying a patch of the series a reply had found
+    slow); one to a report, or to a fix posted alone, says what it fixes."""
+    report = ThreadRow(
+        "r", title="allow building a kernel without buffer_heads v3", is_regression_report=True
+    )
+    backport = ThreadRow("b", title="[PATCH 6.1 0/8] Backporting a CVE fix patch")
+    keys = {
+        "r": [Key(K.PART, K.REPORT)],
+        "b": [
+            Key(K.LINK, "r-6@x", "b@x", None, "Link: https://lore.kernel.org/r/r-6@x"),
+            Key(K.PART, K.STABLE),
+        ],
+    }
+    locate = {"r-6@x": "r", "r": "r"}
+    assert [len(g.members) for g in group([report, backport], keys, locate=locate)] == [1]
+    keys["b"].append(Key(K.LINK, "r", "b@x", None, "Link: https://lore.kernel.org/r/r"))
+    (g,) = group([report, backport], keys, locate=locate)
+    assert sorted(m.thread_id for m in g.members) == ["b", "r"]
+
+
+def test_versions_of_one_regression_fix_under_new_subjects_join():
+    """linux-block, 2025-12: "[PATCH 0/2] block/blk-mq: fix RT kernel performance regressions"
+    and its v2 "... fix RT kernel issues and interrupt context warnings": one author, one Fixes:
+    target, both fixing a slowdown; an author's fixes of other bugs of the commit stay apart."""
+    sha = "679b1874eba7"
+    v1 = ThreadRow(
+        "v1",
+        title="[PATCH 0/2] block/blk-mq: fix RT kernel performance regressions",
+        is_regression_report=True,
+    )
+    v2 = ThreadRow("v2", title="[PATCH v2 0/2] block/blk-mq: fix RT kernel issues", is_regression_report=True)
+    other = ThreadRow("o", title="[PATCH] blk-mq: fix a use after free")
+    fix_keys = lambda t, d: [  # noqa: E731
+        Key(K.FIXES, sha, f"{t}@x", d, f"Fixes: {sha}"),
+        Key(K.CULPRIT, sha),
+        Key(K.AUTHOR, "ionut nechita"),
+        Key(K.PART, "fix proposed v1"),
+    ]
+    keys = {
+        "v1": fix_keys("v1", "2025-12-20T11:02:41+00:00"),
+        "v2": fix_keys("v2", "2025-12-22T20:15:41+00:00"),
+        "o": fix_keys("o", "2025-12-23T10:00:00+00:00"),
+    }
+    found = group([v1, v2, other], keys)
+    assert sorted(sorted(m.thread_id for m in g.members) for g in found) == [["v1", "v2"]]
+    reason = next(
+        m.reason for g in found for m in g.members if m.thread_id in ("v1", "v2") and "one fix" in m.reason
+    )
+    assert sha in reason
+    # two fixes of the commit, each of a slowdown, neither saying regression: not known to be one
+    other.is_regression_report = True
+    found = group([v2, other], keys)
+    assert sorted(sorted(m.thread_id for m in g.members) for g in found) == [["o"], ["v2"]]
