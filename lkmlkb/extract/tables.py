@@ -126,7 +126,10 @@ def _context_direction(lines: list[Line], start: int, back: int = 4) -> str | No
 # kernel test robot comparison tables
 
 _LKP_HEADER = re.compile(r"%stddev\s{1,20}%change\s{1,20}%stddev")  # "%stddev     %change         %stddev"
-_LKP_HEADER_CUE = ("%change",)  # in every _LKP_HEADER match: the lines holding it are found at once
+_LKP_HEADER_CUE = ("%change",)
+_LKP_DASHES = re.compile(
+    r"^\s{0,8}-{8,40}(?:\s{1,8}-{8,40}){1,8}\s{0,8}$"
+)  # "---------------- -----------"  # in every _LKP_HEADER match: the lines holding it are found at once
 _LKP_COLS = re.compile(
     r"^\s{0,8}(?P<cols>[0-9a-f]{7,40}(?:\s{1,8}[0-9a-zA-Z.\-+_]{3,40}){1,8})\s{0,8}$"
 )  # "8f764b91fdf29659 574e7779cf583171acb5bf63650"
@@ -252,8 +255,19 @@ def find_lkp_tables(lines: list[Line]) -> list[Result]:
     """
     out: list[Result] = []
     after = 0  # the first line past the last table read
-    for i in cue_lines(lines, _LKP_HEADER_CUE):
-        if i < after or not _LKP_HEADER.search(lines[i].text):
+    heads = [i for i in cue_lines(lines, _LKP_HEADER_CUE) if _LKP_HEADER.search(lines[i].text)]
+    # the layout copied by people into their replies without the "%stddev %change" line: the
+    # columns' commits over a rule of dashes ("ecd788a92460eef4 2edf06a50f5b...", "------ ------")
+    heads += [
+        i
+        for i in cue_lines(lines, ("--------",))
+        if _LKP_DASHES.match(lines[i].text)
+        and i > 0
+        and _LKP_COLS.match(lines[i - 1].text)
+        and not any(_LKP_HEADER.search(lines[k].text) for k in range(i + 1, min(len(lines), i + 3)))
+    ]
+    for i in sorted(heads):
+        if i < after:
             continue
         cols = _lkp_columns(lines, i)
         j = i + 1

@@ -310,3 +310,29 @@ def test_a_number_of_digits_alone_is_no_commit_row():
     # iozone's rows open with a file size in KB (linux-raid, 2023): a number, not a commit
     text = "              KB  reclen   write rewrite    read\n       131072000       4  493670  525964   524575\n"
     assert not [r for r in find_tables(text) if r.config == "131072000" or r.kernel == "131072000"]
+
+
+# the robot's comparison table copied into a reply without its "%stddev %change" line, with a
+# third column for a debug patch (the form of a linux-xfs reply to the robot, 2023-05), anew
+LKP_WITHOUT_STDDEV = """\
+With the debug patch below, the performance is restored.
+
+
+ecd788a92460eef4 2edf06a50f5bbe664283f3c55c4 68721405630744da1c07c9c1c3c
+---------------- --------------------------- ---------------------------
+
+     14349            -5.7%      13527            +0.6%      14437        fsmark.files_per_sec
+    486.29            +5.8%     514.28            -0.5%     483.70        fsmark.time.elapsed_time
+"""
+
+
+def test_a_robot_table_without_its_stddev_line():
+    got = [(r.metric, r.config, r.value) for r in find_tables(LKP_WITHOUT_STDDEV)]
+    cols = ("ecd788a92460eef4", "2edf06a50f5bbe664283f3c55c4", "68721405630744da1c07c9c1c3c")
+    values = [14349, 13527, 14437, 486.29, 514.28, 483.70]
+    assert [(c, v) for _m, c, v in got] == list(zip(cols * 2, values, strict=True))
+
+
+def test_a_rule_of_dashes_under_words_is_no_robot_table():
+    text = "name value other\n---------- ---------- ----------\n  12  +5%  13  fsmark.files_per_sec\n"
+    assert not [r for r in find_tables(text) if r.metric.startswith("fsmark")]
