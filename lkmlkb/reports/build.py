@@ -17,7 +17,7 @@ from lkmlkb.extract.claims import find_claims, stated_regression_pct
 from lkmlkb.extract.commits import find_commits
 from lkmlkb.extract.kernels import find_kernels
 from lkmlkb.model import Claim, Evidence, Findings, KernelMention, Message, Report
-from lkmlkb.reports.classify import PERF_WORD, ThreadFacts, classify, is_patch_thread
+from lkmlkb.reports.classify import PERF_WORD, ROBOT_SUBJECT, ThreadFacts, classify, is_patch_thread
 from lkmlkb.reports.labels import (
     attribute_commit_results,
     computed_change,
@@ -65,8 +65,13 @@ def subject_findings(root: Message) -> Findings:
     6.1 000/100] 6.1.40-rc1 review"), with the subject as evidence."""
     found = Findings(root.message_id)
     if root.subject and _SUBJECT_SHA.search(root.subject):
+        robot = ROBOT_SUBJECT.match(root.subject)
         for c in find_commits(root.subject):
             c.evidence = Evidence(root.message_id, 0, 0, "Subject: " + root.subject)
+            if robot and root.subject[: robot.start("found")].rstrip().rstrip(":").endswith(c.sha):
+                # "[linus:master] [xfs] 2edf06a50f: fsmark.files_per_sec -5.7% regression": the
+                # commit the robot's report is about, in its replies too
+                c.role, c.cue, c.form = "culprit", "the robot's subject", "lkp"
             found.commits.append(c)
     if root.subject and PERF_WORD.search(root.subject):
         for k in find_kernels(root.subject):

@@ -180,6 +180,16 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
     state, a fix the fixed one; a commit cited only in passing was tested.
     Results of other configurations are left alone.
     """
+    # a robot table's first column is its base ("ecd788a92460eef4 2edf06a50f5bbe664283f3c55c4"),
+    # also where people copy the table into their replies
+    first_column = set()
+    seen_lines: set[tuple[str, int]] = set()
+    for r in results:
+        if r.tool not in (None, "", "prose") and r.config and _SHA_CONFIG.fullmatch(r.config):
+            at = (r.evidence.message_id, r.evidence.line_start)
+            if at not in seen_lines:
+                seen_lines.add(at)
+                first_column.add(r.config)
     for r in results:
         if r.kernel or not r.config or not _SHA_CONFIG.fullmatch(r.config):
             continue
@@ -187,6 +197,17 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
         if c is None:
             continue
         r.kernel = r.config
+        if c.role in ("mentioned", "tested") and r.config in first_column and len(seen_lines) > 0:
+            lines_with_others = any(
+                x is not r
+                and x.config
+                and x.config != r.config
+                and (x.evidence.message_id, x.evidence.line_start)
+                == (r.evidence.message_id, r.evidence.line_start)
+                for x in results
+            )
+            if lines_with_others:
+                c.role, c.cue = "base", "the first column of a comparison table"
         if c.role == "mentioned":
             # a kernel built from it was measured: the commit was tested ("<sha>  1040k" in a table)
             c.role, c.cue = "tested", "measured on it"

@@ -410,3 +410,26 @@ def test_two_kernels_measured_are_still_a_kernel_change():
     r = _report_of(body, subject="Read throughput regression in 6.15-rc1")
     assert r.is_regression_report
     assert any(x.rule == "kernel-change" for x in r.reasons)
+
+
+def test_a_reply_in_a_robot_thread_names_its_base_and_culprit():
+    # a person's reply under the robot's subject, copying its table with a column of a debug patch
+    # (the form of a linux-xfs reply, 2023-05, written anew): the subject's commit is the culprit,
+    # the table's first column the base, the debug patch's commit measured (tested)
+    body = (
+        "With the debug patch below the performance is restored.\n\n"
+        "ecd788a92460eef4 2edf06a50f5bbe664283f3c55c4 68721405630744da1c07c9c1c3c\n"
+        "---------------- --------------------------- ---------------------------\n\n"
+        "     14349            -5.7%      13527            +0.6%      14437        fsmark.files_per_sec\n"
+    )
+    r = _report_of(body, subject="Re: [linus:master] [xfs] 2edf06a50f: fsmark.files_per_sec -5.7% regression")
+    roles = {c.sha[:12]: c.role for c in r.commits}
+    assert roles == {"2edf06a50f5b": "culprit", "ecd788a92460": "base", "687214056307": "tested"}
+
+
+def test_a_table_of_commits_as_rows_has_no_first_column():
+    r = _report_of(
+        "Random reads got slower, see the table.\n\n" + TABLE_OF_COMMITS,
+        subject="Performance regression with many tasks doing random reads",
+    )
+    assert {c.sha[:12]: c.role for c in r.commits}["3c6296046c85"] == "tested"
