@@ -27,9 +27,9 @@ the commit here).
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
+
+from repo_helpers import run_git
 
 from lkmlkb.ingest.run import ingest
 
@@ -123,20 +123,7 @@ Signed-off-by: Jens Axboe <axboe@kernel.dk>
 
 
 def git(repo: Path, *args: str, input: str | None = None) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        GIT_AUTHOR_NAME="Jens Axboe",
-        GIT_AUTHOR_EMAIL="axboe@kernel.dk",
-        GIT_COMMITTER_NAME="Jens Axboe",
-        GIT_COMMITTER_EMAIL="axboe@kernel.dk",
-        GIT_AUTHOR_DATE=STAMP,
-        GIT_COMMITTER_DATE=STAMP,
-        GIT_CONFIG_NOSYSTEM="1",
-        HOME=str(repo.parent),
-    )
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], input=input, capture_output=True, text=True, env=env, check=True
-    ).stdout.strip()
+    return run_git(repo, *args, who=("Jens Axboe", "axboe@kernel.dk"), stamp=STAMP, input=input)
 
 
 def _commit(repo: Path, message: str) -> str:

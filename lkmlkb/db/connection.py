@@ -191,12 +191,23 @@ def max_variables(conn: sqlite3.Connection) -> int:
         return 999
 
 
-def rows_in(conn: sqlite3.Connection, sql: str, ids: list) -> Iterator[tuple]:
-    """The rows of ``sql``, whose one ``IN ({marks})`` takes ``ids``: 500 a statement (old
-    SQLite builds allow 999 variables)."""
+def rows_in(conn: sqlite3.Connection, sql: str, ids: list, params: tuple = ()) -> Iterator[tuple]:
+    """The rows of ``sql``, whose one ``IN ({marks})`` takes ``ids`` after the parameters
+    ``params`` of the placeholders before it: 500 ids a statement (old SQLite builds allow
+    999 variables)."""
     for i in range(0, len(ids), 500):
         chunk = ids[i : i + 500]
-        yield from conn.execute(sql.replace("{marks}", ",".join("?" * len(chunk))), chunk)
+        yield from conn.execute(sql.replace("{marks}", ",".join("?" * len(chunk))), (*params, *chunk))
+
+
+def has_table(conn, name: str) -> bool:
+    """Whether the database holds a table or view ``name`` (an older knowledge base may not)."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?", (name,)
+        ).fetchone()
+        is not None
+    )
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ import urllib.parse
 from collections.abc import Iterable
 from dataclasses import asdict
 
-from lkmlkb.db.connection import rows_in
+from lkmlkb.db.connection import has_table, rows_in
 from lkmlkb.db.schema import IN_TREE
 from lkmlkb.extract.kernel_versions import sort_key
 from lkmlkb.model import Report
@@ -394,13 +394,6 @@ def regression_data(conn: sqlite3.Connection, regression_id: str) -> dict | None
     return out
 
 
-def _has_table(conn: sqlite3.Connection, name: str) -> bool:
-    return (
-        conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone()
-        is not None
-    )
-
-
 def workload_fingerprints(values: Iterable[str]) -> set[str]:
     """A thread's workload fingerprints from its ``workload`` keys: the robot's test and
     parameters as one (``robot bs=4k disk=1HDD fs=btrfs ...``, all of them, sorted), when it
@@ -453,19 +446,17 @@ def earlier_same_workload(
     if not mine or not first_date:
         return {"workload": workload, "earlier": []}
     # the threads of earlier regressions that name one of its metrics; then their workloads
-    candidates: dict[str, str] = {}
-    metrics = workload["metrics"]
-    for i in range(0, len(metrics), 500):
-        chunk = metrics[i : i + 500]
-        candidates.update(
-            conn.execute(
-                "SELECT DISTINCT k.thread_id, t.regression_id FROM regression_keys k "
-                "JOIN regression_threads t ON t.thread_id = k.thread_id "
-                "JOIN regressions g ON g.regression_id = t.regression_id "
-                f"WHERE k.kind = ? AND g.first_date < ? AND k.value IN ({','.join('?' * len(chunk))})",
-                (METRIC, first_date, *chunk),
-            )
+    candidates: dict[str, str] = dict(
+        rows_in(
+            conn,
+            "SELECT DISTINCT k.thread_id, t.regression_id FROM regression_keys k "
+            "JOIN regression_threads t ON t.thread_id = k.thread_id "
+            "JOIN regressions g ON g.regression_id = t.regression_id "
+            "WHERE k.kind = ? AND g.first_date < ? AND k.value IN ({marks})",
+            workload["metrics"],
+            (METRIC, first_date),
         )
+    )
     shared: dict[str, tuple[str, str]] = {}
     for tid, (their_fps, their_metrics) in sorted(_workloads_of(conn, sorted(candidates)).items()):
         for my_fps, my_metrics in mine.values():
@@ -495,7 +486,7 @@ def _with_landings(conn: sqlite3.Connection, timeline: list[dict]) -> list[dict]
     tags), None while one of them is in no release yet.  An event without commits in the
     tree (no tree linked, or the fix not found) is left as it is."""
     threads = sorted({e["thread_id"] for e in timeline if e.get("event") in LANDING_EVENTS})
-    if not threads or not _has_table(conn, "fix_commits"):
+    if not threads or not has_table(conn, "fix_commits"):
         return timeline
     landed: dict[str, list[dict]] = {}
     for tid, sha, via, mid, subject, date, tag in rows_in(

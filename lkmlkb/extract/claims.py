@@ -343,14 +343,11 @@ def _from_to_change(text: str, at: int, hi: int, down: bool) -> float | None:
     if not m:
         return None
     stated = _PCT_RE.search(text, m.end(), min(hi, m.end() + STATED_AFTER_VALUES))
-    a, b = float(m["a"]), float(m["b"])
-    if m["ua"] and m["ua"] != m["ub"]:
-        # "from about 2.9 gb/sec to about 949 mb/sec": one measure in two units
-        (na, ua), (nb, ub) = normalized(a, m["ua"]), normalized(b, m["ub"])
-        if na is None or nb is None or ua != ub:
-            return None
-        a, b = na, nb
-    change = _relative_change(a, b, down)
+    # a unit written once, at the end, is the first value's too
+    values = _in_one_unit(float(m["a"]), m["ua"] or m["ub"], float(m["b"]), m["ub"])
+    if values is None:
+        return None
+    change = _relative_change(*values, down)
     if change is not None and stated is not None:
         return float(stated["num2"] or stated["num"])
     return change
@@ -384,12 +381,20 @@ def _to_change(text: str, at: int, lo: int, hi: int, down: bool) -> float | None
         if not before:
             return None
         a, ua = before[-1][2], before[-1][3]
+    values = _in_one_unit(a, ua, b, ub)
+    return None if values is None else _relative_change(*values, down)
+
+
+def _in_one_unit(a: float, ua: str, b: float, ub: str) -> tuple[float, float] | None:
+    """Two values of one measure in one unit ("from about 2.9 gb/sec to about 949 mb/sec"):
+    as written when their units are one, else both normalized; None when they measure two
+    things."""
+    if ua == ub:
+        return a, b
     (na, nua), (nb, nub) = normalized(a, ua), normalized(b, ub)
-    if na is not None and nb is not None and nua == nub:
-        a, b = na, nb
-    elif ua != ub:
+    if na is None or nb is None or nua != nub:
         return None
-    return _relative_change(a, b, down)
+    return na, nb
 
 
 def _relative_change(a: float, b: float, down: bool) -> float | None:

@@ -15,13 +15,11 @@ import re
 from collections.abc import Iterator
 
 
-def word_lines(text: str, words: tuple[str, ...]) -> list[int]:
-    """Numbers of the lines of ``text`` (split on newlines) holding one of ``words``, ascending.
-
-    Each word is sought with ``str.find``, and past a hit from the next line on.  No word may
-    hold a newline.
-    """
-    ends: set[int] = set()  # where each line holding a word ends
+def _word_line_ends(text: str, words: tuple[str, ...]) -> list[int]:
+    """Where each line of ``text`` holding one of ``words`` ends (its newline, or the text's
+    end), ascending.  Each word is sought with ``str.find``, and past a hit from the next line
+    on.  No word may hold a newline."""
+    ends: set[int] = set()
     find = text.find
     for w in words:
         at = find(w)
@@ -32,10 +30,21 @@ def word_lines(text: str, words: tuple[str, ...]) -> list[int]:
                 break
             ends.add(nl)
             at = find(w, nl + 1)  # the rest of this line is known to hold it
+    return sorted(ends)
+
+
+def word_spans(text: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
+    """(start, end) of each line of ``text`` holding one of ``words``, in order."""
+    rfind = text.rfind
+    return [(rfind("\n", 0, end) + 1, end) for end in _word_line_ends(text, words)]
+
+
+def word_lines(text: str, words: tuple[str, ...]) -> list[int]:
+    """Numbers of the lines of ``text`` (split on newlines) holding one of ``words``, ascending."""
     out: list[int] = []
     count = text.count
     line = counted = 0  # ``line`` is the number of the line holding offset ``counted``
-    for end in sorted(ends):
+    for end in _word_line_ends(text, words):
         line += count("\n", counted, end)
         counted = end
         out.append(line)

@@ -126,10 +126,9 @@ def _context_direction(lines: list[Line], start: int, back: int = 4) -> str | No
 # kernel test robot comparison tables
 
 _LKP_HEADER = re.compile(r"%stddev\s{1,20}%change\s{1,20}%stddev")  # "%stddev     %change         %stddev"
-_LKP_HEADER_CUE = ("%change",)
-_LKP_DASHES = re.compile(
-    r"^\s{0,8}-{8,40}(?:\s{1,8}-{8,40}){1,8}\s{0,8}$"
-)  # "---------------- -----------"  # in every _LKP_HEADER match: the lines holding it are found at once
+_LKP_HEADER_CUE = ("%change",)  # in every _LKP_HEADER match: the lines holding it are found at once
+#: the rule under a table's commits: "---------------- ---------------------------"
+_LKP_DASHES = re.compile(r"^\s{0,8}-{8,40}(?:\s{1,8}-{8,40}){1,8}\s{0,8}$")
 _LKP_COLS = re.compile(
     r"^\s{0,8}(?P<cols>[0-9a-f]{7,40}(?:\s{1,8}[0-9a-zA-Z.\-+_]{3,40}){1,8})\s{0,8}$"
 )  # "8f764b91fdf29659 574e7779cf583171acb5bf63650"

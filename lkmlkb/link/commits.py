@@ -57,7 +57,7 @@ import subprocess
 import urllib.parse
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -182,17 +182,8 @@ class FixCommitRow:
     tree: str | None = None
 
     def columns(self) -> tuple:
-        return (
-            self.thread_id,
-            self.sha,
-            self.via,
-            self.message_id,
-            self.subject,
-            self.author,
-            self.date,
-            self.first_tag,
-            self.tree,
-        )
+        """The row's values, in the order of :data:`_FIX_COLS` (the fields')."""
+        return astuple(self)
 
 
 @dataclass
@@ -1015,7 +1006,7 @@ def landed_fixes(
     return found
 
 
-_FIX_COLS = ("thread_id", "sha", "via", "message_id", "subject", "author", "date", "first_tag", "tree")
+_FIX_COLS = tuple(f.name for f in fields(FixCommitRow))
 
 
 def write_fix_commits(conn: sqlite3.Connection, fixes: list[FixCommitRow]) -> bool:

@@ -41,28 +41,23 @@ log = logging.getLogger(__name__)
 DISAGREE_POINTS = 5.0
 
 
-def subject_kernel_roles(root: Message | None, kernels: list[KernelMention]) -> None:
-    """The subject says which kernel regressed ("regression on linux-next (6.19.0-rc1-...) vs RHEL9 5.14").
-
-    Fills roles the body left open; never overrides one the body gave.
-    """
-    if root is None or not root.subject or not kernels:
-        return
-    try:
-        said = {k.version: k.role for k in find_kernels(root.subject) if k.role}
-    except Exception:
-        return
+def subject_kernel_roles(said: list[KernelMention], kernels: list[KernelMention]) -> None:
+    """The subject (its kernels ``said``) says which kernel regressed ("regression on linux-next
+    (6.19.0-rc1-...) vs RHEL9 5.14").  Fills roles the body left open; never overrides one the
+    body gave."""
+    roles = {k.version: k.role for k in said if k.role}
     for k in kernels:
-        if k.role is None and said.get(k.version):
-            k.role = said[k.version]
+        if k.role is None and roles.get(k.version):
+            k.role = roles[k.version]
 
 
-def subject_findings(root: Message) -> Findings:
+def subject_findings(root: Message, said: list[KernelMention]) -> Findings:
     """The commits a thread's subject cites ("Slow I/O on USB media after commit f664a3cc17b7",
     "12aceb89b0bc eventfd: ... causes 6.7% performance regression"), and the kernels a subject
     about speed names ("Kernel 4.14 + has 3 times higher write IO latency than Kernel 4.4",
     "[Regression, v5.0] ...", "... degradation on Linux 6.10.3"; not a stable review's "[PATCH
-    6.1 000/100] 6.1.40-rc1 review"), with the subject as evidence."""
+    6.1 000/100] 6.1.40-rc1 review"; ``said``: the subject's kernels), with the subject as
+    evidence."""
     found = Findings(root.message_id)
     if root.subject and _SUBJECT_SHA.search(root.subject):
         robot = ROBOT_SUBJECT.match(root.subject)
@@ -74,7 +69,7 @@ def subject_findings(root: Message) -> Findings:
                 c.role, c.cue, c.form = "culprit", "the robot's subject", "lkp"
             found.commits.append(c)
     if root.subject and PERF_WORD.search(root.subject):
-        for k in find_kernels(root.subject):
+        for k in said:
             k.evidence = Evidence(root.message_id, 0, 0, "Subject: " + root.subject)
             found.kernels.append(k)
     return found
@@ -106,10 +101,11 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     root = messages[0] if messages else None
     said_in_subject = subject_claims(root)
     claims = said_in_subject + [c for f in findings for c in f.claims]
-    findings = list(findings) + [subject_findings(root)] if root is not None else list(findings)
+    said_kernels = find_kernels(root.subject) if root is not None and root.subject else []
+    findings = list(findings) + [subject_findings(root, said_kernels)] if root is not None else list(findings)
     commits = merge_commits(findings)
     kernels = merge_kernels(findings)
-    subject_kernel_roles(root, kernels)
+    subject_kernel_roles(said_kernels, kernels)
     patch_thread = is_patch_thread(root)
     if any(c.kind == "regression" for c in claims) and not patch_thread:
         other_of_two(kernels)  # a series names the tree it is based on: not a kernel compared

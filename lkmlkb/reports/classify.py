@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from lkmlkb.extract.kernel_versions import normalize_version
-from lkmlkb.extract.lines import line_text
+from lkmlkb.extract.lines import line_text, word_spans
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Reason, Result
 
@@ -74,16 +74,7 @@ class Gated:
             return None
         if not self.lines or len(hay) != len(text):  # lower() may change a length: no line map
             return self.pattern.search(text)
-        spans = set()
-        for n in self.needles:
-            i = hay.find(n)
-            while i >= 0:
-                lo = hay.rfind("\n", 0, i) + 1
-                hi = hay.find("\n", i)
-                hi = len(hay) if hi < 0 else hi
-                spans.add((lo, hi))
-                i = hay.find(n, hi)
-        for lo, hi in sorted(spans):
+        for lo, hi in word_spans(hay, self.needles):
             m = self.pattern.search(text, lo, hi)
             if m:
                 return m

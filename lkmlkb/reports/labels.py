@@ -115,9 +115,8 @@ def results_on_the_one_kernel(results: list[Result], own_kernels: list[KernelMen
     """A message whose own words name one kernel release only (in one or more forms: "6.7.9" and
     its ``uname -r`` "6.7.9-100.fc38.x86_64") measured its figures on it: its results that name
     nothing they were measured on (no kernel, commit, side or configuration) get that kernel, in
-    its most specific form.  Figures of
-    quoted text, and of a message naming two releases, are left alone; the subject's kernels
-    are the thread's, not what a message ran."""
+    its most specific form.  Figures of quoted text, and of a message naming two releases, are
+    left alone; the subject's kernels are the thread's, not what a message ran."""
     by_message: dict[str, set[str]] = {}
     forms: dict[str, list[str]] = {}
     for k in own_kernels:
@@ -181,15 +180,13 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
     Results of other configurations are left alone.
     """
     # a robot table's first column is its base ("ecd788a92460eef4 2edf06a50f5bbe664283f3c55c4"),
-    # also where people copy the table into their replies
-    first_column = set()
-    seen_lines: set[tuple[str, int]] = set()
+    # also where people copy the table into their replies: the first commit of a table row
+    # that holds two or more
+    columns: dict[tuple[str, int], list[str]] = {}
     for r in results:
         if r.tool not in (None, "", "prose") and r.config and _SHA_CONFIG.fullmatch(r.config):
-            at = (r.evidence.message_id, r.evidence.line_start)
-            if at not in seen_lines:
-                seen_lines.add(at)
-                first_column.add(r.config)
+            columns.setdefault((r.evidence.message_id, r.evidence.line_start), []).append(r.config)
+    first_column = {cfgs[0] for cfgs in columns.values() if len(set(cfgs)) > 1}
     for r in results:
         if r.kernel or not r.config or not _SHA_CONFIG.fullmatch(r.config):
             continue
@@ -197,17 +194,8 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
         if c is None:
             continue
         r.kernel = r.config
-        if c.role in ("mentioned", "tested") and r.config in first_column and len(seen_lines) > 0:
-            lines_with_others = any(
-                x is not r
-                and x.config
-                and x.config != r.config
-                and (x.evidence.message_id, x.evidence.line_start)
-                == (r.evidence.message_id, r.evidence.line_start)
-                for x in results
-            )
-            if lines_with_others:
-                c.role, c.cue = "base", "the first column of a comparison table"
+        if c.role in ("mentioned", "tested") and r.config in first_column:
+            c.role, c.cue = "base", "the first column of a comparison table"
         if c.role == "mentioned":
             # a kernel built from it was measured: the commit was tested ("<sha>  1040k" in a table)
             c.role, c.cue = "tested", "measured on it"

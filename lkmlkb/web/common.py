@@ -142,15 +142,6 @@ def json_dict(value) -> dict:
     return got if isinstance(got, dict) else {}
 
 
-def has_table(conn, name: str) -> bool:
-    return (
-        conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?", (name,)
-        ).fetchone()
-        is not None
-    )
-
-
 async def kb_database(datasette):
     """The first attached database that is an lkmlkb knowledge base (has kb_info and reports)."""
     for name, db in datasette.databases.items():

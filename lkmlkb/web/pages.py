@@ -16,13 +16,13 @@ from collections import OrderedDict
 
 from datasette.utils import tilde_encode
 
+from lkmlkb.db.connection import has_table
 from lkmlkb.db.queries import dict_rows, fts_queries, fts_query, matching_shas, window_floor
 from lkmlkb.fio.render import CONTROL_RE, render_stored_job
 from lkmlkb.web.chart import CHART_SKIP_RE, chart_groups, chart_svg
 from lkmlkb.web.common import (
     commit_url,
     error_page,
-    has_table,
     json_dict,
     json_list,
     kb_database,

@@ -10,6 +10,7 @@ from xml.etree import ElementTree as ET
 
 from datasette.utils.asgi import Response
 
+from lkmlkb.db.connection import has_table
 from lkmlkb.db.queries import dict_rows
 from lkmlkb.db.regressions import regression_data, regression_of, regression_page
 from lkmlkb.fio.render import CONTROL_RE
@@ -17,7 +18,6 @@ from lkmlkb.regressions.text import VIA
 from lkmlkb.web.common import (
     commit_url,
     error_page,
-    has_table,
     kb_database,
     no_kb_page,
     page,

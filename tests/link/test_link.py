@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
+from repo_helpers import run_git
 
 from lkmlkb.db.connection import connect
 from lkmlkb.errors import GitError
@@ -45,11 +44,9 @@ ENV = {
 
 
 def git(repo: Path, *args: str, input: str | None = None) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(ENV, GIT_CONFIG_NOSYSTEM="1", HOME=str(repo.parent))
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], input=input, capture_output=True, text=True, env=env, check=True
-    ).stdout.strip()
+    return run_git(
+        repo, *args, who=(ENV["GIT_AUTHOR_NAME"], ENV["GIT_AUTHOR_EMAIL"]), stamp=STAMP, input=input
+    )
 
 
 def commit(repo: Path, message: str) -> str:

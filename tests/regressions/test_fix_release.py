@@ -27,6 +27,7 @@ from regression_helpers import (
     SEED000,
     build_kernel_tree,
 )
+from repo_helpers import copy_kb
 
 from lkmlkb.cli import main
 from lkmlkb.db.connection import connect
@@ -36,12 +37,7 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 
 
 def _copy(kb: Path, tmp_path: Path) -> Path:
-    """A private copy of the knowledge base (with its WAL), for a test that links it."""
-    copy = tmp_path / "kb.db"
-    for suffix in ("", "-wal", "-shm"):
-        if Path(str(kb) + suffix).exists():
-            shutil.copy(str(kb) + suffix, str(copy) + suffix)
-    return copy
+    return copy_kb(kb, tmp_path / "kb.db")
 
 
 def _link(db: Path, tree: Path) -> str:

@@ -49,12 +49,12 @@ threading needs, and the fio rows of the comparison tables.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
 from regression_helpers import FIXTURES as HERE
 from regression_helpers import ISCSI_REPORT, ISCSI_V1, ISCSI_V2, REVERT, SEED000
+from repo_helpers import copy_kb
 
 from lkmlkb.cli import main
 from lkmlkb.db.connection import connect
@@ -67,12 +67,7 @@ ROBOT_FSIZE = "202409291630.6349557c-oliver.sang@intel.com"
 
 
 def _copy(kb: Path, tmp_path: Path) -> Path:
-    """A private copy of the knowledge base (with its WAL), for a test that changes it."""
-    copy = tmp_path / "kb.db"
-    for suffix in ("", "-wal", "-shm"):
-        if Path(str(kb) + suffix).exists():
-            shutil.copy(str(kb) + suffix, str(copy) + suffix)
-    return copy
+    return copy_kb(kb, tmp_path / "kb.db")
 
 
 def _parts(conn, thread_id: str) -> dict[str, str]:

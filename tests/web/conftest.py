@@ -11,10 +11,10 @@ requests").  Build time: ~10 s, once per session.
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
 import pytest
+from repo_helpers import copy_kb
 
 from lkmlkb.db.connection import connect
 from lkmlkb.ingest.run import ingest
@@ -56,11 +56,7 @@ def kb_copy(kb, tmp_path) -> tuple[Path, str]:
     dst = (
         tmp_path / "kbcopy.db"
     )  # another name: Datasette instances in one process share their _internal catalog
-    for suffix in ("", "-wal", "-shm"):
-        src = Path(str(kb[0]) + suffix)
-        if src.exists():
-            shutil.copy(src, str(dst) + suffix)
-    return dst, kb[1]
+    return copy_kb(kb[0], dst), kb[1]
 
 
 @pytest.fixture(scope="session")

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from regression_helpers import ISCSI_REPORT, ISCSI_V1, ISCSI_V2, build_kernel_tree, build_regression_kb
+from repo_helpers import copy_kb
 from web_helpers import free_port, wait_listening
 
 from lkmlkb.cli import main
@@ -81,9 +82,7 @@ def serving(db: Path, tmp_path: Path) -> Iterator[str]:
     assert lkmlkb.exists(), f"no lkmlkb command beside {sys.executable} (pip install -e .)"
     folder = tmp_path / "served"
     folder.mkdir()
-    for suffix in ("", "-wal", "-shm"):
-        if Path(str(db) + suffix).exists():
-            shutil.copy(str(db) + suffix, str(folder / "lkmlkb.db") + suffix)
+    copy_kb(db, folder / "lkmlkb.db")
     port = free_port()
     proc = subprocess.Popen(
         [str(lkmlkb), "serve", "--port", str(port)],
