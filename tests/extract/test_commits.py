@@ -631,15 +631,15 @@ def test_the_robots_older_form_names_its_base_and_its_commit(quote):
 # linux-btrfs, linux-ext4 and linux-xfs): the branch it ran on, its monitors' id and its paths are
 # no commits the report cites
 ROBOT_JOB_LINES = [
-    "head_commit: 4959e9be4eebd7076b1bb56ddee8467516d2bb38",
-    "base_commit: 06c2afb862f9da8dc5efa4b6076a0e48c3fbaaa5",
-    "\texport head_commit='70e49dd32f8d664a83fc3eea895534f8d033b22c'",
-    "\texport base_commit='6995e2de6891c724bfeb2db33d7b87775f913ad1'",
-    "\texport monitor_sha='0fe5055f'",
-    "monitor_sha: 0fe5055f",
-    "\texport job_file='/lkp/jobs/scheduled/lkp-ivb-2ep1/fio-basic-4k-ucode=0x42e-monitor=0fe5055f-debian-10.4.yaml'",
-    'result_root: "/result/fio-basic/4k-performance-1HDD-ext4/gcc-12/4f3d1e4533b0982034f316ace85415d3bc57e3da"',
-    "- RESULT_ROOT=/result/fio-basic/4k-monitor=0fe5055f/lkp-ivb-2ep1/gcc-9/e7a8dd2d9537a7ec5aead",
+    "head_commit: c3a8e1f07b2d95c4e6a1f3b8d0c2e7a9f5b1d4c6",
+    "base_commit: a1d7f3c9e5b20486d1f7e3a9c5b2d8e0f4a6c1b3",
+    "\texport head_commit='d4b2a9e6c1f8305a7e2d9c4b1f6a8e3d0c5b7a92'",
+    "\texport base_commit='f0c6e2a8d4b17953e1a7c3f9d5b2e8a0c6d4f1e7'",
+    "\texport monitor_sha='7c3e91ab'",
+    "monitor_sha: 7c3e91ab",
+    "\texport job_file='/lkp/jobs/scheduled/lkp-ivb-2ep1/fio-basic-4k-ucode=0x42e-monitor=7c3e91ab-debian-10.4.yaml'",
+    'result_root: "/result/fio-basic/4k-performance-1HDD-ext4/gcc-12/b7d21c9e04f6a3158e2d7c0b9a4f61e8d3c25a70"',
+    "- RESULT_ROOT=/result/fio-basic/4k-monitor=7c3e91ab/lkp-ivb-2ep1/gcc-9/b5e0c9d3a17f42e6d8c1a",
 ]
 
 

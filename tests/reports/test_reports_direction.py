@@ -328,11 +328,11 @@ TABLE_OF_COMMITS = (
     " Kernel                                  Read IOPS\n"
     "----------------------------------------------------\n"
     " v6.1                                    812K\n"
-    " 3c6296046c85d1b9a52ed1b6ad5e1e8bce4ccdb2  806k\n"
-    " 4f3d1e4533b0982034f316ace85415d3bc57e3da  511k\n"
+    " 8e05d3a1c7b94f2e6a0d1c5b3f7e9a2d4c6b8e10  806k\n"
+    " b7d21c9e04f6a3158e2d7c0b9a4f61e8d3c25a70  511k\n"
     " v6.3-rc2                                530k\n"
     "----------------------------------------------------\n\n"
-    "The commit 4f3d1e4533b0982034f316ace85415d3bc57e3da (xfs: throttle commits) causes\n"
+    "The commit b7d21c9e04f6a3158e2d7c0b9a4f61e8d3c25a70 (xfs: throttle commits) causes\n"
     "the tasks to block.\n"
 )
 
@@ -353,7 +353,7 @@ def test_a_table_of_commits_as_rows_gives_a_baseline_and_tested_commits(lead, ba
         lead + TABLE_OF_COMMITS, subject="Performance regression with many tasks doing random reads"
     )
     roles = {c.sha[:12]: c.role for c in r.commits}
-    assert roles == {"4f3d1e4533b0": "culprit", "3c6296046c85": "tested"}  # a row measured on it
+    assert roles == {"b7d21c9e04f6": "culprit", "8e05d3a1c7b9": "tested"}  # a row measured on it
     labels = {x.value: x.label for x in r.results}
     assert (labels[baseline], labels[511000.0]) == ("baseline", "regressed")
     assert r.regression_pct == pytest.approx(pct, abs=0.1)
@@ -418,13 +418,13 @@ def test_a_reply_in_a_robot_thread_names_its_base_and_culprit():
     # the table's first column the base, the debug patch's commit measured (tested)
     body = (
         "With the debug patch below the performance is restored.\n\n"
-        "ecd788a92460eef4 2edf06a50f5bbe664283f3c55c4 68721405630744da1c07c9c1c3c\n"
+        "5b1e6a9c0d37f2a8 9c4d2e81a7f3b05d6e1c2a9b8f4 3a7f91c2d6e04b8a5c1f7e3d2b9\n"
         "---------------- --------------------------- ---------------------------\n\n"
-        "     14349            -5.7%      13527            +0.6%      14437        fsmark.files_per_sec\n"
+        "     20211            -5.6%      19073            +5.9%      20190        fsmark.files_per_sec\n"
     )
-    r = _report_of(body, subject="Re: [linus:master] [xfs] 2edf06a50f: fsmark.files_per_sec -5.7% regression")
+    r = _report_of(body, subject="Re: [linus:master] [xfs] 9c4d2e81a7: fsmark.files_per_sec -5.6% regression")
     roles = {c.sha[:12]: c.role for c in r.commits}
-    assert roles == {"2edf06a50f5b": "culprit", "ecd788a92460": "base", "687214056307": "tested"}
+    assert roles == {"9c4d2e81a7f3": "culprit", "5b1e6a9c0d37": "base", "3a7f91c2d6e0": "tested"}
 
 
 def test_a_table_of_commits_as_rows_has_no_first_column():
@@ -432,4 +432,4 @@ def test_a_table_of_commits_as_rows_has_no_first_column():
         "Random reads got slower, see the table.\n\n" + TABLE_OF_COMMITS,
         subject="Performance regression with many tasks doing random reads",
     )
-    assert {c.sha[:12]: c.role for c in r.commits}["3c6296046c85"] == "tested"
+    assert {c.sha[:12]: c.role for c in r.commits}["8e05d3a1c7b9"] == "tested"
