@@ -326,13 +326,17 @@ def _pair_with_a_kernel_change(results: list[Result], text: str, lines: list[Lin
 def _share_kernel_along_runs(results: list[Result], lines: list[Line]) -> None:
     """Outputs of one tool run again and again under one kernel (ten `time` outputs after one
     `uname -a`, linux-ext4 2020-08) are that kernel's: a result with no kernel takes the one of
-    the result of its tool and metric just before it, when no line between names a kernel."""
+    the result of its tool and metric just before it, when no line between names a kernel.
+
+    So does a run under a label of its own that names no kernel or commit ("Without the
+    series:", then "With it applied:" below a kernel named once): the label is the run's
+    condition on that kernel, kept as its config."""
     ordered = sorted(results, key=lambda r: r.evidence.line_start)
     for prev, r in zip(ordered, ordered[1:]):
         if (
             r.kernel is not None
             or prev.kernel is None
-            or r.config
+            or (r.config and not _condition_only(r.config))
             or (r.tool, r.metric) != (prev.tool, prev.metric)
         ):
             continue
@@ -342,6 +346,15 @@ def _share_kernel_along_runs(results: list[Result], lines: list[Line]) -> None:
         if any(find_versions(lines[i].text) for i in range(a, min(b, len(lines)))):
             continue
         r.kernel = prev.kernel
+
+
+#: a hex word that can be a commit (7+ characters, a digit and a letter among them)
+_SHA_WORD = re.compile(r"\b(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}[0-9])[0-9a-f]{7,40}\b", re.IGNORECASE)
+
+
+def _condition_only(config: str) -> bool:
+    """Whether a run's label names neither a kernel nor a commit ("With the series applied")."""
+    return not find_versions(config) and not _SHA_WORD.search(config)
 
 
 def find_results(text: str) -> list[Result]:

@@ -214,3 +214,32 @@ def test_two_outputs_after_a_change_of_kernel_were_measured_on_each_in_turn():
         ("throughput", 671.0, "6.1.0-13"),
         ("elapsed", 3.2, "6.1.0-13"),
     ]
+
+
+# the shape of a report timing one command under labelled conditions after naming its kernel
+# once (GNU time -v output under "Baseline:" and "With the series ...:"); written for the test
+LABELLED_RUNS_ON_ONE_KERNEL = """\
+Everything below ran on a 6.2.0-rc3 build of our tree.
+Baseline:
+        Command being timed: "mkfs.xfs -f /dev/md0"
+        Elapsed (wall clock) time (h:mm:ss or m:ss): 0:03.10
+        Maximum resident set size (kbytes): 52136
+
+With the series applied on top:
+        Command being timed: "mkfs.xfs -f /dev/md0"
+        Elapsed (wall clock) time (h:mm:ss or m:ss): 0:11.80
+        Maximum resident set size (kbytes): 52140
+"""
+
+
+def test_a_labelled_run_keeps_its_label_and_takes_the_kernel_of_the_run_before():
+    got = [
+        (r.value, r.kernel, r.config) for r in find_results(LABELLED_RUNS_ON_ONE_KERNEL) if r.tool == "time"
+    ]
+    assert got == [(3.1, "6.2.0-rc3", "Baseline"), (11.8, "6.2.0-rc3", "With the series applied on top")]
+
+
+def test_a_run_labelled_by_a_commit_or_kernel_does_not_take_the_kernel_before():
+    text = LABELLED_RUNS_ON_ONE_KERNEL.replace("With the series applied on top", "With 3f1c2e9a7b44 reverted")
+    got = [(r.value, r.kernel, r.config) for r in find_results(text) if r.tool == "time"]
+    assert got == [(3.1, "6.2.0-rc3", "Baseline"), (11.8, None, "With 3f1c2e9a7b44 reverted")]
