@@ -502,6 +502,18 @@ SPEED_UNIT = re.compile(
 )
 
 
+def robot_failure_message(m: Message) -> bool:
+    """A kernel test robot message reporting a failure, not a metric's change: its subject names
+    what failed ("[xfs]  141cfc276a: xfstests.xfs.296.fail"), or its first lines say what it
+    noticed with no change of a metric ('kernel test robot noticed "Assertion_failed" on:', "FYI,
+    we noticed the following commit (built with gcc-7):").  The times of the tests it ran are no
+    measurement of a slowdown, and the commit it names was bisected for the failure."""
+    if robot_failure(m):
+        return True
+    head = m.body[:4000]
+    return ROBOT_BODY.search(head) is not None and ROBOT_CHANGE.search(head) is None
+
+
 def _robot_gain(t: ThreadFacts, mid: str) -> bool:
     """Whether message ``mid`` is the kernel test robot reporting an improvement."""
     m = next((m for m in t.messages if m.message_id == mid), None)
@@ -515,10 +527,14 @@ def bisected_measurement(t: ThreadFacts) -> Reason | None:
     first bad commit", then fio's "read: IOPS=412k"): a regression found by measuring, even when
     the mail never says the word."""
     found = [c for c in t.own_commits if found_by_bisection(c)]
+    by_id = {m.message_id: m for m in t.messages}
     for c in found:
         mid = c.evidence.message_id
         if _robot_gain(t, mid):
             continue  # the robot bisects gains too: "noticed a 676.3% improvement of ..."
+        m = by_id.get(mid)
+        if m is not None and robot_failure_message(m):
+            continue  # and failures: "noticed "xfstests.xfs.296.fail"", its tests' times beside
         for r in t.results:
             if r.evidence.message_id == mid and SPEED_UNIT.search(r.unit or ""):
                 e = c.evidence

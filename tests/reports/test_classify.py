@@ -436,3 +436,91 @@ def test_a_series_about_speed_fixing_a_regression_is_a_report():
         )
     )
     assert r.is_regression_report and _rules(r)[0] == "fix-of-slowdown"
+
+
+# linux-block, "[PATCH] block: move iostat check into blk_acount_io_start()" (Jens Axboe,
+# 2024-10-02, <550fc8a0-3461-49ac-879e-32908870f007@kernel.dk>) and the kernel test robot's reply
+# (2024-10-06, <202410062110.512391df-oliver.sang@intel.com>), trimmed: a test that failed, with
+# the time it ran; the commit the robot names was found by its failure, not by a slowdown
+IOSTAT_PATCH = """\
+Rather than have blk_do_io_stat() check for both RQF_IO_STAT and whether
+the request is a passthrough requests every time, move both of those
+checks into blk_account_io_start().
+
+Signed-off-by: Jens Axboe <axboe@kernel.dk>
+
+---
+diff --git a/block/blk-mq.c b/block/blk-mq.c
+--- a/block/blk-mq.c
++++ b/block/blk-mq.c
+@@ -359,8 +359,6 @@ static struct request *blk_mq_rq_ctx_init(struct blk_mq_alloc_data *data,
+-	if (blk_queue_io_stat(q))
+-		data->rq_flags |= RQF_IO_STAT;
+"""
+ROBOT_BLKTESTS_FAIL = """\
+Hello,
+
+kernel test robot noticed "blktests.block/024.fail" on:
+
+commit: 5b0b8be85f1ca1c11566890f5d4564ee97cf2d41 ("[PATCH] block: move iostat check into blk_acount_io_start()")
+url: https://github.com/intel-lab-lkp/linux/commits/Jens-Axboe/block-move-iostat-check-into-blk_acount_io_start/20241003-032648
+base: https://git.kernel.org/cgit/linux/kernel/git/axboe/linux-block.git for-next
+
+in testcase: blktests
+with following parameters:
+
+	disk: 1HDD
+	test: block-024
+
+If you fix the issue in a separate patch/commit (i.e. not just a new version of
+the same patch/commit), kindly add following tags
+| Reported-by: kernel test robot <oliver.sang@intel.com>
+
+block/024 (do I/O faster than a jiffy and check iostats times) [failed]
+    runtime    ...  2.673s
+    --- tests/block/024.out	2024-09-10 23:15:59.000000000 +0000
+    -read 1 s
+    +read 70000 s
+"""
+
+
+def test_a_robot_reporting_a_failed_test_in_a_patch_thread_reports_no_regression():
+    r = _report(
+        *_thread(
+            "[PATCH] block: move iostat check into blk_acount_io_start()",
+            "axboe@kernel.dk",
+            IOSTAT_PATCH,
+            ("oliver.sang@intel.com", ROBOT_BLKTESTS_FAIL),
+        )
+    )
+    assert not r.is_regression_report
+    assert "bisected-measurement" not in _rules(r)
+
+
+def test_the_robots_older_failure_form_names_no_change_of_a_metric():
+    # linux-xfs, "[xfs]  141cfc276a: xfstests.xfs.296.fail" (2021-03): "FYI, we noticed the
+    # following commit" and no metric's change
+    older = ROBOT_BLKTESTS_FAIL.replace(
+        'kernel test robot noticed "blktests.block/024.fail" on:',
+        "FYI, we noticed the following commit (built with gcc-9):",
+    )
+    r = _report(
+        *_thread(
+            "[PATCH] block: move iostat check", "axboe@kernel.dk", IOSTAT_PATCH, ("lkp@intel.com", older)
+        )
+    )
+    assert not r.is_regression_report
+
+
+def test_a_robot_reporting_a_metrics_change_in_a_patch_thread_still_reports_it():
+    perf = ROBOT_BLKTESTS_FAIL.replace(
+        'kernel test robot noticed "blktests.block/024.fail" on:',
+        "kernel test robot noticed a -21.4% regression of fio.read_iops on:",
+    ).replace(
+        "block/024 (do I/O", "    410k           -21.4%     322k        fio.read_iops\nblock/024 (do I/O"
+    )
+    r = _report(
+        *_thread("[PATCH] block: move iostat check", "axboe@kernel.dk", IOSTAT_PATCH, ("lkp@intel.com", perf))
+    )
+    assert r.is_regression_report
+    assert _rules(r)[0] == "bisected-measurement"
