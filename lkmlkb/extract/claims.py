@@ -51,9 +51,14 @@ _PCT_RE = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-#: what makes a percentage a rate of occurrence, not a magnitude: "100% reproducible", "90% of the time"
+#: what makes a percentage a rate of occurrence or a share, not a magnitude: "100% reproducible",
+#: "90% of the time", "dropped 30% of my workload" (a share of something that is no speed; "lost
+#: 30% of its throughput" is a magnitude)
 _RATE_AFTER_PCT = re.compile(
     r"\s{0,3}(?:reproducib(?:le|ility)\b|repro\b|of\s(?:the\s)?(?:time|runs|boots|attempts|cases|tries)"
+    r"|of\s{1,3}(?>(?:(?:the|my|our|your|its|their|his|her|all)\s{1,3})?)"  # atomic: "our" is not the share
+    r"(?!(?:perf|throughput|bandwidth|bw\b|speed|iops|latenc|rate|read|write|ops\b|op/s|transactions|requests"
+    r"|jobs|files|operations|original|baseline|previous|peak|max|normal|usual|expected|what))[a-z]"
     r"|(?:make\s{1,3})?(?-i:sure|certain|confident)\b"  # a certainty: "I cannot be 100% sure" (not "Sure enough")
     r"|util(?:i[sz]ation)?\b)",  # a level: "once the 100% util is hit"
     re.IGNORECASE,

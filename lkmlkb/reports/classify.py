@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import lru_cache
 
 from lkmlkb.extract.kernel_versions import normalize_version
@@ -702,19 +703,43 @@ BLAMES_THE_PATCH = re.compile(
 #: the smallest slowdown a reply's own measurement of a patch reports ("slower only by about 0.66%"
 #: is a reviewer finding the cost negligible)
 REPLY_MIN_PCT = 3.0
+#: how long after a patch was posted a reply measuring it slower reports a regression: by then
+#: the patch is in a kernel; before, the measurement is review of a proposal
+LATE_REPLY_DAYS = 30
+
+
+def _days_between(first: Message, later: Message) -> float | None:
+    try:
+        a = datetime.fromisoformat(first.date_utc or "")
+        b = datetime.fromisoformat(later.date_utc or "")
+        return (b - a).total_seconds() / 86400.0
+    except (ValueError, TypeError):
+        return None
+
+
+def late_reply(root: Message, m: Message) -> bool:
+    """Whether reply ``m`` came LATE_REPLY_DAYS or more after the patch ``root`` (unknown dates:
+    it may have)."""
+    days = _days_between(root, m)
+    return days is None or days >= LATE_REPLY_DAYS
 
 
 def reply_reports_slowdown(t: ThreadFacts) -> Reason | None:
     """A reply in a patch's thread, by someone other than the patch's author, measuring the patch
-    slowing something down: "this patch costs 12% in randwrite", "with the series applied IOPS
-    drop by 20%, reverting it brings the numbers back".  A resend's cover letter citing an old
-    regression as background, or a reviewer finding a cost negligible, is none."""
+    slowing something down, once the patch is in a kernel: "I'm testing SSD write performance
+    recently ... it's caused by this patch, if I revert it write speed recovers" (months after
+    the patch was posted; the robot's report on a posted patch is read by the other rules).  A
+    reviewer measuring a proposal's cost while it is reviewed ("I see about a 20% drop in peak
+    IOPS with this", the same week) reviews it; a resend's cover letter citing an old
+    regression as background, or a reviewer finding a cost negligible, reports none."""
     root = t.root
     if root is None or not is_patch_thread(root):
         return None
     author = (root.from_addr or "").lower()
     texts = {
-        m.message_id: (m, t.new_text(m)) for m in t.messages[1:] if (m.from_addr or "").lower() != author
+        m.message_id: (m, t.new_text(m))
+        for m in t.messages[1:]
+        if (m.from_addr or "").lower() != author and late_reply(root, m)
     }
     for c in t.claims:
         e = c.evidence

@@ -61,6 +61,12 @@ def _kinds(text):
         # "the problem change from 100% reproducible, to intermittent" a 100% regression
         ("The bug is 100% reproducible and the throughput dropped.", [("regression", None, "bw")]),
         ("It happens 100% of the time; throughput dropped by 8%.", [("regression", 8.0, "bw")]),
+        # a share of something that is no speed is no magnitude: linux-xfs, Re: "[PATCH v1 0/2] xfs:
+        # remove quota warning limits" (2022-04) "stopped being maintainer and dropped 30% of my
+        # workload" listed a series as a 30% regression; a share of a speed is one
+        ("*After* I stopped being maintainer and dropped 30% of\nmy workload, I thought I'd feel better", []),
+        ("Random reads dropped 25% of their throughput on 6.8.", [("regression", 25.0, "randread")]),
+        ("dd speed dropped by 40% of the original.", [("regression", 40.0, None)]),
         # a cue as a heading keeps its number
         ("Regression: 10% drop in randread iops.", [("regression", 10.0, "randread")]),
         # less of what costs (latency, CPU, time) is better: linux-xfs <20190909053236.GP2254@rh> (Dave

@@ -13,7 +13,11 @@ def _report(*messages: Message):
     return build_report(tid, msgs, findings)
 
 
-def _thread(subject: str, root_from: str, root_body: str, *replies: tuple[str, str]):
+def _thread(
+    subject: str, root_from: str, root_body: str, *replies: tuple[str, str], months_later: bool = False
+):
+    """A patch (or report) and its replies, a day apart; ``months_later``: the replies come in
+    the spring after the patch (it is in a kernel by then)."""
     root = Message(
         "root@x", subject=subject, from_addr=root_from, body=root_body, date_utc="2024-01-01T00:00:00+00:00"
     )
@@ -27,7 +31,7 @@ def _thread(subject: str, root_from: str, root_body: str, *replies: tuple[str, s
                 body=body,
                 in_reply_to=root.message_id,
                 references=[root.message_id],
-                date_utc=f"2024-01-0{i + 1}T00:00:00+00:00",
+                date_utc=f"2024-0{4 if months_later else 1}-0{i + 1}T00:00:00+00:00",
             )
         )
     return out
@@ -56,6 +60,46 @@ def test_a_reply_measuring_the_patch_slowing_things_down_is_a_report():
             "hch@lst.de",
             PATCH,
             ("xu.yang_2@nxp.com", IOMAP_LATE),
+            months_later=True,
+        )
+    )
+    assert r.is_regression_report and _rules(r)[0] == "reply-reports-slowdown"
+
+
+# linux-block, "Re: [PATCH] iosched: Add i10 I/O Scheduler" (Jens Axboe, 2020-11-12, the day the
+# patch was posted, <5a954c4e-aa84-834d-7d04-0ce3545d45c9@kernel.dk>), trimmed: a reviewer
+# measuring a proposal's cost reviews it; no kernel regressed
+I10_REVIEW = """\
+I haven't taken a close look at the code yet so far, but one quick note
+that patches like this should be against the branches for 5.11.
+
+In any case, I did run this through some quick peak testing as I was
+curious, and I'm seeing about 20% drop in peak IOPS over none running
+this. Perf diff:
+"""
+
+
+def test_a_reviewer_measuring_a_proposals_cost_reports_no_regression():
+    r = _report(
+        *_thread(
+            "[PATCH] iosched: Add i10 I/O Scheduler",
+            "rach4x0r@gmail.com",
+            PATCH,
+            ("axboe@kernel.dk", I10_REVIEW),
+        )
+    )
+    assert not any(x.rule == "reply-reports-slowdown" for x in r.reasons)
+    assert not r.is_regression_report
+
+
+def test_the_same_measurement_months_after_the_patch_reports_a_regression():
+    r = _report(
+        *_thread(
+            "[PATCH] iosched: Add i10 I/O Scheduler",
+            "rach4x0r@gmail.com",
+            PATCH,
+            ("axboe@kernel.dk", I10_REVIEW),
+            months_later=True,
         )
     )
     assert r.is_regression_report and _rules(r)[0] == "reply-reports-slowdown"
@@ -524,3 +568,33 @@ def test_a_robot_reporting_a_metrics_change_in_a_patch_thread_still_reports_it()
     )
     assert r.is_regression_report
     assert _rules(r)[0] == "bisected-measurement"
+
+
+# linux-xfs, the kernel test robot's reply to "[PATCH] xfs: account extra freespace btree splits for
+# multiple allocations" (2022-11-22, <202211220854.48dad6fd-oliver.sang@intel.com>), trimmed (no
+# comparison table): the robot's report of a metric's change on a posted patch is one, the week
+# it is posted or later
+ROBOT_FXMARK = """\
+please be noted we noticed Gao Xiang and Dave Chinner have already had lots of
+discussion around this patch, which seems there is maybe new version later.
+we just sent out this report FYI the possible performance impact of this patch.
+
+Greeting,
+
+FYI, we noticed a -15.1% regression of fxmark.ssd_xfs_MWCM_72_directio.works/sec due to commit:
+
+commit: ada76f94c5b32c1828955d70f692b111a9ec2d33 ("[PATCH] xfs: account extra freespace btree splits for multiple allocations")
+url: https://github.com/intel-lab-lkp/linux/commits/Gao-Xiang/xfs-account-extra-freespace-btree-splits-for-multiple-allocations/20221109-114953
+"""
+
+
+def test_the_robots_change_of_a_metric_on_a_posted_patch_reports_it_the_same_week():
+    r = _report(
+        *_thread(
+            "[PATCH] xfs: account extra freespace btree splits for multiple allocations",
+            "hsiangkao@linux.alibaba.com",
+            PATCH,
+            ("oliver.sang@intel.com", ROBOT_FXMARK),
+        )
+    )
+    assert r.is_regression_report
