@@ -154,7 +154,10 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
             claims,
             fix_restores(results),
             fix_thread=is_regression and any(r.rule == "fix-of-slowdown" for r in decided.reasons),
+            reported_in=decided.reasons[0].message_id if is_regression and decided.reasons else None,
         )
+        if is_regression and status == "no conclusion":
+            status = "reported"  # measured, not said in words ("330MB/s -> 130MB/s ... caused by this patch")
     if (
         is_regression
         and stated is None

@@ -10,8 +10,8 @@ In order, the first that applies decides:
 * ``fixed``: a fix was taken: a maintainer applied or queued the fix patch the thread is or
   carries ("Applied, thanks!", "Queued for 6.9"), or mail says the fix landed ("fixed by
   <commit>", "merged", "ended up in") and the numbers, where measured, came back;
-* ``fix proposed``: a fix or a revert was posted (the thread is the fix patch, a reply carries
-  a patch to try, or a fix commit is named);
+* ``fix proposed``: a fix or a revert was posted (the thread is the fix patch, a reply after
+  the report carries a patch to try, or a fix commit is named);
 * ``bisected``: a culprit is named;
 * ``reported``: only the slowdown is.
 """
@@ -22,6 +22,7 @@ import re
 
 from lkmlkb.model import Claim, CommitCitation, Message, Reason
 from lkmlkb.reports.classify import REVERT_SUBJECT, THIS_REVERTS, Gated, lowered, own_lines
+from lkmlkb.threads.threader import normalize_subject
 
 #: words saying a fix went in
 LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended up in", "landed in")
@@ -70,6 +71,23 @@ PATCH_IN_TEXT = Gated(
 )
 
 
+def _first_possible_fix(
+    messages: list[Message], commits: list[CommitCitation], reported_in: str | None
+) -> int:
+    """The index of the first message whose patch can be a fix: any reply, but where the culprit is
+    one of the thread's own patches (the kernel test robot measuring a posted series: "commit:
+    <sha> ("[PATCH v8 08/14] fs: add __remove_file_privs() ...")"), only those after the report:
+    the series posted before it is what regressed."""
+    ids = [m.message_id for m in messages]
+    if reported_in not in ids:
+        return 1
+    posted = {normalize_subject(m.subject or "").lower() for m in messages[: ids.index(reported_in)]}
+    own = any(
+        c.role == "culprit" and c.subject and normalize_subject(c.subject).lower() in posted for c in commits
+    )
+    return ids.index(reported_in) + 1 if own else 1
+
+
 def _at(rule: str, verdict: str, m: Message, text: str, pos: int) -> Reason:
     lo = text.rfind("\n", 0, pos) + 1
     hi = text.find("\n", pos)
@@ -84,10 +102,13 @@ def derive_status(
     claims: list[Claim],
     restored: bool | None = None,
     fix_thread: bool = False,
+    reported_in: str | None = None,
 ) -> tuple[str, Reason | None]:
     """The thread's status and the reason for it.  ``fix_thread``: the thread is itself a patch
     (or a revert) that fixes the regression; ``restored``: whether a measured fix brought the
-    numbers back (None: not measured)."""
+    numbers back (None: not measured); ``reported_in``: the message that reports the regression
+    (a patch posted before it, as the series the kernel test robot then measured, is what
+    regressed, not a fix)."""
     kinds = {c.kind for c in claims}
     if "cannot-reproduce" in kinds and "regression" not in kinds:
         c = next(c for c in claims if c.kind == "cannot-reproduce")
@@ -133,7 +154,8 @@ def derive_status(
         return "fix proposed", Reason(
             "status-fix-proposed", "fix proposed", e.message_id, e.line_start, e.text[:300]
         )
-    for m, text in texts[1:]:
+    after = _first_possible_fix(messages, commits, reported_in)
+    for m, text in texts[after:]:
         hit = PATCH_IN_TEXT.search(text)
         if hit:
             return "fix proposed", _at("status-fix-proposed", "fix proposed", m, text, hit.start())

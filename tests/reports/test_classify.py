@@ -64,6 +64,7 @@ def test_a_reply_measuring_the_patch_slowing_things_down_is_a_report():
         )
     )
     assert r.is_regression_report and _rules(r)[0] == "reply-reports-slowdown"
+    assert r.status == "reported"  # measured, never said in words: still where it stands
 
 
 # linux-block, "Re: [PATCH] iosched: Add i10 I/O Scheduler" (Jens Axboe, 2020-11-12, the day the

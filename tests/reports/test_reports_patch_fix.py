@@ -223,6 +223,69 @@ def test_a_series_tested_for_regressions_is_no_fix_of_the_one_the_robot_finds_in
     assert r.status == "bisected"
 
 
+# the series' 8th patch as posted (its diff trimmed to one hunk), before the robot measured it
+FSNOTIFY_PATCH_8 = """\
+There are a lot of arguments to fsnotify(), and some of them are only
+used by a few callers.  Pass them in a struct.
+
+---
+ fs/notify/fsnotify.c | 10 +++++-----
+ 1 file changed, 5 insertions(+), 5 deletions(-)
+
+diff --git a/fs/notify/fsnotify.c b/fs/notify/fsnotify.c
+--- a/fs/notify/fsnotify.c
++++ b/fs/notify/fsnotify.c
+@@ -400,7 +400,7 @@ int fsnotify(__u32 mask, const void *data, int data_type, struct inode *dir,
+-	struct super_block *sb = fsnotify_data_sb(data, data_type);
++	struct super_block *sb = fsnotify_data_sb(event_info);
+"""
+
+
+def _series_and_robot() -> list[Message]:
+    root = Message(
+        "20210720155944.1447086-1-krisman@collabora.com",
+        subject="[PATCH v4 00/16] File system wide monitoring",
+        body=FS_MONITORING,
+        date_utc="2021-07-20T15:59:28+00:00",
+    )
+    patch = Message(
+        "20210720155944.1447086-9-krisman@collabora.com",
+        subject="[PATCH v4 08/16] fsnotify: pass arguments of fsnotify() in struct fsnotify_event_info",
+        body=FSNOTIFY_PATCH_8,
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+        date_utc="2021-07-20T15:59:36+00:00",
+    )
+    robot = Message(
+        "20210731063818.GB18773@xsang-OptiPlex-9020",
+        body=ROBOT_UNIXBENCH,
+        subject="[fsnotify]  4c40d6efc8:  unixbench.score -3.3% regression",
+        in_reply_to=patch.message_id,
+        references=[root.message_id, patch.message_id],
+        date_utc="2021-07-31T06:38:18+00:00",
+    )
+    return [root, patch, robot]
+
+
+def test_the_series_patch_the_robot_blames_is_no_fix_of_its_regression():
+    r = _report(*_series_and_robot())
+    assert r.is_regression_report
+    assert r.status == "bisected"  # the diff posted before the report is what regressed
+
+
+def test_a_patch_posted_after_the_robots_report_is_a_fix_proposed():
+    root, patch, robot = _series_and_robot()
+    later = Message(
+        "fix-after-report@x",
+        subject="Re: [PATCH v4 08/16] fsnotify: pass arguments of fsnotify() in struct fsnotify_event_info",
+        body="Does this bring the score back?\n\n" + FSNOTIFY_PATCH_8,
+        in_reply_to=robot.message_id,
+        references=[root.message_id, patch.message_id, robot.message_id],
+        date_utc="2021-08-02T10:00:00+00:00",
+    )
+    assert _report(root, patch, robot, later).status == "fix proposed"
+
+
 def test_a_series_measuring_its_own_drop_fixes_nothing():
     from lkmlkb.reports.classify import ThreadFacts, fix_of_slowdown
     from lkmlkb.reports.status import derive_status
