@@ -32,7 +32,7 @@ import logging
 import re
 
 from lkmlkb.extract.commits import TITLE_PREFIX_AFTER_FIRST
-from lkmlkb.extract.lines import line_of, line_text
+from lkmlkb.extract.lines import field_listing, line_of, line_text
 from lkmlkb.extract.measurements import metric_of, normalized, quantities
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.extract.nlp import cue_files, reading
@@ -687,8 +687,9 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             _FIELD_COUNT_AFTER_CUE.match(text, c.end)
             or _C_DECLARATION.match(text_of_line)
             or _DIAGNOSTIC_LINE.match(text_of_line)
+            or field_listing(text_of_line)
         ):
-            continue  # a tool's field ("drop: 0/0"), code ("uint32_t dropped;"), a checker's warning
+            continue  # a tool's field ("drop: 0/0", "Relative Performance: 0x3 Degraded"), code, a checker's warning
         if (
             word in _REGRESSION_NOUNS
             and _NAMES_TESTING.match(text, c.end)

@@ -151,3 +151,23 @@ def line_text(text: str, line: int) -> str:
         return ""
     end = starts[line + 1] - 1 if line + 1 < len(starts) else len(text)
     return text[starts[line] : end]
+
+
+#: a device's capability flag in a tool's listing: "TimeoutDis+", "LTR-" (lspci -vv)
+_FLAG = re.compile(r"(?<![\w+-])[A-Za-z][A-Za-z0-9]{1,15}[+-](?=[,\s]|$)")
+_FIELD_NAME = re.compile(r"(?:^|[\s,;])[A-Z][\w ]{0,24}?[ \t]?:[ \t]")
+#: three "Name: value" fields parted by " - " (nvme id-ns: "Metadata Size: 8 bytes - Data Size: 512
+#: bytes - Relative Performance: 0x3 Degraded")
+_DASHED_FIELDS = re.compile(r"(?:[A-Z][\w ]{0,24}:[ \t][^:\n]{1,40}?[ \t]-[ \t]){2}[A-Z][\w ]{0,24}:[ \t]")
+
+
+def field_listing(line: str) -> bool:
+    """Whether ``line`` is a tool's listing of a device's fields, not prose or a measurement:
+    lspci's "DevCtl2: Completion Timeout: 65ms to 210ms, TimeoutDis-, LTR-, OBFF Disabled" (a
+    capability's range, two flags), nvme id-ns's "LBA Format 3 : Metadata Size: 8 bytes - Data
+    Size: 512 bytes - Relative Performance: 0x3 Degraded" (a rating)."""
+    if ":" not in line:
+        return False
+    if ("+" in line or "-" in line) and len(_FLAG.findall(line)) >= 2 and _FIELD_NAME.search(line):
+        return True
+    return " - " in line and _DASHED_FIELDS.search(line) is not None

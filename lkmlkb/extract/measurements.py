@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterator
 
 from lkmlkb.extract.kernel_versions import find_versions, normalize_version
+from lkmlkb.extract.lines import field_listing
 from lkmlkb.extract.metric_units import normalize
 from lkmlkb.model import Evidence, KernelMention, Result
 
@@ -190,13 +191,19 @@ CONTEXT_REACH = 60
 STATEMENT_GAP = 90
 
 
+def _line_at(text: str, pos: int) -> str:
+    end = text.find("\n", pos)
+    return text[text.rfind("\n", 0, pos) + 1 : end if end >= 0 else len(text)]
+
+
 class _Para:
     """One paragraph being read: its text, where it starts, its quantities and kernels."""
 
     def __init__(self, text: str, offset: int, known: set[str]):
         self.text = text
         self.offset = offset
-        self.qs = list(quantities(text))
+        # a tool's listing of a device's fields is no run measured ("Completion Timeout: 65ms to 210ms")
+        self.qs = [q for q in quantities(text) if ":" not in text or not field_listing(_line_at(text, q[0]))]
         self.kernels = _kernels(text, known) if self.qs else []
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 
-from lkmlkb.extract.lines import match_lines, word_lines
+from lkmlkb.extract.lines import field_listing, match_lines, word_lines
 from lkmlkb.extract.metric_units import normalize
 from lkmlkb.model import Evidence, Result
 
@@ -112,6 +112,8 @@ def find_pairs(text: str) -> list[Result]:
                 continue
             if not line.strip() or not _has_arrow(line) or not PAIR_CUE.search(line):
                 continue
+            if field_listing(line):
+                continue  # a device's capability range: "Completion Timeout: 65ms to 210ms, TimeoutDis-"
             m = PAIR.match(line.strip())
             if not m:
                 continue

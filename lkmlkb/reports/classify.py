@@ -173,7 +173,8 @@ FAILURE = re.compile(
     r"""\b(?:hang|hangs|hung|stuck|deadlock\w{0,2}|lockup|livelock|oops|panic\w{0,2}|crash\w{0,2}|BUG:|KASAN|UBSAN
           |use-after-free|null[ \t-]pointer|corrupt\w{0,5}|data[ \t]loss|warning|WARN(?:_ON)?|splat|fail\w{0,4}
           |error|errors|broken|breaks|leak\w{0,2}|unresponsive|D[ \t]state|EIO|ENOSPC|reboot\w{0,3}|freez\w{0,3}
-          |not[ \t]work\w{0,3}|doesn't[ \t]work|won't[ \t]boot|missing)\b""",
+          |not[ \t]work\w{0,3}|doesn't[ \t]work|won't[ \t]boot|missing
+          |lost[ \t](?:writes?|requests?|data|I/?Os?|updates?|files?|wake-?ups?|interrupts?|completions?))\b""",
     re.I | re.X,
 )
 #: a thread changing the kernel, in words: "since 6.5", "after upgrading to", "newer kernels",
@@ -321,8 +322,18 @@ def functional(t: ThreadFacts) -> Reason | None:
     """The thread is about a failure and no slowdown: a hang, an oops, corruption, a failed test
     (even bisected, even with "REGRESSION" in the subject).  Read in the subject, or in the
     first message's own text when the thread never speaks of speed."""
+    # the reporter's own sized slowdown makes it one; a reply's ("we see a 5-10% degradation when
+    # using ImmediateData=No", the cost of a workaround in a corruption thread) does not
+    starter = ((t.root.from_addr or "").lower(), t.root.message_id) if t.root is not None else ("", "")
+    by_starter = {m.message_id for m in t.messages if (m.from_addr or "").lower() == starter[0]} | {
+        starter[1]
+    }
     if robot_change(t) is not None or any(
-        _speed_regression(c) and c.stated_pct is not None for c in t.claims
+        _speed_regression(c)
+        and c.stated_pct is not None
+        and c.evidence.message_id in by_starter
+        and not c.evidence.quoted
+        for c in t.claims
     ):
         return None
     if FAILURE.search(t.subject) and not PERF_NAMED.search(t.subject):

@@ -599,3 +599,59 @@ def test_the_robots_change_of_a_metric_on_a_posted_patch_reports_it_the_same_wee
         )
     )
     assert r.is_regression_report
+
+
+# linux-block, "Data corruption in kernel 5.1+ with iSER attached ramdisk" (Stephen Rust,
+# 2019-11-27, as Ming Lei's reply <20191128015748.GA3277@ming.t460p> quotes it) and Sagi
+# Grimberg's reply (2020-03-25, <d2f633f1-57ef-4618-c3a6-c5ff0afead5b@grimberg.me>), trimmed: the
+# cost of a workaround, said in a reply, makes no corruption a slowdown
+ISER_CORRUPTION = """\
+We recently began testing 5.4 in preparation for migration from 4.14. One
+of our tests found reproducible data corruption in 5.x kernels. The test
+consists of a few basic single-issue writes to an iSER attached ramdisk.
+The writes are subsequently verified with single-issue reads. We tracked
+the corruption down using git bisect. The issue appears to have started in
+5.1 with the following commit:
+
+3d75ca0adef4280650c6690a0c4702a74a6f3c95 block: introduce multi-page bvec
+helpers
+"""
+ISER_WORKAROUND_COST = """\
+Sorry for the late reply, lost track of this.
+
+> We have a couple of followups as well:
+>
+> - We are seeing a 5-10% performance degradation when using ImmediateData=No for our workloads. That is to say, having this issue fixed is important to us.
+
+Can you try attached patch and see if it solves your issue?
+"""
+
+
+def test_a_workarounds_cost_in_a_reply_makes_no_corruption_a_slowdown():
+    r = _report(
+        *_thread(
+            "Data corruption in kernel 5.1+ with iSER attached ramdisk",
+            "srust@blockbridge.com",
+            ISER_CORRUPTION,
+            ("sagi@grimberg.me", ISER_WORKAROUND_COST),
+        )
+    )
+    assert not r.is_regression_report
+    assert _rules(r)[0] == "functional"
+
+
+def test_the_reporters_own_sized_slowdown_is_no_functional_failure():
+    own = ISER_CORRUPTION.replace(
+        "found reproducible data corruption in 5.x kernels.",
+        "found a reproducible 10% slowdown of writes in 5.x kernels, and the\nwrites fail.",
+    )
+    r = _report(*_thread("Writes fail and slow down in kernel 5.1+", "srust@blockbridge.com", own))
+    assert "functional" not in _rules(r)
+
+
+# linux-block, "uring regression - lost write request" (Daniel Black, 2021-11): a request lost is a failure
+def test_a_lost_request_is_a_failure():
+    from lkmlkb.reports.classify import FAILURE
+
+    assert FAILURE.search("uring regression - lost write request")
+    assert not FAILURE.search("we lost 20% of our write throughput")

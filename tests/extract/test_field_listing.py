@@ -1,0 +1,61 @@
+"""A tool's listing of a device's fields is neither a measurement nor a claim (lspci -vv, nvme id-ns).
+
+Real lines: Qian Cai, "Re: [PATCH v8 17/18] scsi: megaraid_sas: Added support for shared host
+tagset for cpuhotplug", linux-block, 2020-11-02,
+<fe3dff7dae4494e5a88caffbb4d877bbf472dceb.camel@redhat.com> (lspci -vv of the HBA): a capability's
+range read as a change from 65 ms to 210 ms listed a feature series as a 223 % regression; Nilay
+Shroff, "[Bug Report] nvme-cli fails re-formatting NVMe namespace", linux-block, 2024-03-15,
+<7a3b35dd-7365-4427-95a0-929b28c64e73@linux.ibm.com> (nvme id-ns): an LBA format's rating
+"Degraded" read as a slowdown listed a failed format as a regression.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lkmlkb.extract.claims import find_claims
+from lkmlkb.extract.lines import field_listing
+from lkmlkb.extract.results import find_results
+
+LSPCI = """\
+\t\tDevCap2: Completion Timeout: Range BC, TimeoutDis+, LTR-, OBFF Not Supported
+\t\tDevCtl2: Completion Timeout: 65ms to 210ms, TimeoutDis-, LTR-, OBFF Disabled
+"""
+NVME_ID_NS = """\
+LBA Format  0 : Metadata Size: 0   bytes - Data Size: 4096 bytes - Relative Performance: 0 Best (in use)
+LBA Format  3 : Metadata Size: 8   bytes - Data Size: 512 bytes - Relative Performance: 0x3 Degraded
+LBA Format  4 : Metadata Size: 64  bytes - Data Size: 4096 bytes - Relative Performance: 0x3 Degraded
+"""
+
+
+@pytest.mark.parametrize("line", [*LSPCI.splitlines(), *NVME_ID_NS.splitlines()])
+def test_the_lines_of_a_device_listing_are_field_listings(line):
+    assert field_listing(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Before: 100 MB/s After: 50 MB/s Delta: -50%",
+        "Result: read bandwidth dropped from 2 GB/s to 1 GB/s",
+        "  WRITE: bw=745MiB/s (781MB/s), 745MiB/s-745MiB/s (781MB/s-781MB/s), io=43.6GiB (46.8GB)",
+        "pre- and post-processing: 10ms to 20ms",
+        "Latency: p99 went from 65ms to 210ms - regression: yes",
+    ],
+)
+def test_prose_and_measurements_are_no_field_listings(line):
+    assert not field_listing(line)
+
+
+def test_a_capabilitys_range_is_no_change_measured():
+    assert find_results(LSPCI) == []
+    # the same range said by a person is one
+    assert [(r.value, r.config) for r in find_results("Completion latency went from 65ms to 210ms.\n")] == [
+        (65.0, "before"),
+        (210.0, "after"),
+    ]
+
+
+def test_a_format_rated_degraded_is_no_slowdown():
+    assert find_claims(NVME_ID_NS) == []
+    assert [c.kind for c in find_claims("Write performance degraded badly on 6.8.\n")] == ["regression"]
