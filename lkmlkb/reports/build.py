@@ -17,7 +17,15 @@ from lkmlkb.extract.claims import find_claims, stated_regression_pct
 from lkmlkb.extract.commits import find_commits
 from lkmlkb.extract.kernels import find_kernels
 from lkmlkb.model import Claim, Evidence, Findings, KernelMention, Message, Report
-from lkmlkb.reports.classify import PERF_WORD, ROBOT_SUBJECT, ThreadFacts, classify, is_patch_thread
+from lkmlkb.reports.classify import (
+    PATCH_WORD,
+    PERF_WORD,
+    ROBOT_SUBJECT,
+    ThreadFacts,
+    classify,
+    is_patch_thread,
+    series_changelog_lines,
+)
 from lkmlkb.reports.labels import (
     attribute_commit_results,
     computed_change,
@@ -34,6 +42,7 @@ from lkmlkb.reports.labels import (
 )
 from lkmlkb.reports.merge import dedupe_jobs, dedupe_results, merge_commits, merge_kernels
 from lkmlkb.reports.status import derive_status
+from lkmlkb.threads.threader import is_reply_subject
 
 log = logging.getLogger(__name__)
 
@@ -96,11 +105,29 @@ def subject_claims(root: Message | None) -> list[Claim]:
     return claims
 
 
+def _outside_changelogs(messages: list[Message], claims: list[Claim]) -> list[Claim]:
+    """The claims not made in a posted patch's changelog of its series' versions
+    (:func:`~lkmlkb.reports.classify.series_changelog_lines`)."""
+    logs = {
+        m.message_id: series_changelog_lines(m.body)
+        for m in messages
+        if PATCH_WORD.search(m.subject or "") and not is_reply_subject(m.subject or "")
+    }
+    if not any(logs.values()):
+        return claims
+    return [
+        c
+        for c in claims
+        if c.evidence is None or c.evidence.line_start not in logs.get(c.evidence.message_id, ())
+    ]
+
+
 def build_report(thread_id: str, messages: list[Message], findings: list[Findings]) -> Report:
     """The report of one thread (messages in date order, findings aligned with them)."""
     root = messages[0] if messages else None
     said_in_subject = subject_claims(root)
-    claims = said_in_subject + [c for f in findings for c in f.claims]
+    own_claims = _outside_changelogs(messages, [c for f in findings for c in f.claims])
+    claims = said_in_subject + own_claims
     said_kernels = find_kernels(root.subject) if root is not None and root.subject else []
     findings = list(findings) + [subject_findings(root, said_kernels)] if root is not None else list(findings)
     commits = merge_commits(findings)
@@ -133,7 +160,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     stated = stated_regression_pct(claims, computed)
     facts = ThreadFacts(
         messages=messages,
-        claims=[c for f in findings for c in f.claims],
+        claims=own_claims,
         subject_claims=said_in_subject,
         commits=commits,
         own_commits=[c for f in findings for c in f.commits],

@@ -554,6 +554,39 @@ def bisected_measurement(t: ThreadFacts) -> Reason | None:
     return None
 
 
+#: the heading of a series' changelog: "v8:", "Changes in v7:", "Changes since v2:", "v2 -> v3:",
+#: "Changelog:", "RFC v2 -> v1:"
+CHANGELOG_HEADING = re.compile(
+    r"^[ \t]{0,3}(?:changes?[ \t]{1,3}(?:in|since|from|for)[ \t]{1,3}(?:rfc[ \t]?)?v\d{1,3}[^\n]{0,30}?:?[ \t]*$"
+    # "v8:", "v6: https://lore...", "v2: rebase on 5.5-rc6", "v2 -> v3:"
+    r"|(?:rfc[ \t]?)?v\d{1,3}(?:[ \t]{0,3}(?:->|=>|\u2192|-|to|vs\.?)[ \t]{0,3}(?:rfc[ \t]?)?v\d{1,3})?[ \t]{0,3}:(?:[ \t]|$)"
+    r"|change[ \t]?log[ \t]{0,3}:?[ \t]*$|changes[ \t]{0,3}:[ \t]*$)",
+    re.I | re.M,
+)
+#: a line going on with a changelog: blank, indented, or an item ("- ", "* ", "o ", "1) ")
+_CHANGELOG_ITEM = re.compile(r"^(?:[ \t]*$|[ \t]|[-*+o\u2022][ \t]|\d{1,2}[.)][ \t])")
+
+
+def series_changelog_lines(body: str) -> set[int]:
+    """The lines of a patch's changelog of its series' versions ("v8:\n * Rebased to v6.15-rc1\n
+    * ... were in RFC stage because block iterator caused a performance regression ..."): what a
+    series says there of its own earlier versions is its history, not a regression of a kernel.
+    A changelog runs from its heading over items, indented lines and blank lines to the first
+    other line ("---" before the diffstat, a sign-off, prose)."""
+    if not CHANGELOG_HEADING.search(body[:200_000]):
+        return set()
+    out: set[int] = set()
+    inside = False
+    for n, line in enumerate(body[:200_000].split("\n")):
+        if CHANGELOG_HEADING.match(line):
+            inside = True
+        elif inside and not _CHANGELOG_ITEM.match(line):
+            inside = False
+        if inside:
+            out.add(n)
+    return out
+
+
 #: a line naming the tree a patch series is based on, in its changelog ("* Rebased to v6.15-rc1",
 #: "v7: rebase on 5.5-rc6", "based on next-20230525", "applies on top of 6.8-rc1"): a kernel
 #: there is where the series goes, not one a slowdown was measured on

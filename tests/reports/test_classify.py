@@ -655,3 +655,62 @@ def test_a_lost_request_is_a_failure():
 
     assert FAILURE.search("uring regression - lost write request")
     assert not FAILURE.search("we lost 20% of our write throughput")
+
+
+# linux-block, "[PATCH v8 00/24] Provide a new two step DMA mapping API" (Leon Romanovsky,
+# 2025-04-18, <cover.1744825142.git.leon@kernel.org>), trimmed: the series' changelog says why an
+# earlier version of it was held back; the series is no report of a kernel's regression
+DMA_COVER = """\
+Following recent on site LSF/MM 2025 [1] discussion, the overall
+response was extremely positive with many people expressed their
+desire to see this series merged, so they can base their work on it.
+
+The whole series together with two extra patches (to fix broken -rc1) is
+here https://git.kernel.org/pub/scm/linux/kernel/git/leon/linux-rdma.git dma-split-Apr-8
+-----------------------------------------------------------------------
+Changelog:
+v8:
+ * Rebased to v6.15-rc1
+ * Added NVMe patches which are now patches and not RFC. They were in
+   RFC stage because block iterator caused to performance regression
+   for very extreme case scenario (~100M IOPS), but after Kanchan fixed
+   it, the code started to be ready for merging.
+v7:
+ * Rebased to v6.14-rc1
+v6: https://lore.kernel.org/all/cover.1737106761.git.leon@kernel.org
+ * Changed internal __size variable to u64 to properly set private flag
+   in most significant bit.
+
+Thanks
+"""
+
+
+def test_a_series_changelog_holds_the_lines_under_its_version_headings():
+    from lkmlkb.reports.classify import series_changelog_lines
+
+    lines = DMA_COVER.split("\n")
+    got = series_changelog_lines(DMA_COVER)
+    assert {lines[n] for n in got} >= {
+        "Changelog:",
+        "v8:",
+        "   RFC stage because block iterator caused to performance regression",
+        "v6: https://lore.kernel.org/all/cover.1737106761.git.leon@kernel.org",
+        "   in most significant bit.",
+    }
+    assert not {lines[n] for n in got} & {
+        "Thanks",
+        "desire to see this series merged, so they can base their work on it.",
+    }
+
+
+def test_what_a_series_changelog_says_of_its_earlier_versions_is_no_report():
+    r = _report(
+        *_thread("[PATCH v8 00/24] Provide a new two step DMA mapping API", "leon@kernel.org", DMA_COVER)
+    )
+    assert not r.is_regression_report
+
+
+def test_the_same_words_in_a_reports_prose_are_one():
+    prose = "Since 6.15-rc1 the block iterator caused a 12% performance regression\nfor 4k random reads on our box.\n"
+    r = _report(*_thread("block iterator slows 4k reads", "someone@example.com", prose))
+    assert r.is_regression_report
