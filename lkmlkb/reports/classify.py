@@ -663,7 +663,15 @@ def kernel_change(t: ThreadFacts, mid: str) -> Reason | None:
         hit = KERNEL_CHANGE_WORDS.search(text)
         if hit:
             return _line_reason("kernel-change", "words of a change", m, text, hit.start())
+        # a bisection finds the change that brought it: "he bisected it down to <a commit's title>"
+        hit = BISECTION_SAID.search(text)
+        if hit:
+            return _line_reason("kernel-change", "a bisection", m, text, hit.start())
     return None
+
+
+#: a bisection said in words ("bisected it down to", "the first bad commit is")
+BISECTION_SAID = re.compile(r"\bbisect(?:ed|ing)?\b|\bfirst[ \t]bad[ \t]commit\b", re.I)
 
 
 def _release(version: str) -> str:
@@ -870,12 +878,31 @@ def patch_own_numbers(t: ThreadFacts) -> Reason | None:
     if any(c.kind == "regression" and REGRESS_WORD.search(c.cue or "") for c in t.subject_claims):
         return None
     root_id = t.root.message_id if t.root is not None else ""
+    # the author's "regression" is a kernel's where kernels are compared ("since 6.5-rc4 write
+    # bandwidth regressed") or a bisection found it; beside its own baseline and current only, it
+    # is the series' own cost
+    # ("massive regressions to wait_current_trans in qgroup mode", a feature measured against none)
     if any(
         c.kind == "regression" and REGRESS_WORD.search(c.cue or "") and c.evidence.message_id == root_id
         for c in t.claims
-    ):
-        return None
+    ) and (_kernels_compared(t, root_id) or (t.root is not None and BISECTED_CUE.search(t.new_text(t.root)))):
+        return None  # or a bisection found its cause ("he bisected it down to <a commit's title>")
     return _subject_reason(t, "patch-own-numbers", "not a regression")
+
+
+def _kernels_compared(t: ThreadFacts, mid: str) -> bool:
+    """Whether the thread calls a kernel good (or one bad beside another), or message ``mid`` names
+    two releases not as a series' base."""
+    if any(k.role == "good" for k in t.kernels):
+        return True
+    if any(k.role == "bad" for k in t.kernels) and len({_release(k.version) for k in t.kernels}) >= 2:
+        return True
+    releases = {
+        _release(k.version)
+        for k in t.own_kernels
+        if k.evidence.message_id == mid and not SERIES_BASE_LINE.search(k.evidence.text or "")
+    }
+    return len(releases) >= 2
 
 
 # ------------------------------------------------------------------ the decision

@@ -714,3 +714,51 @@ def test_the_same_words_in_a_reports_prose_are_one():
     prose = "Since 6.15-rc1 the block iterator caused a 12% performance regression\nfor 4k random reads on our box.\n"
     r = _report(*_thread("block iterator slows 4k reads", "someone@example.com", prose))
     assert r.is_regression_report
+
+
+# linux-btrfs, "[PATCH 00/18] btrfs: simple quotas" (Boris Burkov, 2023-07-05,
+# <cover.1688597211.git.boris@bur.io>), trimmed: a feature series measured against its baseline
+# calls its own costs regressions; no kernel regressed
+SQUOTA_COVER = """\
+qgroup test results
+unshare results
+          metric              baseline       current        stdev            diff
+========================================================================================
+avg_commit_ms                     162.13        285.75          3.14     76.24%
+write_bw_bytes                 653008.80     486344.40       4209.91    -25.52%
+write_iops                        159.43        118.74          1.03    -25.52%
+
+Particularly noteworthy are the massive regressions to
+wait_current_trans in qgroup mode as well as the solid regressions to
+bandwidth, iops and write latency. The regressions/improvements in
+squotas are modest in comparison in line with the expectation.
+"""
+# linux-btrfs, "[PATCH 0/9] Improve preemptive ENOSPC flushing" (Josef Bacik, 2020-09-30,
+# <cover.1601495426.git.josef@toxicpanda.com>), trimmed: a regression a bisection found, fixed
+ENOSPC_COVER = """\
+A while ago Nikolay started digging into a problem where they were seeing an
+around 20% regression on random writes, and he bisected it down to
+
+  btrfs: don't end the transaction for delayed refs in throttle
+
+However this wasn't actually the cause of the problem.
+"""
+
+
+def test_a_series_calling_its_own_costs_regressions_reports_none():
+    r = _report(*_thread("[PATCH 00/18] btrfs: simple quotas", "boris@bur.io", SQUOTA_COVER))
+    assert not r.is_regression_report
+    assert "patch-own-numbers" in _rules(r)
+
+
+def test_a_series_fixing_a_bisected_regression_reports_it():
+    r = _report(
+        *_thread("[PATCH 0/9] Improve preemptive ENOSPC flushing", "josef@toxicpanda.com", ENOSPC_COVER)
+    )
+    assert r.is_regression_report
+
+
+def test_a_series_fixing_a_regression_between_releases_reports_it():
+    text = SQUOTA_COVER.replace("in qgroup mode", "since 6.4 compared to 6.3")
+    r = _report(*_thread("[PATCH 00/18] btrfs: faster quotas", "boris@bur.io", text))
+    assert r.is_regression_report
