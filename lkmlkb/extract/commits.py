@@ -292,6 +292,13 @@ def _quoted_string(line: str, m: re.Match) -> bool:
     return line[a - 1 : a] == '"' and line[b : b + 1] == '"'
 
 
+def _prompt_host(line: str, m: re.Match) -> bool:
+    """A hex word that is a shell prompt's host before its working directory ("0f70583cd12cac:/pandata/0 #
+    time rm test1", a container's id in "root@3f4e5a6b7c8d:~#"): no commit."""
+    b = m.end("sha")
+    return line[b : b + 2] in (":/", ":~")
+
+
 def find_sha_hits(text: str) -> list[_Hit]:
     """Every SHA-shaped token in ``text`` that can be a commit id, with its span."""
     hits: list[_Hit] = []
@@ -301,7 +308,9 @@ def find_sha_hits(text: str) -> list[_Hit]:
         # the SHA-shaped words first: most lines have none, and then what kind of line it is
         # does not matter (the line tests are the costlier regexes)
         shas = [
-            m for m in _SHA_RE.finditer(cut) if _looks_like_sha(m.group("sha")) and not _quoted_string(cut, m)
+            m
+            for m in _SHA_RE.finditer(cut)
+            if _looks_like_sha(m.group("sha")) and not _quoted_string(cut, m) and not _prompt_host(cut, m)
         ]
         if shas and not _SKIP_LINE_RE.search(cut) and not _hexdump_line(cut):
             if excluded is None:

@@ -6,7 +6,8 @@ read a thread's findings (claims, commits, kernels, labelled results) and its ma
 one that applies gives a :class:`~lkmlkb.model.Reason`: its name, what it decided, and the
 message and line it read.  :func:`classify` runs them in a fixed order:
 
-1. **What rules a thread out**, whatever else it holds: a pull request; a stable backport
+1. **What rules a thread out**, whatever else it holds: a pull request; a userspace project's
+   patch or a test added to a test suite (btrfs-progs, fstests, ...); a stable backport
    bundle (its patches carry a fix's log); a report taken back by the robot or its reporter
    ("false positive", "so not a regression"); a failure with no slowdown measured (a hang, an
    oops, corruption, a failed test), even when bisected.
@@ -288,6 +289,35 @@ def pull_request(t: ThreadFacts) -> Reason | None:
         return Reason(
             "pull-request", "not a regression", t.root.message_id, 0, "The following changes since commit"
         )
+    return None
+
+
+#: a userspace project's patch or release posted to a kernel list: "[PATCH] btrfs-progs: mkfs: ...",
+#: "[PATCH fstests] ...", "[PATCHSET V2] xfsprogs: ...", "[PATCH blktests v2] ..."
+USERSPACE_PROJECT = re.compile(
+    r"^(?:(?:re|fwd?|aw)\s{0,2}:\s{0,3})*(?:\[[^\]\n]{0,80}\]\s{0,3})*"
+    # the project as the subject's prefix: "btrfs-progs: mkfs: ...", "xfsprogs: ...", "[ANNOUNCE] btrfs-progs v6.8"
+    r"(?:btrfs-progs|xfsprogs|xfsdump|e2fsprogs|fstests|xfstests|blktests|mdadm|nvme-cli|liburing|kdevops)"
+    r"(?::|\s{1,3}v?\d)"
+    r"|\[[^\]\n]{0,40}\b(?:PATCH|RFC|PATCHSET)\b[^\]\n]{0,40}\b(?:btrfs-progs|xfsprogs|fstests|xfstests|blktests"
+    r"|e2fsprogs|mdadm|liburing|nvme-cli)\b",
+    re.I,
+)
+#: a patch adding a test to a test suite: "[PATCH] btrfs: add a test case to verify ...",
+#: "[PATCH] generic/751: ...", "[PATCH] xfs: test a regression in dquot type checking"
+TEST_PATCH = re.compile(
+    r"\[[^\]\n]{0,40}\bPATCH[^\]\n]{0,40}\][^\n]{0,40}?(?:\b(?:generic|shared|btrfs|xfs|ext4|f2fs|nfs|overlay|block|nvme|scsi|md|loop|zbd)/\d{3}\b"
+    r"|:\s{0,3}(?:add|new)\b[^:\n]{0,20}\btest(?:s|[ ]cases?)?\b|:\s{0,3}test\s{1,3}(?:a|the|for)\b)",
+    re.I,
+)
+
+
+def userspace_project(t: ThreadFacts) -> Reason | None:
+    """A userspace project's patch or release (btrfs-progs, xfsprogs, fstests, blktests, mdadm,
+    liburing, ...) or a test added to a test suite, posted to a kernel list: what it says of a
+    slowdown ("mkfs.btrfs inside my VM is much slower after commit 4b861c186592") is no kernel's."""
+    if USERSPACE_PROJECT.search(t.subject) or TEST_PATCH.search(t.subject):
+        return _subject_reason(t, "userspace-project", "not a kernel regression")
     return None
 
 
@@ -919,7 +949,7 @@ class Classification:
 
 def classify(t: ThreadFacts) -> Classification:
     """Run the rules in order (see the module's docstring); the reasons say which decided."""
-    for rule in (pull_request, backport_bundle, retracted, functional):
+    for rule in (pull_request, userspace_project, backport_bundle, retracted, functional):
         r = rule(t)
         if r is not None:
             gain = improvement(t)  # a gain measured in it is still said ("with the patch it runs 12% faster")

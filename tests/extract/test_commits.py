@@ -412,7 +412,9 @@ def _sha_hits_line_by_line(text):
             shas = [
                 m
                 for m in cm._SHA_RE.finditer(cut)
-                if cm._looks_like_sha(m.group("sha")) and not cm._quoted_string(cut, m)
+                if cm._looks_like_sha(m.group("sha"))
+                and not cm._quoted_string(cut, m)
+                and not cm._prompt_host(cut, m)
             ]
             if shas and not cm._SKIP_LINE_RE.search(cut) and not cm._hexdump_line(cut):
                 hits += [
@@ -594,6 +596,18 @@ def test_a_hex_name_in_quotes_is_no_commit():
         'The commit 6975c1a486a4 ("block: remove the ioprio field") is not it.\n'
     )
     assert {c.sha for c in find_commits(text)} == {"6975c1a486a4"}
+
+
+def test_a_hex_host_of_a_shell_prompt_is_no_commit():
+    # linux-btrfs, "Re: BTRFS File Delete Speed Scales With File Size?" (2020-11): the host of the
+    # prompt before each timed command is hex, and "tested" a commit that never was
+    text = (
+        "0f70583cd12cac:/pandata/0 # time (for i in {1..10}; do time (rm test$i; sync); done)\n"
+        "real    0m0.636s\n"
+        "root@3f4e5a6b7c8d:~# fio job.fio\n"
+        'It got slow after 0f70583cd12c ("btrfs: foo"), 9a3b4c5d6e7f: block: bar too.\n'
+    )
+    assert [c.sha for c in find_commits(text)] == ["0f70583cd12c", "9a3b4c5d6e7f"]
 
 
 # the kernel test robot's report as it was written from 2019 to 2022 ("FYI, we noticed ... due to

@@ -762,3 +762,58 @@ def test_a_series_fixing_a_regression_between_releases_reports_it():
     text = SQUOTA_COVER.replace("in qgroup mode", "since 6.4 compared to 6.3")
     r = _report(*_thread("[PATCH 00/18] btrfs: faster quotas", "boris@bur.io", text))
     assert r.is_regression_report
+
+
+# linux-btrfs, "[PATCH 0/2] btrfs-progs: mkfs: optimize the discard behavior so it won't drive me
+# crazy" (Qu Wenruo, 2026-01-09, <cover.1767936141.git.wqu@suse.com>), trimmed: a userspace
+# tool's slowdown, fixed in the tool, is no kernel's regression
+MKFS_COVER = """\
+After commit 4b861c186592 ("btrfs-progs: mkfs: discard free space"),
+mkfs.btrfs inside my VM is much slower.
+
+Previously it takes only around 0.015s, now it takes over 0.750s, which
+is around 50x regression, and that's already when that virtio-blk device
+is already ignoring discard commands.
+"""
+
+
+def test_a_userspace_projects_slowdown_is_no_kernel_regression():
+    subject = "[PATCH 0/2] btrfs-progs: mkfs: optimize the discard behavior so it won't drive me crazy"
+    r = _report(*_thread(subject, "wqu@suse.com", MKFS_COVER))
+    assert not r.is_regression_report
+    assert _rules(r)[0] == "userspace-project"
+
+
+def test_the_same_slowdown_in_a_kernel_patch_is_one():
+    subject = "[PATCH 0/2] btrfs: discard: optimize the discard behavior"
+    text = MKFS_COVER.replace("btrfs-progs: mkfs: discard free space", "btrfs: discard free space at mount")
+    r = _report(*_thread(subject, "wqu@suse.com", text))
+    assert r.is_regression_report
+
+
+def test_a_test_added_to_a_test_suite_is_no_kernel_regression():
+    # linux-btrfs, "[PATCH] btrfs: add a test case to verify scrub speed throttle works" (2023-03)
+    from lkmlkb.reports.classify import userspace_project
+
+    for subject in (
+        "[PATCH] btrfs: add a test case to verify scrub speed throttle works",
+        "[PATCH v2] generic/751: fix the flaky run",
+        "Re: [PATCH blktests v2] nvme: test the queue depth",
+    ):
+        facts = _thread(subject, "x@y", "text\n")
+        from lkmlkb.reports.classify import ThreadFacts
+
+        t = ThreadFacts(
+            messages=facts, claims=[], subject_claims=[], commits=[], own_commits=[], kernels=[], results=[]
+        )
+        assert userspace_project(t) is not None, subject
+    t = ThreadFacts(
+        messages=_thread("[PATCH] btrfs: fix a scrub performance regression", "x@y", "t\n"),
+        claims=[],
+        subject_claims=[],
+        commits=[],
+        own_commits=[],
+        kernels=[],
+        results=[],
+    )
+    assert userspace_project(t) is None
