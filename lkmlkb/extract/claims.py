@@ -875,14 +875,22 @@ def find_claims(text: str) -> list[Claim]:
         return []
 
 
-def stated_regression_pct(claims: list[Claim], computed: float | None = None) -> float | None:
+def stated_regression_pct(
+    claims: list[Claim], computed: float | None = None, first_message: str | None = None
+) -> float | None:
     """The size a thread states for its regression: the first point figure of a regression claim
     ("about 6% regression"), else the first range's, which is the computed size where that falls
     in it ("10-15% slower" beside dd's 788 -> 689 MB/s: 12.56) and its upper end otherwise.
+    With ``first_message``, what the subject and that message (the report) state come first:
+    a reply's figure ("I meant 50% better than the bisected regression") sizes nothing the
+    report sized ("[BUG] 500-2000% performance regression w/ 5.10").
 
     A rise in CPU use is a symptom a report mentions ("cpu utilization increased by 20%"),
     not the regression's magnitude: it is not taken."""
     sized = [c for c in claims if c.kind == "regression" and c.stated_pct is not None and c.metric != "cpu"]
+    if first_message is not None:
+        own = [c for c in sized if c.evidence is not None and c.evidence.message_id == first_message]
+        sized = own or sized
     point = next((c for c in sized if c.stated_low is None), None)
     if point is not None:
         return point.stated_pct

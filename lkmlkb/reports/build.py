@@ -157,7 +157,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
                 setup.append(s)
     pair = headline(results)
     computed = computed_change(*pair) if pair else None
-    stated = stated_regression_pct(claims, computed)
+    stated = stated_regression_pct(claims, computed, root.message_id if root is not None else None)
     facts = ThreadFacts(
         messages=messages,
         claims=own_claims,

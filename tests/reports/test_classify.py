@@ -817,3 +817,34 @@ def test_a_test_added_to_a_test_suite_is_no_kernel_regression():
         results=[],
     )
     assert userspace_project(t) is None
+
+
+# linux-btrfs, "[BUG] 500-2000% performance regression w/ 5.10" (René Rebe, 2020-12-14,
+# <B4BB2DCB-C438-4871-9DDD-D6FB0E6E4F1B@exactcode.de>) and a reply in the thread (2020-12), trimmed:
+# the report sizes its regression; a reply's figure about a fix's test does not
+TARBALL_REPORT = """\
+as a long time btrfs user I noticed some some things became very slow
+w/ Linux kernel 5.10. I found a very simple test case, namely extracting
+a huge tarball like:
+
+To rule out USB, I also tested a brand new PCIe 4.0 SSD, with
+a similar, albeit not as shocking regression from 5.2 seconds
+to ~34 seconds or~650%.
+
+# first bad commit: [38d715f494f2f1dddbf3d0c6e50aefff49519232]
+  btrfs: use btrfs_start_delalloc_roots in shrink_delalloc
+"""
+TARBALL_REPLY = "Sorry for any confusion, I meant 50% better than the bisected regression as found.\n"
+
+
+def test_the_reports_own_size_beats_a_replys_figure():
+    r = _report(
+        *_thread(
+            "[BUG] 500-2000% performance regression w/ 5.10",
+            "rene@exactcode.de",
+            TARBALL_REPORT,
+            ("rene@exactcode.de", TARBALL_REPLY),
+        )
+    )
+    assert r.is_regression_report
+    assert r.regression_pct is not None and 500 <= r.regression_pct <= 2000
