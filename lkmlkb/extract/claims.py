@@ -238,6 +238,24 @@ _SPEED_WORD = re.compile(
 )
 #: how far from the direction word the word of speed may stand, within its sentence
 SPEED_WORD_REACH = 40
+#: "than" and a kernel release after a comparative: "... with Linux 5.4.0 is significantly worse
+#: than that of an instance with Linux 4.4.0", "writes are slower on 6.8 than on 6.7"
+_THAN_KERNEL = re.compile(
+    r"\bthan\b(?:[^.;!?\n]|\.(?=\d)){0,80}?(?<![\w.])v?[2-7]\.\d{1,2}(?:\.\d{1,3})?(?:-rc\d{1,2})?"
+    r"(?![\w.]*%|[ \t]?(?:[KMGTkmgt]i?[Bb]|[KMG]?Hz|x\b|times\b|[mun\u00b5]?s\b|sec|min|hours?|IOPS|iops))",
+    re.IGNORECASE,
+)
+
+
+def _kernels_compared_after(text: str, start: int, end: int, s0: int, s1: int) -> bool:
+    """A comparative of speed naming a kernel it is worse than: "performance ... with Linux 5.4.0
+    is significantly worse than ... with Linux 4.4.0" (no figure, and still a regression said)."""
+    return bool(
+        _THAN_KERNEL.search(text, end, min(s1, end + 120))
+        and _SPEED_WORD.search(text, max(s0, start - 120), min(s1, end + SPEED_WORD_REACH))
+    )
+
+
 #: a drop given a size ("it's 3500 and 3000, a slight drop", "Same drop is observed on virtio-blk"):
 #: a fall of what was measured, not of a patch or a lock
 _SIZED_BEFORE = re.compile(
@@ -435,7 +453,8 @@ WEAK_CLAIM_LABELS = frozenset(_KIND) - CLAIM_LABELS | {"CHANGE"}
 #: went from and to ("increased from 2min to 40min")
 _PCT_HINT_RE = re.compile(
     r"%|percent|\bfrom[ \t\n]{1,3}(?:about[ \t])?~?\d|\d[ \t]?(?:x|\u00d7|times)\b|\btwice\b"
-    r"|\bby[ \t]half\b|\bfactor[ \t]of\b|\bby[ \t](?:about[ \t])?~?\d[ \t]?/[ \t]?\d",
+    r"|\bby[ \t]half\b|\bfactor[ \t]of\b|\bby[ \t](?:about[ \t])?~?\d[ \t]?/[ \t]?\d"
+    r"|\bthan\b(?:[^.;!?\n]|\.(?=\d)){0,80}?[2-7]\.\d",  # a comparative naming a kernel (_THAN_KERNEL)
     re.I,
 )
 #: how far from a cue a claim looks (its sentence is cut to this on either side)
@@ -756,7 +775,12 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             if pct is None and kind in ("regression", "improvement")
             else None
         )
-        if (kind is None or c.label.endswith("_WEAK")) and pct is None and factor is None:
+        if (
+            (kind is None or c.label.endswith("_WEAK"))
+            and pct is None
+            and factor is None
+            and not (kind == "regression" and _kernels_compared_after(text, c.start, c.end, s0, s1))
+        ):
             continue  # a bare "difference" / "better" says nothing
         levels = _LEVELS_AFTER.match(text, c.end, s1) if word in _WENT else None
         if levels:

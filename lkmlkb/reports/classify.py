@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
-from lkmlkb.extract.kernel_versions import normalize_version
+from lkmlkb.extract.kernel_versions import find_versions, normalize_version
 from lkmlkb.extract.lines import line_text, word_spans
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Reason, Result
@@ -746,7 +746,17 @@ def measured_slowdown(t: ThreadFacts) -> Reason | None:
     for c in t.subject_claims:
         if (_speed_regression(c) or (REGRESS_WORD.search(c.cue or "") and compared)) and t.results:
             return _claim_reason("measured-slowdown", "regression", c)
+    # a slowdown said between two kernels in one line, without a figure ("the IO performance ...
+    # with Linux 5.4.0 is significantly worse than ... with Linux 4.4.0")
+    for c in t.claims:
+        if _speed_regression(c) and len(_releases_in(c.evidence.text or "")) >= 2:
+            return _claim_reason("measured-slowdown", "regression (kernels compared)", c)
     return None
+
+
+def _releases_in(text: str) -> set[str]:
+    """The kernel releases a line names."""
+    return {_release(norm) for _a, _b, _raw, norm in find_versions(text[:1000])}
 
 
 #: a speed figure said to have fallen: the change is in the words around one figure
@@ -888,7 +898,11 @@ def improvement(t: ThreadFacts) -> Reason | None:
     gains = [c for c in t.subject_claims if c.kind == "improvement" and c.stated_pct is not None]
     if gains and not any(c.kind == "regression" for c in t.subject_claims):
         return _claim_reason("improvement", "improvement", gains[0])
-    if any(c.kind == "regression" for c in t.claims):
+    # a thread whose subject or mail says it regressed is no gain for a reply's "5.17 was
+    # significantly better at multiple threads"
+    if any(c.kind == "regression" for c in t.claims) or any(
+        c.kind == "regression" and REGRESS_WORD.search(c.cue or "") for c in t.subject_claims
+    ):
         return None
     for c in t.claims:
         if c.kind == "improvement" and (t.results or c.stated_pct is not None):

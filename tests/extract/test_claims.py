@@ -61,6 +61,17 @@ def _kinds(text):
         # "the problem change from 100% reproducible, to intermittent" a 100% regression
         ("The bug is 100% reproducible and the throughput dropped.", [("regression", None, "bw")]),
         ("It happens 100% of the time; throughput dropped by 8%.", [("regression", 8.0, "bw")]),
+        # a comparative of speed naming the kernel it is worse than is a claim without a figure:
+        # linux-block <C06B8EF0-BF3B-4F14-994F-F80B5102D538@michaelmarod.com> (2022-03); a rate or a
+        # time after "than" is no kernel, and a comparative of anything else claims nothing
+        (
+            "the IO performance on an Ubuntu Bionic 18.04 i3 instance with Linux 5.4.0 is significantly"
+            " worse than that of an Ubuntu Xenial 16.04 i3 instance with Linux 4.4.0.",
+            [("regression", None, None)],
+        ),
+        ("Random read speed is much lower on 6.8 than on 6.7.", [("regression", None, "randread")]),
+        ("the performance is lower than 4.5 GB/s as expected", []),
+        ("This approach is worse than the one in v2 of the series.", []),
         # a share of something that is no speed is no magnitude: linux-xfs, Re: "[PATCH v1 0/2] xfs:
         # remove quota warning limits" (2022-04) "stopped being maintainer and dropped 30% of my
         # workload" listed a series as a 30% regression; a share of a speed is one

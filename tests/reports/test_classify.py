@@ -848,3 +848,30 @@ def test_the_reports_own_size_beats_a_replys_figure():
     )
     assert r.is_regression_report
     assert r.regression_pct is not None and 500 <= r.regression_pct <= 2000
+
+
+# linux-block, "Re: NVME performance regression in Linux 5.x due to lack of block level IO
+# queueing" (Michael Marod, 2022-03-31, <C06B8EF0-BF3B-4F14-994F-F80B5102D538@michaelmarod.com>,
+# quoting his first mail) and his reply (<4034AD9F-2A6A-4AE6-B5FC-58FC2BC238F5@michaelmarod.com>),
+# trimmed: a newer kernel better in one respect is no gain of a thread that reports a regression
+NVME_QUEUEING = """\
+>> It has been noticed in an AWS Cloud environment that the IO performance on an Ubuntu Bionic 18.04 i3 instance with Linux 5.4.0 is significantly worse than that of an Ubuntu Xenial 16.04 i3 instance with Linux 4.4.0.
+"""
+NVME_BETTER_LATER = """\
+With regards to the performance between 4.4.0 and 5.17, for a single thread, 4.4.0 still had better performance over 5.17. However, the 5.17 kernel was significantly better at multiple threads. In fact, it is so much better I don't believe the results (10x improvement!).
+"""
+
+
+def test_a_later_kernels_gain_in_a_reply_makes_no_regression_report_a_gain():
+    subject = "NVME performance regression in Linux 5.x due to lack of block level IO queueing"
+    r = _report(
+        *_thread(
+            subject,
+            "michael@michaelmarod.com",
+            NVME_QUEUEING,
+            ("michael@michaelmarod.com", NVME_BETTER_LATER),
+        )
+    )
+    assert "improvement" not in _rules(r)
+    # the slowdown is said between two kernels in one line, without a figure
+    assert r.is_regression_report and _rules(r)[:2] == ["measured-slowdown", "kernel-change"]
