@@ -167,6 +167,14 @@ _FROM = re.compile(r"\bfrom[ \t\n]{1,3}(?:about[ \t]|around[ \t]|roughly[ \t]|~)
 _TO = re.compile(r"[ \t\n]{1,3}(?:to|->|=>|\u2192)[ \t\n]{1,3}", re.IGNORECASE)
 _VERSUS = re.compile(r"[ \t\n]{1,3}(?:vs\.?|versus|compared[ \t]to|against)[ \t\n]{1,3}", re.IGNORECASE)
 _USED_TO = re.compile(r"\bused[ \t]{1,3}to\b", re.IGNORECASE)
+#: the second value's verb of a change, ending the gap: "~30.6k iops from a baseline 5.7.0-rc1
+#: kernel and that drops to ~25.7k iops", "3800 MB/sec with the old kernel; this falls to 2500 MB/sec"
+_MOVES_TO = re.compile(
+    r"\b(?:falls?|fell|drops?|dropped|decreas(?:es|ed)|declin(?:es|ed)|sinks?|sank|goes|went|comes|came"
+    r"|rises?|rose|increas(?:es|ed)|jumps?|jumped|grows?|grew|climbs?|climbed)"
+    r"(?:[ \t\n]{1,3}(?:down|up|back))?[ \t\n]{1,3}to[ \t\n]{1,3}(?:only[ \t]|about[ \t]|around[ \t]|roughly[ \t]|~)?$",
+    re.IGNORECASE,
+)
 _NOW = re.compile(r"\b(?:now|today|currently|these[ \t]days|nowadays)\b", re.IGNORECASE)
 _INSTEAD = re.compile(
     r"[ \t\n]{1,3}instead[ \t]of[ \t\n]{1,3}(?:(?P<word>one|two|three|five|ten|a|an)\b"
@@ -282,6 +290,8 @@ def _statement(para: _Para, i: int, emit) -> set[int]:
     if len(gap) > STATEMENT_GAP or "\n\n" in gap or metric_of(a[3]) != metric_of(b[3]):
         return set()
     joined = _TO.search(gap) if _FROM.search(t, max(0, a[0] - 16), a[0]) else None
+    if joined is None and "to" in gap:
+        joined = _MOVES_TO.search(gap)
     versus = _VERSUS.search(gap)
     used_to = _USED_TO.search(t, max(0, a[0] - 60), a[0]) and _NOW.search(gap)
     if re.fullmatch(r"[ \t\n]{1,3}instead[ \t]of[ \t\n]{1,3}", gap, re.IGNORECASE):

@@ -41,6 +41,34 @@ def test_change_statements(text, want):
     assert _read(text)[0] == want
 
 
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-xfs, Brian Foster (2020-04): "I see ~30.6k iops from a baseline 5.7.0-rc1 kernel and
+        # that drops to ~25.7k iops when using unwritten extents"
+        (
+            "I see ~30.6k iops\nfrom a baseline 5.7.0-rc1 kernel and that drops to ~25.7k iops when\n"
+            "using unwritten extents for delalloc conversion.\n",
+            [(30600.0, "iops", "5.7.0-rc1", "before"), (25700.0, "iops", None, "after")],
+        ),
+        # the second value's verb after a full stop's worth of words: "...; this falls to B"
+        (
+            "We read at 3800 MB/sec with the older kernel; this\nfalls to 2500 MB/sec with v6.8-rc1.\n",
+            [(3800.0, "MB/sec", None, "before"), (2500.0, "MB/sec", "6.8-rc1", "after")],
+        ),
+        # a rise of a time
+        (
+            "The scrub took 40 minutes on 6.1 and went up to 95 minutes on 6.6.\n",
+            [(40.0, "minutes", "6.1", "before"), (95.0, "minutes", "6.6", "after")],
+        ),
+        # a value moved to no other value of its measure is no change statement
+        ("It ran at 400MB/s, and then we increased the queue depth to 64.\n", [(400.0, "MB/s", None, None)]),
+    ],
+)
+def test_a_value_then_the_verb_it_moved_by_to_another(text, want):
+    assert _read(text)[0] == want
+
+
 def test_values_labelled_by_kernels():
     # linux-btrfs, Martin Steigerwald, <2169630.irdbgypaU6@lichtvoll.de> (2023-08): a list of
     # kernels and what a scrub ran at; "6.4" alone is a kernel because "6.5.2" beside it is one
