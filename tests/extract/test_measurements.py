@@ -157,3 +157,37 @@ def test_prose_figures_join_the_results_and_others_keep_their_lines():
     got = find_results(text)
     assert [r.config for r in got if r.evidence.line_start == 0] == ["before", "after"]  # read once
     assert all(r.tool != "prose" for r in got if r.evidence.line_start == 3)  # fio's line is fio's
+
+
+# linux-btrfs, Naohiro Aota, "[PATCH] btrfs: do not sleep unnecessary on successful batch page
+# allocation" (2022-04-11, <1c7f75c138cba65d0af23ad4eda7c1bab1cc21fe.1649666810.git.naohiro.aota@wdc.com>)
+AFTER_COMMIT_SLOW = """\
+After commit 727fd577af04 ("btrfs: wait between incomplete batch memory
+allocations"), fstests btrfs/187 becomes incredibly slow. Before the commit
+it takes 335 seconds to run the test on 8GB ZRAM device running on QEMU.
+But, after that patch, it never finish after 4 hours.
+"""
+
+
+def test_values_take_the_side_of_the_commit_their_sentence_says():
+    assert _read(AFTER_COMMIT_SLOW)[0] == [
+        (335.0, "seconds", None, "before 727fd577af04"),
+        (4.0, "hours", "727fd577af04", None),
+    ]
+
+
+def test_values_before_the_commit_is_first_named_were_measured_without_it():
+    text = (
+        "The backup usually completes in about 1m20s here.\n"
+        "But, since commit 1a2b3c4d5e6f, it takes 25 minutes, and reads run at 40MB/s.\n"
+    )
+    assert _read(text)[0] == [
+        (80.0, "s", None, "before 1a2b3c4d5e6f"),
+        (25.0, "minutes", "1a2b3c4d5e6f", None),
+        (40.0, "MB/s", "1a2b3c4d5e6f", None),
+    ]
+
+
+def test_two_commits_name_no_side():
+    text = "After commit 1a2b3c4d5e6f it takes 25 minutes; after commit 9f8e7d6c5b4a it takes 20 minutes.\n"
+    assert [k for _v, _u, k, _c in _read(text)[0]] == [None, None]
