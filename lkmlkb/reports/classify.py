@@ -372,7 +372,7 @@ def functional(t: ThreadFacts) -> Reason | None:
         if not any(_speed_regression(c) and c.evidence.message_id == root_id for c in t.claims):
             return _subject_reason(t, "functional", "not a regression")
         return None
-    if t.root is None or PERF_NAMED.search(t.subject):
+    if t.root is None or PERF_NAMED.search(t.subject) or stall_named(t.subject):
         return None
     texts = [(m, t.new_text(m)) for m in t.messages]
     if any(PERF_NAMED.search(text) for _, text in texts):
@@ -381,6 +381,40 @@ def functional(t: ThreadFacts) -> Reason | None:
     if hit:
         return _line_reason("functional", "not a regression", t.root, texts[0][1], hit.start())
     return None
+
+
+#: a subject naming a slowness in time rather than in rate: "transient stalls during write
+#: intensive workloads", "Weird delay introduced in v6.16-rc", "stalling IO regression"
+STALL_WORD = re.compile(
+    r"\b(?:stall(?:s|ed|ing)?|delay(?:s|ed)?|laggy|lags|sluggish\w{0,4}|takes?[ \t]forever)\b", re.I
+)
+#: stalls that are the kernel's warnings of a stuck CPU, not slowness: "rcu_sched self-detected stall"
+_WARNING_STALL = re.compile(r"\brcu\w{0,8}\b|\bcpu[ \t]stall|soft[ \t]lockup|hung[ \t]task", re.I)
+
+
+def stall_named(subject: str) -> bool:
+    """Whether a subject names stalls or delays (not an RCU or CPU stall warning)."""
+    return bool(STALL_WORD.search(subject)) and not _WARNING_STALL.search(subject)
+
+
+def named_slowdown(t: ThreadFacts) -> Reason | None:
+    """A report whose subject names a regression of speed or a stall ("6.2 series regression,
+    transient stalls during write intensive workloads", "Weird delay introduced in v6.16-rc only,
+    possible regression"), without a figure, where its first message changes the kernel ("The
+    problem does not occur with kernel 6.1.18"): a person's report names a slowdown so as often
+    as it measures one.  Not a patch (a patch naming a regression is read by fix-of-slowdown)."""
+    if t.root is None or is_patch_thread(t.root):
+        return None
+    # "regression" said by the reporter: a subject only saying "slow" asks about a slowness as
+    # often as it reports one ("Slow deduplication", "very slow btrfs dev delete")
+    if not REGRESS_WORD.search(t.subject):
+        return None
+    if not (PERF_NAMED.search(t.subject) or stall_named(t.subject)):
+        return None
+    change = kernel_change(t, t.root.message_id)
+    if change is None:
+        return None
+    return _subject_reason(t, "named-slowdown", "regression")
 
 
 # ------------------------------------------------------------------ what makes a report
@@ -987,6 +1021,9 @@ def classify(t: ThreadFacts) -> Classification:
         return Classification(True, "regression", [reply])
     measured = measured_slowdown(t)
     if measured is None:
+        named = named_slowdown(t)
+        if named is not None:
+            return Classification(True, "regression", [named])
         return Classification(False, None, [])
     own = patch_own_numbers(t)
     if own is not None:

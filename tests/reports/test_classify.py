@@ -875,3 +875,33 @@ def test_a_later_kernels_gain_in_a_reply_makes_no_regression_report_a_gain():
     assert "improvement" not in _rules(r)
     # the slowdown is said between two kernels in one line, without a figure
     assert r.is_regression_report and _rules(r)[:2] == ["measured-slowdown", "kernel-change"]
+
+
+# linux-btrfs and linux-block, "6.2 series regression, transient stalls during write intensive
+# workloads" (Chris Murphy, 2023-05-11, <715c18c5-ee46-41e1-a115-203c88335e50@app.fastmail.com>),
+# trimmed: a regression of stalls named, with no figure, and the kernel it does not happen on
+STALLS_REPORT = """\
+kernel 6.2.14-300.fc38.x86_64
+
+Summary: User with LSI MegaRAID SAS 2108 in raid5 with Btrfs is reporting transient (but reproducible) stalls about 10s at a time, during which time the system UI is unresponsive both CLI and GUI. PSI reports no memory or CPU pressure, but light IO pressure ~10%. The problem does not occur with kernel 6.1.18.
+"""
+
+
+def test_a_regression_of_stalls_named_with_the_kernel_it_began_on_is_a_report():
+    subject = "6.2 series regression, transient stalls during write intensive workloads"
+    r = _report(*_thread(subject, "lists@colorremedies.com", STALLS_REPORT))
+    assert r.is_regression_report
+    assert _rules(r) == ["named-slowdown"]
+
+
+def test_a_slowness_asked_about_is_no_named_regression():
+    # the subject says "slow", not "regression": a question about a slowness as often as a report
+    text = STALLS_REPORT + "The slowdowns are the worst part of it.\n"  # read: its words pass the prefilter
+    r = _report(*_thread("6.2 series, transient stalls during write intensive workloads", "x@y", text))
+    assert not r.is_regression_report
+
+
+def test_an_rcu_stall_is_a_failure():
+    text = STALLS_REPORT.replace("transient (but reproducible) stalls about 10s at a time", "an rcu stall")
+    r = _report(*_thread("6.2 regression: rcu_sched self-detected stall on CPU", "x@y", text))
+    assert not r.is_regression_report
