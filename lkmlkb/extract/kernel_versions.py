@@ -332,6 +332,21 @@ def find_versions(text: str) -> list[tuple[int, int, str, str]]:
     """
     if not isinstance(text, str) or not text:
         return []
+    read, found = _LAST_VERSIONS[0]
+    if read is text:  # the kernels and results extractors both read a message's view
+        return list(found)
+    found = _find_versions(text)
+    _LAST_VERSIONS[0] = (text, found)
+    return list(found)
+
+
+#: [(the text last read, its versions)]: one pair, replaced whole, so that an extraction stopped
+#: half way (the budget's hard stop) cannot leave a text with another's versions
+_LAST_VERSIONS: list[tuple[str | None, list[tuple[int, int, str, str]]]] = [(None, [])]
+
+
+def _find_versions(text: str) -> list[tuple[int, int, str, str]]:
+    """:func:`find_versions` of a non-empty text, read afresh."""
     out: list[tuple[int, int, str, str]] = []
     # the lines holding the cue, found in the whole text (most lines hold none: the blank lines
     # of a focused dmesg view are not split off one by one), each tested as cut to MAX_LINE

@@ -58,35 +58,44 @@ def extract_new_in_thread(db: sqlite_utils.Database, thread_id: str, messages: l
 def rebuild_threads(
     db: sqlite_utils.Database, thread_ids: Iterable[str], only_if_candidate: bool = True
 ) -> int:
-    """Extract what is new in each thread and rebuild its report; returns reports written."""
+    """Extract what is new in each thread and rebuild its report, each thread in a transaction
+    of its own (a long reprocess keeps what it rebuilt); returns reports written."""
     n = 0
-    conn = db.conn
     for tid in thread_ids:
-        messages = load_messages(db, tid)
-        if not messages:
-            continue
-        with writing(conn):
-            passed = extract_new_in_thread(db, tid, messages)
-            if passed or not only_if_candidate:
-                findings = load_findings(db, [m.message_id for m in messages])
-                report = build_report(tid, messages, findings)
-                write_report(conn, report)
-                n += 1
+        with writing(db.conn):
+            n += _rebuild_thread(db, tid, only_if_candidate)
     return n
+
+
+def _rebuild_thread(db: sqlite_utils.Database, tid: str, only_if_candidate: bool = True) -> int:
+    """:func:`rebuild_threads` of one thread, in the caller's transaction; 1 if a report was written."""
+    messages = load_messages(db, tid)
+    if not messages:
+        return 0
+    passed = extract_new_in_thread(db, tid, messages)
+    if not (passed or not only_if_candidate):
+        return 0
+    findings = load_findings(db, [m.message_id for m in messages])
+    write_report(db.conn, build_report(tid, messages, findings))
+    return 1
 
 
 def flush_reports(db: sqlite_utils.Database, final: bool = False) -> int:
     """Rebuild the report of every thread that got messages since the mark; returns reports written.
 
     Messages without findings there (a run killed between storing a batch
-    and its findings) are extracted here.  ``final`` clears the mark.
+    and its findings) are extracted here.  ``final`` clears the mark.  The
+    flush is one transaction, as :func:`write_reports` is: a commit per thread
+    would write the pages the reports share (their tables' indexes, the
+    full-text index, the regression keys) to the WAL once per thread.
     """
     plan = report_plan(db)
     if plan is None:
         return 0
     upto, thread_ids = plan
-    n = rebuild_threads(db, thread_ids)
-    move_mark(db.conn, upto, final)
+    with writing(db.conn):
+        n = sum(_rebuild_thread(db, tid) for tid in thread_ids)
+        move_mark(db.conn, upto, final)
     return n
 
 

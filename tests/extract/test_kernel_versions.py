@@ -222,3 +222,19 @@ def test_rc_before_release_before_point_before_series(major, minor, rc, point):
     base = f"{major}.{minor}"
     chain = [f"{base}-rc{rc}", base, f"{base}.{point}", f"{base}.y"]
     assert sorted(chain, key=sort_key) == chain
+
+
+def test_versions_of_the_text_read_last_are_each_callers_own():
+    """The kernels and results extractors both ask for the versions of a message's view: the
+    second is answered from the first's reading, as read afresh, in a list of its own
+    (corpus/000: "6.8-rc7" against "6.6")."""
+    from pathlib import Path
+
+    from lkmlkb.extract import kernel_versions as kv
+
+    text = (Path(__file__).resolve().parents[2] / "corpus" / "000_a3585e8f2465c212.txt").read_text()
+    first = kv.find_versions(text)
+    assert {"6.8-rc7", "6.6"} <= {norm for *_, norm in first}
+    first.clear()  # what a caller does with its list is its own
+    assert kv.find_versions(text) == kv._find_versions(text) != []
+    assert [norm for *_, norm in kv.find_versions("then on 5.10.1")] == ["5.10.1"]  # another text
