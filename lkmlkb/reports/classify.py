@@ -843,6 +843,15 @@ def _days_between(first: Message, later: Message) -> float | None:
         return None
 
 
+#: a reply saying the patch is in a tree already ("in linux-next", "next-20240115", "since this
+#: was merged", "bisected to this commit", "our nightly CI"): a regression of a kernel, however soon
+IN_A_TREE = re.compile(
+    r"\blinux-next\b|\bnext-20\d{6}\b|\b(?:was|got|been|is)[ \t]{1,3}(?:merged|applied|queued)\b"
+    r"|\bbisect\w{0,4}\b|\b(?:mainline|upstream)\b|\bnightly\b|\bour[ \t]{1,3}CI\b",
+    re.I,
+)
+
+
 def late_reply(root: Message, m: Message) -> bool:
     """Whether reply ``m`` came LATE_REPLY_DAYS or more after the patch ``root`` (unknown dates:
     it may have)."""
@@ -865,7 +874,7 @@ def reply_reports_slowdown(t: ThreadFacts) -> Reason | None:
     texts = {
         m.message_id: (m, t.new_text(m))
         for m in t.messages[1:]
-        if (m.from_addr or "").lower() != author and late_reply(root, m)
+        if (m.from_addr or "").lower() != author and (late_reply(root, m) or IN_A_TREE.search(own_lines(m)))
     }
     for c in t.claims:
         e = c.evidence

@@ -905,3 +905,17 @@ def test_an_rcu_stall_is_a_failure():
     text = STALLS_REPORT.replace("transient (but reproducible) stalls about 10s at a time", "an rcu stall")
     r = _report(*_thread("6.2 regression: rcu_sched self-detected stall on CPU", "x@y", text))
     assert not r.is_regression_report
+
+
+def test_a_reviewer_measuring_the_patch_in_linux_next_reports_a_regression():
+    # the same week, but the patch is in a tree: a regression of a kernel, not a review
+    in_next = I10_REVIEW.replace("In any case, I did run", "In today's linux-next I did run")
+    r = _report(
+        *_thread(
+            "[PATCH] iosched: Add i10 I/O Scheduler",
+            "rach4x0r@gmail.com",
+            PATCH,
+            ("axboe@kernel.dk", in_next),
+        )
+    )
+    assert r.is_regression_report and _rules(r)[0] == "reply-reports-slowdown"
