@@ -236,6 +236,14 @@ _NEEDS_METRIC = (
 _SPEED_WORD = re.compile(
     r"\b(?:perf(?:ormance)?|speed|slow\w{0,6}|fast\w{0,6}|tput|scores?|numbers)\b", re.IGNORECASE
 )
+#: what says a failure to reproduce is a kernel's: "does not reproduce on 6.5", "can't reproduce it
+#: with v6.1 or older", "not reproducible on older kernels"
+_ON_A_KERNEL = re.compile(
+    r"(?:[ \t\n]{1,3}(?:it|this|the[ \t]issue|the[ \t]problem|that))?[ \t\n]{1,3}(?:on|with|in|under|using|before|after)"
+    r"[ \t\n]{1,3}(?:(?:linux|kernel|the|an?|v)[ \t\n]{0,3}){0,2}(?:[2-7]\.\d|(?:older|newer|earlier|later|previous|old)"
+    r"[ \t\n]{1,3}(?:kernels?|releases?|versions?))",
+    re.IGNORECASE,
+)
 #: how far from the direction word the word of speed may stand, within its sentence
 SPEED_WORD_REACH = 40
 #: "than" and a kernel release after a comparative: "... with Linux 5.4.0 is significantly worse
@@ -739,6 +747,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if gone and _CLEARED_BY_CHANGE.search(text, s0, s1):
             gone = []  # "if i revert this commit ... the performance regression disappears": it existed
         negated = _negated_before(doc, c) or bool(gone)
+        if c.label == "CANNOT_REPRODUCE" and _ON_A_KERNEL.match(text, c.end):
+            continue  # "This does not reproduce on 6.5": a kernel without it, found, not a report doubted
         if c.label == "CANNOT_REPRODUCE" or c.label == "NO_CHANGE":
             negated = False  # the negation is part of the cue
         if negated:

@@ -175,7 +175,8 @@ FAILURE = re.compile(
           |use-after-free|null[ \t-]pointer|corrupt\w{0,5}|data[ \t]loss|warning|WARN(?:_ON)?|splat|fail\w{0,4}
           |error|errors|broken|breaks|leak\w{0,2}|unresponsive|D[ \t]state|EIO|ENOSPC|reboot\w{0,3}|freez\w{0,3}
           |not[ \t]work\w{0,3}|doesn't[ \t]work|won't[ \t]boot|missing
-          |lost[ \t](?:writes?|requests?|data|I/?Os?|updates?|files?|wake-?ups?|interrupts?|completions?))\b""",
+          |lost[ \t](?:writes?|requests?|data|I/?Os?|updates?|files?|wake-?ups?|interrupts?|completions?)
+          |(?<![\[\w-])bug(?![\]\w-]|[ \t]{0,3}\d))\b""",
     re.I | re.X,
 )
 #: a thread changing the kernel, in words: "since 6.5", "after upgrading to", "newer kernels",

@@ -61,6 +61,12 @@ def _kinds(text):
         # "the problem change from 100% reproducible, to intermittent" a 100% regression
         ("The bug is 100% reproducible and the throughput dropped.", [("regression", None, "bw")]),
         ("It happens 100% of the time; throughput dropped by 8%.", [("regression", 8.0, "bw")]),
+        # a failure to reproduce on a kernel says where it does not happen: linux-ext4
+        # <ZRytn6CxFK2oECUt@debian-BULLSEYE-live-builder-AMD64> (2023-10), "This does not reproduce
+        # on 6.5.  Bisection leads to this patch" made a bisected report "cannot reproduce"
+        ("This does not reproduce on 6.5.  Bisection leads to this patch:", []),
+        ("I can't reproduce it with v6.1 or older kernels.", []),
+        ("I could not reproduce this on my machine.", [("cannot-reproduce", None, None)]),
         # a comparative of speed naming the kernel it is worse than is a claim without a figure:
         # linux-block <C06B8EF0-BF3B-4F14-994F-F80B5102D538@michaelmarod.com> (2022-03); a rate or a
         # time after "than" is no kernel, and a comparative of anything else claims nothing

@@ -919,3 +919,39 @@ def test_a_reviewer_measuring_the_patch_in_linux_next_reports_a_regression():
         )
     )
     assert r.is_regression_report and _rules(r)[0] == "reply-reports-slowdown"
+
+
+# linux-ext4, "probable quota bug introduced in 6.6-rc1" (Eric Whitney, 2023-10-04,
+# <ZRytn6CxFK2oECUt@debian-BULLSEYE-live-builder-AMD64>), trimmed: a bug the subject names, its
+# test's run time and hung tasks the symptoms, is a failure even bisected
+QUOTA_BUG = """\
+When run on my test hardware, generic/270 triggers hung task timeouts when
+run on a 6.6-rc1 (or -rc2, -rc3, -rc4) kernel with kvm-xfstests using the
+nojournal test scenario.  The test always passes, but about 60% of the time
+the running time of the test increases by an order of magnitude or more and
+one or more of the hung task timeout warnings included below can be found in
+the log.
+
+This does not reproduce on 6.5.  Bisection leads to this patch:
+
+dabc8b207566 ("quota: fix dqput() to follow the guarantees dquot_srcu should
+provide")
+
+generic/270 306s ...  [20:08:45][  311.322318] run fstests generic/270 at 2023-10-03 20:08:45
+"""
+
+
+def test_a_bug_the_subject_names_is_a_failure():
+    r = _report(*_thread("probable quota bug introduced in 6.6-rc1", "enwlinux@gmail.com", QUOTA_BUG))
+    assert not r.is_regression_report and _rules(r)[0] == "functional"
+    assert r.reasons[0].text.startswith("Subject: ")  # the subject says it, whatever the body holds
+
+
+def test_a_bugzilla_number_or_a_bug_tag_names_no_failure():
+    from lkmlkb.reports.classify import FAILURE
+
+    for subject in (
+        "[Bug 217965] New: ext4(?) regression since 6.5.0",
+        "[bug-report] Performance regression",
+    ):
+        assert not FAILURE.search(subject)
