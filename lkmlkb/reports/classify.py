@@ -190,7 +190,11 @@ KERNEL_CHANGE_WORDS = re.compile(
       | \bused[ \t]{1,3}to[ \t]{1,3}(?:\w{1,12}[ \t]{1,3}){0,8}?(?:now|today|currently|nowadays)\b
       | \bbetween[ \t]{1,3}(?:v|linux[ \t-]{0,2}|kernels?[ \t]{1,3})?[2-7]\.\d{1,2}\S{0,20}[ \t]{1,3}and[ \t]{1,3}v?[2-7]\.\d
       | \b(?:with(?:out)?|before|after)[ \t]{1,3}(?:the|this|that|your|his|her|my)?[ \t]{0,3}
-        (?:[\w-]{1,20}[ \t]{1,3}){0,3}(?:patch\w{0,2}|series|commit|change|revert)\b
+        (?:[\w-]{1,20}[ \t]{1,3}){0,3}(?:patch\w{0,2}|series|change|revert
+          # a commit of the kernel's history, not a file system's ("after each commit is
+          # finished, the log tree is discarded", "before the transaction commit")
+          |(?<!each[ ])(?<!every[ ])(?<!next[ ])(?<!transaction[ ])(?<!log[ ])(?<!journal[ ])(?<!jbd2[ ])commit(?![=\w]))  # not a mount option ("-o commit=999")
+        \b
       | \brevert\w{0,3}[ \t]{1,3}(?:the[ \t]{1,3}|this[ \t]{1,3}|that[ \t]{1,3})?(?:commit|patch|change)""",
     re.I | re.X,
 )

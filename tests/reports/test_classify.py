@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from lkmlkb.extract.messages import extract_messages
 from lkmlkb.model import Message
 from lkmlkb.reports.build import build_report
@@ -955,3 +957,23 @@ def test_a_bugzilla_number_or_a_bug_tag_names_no_failure():
         "[bug-report] Performance regression",
     ):
         assert not FAILURE.search(subject)
+
+
+@pytest.mark.parametrize(
+    "line,changes",
+    [
+        # linux-btrfs, Zygo Blaxell, "Re: Unexpected reflink/subvol snapshot behaviour" (2021-01-29,
+        # <20210129232550.GA32440@hungrycats.org>): a file system's commits and a mount option
+        ("is achieved.  After each commit is finished, the log tree is discarded.", False),
+        ("If you mount with -o commit=999999999 (or some sufficiently large value)", False),
+        ("The slowdown appears before the transaction commit.", False),
+        # the kernel's commits and patches
+        ("After this commit the random write speed dropped.", True),
+        ("It is fast again after reverting the offending commit.", True),
+        ("with the patch applied reads take twice as long", True),
+    ],
+)
+def test_a_change_of_the_kernel_in_words_is_no_file_systems_commit(line, changes):
+    from lkmlkb.reports.classify import KERNEL_CHANGE_WORDS
+
+    assert bool(KERNEL_CHANGE_WORDS.search(line)) is changes
