@@ -142,6 +142,11 @@ _LOSS_OF_OTHER = re.compile(
 #: degraded", "in degraded state as virtio never supported surprise removal"): an unsized
 #: "degraded" on linux-raid nearly never has a word of speed near it, or a measure
 _STATE_WORDS = frozenset(("degraded",))
+#: "change" as a verb setting a value: "change it to 25%", "change the ratio to 50%"
+_SET_TO = re.compile(
+    r"[ \t\n]{1,3}(?:it|this|that|them|(?:the|its|our|a)[ \t]{1,3}[\w-]{1,20})[ \t\n]{1,3}to[ \t\n]{1,3}~?\d",
+    re.IGNORECASE,
+)
 #: how far after the drop word its object and "by N" / "much" are looked for
 DROP_OBJECT_REACH = 25
 _OBJECT_AFTER_DROP = re.compile(
@@ -730,6 +735,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             and not _FALL_MEASURED.search(text, c.end, c.end + DROP_OBJECT_REACH)
         ):
             continue  # "drop us a note": the verb, not a fall
+        if c.label == "CHANGE" and _SET_TO.match(text, c.end):
+            continue  # "change it to 25% to keep the current behavior": a value set, not a change measured
         if (
             word == "hit"
             and not _HIT_BY_SIZE.match(text, c.end)

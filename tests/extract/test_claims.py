@@ -67,6 +67,14 @@ def _kinds(text):
         ("This does not reproduce on 6.5.  Bisection leads to this patch:", []),
         ("I can't reproduce it with v6.1 or older kernels.", []),
         ("I could not reproduce this on my machine.", [("cannot-reproduce", None, None)]),
+        # "change" setting a value is no change measured: linux-btrfs, "A trial to improve btrfs b-tree
+        # node balancing for higher fill rates" (2025-10-06, <cb97e0f4-b382-4e0c-9f0c-12c78b51e715@gmail.com>)
+        (
+            "The old code is a regression for this tree.\n"
+            "So keep c1 as 50% or change it to 25% to keep the current behavior, right?",
+            [("regression", None, None)],
+        ),
+        ("We see a 20% change in IOPS after the update, a regression.", [("regression", 20.0, "iops")]),
         # a comparative of speed naming the kernel it is worse than is a claim without a figure:
         # linux-block <C06B8EF0-BF3B-4F14-994F-F80B5102D538@michaelmarod.com> (2022-03); a rate or a
         # time after "than" is no kernel, and a comparative of anything else claims nothing
