@@ -20,7 +20,9 @@ message and line it read.  :func:`classify` runs them in a fixed order:
    * ``measured-slowdown``: a slowdown measured (a claim with its size, a baseline and a worse
      value) where the thread changes the kernel (two kernels, a commit, a patch, an upgrade);
    * ``reply-reports-slowdown``: a reply in a patch's thread that measures the patch slowing
-     something down ("this costs us 12% in randwrite", "reverting it brings the numbers back").
+     something down once it is in a tree ("reverting it brings the numbers back", months later);
+   * ``named-slowdown``: a person's subject naming a regression of speed, stalls or delays, the
+     first message naming the kernels it began on, without a figure.
 3. **Look-alikes among those**: the change measured is a gain (``improvement``); a patch
    measuring its own change (``patch-own-numbers``); two configurations compared on one kernel
    (``config-comparison``: a measured slowdown with no kernel change in the thread).
