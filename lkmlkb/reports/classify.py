@@ -964,10 +964,22 @@ def patch_own_numbers(t: ThreadFacts) -> Reason | None:
     """Patch mail measuring its own change (its gains, the cost of an old design it replaces, "no
     regression"): no report of a regression unless the thread says one, in its subject or as its
     author's claim ("regression"), or names a culprit otherwise than by a Fixes: tag (a patch
-    fixing a long-standing slowness cites the 2007 commit that wrote it)."""
+    fixing a long-standing slowness cites the 2007 commit that wrote it) and not as a reviewer
+    recalling a commit long reverted."""
     if not PATCH_WORD.search(t.subject):
         return None  # "[RFC] Slow down of LTP tests ... in kernel 6.6" asks, a patch proposes
-    if any(c.role == "culprit" and c.form != "fixes" for c in t.commits):
+    # a culprit named otherwise than by a Fixes: tag; but a reviewer recalling an old commit that
+    # was reverted ("commit 5dae222a5ff0 ... was reverted by 868f9f2f8e00") names none of this thread
+    author = (t.root.from_addr or "").lower() if t.root is not None else ""
+    by_author = {m.message_id for m in t.messages if (m.from_addr or "").lower() == author}
+    if any(
+        c.role == "culprit"
+        and c.form != "fixes"
+        and not (
+            c.form == "prose" and c.evidence.message_id not in by_author and "revert" in (c.cue or "").lower()
+        )
+        for c in t.own_commits
+    ):
         return None
     if any(c.kind == "regression" and REGRESS_WORD.search(c.cue or "") for c in t.subject_claims):
         return None

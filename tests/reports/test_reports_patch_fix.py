@@ -398,3 +398,39 @@ def test_a_fix_measuring_before_and_after_itself_sizes_the_regression_from_the_f
     # before the fix is the regression, after it the fix: 6.7 s against 1.3 s is 415% longer
     assert [(x.value, x.label) for x in r.results] == [(6.7, "regressed"), (1.3, "fixed")]
     assert r.regression_pct == r.computed_pct == 415.38
+
+
+# linux-block, Amir Goldstein's review of "[PATCH v5 00/10] Implement copy offload support"
+# (2022-11-23, <CAOQ4uxhMX9MF0+6DD7NO5QzqDRwESkhiY5f9CB7DXFVa22Za+w@mail.gmail.com>), trimmed: a
+# reviewer recalling an old commit that was reverted names no culprit of the series' own numbers
+COPY_REVIEW = """\
+But more importantly, why do you want to fall back to
+do_splice_direct() in zonefs copy_file_range?
+
+The reason I am asking is because commit 5dae222a5ff0
+("vfs: allow copy_file_range to copy across devices")
+turned out to be an API mistake that was later reverted by
+868f9f2f8e00 ("vfs: fix copy_file_range() regression in cross-fs copies")
+"""
+
+
+def test_a_reviewer_recalling_a_reverted_commit_makes_no_series_a_report():
+    root = Message(
+        "20221123055827.26996-1-nj.shetty@samsung.com",
+        subject="[PATCH v5 00/10] Implement copy offload support",
+        from_addr="nj.shetty@samsung.com",
+        body=COPY_OFFLOAD,
+        date_utc="2022-11-23T05:58:17+00:00",
+    )
+    review = Message(
+        "CAOQ4uxhMX9MF0+6DD7NO5QzqDRwESkhiY5f9CB7DXFVa22Za+w@mail.gmail.com",
+        subject="Re: [PATCH v5 00/10] Implement copy offload support",
+        from_addr="amir73il@gmail.com",
+        body=COPY_REVIEW,
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+        date_utc="2022-11-23T06:53:14+00:00",
+    )
+    r = _report(root, review)
+    assert not r.is_regression_report
+    assert "patch-own-numbers" in [x.rule for x in r.reasons]
