@@ -1,7 +1,7 @@
 """Smoke test of benchmarks/bench.py and benchmarks/synth.py (not timed).
 
 The harness runs on the first 50 messages of the real linux-block 2024 Q1
-archive (/work/shared/archives/linux-block-2024q1.mboxrd.gz, the CI-sized
+archive (`../shared/archives/linux-block-2024q1.mboxrd.gz` beside the clone, the CI-sized
 input of issue 7); the test checks that every stage and reference run
 reports numbers, not how fast they are.  The synthetic generator must be
 deterministic and produce mail that lkmlkb parses and threads.

@@ -1,4 +1,4 @@
-"""find_results on the seed threads: every headline result in /work/shared/eval/seeds/*/gold.json
+"""find_results on the seed threads: every headline result in ../shared/eval/seeds/*/gold.json
 comes out (value within 1% after normalization, the gold's kernel where it names one); negatives:
 a patch's diff, a stack trace and a hexdump give nothing; pathological input stays fast."""
 

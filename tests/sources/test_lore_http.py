@@ -259,7 +259,7 @@ def test_gunzip_capped_passes_plain_and_concatenated_members():
         (f"<{IDS[1]}>", True),
         (IDS[2], True),
         ("https://lkml.org/lkml/2024/3/6/1230", False),
-        ("/work/shared/archives/linux-block-2024q1.mboxrd.gz", False),
+        ("/srv/archives/linux-block-2024q1.mboxrd.gz", False),
         ("corpus/000_a3585e8f2465c212.txt", False),
         ("", False),
     ],

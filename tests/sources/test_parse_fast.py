@@ -43,7 +43,7 @@ LAIGHT_TO_PU = (
     b"Subject: RE: [PATCH] block: fix length of strscpy()\n"
 )
 
-# linux-block 2024Q1 (/work/shared/archives/linux-block-2024q1.mboxrd.gz) message 2, trimmed:
+# linux-block 2024Q1 (../shared/archives/linux-block-2024q1.mboxrd.gz) message 2, trimmed:
 # quoted-printable, Outlook From:/Sent: quoting (David Laight, 2024-01-01)
 PLAIN_QP = (
     LAIGHT_TO_PU + b"Date: Mon, 1 Jan 2024 21:47:23 +0000\n"
@@ -69,7 +69,7 @@ PLAIN_QP = (
     b"ny\n"
 )
 
-# linux-block 2024Q1 (/work/shared/archives/linux-block-2024q1.mboxrd.gz) message 7, trimmed:
+# linux-block 2024Q1 (../shared/archives/linux-block-2024q1.mboxrd.gz) message 7, trimmed:
 # base64 body with CRLF line ends inside (David Laight, 2024-01-02)
 BASE64_UTF8 = (
     LAIGHT_TO_PU + b"Date: Tue, 2 Jan 2024 09:14:15 +0000\n"
@@ -91,7 +91,7 @@ BASE64_UTF8 = (
     b"Cj4gPj4gQEAgLTc5LDggKzc5LDggQEAgc3RhdGljIGludCBwYXJzZV9zdWJwYXJ0KHN0cnVjdCBj\n"
 )
 
-# linux-block 2024Q1 (/work/shared/archives/linux-block-2024q1.mboxrd.gz) message 2717, trimmed:
+# linux-block 2024Q1 (../shared/archives/linux-block-2024q1.mboxrd.gz) message 2717, trimmed:
 # RFC 2047 From/Cc/Subject split across B and Q words, base64 body (Zhiguo Niu, 2024-03-07)
 RFC2047_BASE64 = (
     b"From: =?utf-8?B?54mb5b+X5Zu9IChaaGlndW8gTml1KQ==?= <Zhiguo.Niu@unisoc.com>\n"
@@ -127,7 +127,7 @@ RFC2047_BASE64 = (
     b"a2VybmVsLmRrPjsgbGludXgtYmxvY2tAdmdlci5rZXJuZWwub3JnDQrmioTpgIE6IExLTUwgPGxp\n"
 )
 
-# linux-block 2024Q1 (/work/shared/archives/linux-block-2024q1.mboxrd.gz) message 8, trimmed:
+# linux-block 2024Q1 (../shared/archives/linux-block-2024q1.mboxrd.gz) message 8, trimmed:
 # multipart/signed around multipart/mixed (Juergen Gross, 2024-01-02)
 MULTIPART_SIGNED = (
     b"Message-ID: <9761fc8c-f8f2-4944-a194-ba4160880ca1@suse.com>\n"
@@ -178,7 +178,7 @@ MULTIPART_SIGNED = (
     b'Content-Disposition: attachment; filename="OpenPGP_0xB0DE9DD628BF132F.asc"\n'
 )
 
-# linux-block 2024Q1 (/work/shared/archives/linux-block-2024q1.mboxrd.gz) message 4, trimmed:
+# linux-block 2024Q1 (../shared/archives/linux-block-2024q1.mboxrd.gz) message 4, trimmed:
 # format=flowed 7bit (Guoxin Pu, 2024-01-02)
 FLOWED_7BIT = (
     b"Message-ID: <c7e29d85-277d-46ae-87ae-bb77dd423652@gmail.com>\n"
@@ -214,7 +214,7 @@ FLOWED_7BIT = (
     b">>   \t\tstrscpy(new_subpart->name, partdef, length);\n"
 )
 
-# linux-block 2024Q1 (/work/shared/archives/linux-block-2024q1.mboxrd.gz) message 9, trimmed:
+# linux-block 2024Q1 (../shared/archives/linux-block-2024q1.mboxrd.gz) message 9, trimmed:
 # 8bit gbk body, format=flowed (Yu Kuai, 2024-01-02)
 GBK_8BIT_FLOWED = (
     b"Subject: Re: [PATCH] blk-cgroup: fix rcu lockdep warning in blkg_lookup()\n"
