@@ -262,7 +262,7 @@ class _Spans:
         return i >= 0 and self.reach[i] >= b
 
 
-def _looks_like_sha(sha: str) -> bool:
+def looks_like_sha(sha: str) -> bool:
     """A commit id has letters and digits, and is not a kernel address (ffff8881...)."""
     if not any(c.isdigit() for c in sha) or not any(c in "abcdef" for c in sha):
         return False
@@ -310,7 +310,7 @@ def find_sha_hits(text: str) -> list[_Hit]:
         shas = [
             m
             for m in _SHA_RE.finditer(cut)
-            if _looks_like_sha(m.group("sha")) and not _quoted_string(cut, m) and not _prompt_host(cut, m)
+            if looks_like_sha(m.group("sha")) and not _quoted_string(cut, m) and not _prompt_host(cut, m)
         ]
         if shas and not _SKIP_LINE_RE.search(cut) and not _hexdump_line(cut):
             if excluded is None:

@@ -29,6 +29,7 @@ import logging
 import re
 from collections.abc import Iterator
 
+from lkmlkb.extract.commits import looks_like_sha
 from lkmlkb.extract.kernel_versions import find_versions, normalize_version
 from lkmlkb.extract.lines import field_listing
 from lkmlkb.extract.metric_units import normalize
@@ -292,8 +293,13 @@ def _find(text: str) -> tuple[list[Result], list[KernelMention]]:
 #: script doesn't complete in a reasonable time", "since commit 1a2b3c4d5e6f, reads run at"
 _AFTER_COMMIT = re.compile(
     r"\b(?i:after|since|following|with)[ \t\n]{1,3}(?i:the[ \t\n]{1,3})?(?i:commit[ \t\n]{1,3})?"
-    r"(?P<sha>(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40})\b"
+    r"(?P<sha>[0-9a-f]{7,40})\b"
 )
+
+
+def _commits_after(text: str) -> list[re.Match]:
+    """The "after/since/following commit <sha>" of a paragraph whose hex word can be a commit."""
+    return [m for m in _AFTER_COMMIT.finditer(text) if looks_like_sha(m["sha"])]
 
 
 def _on_either_side_of_a_commit(para: _Para, found: list[Result], at: list[int]) -> None:
@@ -303,18 +309,16 @@ def _on_either_side_of_a_commit(para: _Para, found: list[Result], at: list[int])
     neither is on the side of the one before it, and those before the commit is first named were
     measured without it ("usually completes in about 1m20s. But, following commit X, ... (I
     waited 20 minutes)").  One commit only.  ``at``: where each value stands."""
-    shas = {m["sha"] for m in _AFTER_COMMIT.finditer(para.text)}
+    shas = {m["sha"] for m in _commits_after(para.text)}
     if len(shas) != 1 or any(r.kernel or r.config for r in found):
         return
     (sha,) = shas
-    first = _AFTER_COMMIT.search(para.text)
-    assert first is not None
     sides: list[tuple[int, bool]] = []  # (sentence start, measured with the commit)
     for a, b in _sentences(para.text):
         piece = para.text[a:b]
         if _BEFORE_CHANGE.search(piece):
             sides.append((a, False))
-        elif _AFTER_COMMIT.search(piece) or _AFTER_CHANGE.search(piece):
+        elif _commits_after(piece) or _AFTER_CHANGE.search(piece):
             sides.append((a, True))
         else:
             sides.append((a, sides[-1][1] if sides else False))

@@ -22,6 +22,7 @@ import bisect
 import logging
 import re
 
+from lkmlkb.extract.commits import looks_like_sha
 from lkmlkb.extract.fio_output import Line, filled_lines, find_fio_output, prepare_lines
 from lkmlkb.extract.headed_tables import find_headed_tables
 from lkmlkb.extract.kernel_versions import find_versions, normalize_version, opens_with_version, qualifier
@@ -348,13 +349,13 @@ def _share_kernel_along_runs(results: list[Result], lines: list[Line]) -> None:
         r.kernel = prev.kernel
 
 
-#: a hex word that can be a commit (7+ characters, a digit and a letter among them)
-_SHA_WORD = re.compile(r"\b(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}[0-9])[0-9a-f]{7,40}\b", re.IGNORECASE)
-
-
 def _condition_only(config: str) -> bool:
     """Whether a run's label names neither a kernel nor a commit ("With the series applied")."""
-    return not find_versions(config) and not _SHA_WORD.search(config)
+    return not find_versions(config) and not any(looks_like_sha(w) for w in _HEX_WORD.findall(config.lower()))
+
+
+#: a word of hex digits that may be a commit id (:func:`~lkmlkb.extract.commits.looks_like_sha` decides)
+_HEX_WORD = re.compile(r"\b[0-9a-f]{7,40}\b")
 
 
 def find_results(text: str) -> list[Result]:

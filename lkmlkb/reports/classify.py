@@ -241,6 +241,16 @@ class ThreadFacts:
     def new_text(self, m: Message) -> str:
         return own_lines(m)
 
+    @property
+    def starter_ids(self) -> set[str]:
+        """The ids of the first message and of every message its author sent in the thread."""
+        if self.root is None:
+            return set()
+        who = (self.root.from_addr or "").lower()
+        return {m.message_id for m in self.messages if (m.from_addr or "").lower() == who} | {
+            self.root.message_id
+        }
+
 
 #: how much of a message the rules that read wording read
 OWN_TEXT_CHARS = 200_000
@@ -361,10 +371,7 @@ def functional(t: ThreadFacts) -> Reason | None:
     first message's own text when the thread never speaks of speed."""
     # the reporter's own sized slowdown makes it one; a reply's ("we see a 5-10% degradation when
     # using ImmediateData=No", the cost of a workaround in a corruption thread) does not
-    starter = ((t.root.from_addr or "").lower(), t.root.message_id) if t.root is not None else ("", "")
-    by_starter = {m.message_id for m in t.messages if (m.from_addr or "").lower() == starter[0]} | {
-        starter[1]
-    }
+    by_starter = t.starter_ids
     if robot_change(t) is not None or any(
         _speed_regression(c)
         and c.stated_pct is not None
@@ -688,8 +695,39 @@ def kernel_change(t: ThreadFacts, mid: str) -> Reason | None:
                 e.line_start,
                 (e.text or "")[:300],
             )
-    # a kernel called good, or one called bad beside another (one kernel said to be slow is where
-    # the slowdown was seen, not a change)
+    kernels = kernels_changed(t, mid)
+    if kernels is not None:
+        return kernels
+    for r in t.results:
+        cond = " ".join(x for x in (r.kernel, r.config) if x)
+        if cond and CHANGE_CONDITION.search(cond):
+            e = r.evidence
+            return Reason(
+                "kernel-change", f"measured {cond!r}", e.message_id, e.line_start, (e.text or "")[:300]
+            )
+    hit = KERNEL_CHANGE_WORDS.search(t.subject)
+    if hit:
+        return _subject_reason(t, "kernel-change", "words of a change")
+    if any(c.kind == "regression" and REGRESS_WORD.search(c.cue or "") for c in t.subject_claims):
+        return _subject_reason(t, "kernel-change", "the subject calls it a regression")
+    for m in t.messages:
+        if m.message_id != mid:
+            continue
+        text = t.new_text(m)
+        hit = KERNEL_CHANGE_WORDS.search(text)
+        if hit:
+            return _line_reason("kernel-change", "words of a change", m, text, hit.start())
+        # a bisection finds the change that brought it: "he bisected it down to <a commit's title>"
+        hit = BISECTION_SAID.search(text)
+        if hit:
+            return _line_reason("kernel-change", "a bisection", m, text, hit.start())
+    return None
+
+
+def kernels_changed(t: ThreadFacts, mid: str) -> Reason | None:
+    """The kernel part of :func:`kernel_change`: a kernel the thread calls good, or one it calls
+    bad beside another (one kernel said to be slow is where the slowdown was seen, not a change);
+    or two releases message ``mid`` names, not as a series' base."""
     judged = next((k for k in t.kernels if k.role == "good"), None)
     if judged is None and len({_release(k.version) for k in t.kernels}) >= 2:
         judged = next((k for k in t.kernels if k.role == "bad"), None)
@@ -715,29 +753,6 @@ def kernel_change(t: ThreadFacts, mid: str) -> Reason | None:
             a.evidence.line_start,
             (a.evidence.text or "")[:300],
         )
-    for r in t.results:
-        cond = " ".join(x for x in (r.kernel, r.config) if x)
-        if cond and CHANGE_CONDITION.search(cond):
-            e = r.evidence
-            return Reason(
-                "kernel-change", f"measured {cond!r}", e.message_id, e.line_start, (e.text or "")[:300]
-            )
-    hit = KERNEL_CHANGE_WORDS.search(t.subject)
-    if hit:
-        return _subject_reason(t, "kernel-change", "words of a change")
-    if any(c.kind == "regression" and REGRESS_WORD.search(c.cue or "") for c in t.subject_claims):
-        return _subject_reason(t, "kernel-change", "the subject calls it a regression")
-    for m in t.messages:
-        if m.message_id != mid:
-            continue
-        text = t.new_text(m)
-        hit = KERNEL_CHANGE_WORDS.search(text)
-        if hit:
-            return _line_reason("kernel-change", "words of a change", m, text, hit.start())
-        # a bisection finds the change that brought it: "he bisected it down to <a commit's title>"
-        hit = BISECTION_SAID.search(text)
-        if hit:
-            return _line_reason("kernel-change", "a bisection", m, text, hit.start())
     return None
 
 
@@ -877,12 +892,14 @@ def reply_reports_slowdown(t: ThreadFacts) -> Reason | None:
     root = t.root
     if root is None or not is_patch_thread(root):
         return None
-    author = (root.from_addr or "").lower()
-    texts = {
-        m.message_id: (m, t.new_text(m))
-        for m in t.messages[1:]
-        if (m.from_addr or "").lower() != author and (late_reply(root, m) or IN_A_TREE.search(own_lines(m)))
-    }
+    by_author = t.starter_ids
+    texts = {}
+    for m in t.messages[1:]:
+        if m.message_id in by_author:
+            continue
+        text = t.new_text(m)
+        if late_reply(root, m) or IN_A_TREE.search(text):
+            texts[m.message_id] = (m, text)
     for c in t.claims:
         e = c.evidence
         if e.message_id not in texts or e.quoted or c.kind != "regression":
@@ -970,8 +987,7 @@ def patch_own_numbers(t: ThreadFacts) -> Reason | None:
         return None  # "[RFC] Slow down of LTP tests ... in kernel 6.6" asks, a patch proposes
     # a culprit named otherwise than by a Fixes: tag; but a reviewer recalling an old commit that
     # was reverted ("commit 5dae222a5ff0 ... was reverted by 868f9f2f8e00") names none of this thread
-    author = (t.root.from_addr or "").lower() if t.root is not None else ""
-    by_author = {m.message_id for m in t.messages if (m.from_addr or "").lower() == author}
+    by_author = t.starter_ids
     if any(
         c.role == "culprit"
         and c.form != "fixes"
@@ -986,29 +1002,16 @@ def patch_own_numbers(t: ThreadFacts) -> Reason | None:
     root_id = t.root.message_id if t.root is not None else ""
     # the author's "regression" is a kernel's where kernels are compared ("since 6.5-rc4 write
     # bandwidth regressed") or a bisection found it; beside its own baseline and current only, it
-    # is the series' own cost
-    # ("massive regressions to wait_current_trans in qgroup mode", a feature measured against none)
+    # is the series' own cost ("massive regressions to wait_current_trans in qgroup mode")
     if any(
         c.kind == "regression" and REGRESS_WORD.search(c.cue or "") and c.evidence.message_id == root_id
         for c in t.claims
-    ) and (_kernels_compared(t, root_id) or (t.root is not None and BISECTED_CUE.search(t.new_text(t.root)))):
+    ) and (
+        kernels_changed(t, root_id) is not None
+        or (t.root is not None and BISECTION_SAID.search(t.new_text(t.root)))
+    ):
         return None  # or a bisection found its cause ("he bisected it down to <a commit's title>")
     return _subject_reason(t, "patch-own-numbers", "not a regression")
-
-
-def _kernels_compared(t: ThreadFacts, mid: str) -> bool:
-    """Whether the thread calls a kernel good (or one bad beside another), or message ``mid`` names
-    two releases not as a series' base."""
-    if any(k.role == "good" for k in t.kernels):
-        return True
-    if any(k.role == "bad" for k in t.kernels) and len({_release(k.version) for k in t.kernels}) >= 2:
-        return True
-    releases = {
-        _release(k.version)
-        for k in t.own_kernels
-        if k.evidence.message_id == mid and not SERIES_BASE_LINE.search(k.evidence.text or "")
-    }
-    return len(releases) >= 2
 
 
 # ------------------------------------------------------------------ the decision

@@ -412,7 +412,7 @@ def _sha_hits_line_by_line(text):
             shas = [
                 m
                 for m in cm._SHA_RE.finditer(cut)
-                if cm._looks_like_sha(m.group("sha"))
+                if cm.looks_like_sha(m.group("sha"))
                 and not cm._quoted_string(cut, m)
                 and not cm._prompt_host(cut, m)
             ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lkmlkb.extract.commits import _looks_like_sha, _Spans, find_commits
+from lkmlkb.extract.commits import _Spans, find_commits, looks_like_sha
 
 _SPAN = st.tuples(st.integers(0, 60), st.integers(0, 30)).map(lambda t: (t[0], t[0] + t[1]))
 
@@ -33,5 +33,5 @@ def test_trailers_and_addresses_in_a_flood_keep_their_roles():
     found = [
         c for c in find_commits(text) if c.form != "link"
     ]  # the Link: lines are links, as they should be
-    assert sorted(c.sha for c in found) == sorted(s for s in shas if _looks_like_sha(s))  # every SHA, once
+    assert sorted(c.sha for c in found) == sorted(s for s in shas if looks_like_sha(s))  # every SHA, once
     assert {c.role for c in found} == {"culprit"} and {c.cue for c in found} == {"Fixes:"}
