@@ -204,21 +204,7 @@ def test_a_regression_the_robot_finds_in_a_patch_is_the_patchs_own():
 
 
 def test_a_series_tested_for_regressions_is_no_fix_of_the_one_the_robot_finds_in_it():
-    root = Message(
-        "20210720155944.1447086-1-krisman@collabora.com",
-        subject="[PATCH v4 00/16] File system wide monitoring",
-        body=FS_MONITORING,
-        date_utc="2021-07-20T15:59:28+00:00",
-    )
-    robot = Message(
-        "20210731063818.GB18773@xsang-OptiPlex-9020",
-        body=ROBOT_UNIXBENCH,
-        subject="[fsnotify]  4c40d6efc8:  unixbench.score -3.3% regression",
-        in_reply_to=root.message_id,
-        references=[root.message_id],
-        date_utc="2021-07-31T06:38:18+00:00",
-    )
-    r = _report(root, robot)
+    r = _report(*_series_and_robot(with_patch=False))
     assert r.is_regression_report and r.regression_pct == 3.3
     assert r.status == "bisected"
 
@@ -241,7 +227,9 @@ diff --git a/fs/notify/fsnotify.c b/fs/notify/fsnotify.c
 """
 
 
-def _series_and_robot() -> list[Message]:
+def _series_and_robot(with_patch: bool = True) -> list[Message]:
+    """The File system wide monitoring series' cover letter, its 8th patch (``with_patch``) and the
+    robot's report on that patch."""
     root = Message(
         "20210720155944.1447086-1-krisman@collabora.com",
         subject="[PATCH v4 00/16] File system wide monitoring",
@@ -256,15 +244,16 @@ def _series_and_robot() -> list[Message]:
         references=[root.message_id],
         date_utc="2021-07-20T15:59:36+00:00",
     )
+    above = patch if with_patch else root
     robot = Message(
         "20210731063818.GB18773@xsang-OptiPlex-9020",
         body=ROBOT_UNIXBENCH,
         subject="[fsnotify]  4c40d6efc8:  unixbench.score -3.3% regression",
-        in_reply_to=patch.message_id,
-        references=[root.message_id, patch.message_id],
+        in_reply_to=above.message_id,
+        references=list(dict.fromkeys([root.message_id, above.message_id])),
         date_utc="2021-07-31T06:38:18+00:00",
     )
-    return [root, patch, robot]
+    return [root, patch, robot] if with_patch else [root, robot]
 
 
 def test_the_series_patch_the_robot_blames_is_no_fix_of_its_regression():
@@ -286,16 +275,21 @@ def test_a_patch_posted_after_the_robots_report_is_a_fix_proposed():
     assert _report(root, patch, robot, later).status == "fix proposed"
 
 
+def _copy_offload() -> Message:
+    return Message(
+        "20221123055827.26996-1-nj.shetty@samsung.com",
+        subject="[PATCH v5 00/10] Implement copy offload support",
+        from_addr="nj.shetty@samsung.com",
+        body=COPY_OFFLOAD,
+        date_utc="2022-11-23T05:58:17+00:00",
+    )
+
+
 def test_a_series_measuring_its_own_drop_fixes_nothing():
     from lkmlkb.reports.classify import ThreadFacts, fix_of_slowdown
     from lkmlkb.reports.status import derive_status
 
-    root = Message(
-        "20221123055827.26996-1-nj.shetty@samsung.com",
-        subject="[PATCH v5 00/10] Implement copy offload support",
-        body=COPY_OFFLOAD,
-        date_utc="2022-11-23T05:58:17+00:00",
-    )
+    root = _copy_offload()
     ((tid, (msgs, findings)),) = extract_messages([root]).items()
     claims = [c for f in findings for c in f.claims]
     assert any(c.kind == "regression" and c.stated_pct == 18.0 for c in claims)  # what the rule reads
@@ -414,23 +408,29 @@ turned out to be an API mistake that was later reverted by
 """
 
 
-def test_a_reviewer_recalling_a_reverted_commit_makes_no_series_a_report():
-    root = Message(
-        "20221123055827.26996-1-nj.shetty@samsung.com",
-        subject="[PATCH v5 00/10] Implement copy offload support",
-        from_addr="nj.shetty@samsung.com",
-        body=COPY_OFFLOAD,
-        date_utc="2022-11-23T05:58:17+00:00",
-    )
-    review = Message(
+def _review(body: str) -> Message:
+    return Message(
         "CAOQ4uxhMX9MF0+6DD7NO5QzqDRwESkhiY5f9CB7DXFVa22Za+w@mail.gmail.com",
         subject="Re: [PATCH v5 00/10] Implement copy offload support",
         from_addr="amir73il@gmail.com",
-        body=COPY_REVIEW,
-        in_reply_to=root.message_id,
-        references=[root.message_id],
+        body=body,
+        in_reply_to="20221123055827.26996-1-nj.shetty@samsung.com",
+        references=["20221123055827.26996-1-nj.shetty@samsung.com"],
         date_utc="2022-11-23T06:53:14+00:00",
     )
-    r = _report(root, review)
+
+
+def test_a_reviewer_recalling_a_reverted_commit_makes_no_series_a_report():
+    r = _report(_copy_offload(), _review(COPY_REVIEW))
     assert not r.is_regression_report
     assert "patch-own-numbers" in [x.rule for x in r.reasons]
+
+
+def test_a_reviewer_blaming_a_commit_for_the_series_drop_names_its_culprit():
+    # the same review, blaming a commit for what the series measured instead of recalling a revert
+    blame = COPY_REVIEW.replace(
+        "turned out to be an API mistake that was later reverted by\n868f9f2f8e00",
+        "is what caused that drop in IO BW, as I bisected it; see also\n868f9f2f8e00",
+    )
+    r = _report(_copy_offload(), _review(blame))
+    assert "patch-own-numbers" not in [x.rule for x in r.reasons]
