@@ -40,13 +40,28 @@ PREFILTER_WORDS = (
     "performance",
     "real",
     "elapsed",
+    "pgbench",
+    "sysbench",
+    "hackbench",
+    "tbench",
+    "filebench",
+    "aim7",
+    "reaim",
+    "will-it-scale",
+    "iozone",
+    "bonnie",
+    "netperf",
+    "mmtests",
 )
 PREFILTER = re.compile(
     r"""
       \bfio\b | fio- | \biops\b | [kmgt]i?b/s\b | \b[kmgt]i?b/sec\b | \bmbps\b   # fio and throughput units
     | regress | bisect                                                 # report vocabulary
     | \bslow(?:er|down|downs|ness)\b | \bslowed[ ]down\b               # "Massive slowdown in kernels as of 6.x"
-    | \bdegradation\b                                                  # "we are seeing performance degradation"
+    | \bdegradations?\b | \bperformance[ ]degrad                          # "we are seeing performance degradation(s)",
+                                                                     # "Following performance degrade is found out"
+    | \b(?:pg|sys|hack|t|file)bench\b | \baim7\b | \breaim\b | will-it-scale
+    | \biozone\b | \bbonnie | \bnetperf\b | \bmmtests\b                 # benchmarks whose output or name a report gives
     | \bperformance[ ](?:drop|hit|loss|issue|problem|penalty|decrease)  # "a noticeable performance drop"
     | \bbw= | run[ ]status[ ]group | tiobench | \biostat | fs_mark | dbench # tools and their output
     | ^[ \t]{0,8}real[ \t]{1,8}\d{1,6}m\d | elapsed[ ]\(wall[ ]clock\)   # time(1) output

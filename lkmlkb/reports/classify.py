@@ -171,14 +171,14 @@ RETRACTION = Gated(
 )
 #: the kernel test robot's team, who may take its report back
 ROBOT_TEAM = re.compile(r"@intel\.com>?$|lkp@|oliver\.sang|kernel test robot", re.I)
-#: a failure: what a functional regression is about
+#: a failure: what a functional regression is about (not a commit's purpose: "an intentional bug fix")
 FAILURE = re.compile(
     r"""\b(?:hang|hangs|hung|stuck|deadlock\w{0,2}|lockup|livelock|oops|panic\w{0,2}|crash\w{0,2}|BUG:|KASAN|UBSAN
           |use-after-free|null[ \t-]pointer|corrupt\w{0,5}|data[ \t]loss|warning|WARN(?:_ON)?|splat|fail\w{0,4}
           |error|errors|broken|breaks|leak\w{0,2}|unresponsive|D[ \t]state|EIO|ENOSPC|reboot\w{0,3}|freez\w{0,3}
           |not[ \t]work\w{0,3}|doesn't[ \t]work|won't[ \t]boot|missing
           |lost[ \t](?:writes?|requests?|data|I/?Os?|updates?|files?|wake-?ups?|interrupts?|completions?)
-          |(?<![\[\w-])bug(?![\]\w-]|[ \t]{0,3}\d))\b""",
+          |(?<![\[\w-])bug(?![\]\w-]|[ \t]{0,3}\d|[ \t]fix))\b""",
     re.I | re.X,
 )
 #: a thread changing the kernel, in words: "since 6.5", "after upgrading to", "newer kernels",
@@ -473,10 +473,25 @@ def is_patch_thread(root: Message | None) -> bool:
     return bool(DIFF_IN_BODY.search(root.body[:200_000]))
 
 
-def _speed_regression(c: Claim) -> bool:
-    """A regression claim about speed: sized, or naming a measure of speed."""
+#: a benchmark named beside a regression makes it one of speed: "The regression was discovered in
+#: AIM7", "the dbench regression", "fix this pgbench regression" (test suites, fstests and blktests,
+#: measure no speed)
+BENCHMARK = re.compile(
+    r"\b(?:fio|aim7|reaim|dbench|tbench|fs_?mark|sysbench|pgbench|hackbench|will-it-scale|iozone"
+    r"|bonnie|filebench|netperf|mmtests|tiobench|kernbench)\b",
+    re.I,
+)
+
+
+def _speed_regression(c: Claim, wrapped: str = "") -> bool:
+    """A regression claim about speed: sized, or naming a measure of speed or a benchmark (on its
+    line, or in ``wrapped``: the words of the lines around it its sentence runs over)."""
+    text = c.evidence.text or ""
     return c.kind == "regression" and (
-        c.stated_pct is not None or bool(PERF_NAMED.search(c.evidence.text or ""))
+        c.stated_pct is not None
+        or bool(PERF_NAMED.search(text))
+        or bool(BENCHMARK.search(text))
+        or bool(wrapped and BENCHMARK.search(wrapped))
     )
 
 
@@ -488,6 +503,7 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
     if root is None or not (PATCH_WORD.search(t.subject) or REVERT_SUBJECT.match(t.subject)):
         return None
     body = root.body[:200_000]
+    bodies = {root.message_id: body}
     fixes = (
         FIX_WORD.search(t.subject)
         or FIXES_TRAILER.search(body)
@@ -501,7 +517,8 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
             continue
         # of speed: sized or named so, or in a patch whose subject is about speed ("blk-mq: Improve
         # performance of non-mq IO schedulers", then "This patch series aims to fix a regression")
-        if not (_speed_regression(c) or (c.kind == "regression" and PERF_NAMED.search(t.subject))):
+        wrapped = _line_end_before(bodies, e) + " " + _line_start_after(bodies, e)
+        if not (_speed_regression(c, wrapped) or (c.kind == "regression" and PERF_NAMED.search(t.subject))):
             continue
         # a regression it fixes, named so, or what a revert takes back: "fix performance regression",
         # not "fix performance degradation for large IO" (a slowness the patch improves)
@@ -583,6 +600,11 @@ def found_by_bisection(c: CommitCitation) -> bool:
 def _line_end_before(bodies: dict[str, str], e) -> str:
     """The end of the body line before evidence ``e``'s first line ("" if none)."""
     return line_text(bodies.get(e.message_id, ""), e.line_start - 1)[-WRAPPED_WORDS_CHARS:]
+
+
+def _line_start_after(bodies: dict[str, str], e) -> str:
+    """The start of the body line after evidence ``e``'s last line ("" if none)."""
+    return line_text(bodies.get(e.message_id, ""), e.line_end + 1)[:WRAPPED_WORDS_CHARS]
 
 
 #: a result's unit that measures speed or time: a rate, IOPS, operations per second, a latency

@@ -1,5 +1,7 @@
 """What extractors are shown of a message: long lines cut, line numbers kept."""
 
+import pytest
+
 from lkmlkb.extract.messages import extract_message
 from lkmlkb.extract.views import MAX_VIEW_LINE, build_view
 from lkmlkb.model import Message
@@ -230,3 +232,28 @@ def test_a_long_view_is_cut_at_its_500th_report_line_too():
     assert out[last] == IOPS_LINE and out[last + FOCUS_RADIUS] == log_line
     assert out[last + FOCUS_RADIUS + 1] == "" and out[last + 100] == "" and out[-100] == ""
     assert out[50] == "" and out[40] == log_line
+
+
+@pytest.mark.parametrize(
+    "line,passes",
+    [
+        # dm-devel and linux-block, "Re: Revert "dm: always call blk_queue_split() in dm_process_bio()""
+        # (Mike Snitzer quoting Vijayendra Suman's report, 2020-09-10,
+        # <20200910142438.GA21919@redhat.com>): a report with pgbench's output and no unit word
+        ("   Following performance degrade is found out", True),
+        ("   While Running pgbench tool with  5.4.17 kernel build", True),
+        # linux-btrfs and linux-block: other benchmarks a report names, and the plural
+        ("The regression was discovered in AIM7 and later by Andres in ext4.", True),
+        ("sysbench oltp_read_write drops by a third", True),
+        ("we saw performance degradations on the hackbench runs", True),
+        ("Here are the will-it-scale numbers", True),
+        # a degraded array, an aim, a bench of the kitchen kind: no report vocabulary
+        ("The array is degraded and resyncing", False),
+        ("We aim to merge this for 6.9", False),
+        ("a test bench for the new controller", False),
+    ],
+)
+def test_a_reports_benchmark_or_degrade_passes_the_prefilter(line, passes):
+    from lkmlkb.extract.prefilter import prefilter
+
+    assert prefilter(line) is passes

@@ -949,6 +949,24 @@ def test_a_bugzilla_number_or_a_bug_tag_names_no_failure():
 
 
 @pytest.mark.parametrize(
+    "line,failure",
+    [
+        # dm-devel, "Re: [REGRESSION] dm_crypt essiv ciphers do not use async driver mv-aes-cbc anymore"
+        # (Eric Biggers, 2023-09-29, <20230929224327.GA11839@google.com>): a slowdown's culprit
+        # explained; what the commit is for says nothing of a failure
+        ("I understand that the dm-crypt developers did this as an intentional bug fix in", False),
+        ("Commit abc was a bug fix, but it costs us 20% on random reads", False),
+        ("I hit a bug when mounting the image", True),
+        ("This bug shows up only with mq-deadline", True),
+    ],
+)
+def test_a_bug_fix_is_no_failure(line, failure):
+    from lkmlkb.reports.classify import FAILURE
+
+    assert bool(FAILURE.search(line)) is failure
+
+
+@pytest.mark.parametrize(
     "line,changes",
     [
         # linux-btrfs, Zygo Blaxell, "Re: Unexpected reflink/subvol snapshot behaviour" (2021-01-29,
@@ -1009,3 +1027,73 @@ def test_a_changelog_under_changes_since_is_the_series_history_too():
     }
     r = _report(*_thread("[PATCH v3 0/4] mm: faster allocator", "a@example.com", cover))
     assert not r.is_regression_report
+
+
+# dm-devel and linux-block, 'Re: Revert "dm: always call blk_queue_split() in dm_process_bio()"'
+# (Mike Snitzer, 2020-09-10, <20200910142438.GA21919@redhat.com>), trimmed: the report reaches the
+# lists only quoted, in pgbench's own words and output, with no unit word the prefilter knew
+PGBENCH_QUOTED = """\
+On Wed, Sep 09 2020 at  1:00pm -0400,
+Vijayendra Suman <vijayendra.suman@oracle.com> wrote:
+
+>    While Running pgbench tool with  5.4.17 kernel build
+>
+>    Following performance degrade is found out
+>
+>    buffer read/write metric : -17.2%
+>
+>    buffer
+>    number of transactions actually processed: 840972
+>    latency average = 24.013 ms
+>
+>    After revert of Commit
+>    2892100bc85ae446088cebe0c00ba9b194c0ac9d ( Revert "dm: always call
+>    blk_queue_split() in dm_process_bio()")
+>
+>    Performance is Counter measurement
+>
+>    buffer ->
+>    number of transactions actually processed: 1135735
+>    latency average = 17.799 ms
+
+So I think we need to identify _why_ reverting this commit is causing
+such a performance improvement.
+"""
+
+
+def test_a_benchmarks_slowdown_quoted_in_the_first_mail_is_a_report():
+    r = _report(
+        *_thread(
+            'Re: [dm-devel] Revert "dm: always call blk_queue_split() in dm_process_bio()"',
+            "s@r",
+            PGBENCH_QUOTED,
+        )
+    )
+    assert r.is_regression_report and _rules(r)[:2] == ["measured-slowdown", "kernel-change"]
+    assert r.reasons[0].text.strip() == "Following performance degrade is found out"
+
+
+# linux-f2fs-devel (cross-posted to linux-btrfs and linux-ext4), "Fix inode sem regression for
+# nowait" (Goldwyn Rodrigues, 2019-09-11, <20190911164517.16130-1-rgoldwyn@suse.de>), trimmed: the
+# regression is AIM7's, a benchmark, so one of speed; the series' patches carry Fixes: tags
+AIM7_FIX = """\
+This changes the way we acquire the inode semaphore when
+the I/O is marked with IOCB_NOWAIT. The regression was discovered
+in AIM7 and later by Andres in ext4.
+
+Fixes: 728fbc0e10b7 ("ext4: nowait aio support")
+Signed-off-by: Goldwyn Rodrigues <rgoldwyn@suse.com>
+---
+ fs/ext4/file.c | 17 +++++++++++------
+"""
+
+
+@pytest.mark.parametrize(
+    "benchmark,report", [("AIM7", True), ("dbench", True), ("xfstests", False), ("testing", False)]
+)
+def test_a_fix_of_a_benchmarks_regression_is_a_report(benchmark, report):
+    text = AIM7_FIX.replace("AIM7", benchmark)
+    r = _report(*_thread("[PATCH 2/3] ext4: fix inode rwsem regression", "rgoldwyn@suse.de", text))
+    assert r.is_regression_report is report
+    if report:
+        assert _rules(r)[0] == "fix-of-slowdown" and r.status == "fix proposed"
