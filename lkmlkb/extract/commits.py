@@ -570,7 +570,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
             for c in cues[
                 bisect.bisect_left(cue_starts, after_limit) : bisect.bisect_left(cue_starts, after_stop)
             ]
-            if c.label.endswith("_POST")
+            if c.label.endswith("_POST") and not _INTRODUCES_A_FEATURE.match(doc_text, c.end)
         ]
         chosen = [max(pool, key=_nearness)] if pool else after[:1]
         if not chosen and not lead_ins and _after_lead_in(doc_text, s0):
@@ -590,6 +590,16 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
             role = "culprit" if _HELPS_RE.search(sent_text) else "revert"
         if role:
             h.role, h.cue = role, cue.text
+
+
+#: what a commit "introduces" when that is no culprit's deed: a feature ("Commit 196e402adf2e (...)
+#: introduces the sysfs control interface "mb_max_linear_groups" to address the problem", linux-ext4)
+_INTRODUCES_A_FEATURE = re.compile(
+    r"""(?<=[Ii]ntroduced|[Ii]ntroduces)[ \t\n]{1,3}(?:(?:the|a|an|new|this|that)[ \t\n]{1,3})?(?:[\w"'/.-]{1,40}[ \t\n]{1,3}){0,3}?
+        (?:interfaces?|options?|features?|support|helpers?|functions?|flags?|knobs?|parameters?|apis?|fields?|ioctls?
+          |sysfs|tunables?|settings?|modes?|structs?|macros?)\b""",
+    re.VERBOSE,
+)
 
 
 def _nearness(c) -> tuple[int, int]:

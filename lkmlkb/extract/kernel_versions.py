@@ -231,6 +231,8 @@ _KERNELISH_RE = re.compile(
 _DISTRO_RELEASE_RE = re.compile(r"(?:rhel|el|centos|ol|sles|uek)\d{1,2}")
 _LINE_LABEL_AFTER_RE = re.compile(r"\s{0,3}(?::|(?:result|results|kernel)\b)", re.IGNORECASE)
 _QUAL_WORD_RE = re.compile(r"(revert|patch|fix)", re.IGNORECASE)
+#: the end of a label line: a colon and nothing after it ("With 6.7:")
+_LABEL_LINE_END_RE = re.compile(r"[ \t]{0,3}:[ \t]*$")
 
 
 def _plausible_numbers(m: re.Match) -> bool:
@@ -296,6 +298,12 @@ def _accept(line: str, m: re.Match) -> bool:
         return True
     if not line[: m.start()].strip() and _LINE_LABEL_AFTER_RE.match(line, m.end()):
         return True  # table label at line start: "6.6:" / "6.6 result"
+    if (
+        before in _WEAK_BEFORE
+        and line[: m.start()].strip().lower() == before
+        and _LABEL_LINE_END_RE.match(line, m.end())
+    ):
+        return True  # a label line of its own: "With 6.7:", "On 6.8:", "Before 6.3:"
     if before in _WEAK_BEFORE:
         lo, hi = max(0, m.start() - 200), min(len(line), m.end() + 200)
         return bool(_KERNELISH_RE.search(line[lo : m.start()] + " " + line[m.end() : hi]))

@@ -52,6 +52,10 @@ PREFILTER_WORDS = (
     "bonnie",
     "netperf",
     "mmtests",
+    "take",  # takes, took: a run's time ("Before the commit, block/004 took around 130 seconds")
+    "took",
+    "taking",
+    "order of magnitude",
 )
 PREFILTER = re.compile(
     r"""
@@ -62,6 +66,9 @@ PREFILTER = re.compile(
                                                                      # "Following performance degrade is found out"
     | \b(?:pg|sys|hack|t|file)bench\b | \baim7\b | \breaim\b | will-it-scale
     | \biozone\b | \bbonnie | \bnetperf\b | \bmmtests\b                 # benchmarks whose output or name a report gives
+    | \b(?:takes?|taking|took)[ \t](?:[\w~<>.]{1,12}[ \t]){0,3}?~?\d{1,5}(?:\.\d{1,3})?[ \t]?
+      (?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b                 # "it takes around 300 seconds"
+    | \border[ ]of[ ]magnitude\b                                        # "an order of magnitude slower"
     | \bperformance[ ](?:drop|hit|loss|issue|problem|penalty|decrease)  # "a noticeable performance drop"
     | \bbw= | run[ ]status[ ]group | tiobench | \biostat | fs_mark | dbench # tools and their output
     | ^[ \t]{0,8}real[ \t]{1,8}\d{1,6}m\d | elapsed[ ]\(wall[ ]clock\)   # time(1) output

@@ -358,6 +358,24 @@ def _condition_only(config: str) -> bool:
 _HEX_WORD = re.compile(r"\b[0-9a-f]{7,40}\b")
 
 
+def _label_above(lines: list[Line], lk: _LineKernels, i: int) -> tuple[str, str] | None:
+    """The kernel of a label line ("With 6.7:", "6.8-rc1:") at most PROSE_WINDOW lines above line
+    ``i``, in its quote level (blank lines between)."""
+    if i >= len(lines):
+        return None
+    depth = lines[i].depth
+    for j in range(i - 1, max(-1, i - PROSE_WINDOW - 1), -1):
+        ln = lines[j]
+        if not ln.text.strip():
+            continue
+        if ln.depth != depth:
+            return None
+        h = lk.heading(j)
+        if h:
+            return h if ln.text.rstrip().endswith(":") else None
+    return None
+
+
 def find_results(text: str) -> list[Result]:
     """Every measured number in ``text`` with kernel attribution; never raises."""
     try:
@@ -390,7 +408,13 @@ def find_results(text: str) -> list[Result]:
         results.extend(find_pairs(text))
         # figures in prose, each with the condition its sentence gives it, on lines no other reader read
         taken = {i for r in results for i in range(r.evidence.line_start, r.evidence.line_end + 1)}
-        results.extend(r for r in find_measurements(text)[0] if r.evidence.line_start not in taken)
+        prose = [r for r in find_measurements(text)[0] if r.evidence.line_start not in taken]
+        for r in prose:
+            # a figure its sentence gives no condition is under the label line above it ("With 6.7:")
+            h = _label_above(lines, lk, r.evidence.line_start) if not (r.kernel or r.config) else None
+            if h:
+                r.kernel = h[0]
+        results.extend(prose)
         results.sort(key=lambda r: (r.evidence.line_start, r.evidence.line_end))
         return _dedupe(results, lines)
     except Exception:

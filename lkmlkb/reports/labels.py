@@ -188,6 +188,13 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
             columns.setdefault((r.evidence.message_id, r.evidence.line_start), []).append(r.config)
     first_column = {cfgs[0] for cfgs in columns.values() if len(set(cfgs)) > 1}
     for r in results:
+        # a figure prose puts on a commit's side ("After the commit, it takes around 300 seconds")
+        # has the commit for its kernel already: a culprit's is the regressed state
+        if r.kernel and not r.label and r.tool == "prose" and _SHA_CONFIG.fullmatch(r.kernel):
+            c = next((c for c in commits if c.sha.startswith(r.kernel) or r.kernel.startswith(c.sha)), None)
+            if c is not None and c.role == "culprit":
+                r.label = "regressed"
+    for r in results:
         if r.kernel or not r.config or not _SHA_CONFIG.fullmatch(r.config):
             continue
         c = next((c for c in commits if c.sha.startswith(r.config) or r.config.startswith(c.sha)), None)

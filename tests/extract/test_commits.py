@@ -660,3 +660,25 @@ ROBOT_JOB_LINES = [
 @pytest.mark.parametrize("line", ROBOT_JOB_LINES)
 def test_the_robots_job_file_cites_no_commit(line):
     assert _roles(line + "\n") == {}
+
+
+@pytest.mark.parametrize(
+    "after,role",
+    [
+        # linux-ext4, Zizhi Wo, "[PATCH] ext4: Modify the comment about mb_optimize_scan" (2025-02-24,
+        # <20250224012005.689549-1-wozizhi@huawei.com>): a commit introducing a feature is no culprit
+        (
+            'introduces\nthe sysfs control interface "mb_max_linear_groups" to address the problem',
+            "mentioned",
+        ),
+        ("introduced the mb_optimize_scan mount option.", "mentioned"),
+        ("introduced a new helper for it.", "mentioned"),
+        # what a culprit introduces
+        ("introduced a 20% regression in fs_mark.", "culprit"),
+        ("introduced it.", "culprit"),
+        ("introduces a lock contention in the submission path.", "culprit"),
+    ],
+)
+def test_a_commit_introducing_a_feature_is_no_culprit(after, role):
+    text = 'Commit 196e402adf2e ("ext4: improve cr 0 / cr 1 group scanning") ' + after + "\n"
+    assert [(c.sha, c.role) for c in find_commits(text)] == [("196e402adf2e", role)]

@@ -191,3 +191,40 @@ def test_values_before_the_commit_is_first_named_were_measured_without_it():
 def test_two_commits_name_no_side():
     text = "After commit 1a2b3c4d5e6f it takes 25 minutes; after commit 9f8e7d6c5b4a it takes 20 minutes.\n"
     assert [k for _v, _u, k, _c in _read(text)[0]] == [None, None]
+
+
+# linux-block, Shinichiro Kawasaki, "commit 01e99aeca397 causes longer runtime of block/004"
+# (2020-03-04, <20200304023842.gu37d4mzfbseiscw@shindev.dhcp.fujisawa.hgst.com>): the commit named
+# in the paragraph before the one that measures on either side of "the commit"
+BLOCK004_SIDES = """\
+I noticed that blktests block/004 takes longer runtime with 5.6-rc4 than
+5.6-rc3, and found that the commit 01e99aeca397 ("blk-mq: insert passthrough
+request into hctx->dispatch directly") triggers it.
+
+Before the commit, block/004 took around 130 seconds. After the commit, it takes
+around 300 seconds.
+"""
+
+
+def test_the_commit_of_an_earlier_paragraph_gives_the_sides_of_the_commit():
+    assert _read(BLOCK004_SIDES)[0] == [
+        (130.0, "seconds", None, "before 01e99aeca397"),
+        (300.0, "seconds", "01e99aeca397", None),
+    ]
+
+
+@pytest.mark.parametrize(
+    "earlier",
+    [
+        # two commits named before: which one "the commit" is, is not said
+        "Both commit 01e99aeca397 and commit 9f8e7d6c5b4a touch the dispatch path.\n",
+        # none named
+        "I noticed that blktests block/004 takes longer with 5.6-rc4.\n",
+    ],
+)
+def test_the_commit_of_an_earlier_paragraph_must_be_one(earlier):
+    text = (
+        earlier
+        + "\nBefore the commit, block/004 took around 130 seconds. After the commit, it takes\naround 300 seconds.\n"
+    )
+    assert [(k, c) for _v, _u, k, c in _read(text)[0]] == [(None, None), (None, None)]

@@ -243,3 +243,30 @@ def test_a_run_labelled_by_a_commit_or_kernel_does_not_take_the_kernel_before():
     text = LABELLED_RUNS_ON_ONE_KERNEL.replace("With the series applied on top", "With 3f1c2e9a7b44 reverted")
     got = [(r.value, r.kernel, r.config) for r in find_results(text) if r.tool == "time"]
     assert got == [(3.1, "6.2.0-rc3", "Baseline"), (11.8, None, "With 3f1c2e9a7b44 reverted")]
+
+
+# hdparm's own summary under label lines that name a kernel after a word ("With 6.7:"): a variant
+# of the label lines of the lists ("on 6.8-rc7 :", linux-block; "Linux 6.4.x:", linux-ext4 bug
+# 217965) written for the pattern; the figure above a label is not its kernel
+HDPARM_LABELS = """\
+With 6.7:
+ # hdparm -t /dev/sda
+ Timing buffered disk reads: 1540 MB in  3.00 seconds = 513.21 MB/sec
+
+With 6.8:
+ # hdparm -t /dev/sda
+ Timing buffered disk reads: 620 MB in  3.00 seconds = 206.55 MB/sec
+"""
+
+
+@pytest.mark.parametrize("gap", ["\n\n", "\n"])
+def test_a_figure_takes_the_kernel_of_the_label_line_above_it(gap):
+    text = HDPARM_LABELS.replace("MB/sec\n\n", "MB/sec" + gap)
+    got = {(r.value, r.kernel) for r in find_results(text) if r.unit == "MB/sec"}
+    assert got == {(513.21, "6.7"), (206.55, "6.8")}
+
+
+def test_a_sentence_ending_in_a_colon_heads_no_figure_it_does_not_stand_over():
+    # linux-xfs, "5.5 XFS getdents regression?" (2020-03): a sentence's colon before a link
+    text = "Quick google search finds some other people reporting similar problems\nwith 5.5.0:\nhttps://gitlab.com/x/issues/3185\n\n\n\n\n\n\nreads ran at 160MB/s\n"
+    assert [(r.value, r.kernel) for r in find_results(text)] == [(160.0, None)]

@@ -1097,3 +1097,28 @@ def test_a_fix_of_a_benchmarks_regression_is_a_report(benchmark, report):
     assert r.is_regression_report is report
     if report:
         assert _rules(r)[0] == "fix-of-slowdown" and r.status == "fix proposed"
+
+
+# linux-block, "commit 01e99aeca397 causes longer runtime of block/004" (Shinichiro Kawasaki,
+# 2020-03-04, <20200304023842.gu37d4mzfbseiscw@shindev.dhcp.fujisawa.hgst.com>), trimmed: a test's
+# run time before and after a commit, in words the prefilter knew none of
+BLOCK004 = """\
+I noticed that blktests block/004 takes longer runtime with 5.6-rc4 than
+5.6-rc3, and found that the commit 01e99aeca397 ("blk-mq: insert passthrough
+request into hctx->dispatch directly") triggers it.
+
+Before the commit, block/004 took around 130 seconds. After the commit, it takes
+around 300 seconds. I need to dig in further details to understand why the
+commit makes the test case longer.
+"""
+
+
+def test_a_runs_time_before_and_after_a_commit_is_a_report():
+    r = _report(
+        *_thread(
+            "commit 01e99aeca397 causes longer runtime of block/004", "shinichiro.kawasaki@wdc.com", BLOCK004
+        )
+    )
+    assert r.is_regression_report
+    assert [c.sha for c in r.commits if c.role == "culprit"] == ["01e99aeca397"]
+    assert sorted((x.value, x.label) for x in r.results) == [(130.0, "baseline"), (300.0, "regressed")]
