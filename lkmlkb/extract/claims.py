@@ -300,13 +300,32 @@ _VALUES_AFTER = re.compile(
 #: "twice slower", "2-4x slower"): only an article or "as" between
 _FACTOR_BEFORE = re.compile(
     r"(?:(?<![\w.])(?P<f>\d{1,4}(?:\.\d{1,3})?)(?:[ \t]?[-~][ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?[ \t]?(?:[xX\u00d7]|times)"
+    r"|\b(?P<word>(?i:two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred))[ \t]{1,3}times"
+    r"|\b(?P<magnitude>(?i:an|one|two|three))[ \t]{1,3}orders?[ \t]{1,3}of[ \t]{1,3}magnitude"
     r"|\b(?P<twice>twice))[ \t]{1,3}(?:(?:a|an|as)[ \t]{1,3})?$"
 )
+#: a factor in words ("about five times slower", "a factor of four"), an order of magnitude a tenfold
+_WORD_FACTORS = {
+    "two": 2.0,
+    "three": 3.0,
+    "four": 4.0,
+    "five": 5.0,
+    "six": 6.0,
+    "seven": 7.0,
+    "eight": 8.0,
+    "nine": 9.0,
+    "ten": 10.0,
+    "twenty": 20.0,
+    "fifty": 50.0,
+    "hundred": 100.0,
+}
+_MAGNITUDES = {"an": 10.0, "one": 10.0, "two": 100.0, "three": 1000.0}
 #: ... or just after it ("improved by 4X-5X", "dropped by half", "slower by a factor of 3", "slowed
 #: down 9x")
 _FACTOR_AFTER = re.compile(
     r"[ \t]{1,3}(?:(?:down|up)[ \t]{1,3})?(?:by[ \t]{1,3}(?:(?P<half>half)\b"
-    r"|a[ \t]{1,3}factor[ \t]{1,3}of[ \t]{1,3}(?P<of>\d{1,4}(?:\.\d{1,3})?)\b(?![.%]))"
+    r"|a[ \t]{1,3}factor[ \t]{1,3}of[ \t]{1,3}(?:(?P<of>\d{1,4}(?:\.\d{1,3})?)\b(?![.%])"
+    r"|(?P<word>(?i:two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred))\b))"
     r"|(?:by[ \t]{1,3})?(?P<f>\d{1,4}(?:\.\d{1,3})?)[ \t]?(?:[xX\u00d7]|times)?(?:[ \t]?-[ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?"
     r"[ \t]?(?:[xX\u00d7]|times)\b)"
 )
@@ -331,6 +350,10 @@ def _factor_of(text: str, start: int, end: int, lo: int) -> float | None:
     g = m.groupdict()
     if g.get("twice") or g.get("half"):
         return 2.0
+    if g.get("word"):
+        return _WORD_FACTORS[g["word"].lower()]
+    if g.get("magnitude"):
+        return _MAGNITUDES[g["magnitude"].lower()]
     f = float(g.get("f2") or g.get("f") or g.get("of"))
     return f if 1.0 < f <= 10_000 else None
 
@@ -467,6 +490,7 @@ WEAK_CLAIM_LABELS = frozenset(_KIND) - CLAIM_LABELS | {"CHANGE"}
 _PCT_HINT_RE = re.compile(
     r"%|percent|\bfrom[ \t\n]{1,3}(?:about[ \t])?~?\d|\d[ \t]?(?:x|\u00d7|times)\b|\btwice\b"
     r"|\bby[ \t]half\b|\bfactor[ \t]of\b|\bby[ \t](?:about[ \t])?~?\d[ \t]?/[ \t]?\d"
+    r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)[ \t]times\b|\borders?[ \t]of[ \t]magnitude\b"
     r"|\bthan\b(?:[^.;!?\n]|\.(?=\d)){0,80}?[2-7]\.\d",  # a comparative naming a kernel (_THAN_KERNEL)
     re.I,
 )

@@ -722,6 +722,14 @@ def test_a_runtime_is_a_time_and_only_going_away_negates(text, expected):
         ("with 4x NVMe drives it is slower\n", []),
         ("IO pressure is 10x higher than with mq-deadline\n", []),
         ("IOPS dropped by 20 with the patch\n", [("regression", "iops", None)]),
+        # factors in words and orders of magnitude (Paolo Valente, linux-block, 2019: "an order of
+        # magnitude slower"), and variants of the pattern
+        ("Random reads are about five times slower since v6.9.\n", [("regression", "randread", 80.0)]),
+        ("Writes are an order of magnitude slower on 6.6 than on 6.5.\n", [("regression", "write", 90.0)]),
+        ("Writes are two orders of magnitude slower on 6.6.\n", [("regression", "write", 99.0)]),
+        ("throughput dropped by a factor of four\n", [("regression", "bw", 75.0)]),
+        # "orders of magnitude" with no count says no size
+        ("device removal got orders of magnitude slower suddenly.\n", []),
     ],
 )
 def test_a_change_stated_as_a_factor_is_sized(text, expected):
