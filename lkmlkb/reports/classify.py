@@ -813,7 +813,7 @@ def measured_slowdown(t: ThreadFacts) -> Reason | None:
                 (e.text or "")[:300],
             )
     measured_in = {r.evidence.message_id for r in t.results}
-    for c in t.claims:
+    for c in t.subject_claims + t.claims:  # the subject's word first: a reply's "may degrade" is no report
         if (
             _speed_regression(c)
             and c.evidence.message_id in measured_in

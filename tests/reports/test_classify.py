@@ -1122,3 +1122,41 @@ def test_a_runs_time_before_and_after_a_commit_is_a_report():
     assert r.is_regression_report
     assert [c.sha for c in r.commits if c.role == "culprit"] == ["01e99aeca397"]
     assert sorted((x.value, x.label) for x in r.results) == [(130.0, "baseline"), (300.0, "regressed")]
+
+
+# dm-devel, "dm-zoned performance degradation after apply 75d66ffb48efb3 (...)" (Zhang Xiaoxu,
+# 2019-10-26, <203cc4c8-b380-5b2f-c9e7-766b3f031c8c@huawei.com>) and Dmitry Fomichev's reply
+# (<38d2a401ad8111ec0e6806f3e165916b18769d6d.camel@wdc.com>), trimmed: the subject says the
+# degradation the first mail measures; a reply's guess that something "may degrade performance",
+# beside its own timings, is not where the report is
+DMZ_ROOT = """\
+Hi all, when I 'mkfs.ext4' on the dmz device based on 10T smr disk,
+it takes more than 10 hours after apply 75d66ffb48efb3 ("dm zoned:
+properly handle backing device failure").
+
+After delete the 'check_events' in 'dmz_bdev_is_dying', it just
+take less than 12 mins.
+"""
+DMZ_REPLY = """\
+The log below is a run in QEMU with 8 CPUs and it took 18.5 minutes to create the FS on a
+14TB ATA drive. Doing the same thing on bare metal with 32 CPUs takes 10.5 minutes in my
+environment.
+
+My current guess is that sd driver may generate some TEST UNIT READY commands to check if
+the drive is really online as a part of check_events() processing. But, in SCSI case, these
+blocking TURs are issued to the drive and certainly may degrade performance.
+"""
+
+
+def test_the_subjects_degradation_is_read_before_a_replys_guess():
+    r = _report(
+        *_thread(
+            '[dm-devel] dm-zoned performance degradation after apply 75d66ffb48efb3 ("dm zoned:, properly handle'
+            ' backing device failure")',
+            "zhangxiaoxu5@huawei.com",
+            DMZ_ROOT,
+            ("Dmitry.Fomichev@wdc.com", DMZ_REPLY),
+        )
+    )
+    assert r.is_regression_report and _rules(r)[:2] == ["measured-slowdown", "kernel-change"]
+    assert r.reasons[0].message_id == "root@x"
