@@ -223,6 +223,8 @@ _WORD_BEFORE_RE = re.compile(r"([A-Za-z][\w.\-]{0,30})[\s(\[:,]{0,3}$")
 _KERNELISH_RE = re.compile(
     r"""
     \bkernels?\b | \blinux\b | \bregress | \bcommit\b | \bbisect
+    | \b(?:up|down)grad\w{0,4}[ ]{1,3}from[ ]{1,3}(?:v?\d\.\d{1,2}\S{0,20}[ ]{1,3})?[ ]{0,3}to\b
+                                                     # "upgrading from 6.6 to 6.7" (each read without itself)
     | \d\.\d{1,2}-rc\d | \b[2-7]\.\d{1,2}\.[xy]\b     # "6.8-rc7", "5.15.y" nearby
     """,
     re.VERBOSE | re.IGNORECASE,

@@ -728,6 +728,10 @@ def test_a_runtime_is_a_time_and_only_going_away_negates(text, expected):
         ("Writes are an order of magnitude slower on 6.6 than on 6.5.\n", [("regression", "write", 90.0)]),
         ("Writes are two orders of magnitude slower on 6.6.\n", [("regression", "write", 99.0)]),
         ("throughput dropped by a factor of four\n", [("regression", "bw", 75.0)]),
+        # a fall named so, sized ("fell", "plummeted"); a fall back is none
+        ("Sequential write throughput fell by 40% on 6.8.\n", [("regression", "bw", 40.0)]),
+        ("IOPS plummeted 3x after the update\n", [("regression", "iops", 66.67)]),
+        ("the code fell back to buffered IO\n", []),
         # "orders of magnitude" with no count says no size
         ("device removal got orders of magnitude slower suddenly.\n", []),
     ],

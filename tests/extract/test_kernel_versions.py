@@ -238,3 +238,24 @@ def test_versions_of_the_text_read_last_are_each_callers_own():
     first.clear()  # what a caller does with its list is its own
     assert kv.find_versions(text) == kv._find_versions(text) != []
     assert [norm for *_, norm in kv.find_versions("then on 5.10.1")] == ["5.10.1"]  # another text
+
+
+@pytest.mark.parametrize(
+    "line,versions",
+    [
+        # an upgrade between two bare releases names both (variants of "Performance degradation of DM
+        # devices after upgrading to linux-5.9 from linux-5.8", dm-devel, 2020-12)
+        ("After upgrading from 6.6 to 6.7, 4k random read IOPS fell", ["6.6", "6.7"]),
+        ("We upgraded from 5.15 to 6.1 last week", ["5.15", "6.1"]),
+        # another program's upgrade, or a single version after "upgrade to": no kernel
+        ("after upgrading fio from 3.1 to 3.2", []),
+        ("upgrade to 2.5 of the firmware", []),
+        # a label line with a word before its kernel heads what follows
+        ("With 6.7:", ["6.7"]),
+        ("With 6.7 the reads slow down", []),
+    ],
+)
+def test_bare_releases_in_an_upgrade_or_a_label_line(line, versions):
+    from lkmlkb.extract.kernel_versions import find_versions
+
+    assert [norm for _a, _b, _raw, norm in find_versions(line)] == versions
