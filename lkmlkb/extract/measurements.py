@@ -218,7 +218,40 @@ class _Para:
         self.offset = offset
         # a tool's listing of a device's fields is no run measured ("Completion Timeout: 65ms to 210ms")
         self.qs = [q for q in quantities(text) if ":" not in text or not field_listing(_line_at(text, q[0]))]
+        if "from" in text:
+            self.qs = _with_unit_written_once(text, self.qs)
         self.kernels = _kernels(text, known) if self.qs else []
+
+
+#: "from A to B" with the unit written once: after B ("from 40K to 2K IOPS", "from 400 to 90 MB/s")
+#: or, of IOPS, before the verb ("random read IOPS fell from 40K to under 2K")
+_UNIT_ONCE = re.compile(
+    rf"""\bfrom[ \t\n]{{1,3}}(?:about[ \t]|around[ \t]|roughly[ \t]|~)?(?P<a>\d{{1,6}}(?:\.\d{{1,3}})?)(?P<am>[kKM])?
+    [ \t\n]{{1,3}}(?:to|->|=>)[ \t\n]{{1,3}}(?:under[ \t]|below[ \t]|about[ \t]|around[ \t]|roughly[ \t]|only[ \t]|just[ \t]|~)?
+    (?P<b>\d{{1,6}}(?:\.\d{{1,3}})?)(?P<bm>[kKM])?
+    (?:[ ]?(?P<unit>{_RATE_UNIT}|{_IOPS_UNIT}|{_OPS_UNIT}|{_TIME_UNIT}))?(?![\w/%]|\.\d)""",
+    re.VERBOSE,
+)
+_IOPS_BEFORE = re.compile(r"\b(?:IOPS|iops)\b[^.;\n]{0,40}$")
+
+
+def _with_unit_written_once(text: str, qs: list) -> list:
+    """``qs`` and the values of a "from A to B" whose unit is written once (see _UNIT_ONCE)."""
+    have = {q[0] for q in qs}
+    added = []
+    for m in _UNIT_ONCE.finditer(text):
+        unit = m["unit"]
+        if unit is None and not ("." in m["a"] + m["b"] and not (m["am"] and m["bm"])):
+            # IOPS named before the verb count whole numbers ("from 6.6 to 6.7" are releases)
+            unit = "IOPS" if _IOPS_BEFORE.search(text, max(0, m.start() - 60), m.start()) else None
+        if unit is None or ((m["am"] or m["bm"]) and metric_of(unit) not in ("iops", "ops")):
+            continue  # no unit, or a K of what is no count ("from 40K to 2K MB/s")
+        for g, mult in (("a", "am"), ("b", "bm")):
+            if m.start(g) in have:
+                continue
+            value = float(m[g]) * {"k": 1e3, "K": 1e3, "M": 1e6}.get(m[mult] or "", 1.0)
+            added.append((m.start(g), m.end(mult) if m[mult] else m.end(g), value, unit))
+    return sorted(qs + added) if added else qs
 
 
 #: the last text read and what was found in it: the results and the kernels extractors both ask

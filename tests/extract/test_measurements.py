@@ -228,3 +228,26 @@ def test_the_commit_of_an_earlier_paragraph_must_be_one(earlier):
         + "\nBefore the commit, block/004 took around 130 seconds. After the commit, it takes\naround 300 seconds.\n"
     )
     assert [(k, c) for _v, _u, k, c in _read(text)[0]] == [(None, None), (None, None)]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # the unit written once, after the second value or (of IOPS) before the verb: variants of the
+        # issue's "fell from 40K to under 2K IOPS" and of linux-block's "IOPS drop from 850K to 600K"
+        (
+            "After upgrading from 6.6 to 6.7, 4k random read IOPS fell from 40K to under 2K.\n",
+            [(40000.0, "IOPS", None, "before"), (2000.0, "IOPS", None, "after")],
+        ),
+        (
+            "throughput went from 400 to 90 MB/s\n",
+            [(400.0, "MB/s", None, "before"), (90.0, "MB/s", None, "after")],
+        ),
+        # releases, a count of cores, a queue depth: no unit of speed for the pair
+        ("IOPS dropped after moving from 6.6 to 6.7\n", []),
+        ("we moved from 16 to 8 cores\n", []),
+        ("the queue depth went from 32 to 1 and iops stayed\n", []),
+    ],
+)
+def test_a_change_with_its_unit_written_once(text, expected):
+    assert _read(text)[0] == expected
