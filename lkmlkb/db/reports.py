@@ -16,10 +16,20 @@ from lkmlkb.db.store import load_messages
 from lkmlkb.extract.messages import EXTRACTOR_VERSION
 from lkmlkb.model import (
     Report,
+    Result,
 )
 from lkmlkb.regressions.keys import Key
 from lkmlkb.reports.build import build_report
 from lkmlkb.reports.labels import headline
+
+
+def in_unit_of(base: Result, other: Result) -> float:
+    """``other``'s value in ``base``'s unit, the one unit the report's row has ("about 1m20s" and
+    "I waited 20 minutes": 1200 s); as written when the units are the same or either has no
+    normalized value."""
+    if other.unit == base.unit or not base.normalized_value or other.normalized_value is None:
+        return other.value
+    return round(other.normalized_value / base.normalized_value * base.value, 6)
 
 
 def write_report(conn: sqlite3.Connection, r: Report, keys: list[Key] | None = None) -> str:
@@ -69,7 +79,7 @@ def write_report(conn: sqlite3.Connection, r: Report, keys: list[Key] | None = N
             int(r.pct_disagrees),
             metric,
             pair[0].value if pair else None,
-            pair[1].value if pair else None,
+            in_unit_of(pair[0], pair[1]) if pair else None,
             pair[0].unit if pair else None,
             culprits,
             fixes,

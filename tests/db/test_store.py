@@ -226,3 +226,36 @@ def test_a_message_is_never_its_own_parent_and_lore_links_are_escaped(tmp_path):
     assert db.execute("SELECT parent_id FROM messages").fetchone() == (None,)
     msg = parse_message(b"Message-ID: <a/b#c@example.org>\nFrom: A <a@example.org>\nSubject: s\n\nbody\n")
     assert msg.archive_url == "https://lore.kernel.org/r/a%2Fb%23c@example.org"
+
+
+# linux-block, Chris Bainbridge, "[REGRESSION] ioprio performance hangs, bisected" (2024-11-25,
+# <CAP-bSRbCo7=wfUBZ8H7c3Q-7XSG+SB=R4MHHNNGPvBoinsVSZg@mail.gmail.com>), trimmed
+IOPRIO_MAIL = b"""\
+From: Chris Bainbridge <chris.bainbridge@gmail.com>
+To: linux-block@vger.kernel.org
+Subject: [REGRESSION] ioprio performance hangs, bisected
+Date: Mon, 25 Nov 2024 15:44:49 +0000
+Message-ID: <ioprio-root@example>
+
+The commit 6975c1a486a4 ("block: remove the ioprio field from struct
+request") appears to have introduced a performance regression.
+This locate script will usually complete in about 1m20s on my machine.
+But, following commit 6975c1a486a4, the script doesn't seem to
+complete in a reasonable time (I waited 20 minutes).
+"""
+
+
+def test_a_reports_two_values_are_stored_in_one_unit(tmp_path):
+    """The report row has one unit: the regressed value is given in the baseline's (20 minutes
+    after 1m20s is 1200 s), so the row reads as the size it gives (1400 %)."""
+    from lkmlkb.ingest.run import ingest
+
+    eml = tmp_path / "ioprio.eml"
+    eml.write_bytes(IOPRIO_MAIL)
+    db_path = tmp_path / "kb.db"
+    ingest([str(eml)], str(db_path), workers=1, extract=True)
+    conn = sqlite3.connect(db_path)
+    row = conn.execute(
+        "SELECT baseline_value, regressed_value, unit, regression_pct FROM reports WHERE is_regression_report=1"
+    ).fetchone()
+    assert row == (80.0, 1200.0, "s", 1400.0)
