@@ -171,14 +171,15 @@ RETRACTION = Gated(
 )
 #: the kernel test robot's team, who may take its report back
 ROBOT_TEAM = re.compile(r"@intel\.com>?$|lkp@|oliver\.sang|kernel test robot", re.I)
-#: a failure: what a functional regression is about (not a commit's purpose: "an intentional bug fix")
+#: a failure: what a functional regression is about (not a commit's purpose, "an intentional bug fix",
+#: nor a report of one, "this bug report")
 FAILURE = re.compile(
     r"""\b(?:hang|hangs|hung|stuck|deadlock\w{0,2}|lockup|livelock|oops|panic\w{0,2}|crash\w{0,2}|BUG:|KASAN|UBSAN
           |use-after-free|null[ \t-]pointer|corrupt\w{0,5}|data[ \t]loss|warning|WARN(?:_ON)?|splat|fail\w{0,4}
           |error|errors|broken|breaks|leak\w{0,2}|unresponsive|D[ \t]state|EIO|ENOSPC|reboot\w{0,3}|freez\w{0,3}
           |not[ \t]work\w{0,3}|doesn't[ \t]work|won't[ \t]boot|missing
           |lost[ \t](?:writes?|requests?|data|I/?Os?|updates?|files?|wake-?ups?|interrupts?|completions?)
-          |(?<![\[\w-])bug(?![\]\w-]|[ \t]{0,3}\d|[ \t]fix))\b""",
+          |(?<![\[\w-])bug(?![\]\w-]|[ \t]{0,3}\d|[ \t](?:fix|report)))\b""",
     re.I | re.X,
 )
 #: a thread changing the kernel, in words: "since 6.5", "after upgrading to", "newer kernels",
@@ -276,7 +277,20 @@ def _own_lines(body: str) -> str:
     last = body[body.rfind("\n") + 1 :]
     if last and own.endswith("\n") and QUOTED_LINE.match(last):
         own = own[:-1]  # the last line was quoted: no line end is left after the one before it
-    return own
+    return _without_signature(own)
+
+
+#: a signature is at most this many lines after its "-- " line (a "--" above a long text is a rule)
+SIGNATURE_LINES = 10
+
+
+def _without_signature(text: str) -> str:
+    """``text`` without the signature that ends it: the lines after a last "-- " (or "--") line, if
+    few ("You are watching the assignee of the bug." under bugzilla's, a list's footer)."""
+    cut = max(text.rfind("\n-- \n"), text.rfind("\n--\n"))
+    if cut < 0 or text.count("\n", cut + 3) > SIGNATURE_LINES + 1:
+        return text
+    return text[: cut + 1]
 
 
 def _subject_reason(t: ThreadFacts, rule: str, verdict: str) -> Reason:

@@ -956,6 +956,9 @@ def test_a_bugzilla_number_or_a_bug_tag_names_no_failure():
         # explained; what the commit is for says nothing of a failure
         ("I understand that the dm-crypt developers did this as an intentional bug fix in", False),
         ("Commit abc was a bug fix, but it costs us 20% on random reads", False),
+        # a report of a bug is said of any report, a slowdown's too
+        ("I filed a bug report with the numbers above.", False),
+        ("There are two other bug reports about this slowdown.", False),
         ("I hit a bug when mounting the image", True),
         ("This bug shows up only with mq-deadline", True),
     ],
@@ -1160,3 +1163,35 @@ def test_the_subjects_degradation_is_read_before_a_replys_guess():
     )
     assert r.is_regression_report and _rules(r)[:2] == ["measured-slowdown", "kernel-change"]
     assert r.reasons[0].message_id == "root@x"
+
+
+# linux-ext4, "[Bug 217965] New: ext4(?) regression since 6.5.0 on sata hdd" (bugzilla, 2023-10-02,
+# <bug-217965-13602@https.bugzilla.kernel.org/>), trimmed: bugzilla's footer says "bug" of every mail
+BUGZILLA_217965 = """\
+Since kernel 6.5.x and 6.6-rc* I'm getting weird kworker flush activity when
+building openwrt from sources.
+kworker/u16:4+flush-8:16 uses 100% of one core for a while(5-15 minutes) even
+after I canceling openwrt build. Also I have no such behavior with 6.4.x and
+older kernels so it looks like regression to me.
+
+-- 
+You may reply to this email to add a comment.
+
+You are receiving this mail because:
+You are watching the assignee of the bug.
+"""
+
+
+def test_a_signature_says_nothing_of_the_thread():
+    from lkmlkb.reports.classify import _own_lines
+
+    r = _report(
+        *_thread("[Bug 217965] New: ext4(?) regression since 6.5.0 on sata hdd", "b@k", BUGZILLA_217965)
+    )
+    assert "functional" not in _rules(r)
+    assert "assignee" not in _own_lines(BUGZILLA_217965)
+    # a "--" over a long text is a rule, not a signature (linux-raid, "Raid0 performance regression")
+    ruled = "we noticed a thirty percent drop\n--\n" + "".join(
+        f"line {i} of the analysis\n" for i in range(20)
+    )
+    assert _own_lines(ruled) == ruled
