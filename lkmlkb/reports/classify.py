@@ -270,14 +270,19 @@ QUOTED_LINE = re.compile(r"^[ \t]{0,3}>(?!=)[^\n]*\n?", re.M)
 @lru_cache(maxsize=512)
 def _own_lines(body: str) -> str:
     # many rules and the status read the same message: its own lines are made once (a body
-    # string hashes once, and a repeated call with the same string is found by identity); one
-    # substitution drops the quoted lines, as joining the lines quote_depth leaves would
+    # string hashes once, and a repeated call with the same string is found by identity)
+    return _without_signature(unquoted_lines(body))
+
+
+def unquoted_lines(body: str) -> str:
+    """A body's lines that are not quoted: one substitution drops the quoted lines, as joining the
+    lines quote_depth leaves would."""
     body = body[:OWN_TEXT_CHARS]
     own = QUOTED_LINE.sub("", body)
     last = body[body.rfind("\n") + 1 :]
     if last and own.endswith("\n") and QUOTED_LINE.match(last):
         own = own[:-1]  # the last line was quoted: no line end is left after the one before it
-    return _without_signature(own)
+    return own
 
 
 #: a signature is at most this many lines after its "-- " line (a "--" above a long text is a rule)

@@ -1174,7 +1174,7 @@ kworker/u16:4+flush-8:16 uses 100% of one core for a while(5-15 minutes) even
 after I canceling openwrt build. Also I have no such behavior with 6.4.x and
 older kernels so it looks like regression to me.
 
--- 
+--\x20
 You may reply to this email to add a comment.
 
 You are receiving this mail because:

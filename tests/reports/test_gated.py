@@ -147,14 +147,14 @@ def by_lines(body: str) -> str:
         max_size=14,
     )
 )
-def test_own_lines_drop_the_lines_quote_depth_finds_quoted(parts):
+def test_unquoted_lines_drop_the_lines_quote_depth_finds_quoted(parts):
     body = "".join(parts)
-    assert classify._own_lines(body) == by_lines(body)
+    assert classify.unquoted_lines(body) == by_lines(body)
 
 
-def test_own_lines_on_real_mail():
+def test_unquoted_lines_on_real_mail():
     with gzip.open(ARCHIVE) as fh:
         bodies = [parse_message(raw).body for raw in islice(split_mbox(fh), 1500)]
     assert sum(">" in b for b in bodies) > 500
     for body in bodies:
-        assert classify._own_lines(body) == by_lines(body)
+        assert classify.unquoted_lines(body) == by_lines(body)
