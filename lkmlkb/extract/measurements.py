@@ -232,6 +232,11 @@ _UNIT_ONCE = re.compile(
     (?:[ ]?(?P<unit>{_RATE_UNIT}|{_IOPS_UNIT}|{_OPS_UNIT}|{_TIME_UNIT}))?(?![\w/%]|\.\d)""",
     re.VERBOSE,
 )
+#: a range, not a change: "ranging from 4 to 30 minutes", "varies from 200 to 900 MB/s"
+_RANGE_FROM = re.compile(
+    r"\b(?:rang\w{0,3}|var(?:y|ies|ied|ying)|anywhere|fluctuat\w{0,5})[ \t\n]{1,3}from[ \t\n]{1,3}\S{0,8}$",
+    re.I,
+)
 _IOPS_BEFORE = re.compile(r"\b(?:IOPS|iops)\b[^.;\n]{0,40}$")
 
 
@@ -240,6 +245,8 @@ def _with_unit_written_once(text: str, qs: list) -> list:
     have = {q[0] for q in qs}
     added = []
     for m in _UNIT_ONCE.finditer(text):
+        if _RANGE_FROM.search(text, max(0, m.start() - 30), m.start("a")):
+            continue
         unit = m["unit"]
         if unit is None and not ("." in m["a"] + m["b"] and not (m["am"] and m["bm"])):
             # IOPS named before the verb count whole numbers ("from 6.6 to 6.7" are releases)
@@ -404,7 +411,11 @@ def _statement(para: _Para, i: int, emit) -> set[int]:
     gap = t[a[1] : b[0]]
     if len(gap) > STATEMENT_GAP or "\n\n" in gap or metric_of(a[3]) != metric_of(b[3]):
         return set()
-    joined = _TO.search(gap) if _FROM.search(t, max(0, a[0] - 16), a[0]) else None
+    joined = (
+        _TO.search(gap)
+        if _FROM.search(t, max(0, a[0] - 16), a[0]) and not _RANGE_FROM.search(t, max(0, a[0] - 40), a[0])
+        else None
+    )
     if joined is None and "to" in gap:
         joined = _MOVES_TO.search(gap)
     versus = _VERSUS.search(gap)

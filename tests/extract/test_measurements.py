@@ -243,6 +243,13 @@ def test_the_commit_of_an_earlier_paragraph_must_be_one(earlier):
             "throughput went from 400 to 90 MB/s\n",
             [(400.0, "MB/s", None, "before"), (90.0, "MB/s", None, "after")],
         ),
+        # a range is no change (linux-btrfs, "[regression] 5.15 kernel triggering 100x more inode
+        # evictions", 2022-04-04, <MN2PR20MB251205164078C367C3FC4166D2E59@MN2PR20MB2512.namprd20.prod.outlook.com>)
+        (
+            "packages that became A LOT slower to update ranging from 4 to 30 minutes [1].\n",
+            [(30.0, "minutes", None, None)],
+        ),
+        ("update times ranging from 4 minutes to 30 minutes\n", []),
         # releases, a count of cores, a queue depth: no unit of speed for the pair
         ("IOPS dropped after moving from 6.6 to 6.7\n", []),
         ("we moved from 16 to 8 cores\n", []),
