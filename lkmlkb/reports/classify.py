@@ -405,7 +405,8 @@ def functional(t: ThreadFacts) -> Reason | None:
         if not any(_speed_regression(c) and c.evidence.message_id == root_id for c in t.claims):
             return _subject_reason(t, "functional", "not a regression")
         return None
-    if t.root is None or PERF_NAMED.search(t.subject) or stall_named(t.subject):
+    said = QUOTED_TITLE.sub(" ", t.subject)  # not a quoted commit's title ("dm: delay registering ...")
+    if t.root is None or PERF_NAMED.search(said) or stall_named(said):
         return None
     texts = [(m, t.new_text(m)) for m in t.messages]
     if any(PERF_NAMED.search(text) for _, text in texts):
@@ -425,6 +426,10 @@ STALL_WORD = re.compile(
 _WARNING_STALL = re.compile(r"\brcu\w{0,8}\b|\bcpu[ \t]stall|soft[ \t]lockup|hung[ \t]task", re.I)
 
 
+#: a commit's title quoted in a subject: '"dm: delay registering the gendisk"', '("blk-mq: foo")'
+QUOTED_TITLE = re.compile(r'"[\w./+-]{1,40}:[^"\n]{1,200}"')
+
+
 def stall_named(subject: str) -> bool:
     """Whether a subject names stalls or delays (not an RCU or CPU stall warning)."""
     return bool(STALL_WORD.search(subject)) and not _WARNING_STALL.search(subject)
@@ -442,7 +447,10 @@ def named_slowdown(t: ThreadFacts) -> Reason | None:
     # often as it reports one ("Slow deduplication", "very slow btrfs dev delete")
     if not REGRESS_WORD.search(t.subject):
         return None
-    if not (PERF_NAMED.search(t.subject) or stall_named(t.subject)):
+    # a commit's title quoted in the subject names what the commit does, not the slowdown ('a
+    # potential issue for bow_target after "dm: delay registering the gendisk" applied')
+    said = QUOTED_TITLE.sub(" ", t.subject)
+    if not (PERF_NAMED.search(said) or stall_named(said)):
         return None
     change = kernel_change(t, t.root.message_id)
     if change is None:

@@ -1195,3 +1195,21 @@ def test_a_signature_says_nothing_of_the_thread():
         f"line {i} of the analysis\n" for i in range(20)
     )
     assert _own_lines(ruled) == ruled
+
+
+# dm-devel, Faqiang Zhu, '[regression] a potential issue for bow_target after "dm: delay registering
+# the gendisk" applied' (2022-02-21, <AM9PR04MB811322427E328C435FE9489FED3A9@AM9PR04MB8113.eurprd04.
+# prod.outlook.com>), trimmed: the "delay" is the quoted commit's title, the issue a failed kobject_add
+BOW_TARGET = """\
+Recently when I use kernel5.15 with android, an issue related to bow_target
+is found with below log:
+[    8.935429][    T1] kobject_add_internal failed for bow (error: -2
+parent: (null))
+Compared to kernel5.10, then I found it's related to below patch.
+"""
+
+
+def test_a_quoted_commit_title_names_no_stall_of_the_thread():
+    subject = '[dm-devel] [regression] a potential issue for bow_target after "dm: delay registering the gendisk" applied'
+    r = _report(*_thread(subject, "faqiang.zhu@nxp.com", BOW_TARGET))
+    assert not r.is_regression_report and _rules(r)[0] == "functional"
