@@ -330,7 +330,7 @@ def _find(text: str) -> tuple[list[Result], list[KernelMention]]:
             if i not in used:
                 _alone(para, q, emit)
         if len(results) > first:
-            _on_either_side_of_a_commit(para, results[first:], where[first:], text[:lo])
+            _on_either_side_of_a_commit(para, results[first:], where[first:], text, lo)
     return results, mentions
 
 
@@ -347,7 +347,9 @@ def _commits_after(text: str) -> list[re.Match]:
     return [m for m in _AFTER_COMMIT.finditer(text) if looks_like_sha(m["sha"])]
 
 
-def _on_either_side_of_a_commit(para: _Para, found: list[Result], at: list[int], before: str = "") -> None:
+def _on_either_side_of_a_commit(
+    para: _Para, found: list[Result], at: list[int], text: str = "", lo: int = 0
+) -> None:
     """Values of a paragraph that names the commit after which it measured, none with a condition
     of its own, each on the side its sentence says: "before the commit it takes 335 seconds. But,
     after that patch, it never finishes after 4 hours" (linux-btrfs, 2022-06); a sentence saying
@@ -355,11 +357,13 @@ def _on_either_side_of_a_commit(para: _Para, found: list[Result], at: list[int],
     measured without it ("usually completes in about 1m20s. But, following commit X, ... (I
     waited 20 minutes)").  One commit only.  ``at``: where each value stands.  A paragraph that
     names no commit but measures on both sides of "the commit" is on the sides of the one commit
-    the text ``before`` it names ("found that the commit 01e99aeca397 ... triggers it. // Before
-    the commit, block/004 took around 130 seconds. After the commit, it takes around 300")."""
+    the ``text`` names in the COMMIT_LOOKBACK chars before it (it starts at ``lo``): "found that
+    the commit 01e99aeca397 ... triggers it. // Before the commit, block/004 took around 130
+    seconds. After the commit, it takes around 300"."""
     shas = {m["sha"] for m in _commits_after(para.text)}
     if not shas and _AFTER_CHANGE.search(para.text) and _BEFORE_CHANGE.search(para.text):
-        shas = {m["sha"] for m in _COMMIT_NAMED.finditer(before) if looks_like_sha(m["sha"])}
+        named = _COMMIT_NAMED.finditer(text, max(0, lo - COMMIT_LOOKBACK), lo)
+        shas = {m["sha"] for m in named if looks_like_sha(m["sha"])}
     if len(shas) != 1 or any(r.kernel or r.config for r in found):
         return
     (sha,) = shas
@@ -380,6 +384,8 @@ def _on_either_side_of_a_commit(para: _Para, found: list[Result], at: list[int],
             r.config = "before " + sha
 
 
+#: how far before a paragraph the commit its "before/after the commit" means may be named
+COMMIT_LOOKBACK = 2_000
 #: a commit named by its SHA: "the commit 01e99aeca397", "commit 1a2b3c4d5e6f7"
 _COMMIT_NAMED = re.compile(r"\b(?i:commit)[ \t\n]{1,3}(?P<sha>[0-9a-f]{7,40})\b")
 #: a sentence measuring without the change, or with it, named in words
