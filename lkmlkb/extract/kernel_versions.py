@@ -233,8 +233,8 @@ _KERNELISH_RE = re.compile(
 _DISTRO_RELEASE_RE = re.compile(r"(?:rhel|el|centos|ol|sles|uek)\d{1,2}")
 _LINE_LABEL_AFTER_RE = re.compile(r"\s{0,3}(?::|(?:result|results|kernel)\b)", re.IGNORECASE)
 _QUAL_WORD_RE = re.compile(r"(revert|patch|fix)", re.IGNORECASE)
-#: the end of a label line: a colon and nothing after it ("With 6.7:")
-_LABEL_LINE_END_RE = re.compile(r"[ \t]{0,3}:[ \t]*$")
+#: the end of a label line after its kernel: a colon and nothing after it on the line ("With 6.7:")
+LABEL_LINE_END = re.compile(r"[ \t]{0,3}:[ \t]*$", re.M)
 
 
 def _plausible_numbers(m: re.Match) -> bool:
@@ -303,7 +303,7 @@ def _accept(line: str, m: re.Match) -> bool:
     if (
         before in _WEAK_BEFORE
         and line[: m.start()].strip().lower() == before
-        and _LABEL_LINE_END_RE.match(line, m.end())
+        and LABEL_LINE_END.match(line, m.end())
     ):
         return True  # a label line of its own: "With 6.7:", "On 6.8:", "Before 6.3:"
     if before in _WEAK_BEFORE:

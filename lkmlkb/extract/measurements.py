@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator
 
 from lkmlkb.extract.commits import looks_like_sha
-from lkmlkb.extract.kernel_versions import find_versions, normalize_version
+from lkmlkb.extract.kernel_versions import LABEL_LINE_END, find_versions, normalize_version
 from lkmlkb.extract.lines import field_listing
 from lkmlkb.extract.metric_units import normalize
 from lkmlkb.model import Evidence, KernelMention, Result
@@ -160,11 +160,7 @@ def _kernels(text: str, known: set[str]) -> list[tuple[int, int, str]]:
 def _beside(kernels: list[tuple[int, int, str]], lo: int, hi: int, text: str = "") -> str | None:
     """The first kernel written in ``[lo, hi)`` that heads no lines of its own (in ``text``, a
     label line "With 6.8:" opens the figures below it, not those above)."""
-    return next((k for a, b, k in kernels if lo <= a and b <= hi and not _HEADS_LINES.match(text, b)), None)
-
-
-#: what ends a label line after a kernel: "With 6.8:", "6.8 :"
-_HEADS_LINES = re.compile(r"[ \t]{0,3}:[ \t]*(?:\n|$)")
+    return next((k for a, b, k in kernels if lo <= a and b <= hi and not LABEL_LINE_END.match(text, b)), None)
 
 
 # ------------------------------------------------------------------ statements

@@ -41,6 +41,7 @@ from functools import lru_cache
 from lkmlkb.extract.kernel_versions import find_versions, normalize_version
 from lkmlkb.extract.lines import line_text, word_spans
 from lkmlkb.extract.metric_units import lower_is_better
+from lkmlkb.extract.prefilter import BENCHMARK_NAMED
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Reason, Result
 
 # ------------------------------------------------------------------ vocabulary
@@ -500,25 +501,16 @@ def is_patch_thread(root: Message | None) -> bool:
     return bool(DIFF_IN_BODY.search(root.body[:200_000]))
 
 
-#: a benchmark named beside a regression makes it one of speed: "The regression was discovered in
-#: AIM7", "the dbench regression", "fix this pgbench regression" (test suites, fstests and blktests,
-#: measure no speed)
-BENCHMARK = re.compile(
-    r"\b(?:fio|aim7|reaim|dbench|tbench|fs_?mark|sysbench|pgbench|hackbench|will-it-scale|iozone"
-    r"|bonnie|filebench|netperf|mmtests|tiobench|kernbench)\b",
-    re.I,
-)
-
-
 def _speed_regression(c: Claim, wrapped: str = "") -> bool:
     """A regression claim about speed: sized, or naming a measure of speed or a benchmark (on its
-    line, or in ``wrapped``: the words of the lines around it its sentence runs over)."""
+    line, or in ``wrapped``: the words of the lines around it its sentence runs over): "The
+    regression was discovered in AIM7", "the dbench regression"."""
     text = c.evidence.text or ""
     return c.kind == "regression" and (
         c.stated_pct is not None
         or bool(PERF_NAMED.search(text))
-        or bool(BENCHMARK.search(text))
-        or bool(wrapped and BENCHMARK.search(wrapped))
+        or bool(BENCHMARK_NAMED.search(text))
+        or bool(wrapped and BENCHMARK_NAMED.search(wrapped))
     )
 
 
