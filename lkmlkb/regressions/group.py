@@ -14,6 +14,7 @@ import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from difflib import SequenceMatcher
 
 from lkmlkb.regressions import keys as K
 from lkmlkb.regressions.keys import Key, sha_match
@@ -73,6 +74,20 @@ def _days(a: str | None, b: str | None) -> float | None:
         return abs((datetime.fromisoformat(a) - datetime.fromisoformat(b)).total_seconds()) / 86400  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return None
+
+
+#: two subjects this alike (difflib's ratio) and this long are one subject typed twice
+ALIKE_RATIO = 0.9
+ALIKE_CHARS = 24
+
+
+def _alike(a: str, b: str) -> bool:
+    """One subject written twice, a typo apart ("introduce new queue attribute asyc_dpeth" and
+    "... async_depth"), the patch tags and numbering left out."""
+    sa, sb = K.strip_subject(a), K.strip_subject(b)
+    if min(len(sa), len(sb)) < ALIKE_CHARS:
+        return False
+    return SequenceMatcher(None, sa, sb, autojunk=False).ratio() >= ALIKE_RATIO
 
 
 class _Union:
@@ -211,10 +226,21 @@ def _links(
                     out.append(
                         (a, b, f"one patch series: {ka.detail!r} and {kb.detail!r} by {sorted(authors_a)[0]}")
                     )
+    # patches of one posting (one run of git send-email or b4, by their Message-IDs): a patch that
+    # lost its In-Reply-To is still part of its series' thread
+    postings: dict[str, list[tuple[str, Key]]] = defaultdict(list)
+    for t in rows:
+        for k in by_kind[t][K.POSTING]:
+            postings[k.value].append((t, k))
+    for found_posting in postings.values():
+        for (a, ka), (b, kb) in zip(found_posting, found_posting[1:], strict=False):
+            if a != b:
+                out.append((a, b, f"one posting: {ka.message_id} and {kb.message_id} were sent together"))
     # versions of one fix whose subject changed (or that lost their threading): patches that fix
-    # a regression (each a regression report; one at least saying so in its subject), naming one
-    # culprit in their Fixes: tags, by one author, within SERIES_DAYS (an author's fixes of other
-    # bugs of one commit report no regression: they stay apart)
+    # a regression (each a regression report; one at least saying so in its subject, or the two
+    # subjects alike but for a typo), naming one culprit in their Fixes: tags, by one author,
+    # within SERIES_DAYS (an author's fixes of other bugs of one commit report no regression:
+    # they stay apart)
     fixers: dict[str, list[tuple[str, Key]]] = defaultdict(list)
     for t in rows:
         if is_patch(t) and rows[t].is_regression_report:
@@ -228,7 +254,11 @@ def _links(
                 if a == b:
                     continue
                 authors = {k.value for k in by_kind[a][K.AUTHOR]} & {k.value for k in by_kind[b][K.AUTHOR]}
-                named = "regression" in rows[a].title.lower() or "regression" in rows[b].title.lower()
+                named = (
+                    "regression" in rows[a].title.lower()
+                    or "regression" in rows[b].title.lower()
+                    or _alike(rows[a].title, rows[b].title)
+                )
                 d = _days(ka.date, kb.date)
                 if authors and named and d is not None and d <= SERIES_DAYS:
                     out.append(

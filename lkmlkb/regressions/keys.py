@@ -30,6 +30,7 @@ WORKLOAD = "workload"  # a normalized workload fingerprint
 METRIC = "metric"  # the headline metric
 DIFFERENT = "says-different"  # the mail says this is another regression than one it resembles
 PART = "part"  # what the thread is in a regression's story (report, revert, stable backport, ...)
+POSTING = "posting"  # the git send-email or b4 run a patch thread's first message was sent by
 
 #: the kernel test robot's workload keys: its test and each of its parameters, one key each
 #: (``robot test=fio``, ``robot ioengine=falloc``)
@@ -142,6 +143,27 @@ _ROBOT_PARAM_RE = re.compile(
 _ROBOT_TEST_RE = re.compile(
     r"\]\s*(?:[0-9a-f]{7,40}:\s*)?([A-Za-z0-9_-]{2,40})\.([A-Za-z0-9_.-]{2,60})\s+-?\d", re.I
 )
+
+#: Message-IDs that name the run of git send-email or b4 that sent them, and the patch's place in
+#: it: every patch of one posting shares what is left without the place
+_POSTING_RES = (
+    # git send-email: <YYYYMMDDhhmmss>.<pid>-<n>-<sender>
+    re.compile(r"^(\d{14}\.\d{1,10})-\d{1,4}-(\S{1,200}@\S{1,200})$"),
+    # git send-email before 2.x: <epoch>-<pid>-<n>-git-send-email-<sender>
+    re.compile(r"^(\d{9,11}-\d{1,10})-\d{1,4}-(git-send-email-\S{1,200}@\S{1,200})$"),
+    # b4: <YYYYMMDD>-<branch>-v<n>-<n>-<hash>@<domain>
+    re.compile(r"^(\d{8}-\S{1,120}-v\d{1,3})-\d{1,4}-([0-9a-f]{8,16}@\S{1,200})$"),
+)
+
+
+def posting_of(message_id: str | None) -> str | None:
+    """The posting a patch's Message-ID names (``20251116032044.118664-6-yukuai@fnnas.com`` ->
+    ``20251116032044.118664 yukuai@fnnas.com``), or None for an ID of another form."""
+    mid = (message_id or "").strip().strip("<>")
+    for rx in _POSTING_RES:
+        if m := rx.match(mid):
+            return f"{m.group(1)} {m.group(2)}".lower()
+    return None
 
 
 def strip_subject(subject: str) -> str:
@@ -299,6 +321,8 @@ def thread_keys(t: ThreadInput) -> list[Key]:
     if v is not None and not stable:
         versions.add(v)
         keys.append(Key(SERIES, low, first_id, t.first_date, subject))
+        if posting := posting_of(first_id):
+            keys.append(Key(POSTING, posting, first_id, t.first_date, subject))
     if robot and (test := _ROBOT_TEST_RE.search(subject or "")):
         keys.append(Key(WORKLOAD, f"{ROBOT_WORKLOAD}test={test.group(1)}"))
         keys.append(Key(METRIC, f"{test.group(1)}.{test.group(2)}".lower()))

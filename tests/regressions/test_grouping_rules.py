@@ -193,3 +193,107 @@ def test_versions_of_one_regression_fix_under_new_subjects_join():
     other.is_regression_report = True
     found = group([v2, other], keys)
     assert sorted(sorted(m.thread_id for m in g.members) for g in found) == [["o"], ["v2"]]
+
+
+def test_the_posting_a_patch_was_sent_in_is_read_from_its_message_id():
+    """Message-IDs of linux-block patches, one of each sender's form."""
+    # git send-email: <date and time>.<pid>-<place>-<sender>
+    assert K.posting_of("20251116032044.118664-6-yukuai@fnnas.com") == K.posting_of(
+        "<20251116032044.118664-1-yukuai@fnnas.com>"
+    )
+    assert K.posting_of("20251116032044.118664-6-yukuai@fnnas.com") != K.posting_of(
+        "20251116035228.119987-1-yukuai@fnnas.com"
+    )
+    # git send-email before 2.x, and b4
+    assert K.posting_of("1634151995-16266-7-git-send-email-deven.desai@linux.microsoft.com") == K.posting_of(
+        "1634151995-16266-1-git-send-email-deven.desai@linux.microsoft.com"
+    )
+    assert K.posting_of("20240806-isolcpus-io-queues-v3-3-da0eecfeaf8b@suse.de") == K.posting_of(
+        "20240806-isolcpus-io-queues-v3-0-da0eecfeaf8b@suse.de"
+    )
+    assert K.posting_of("20240806-isolcpus-io-queues-v3-3-da0eecfeaf8b@suse.de") != K.posting_of(
+        "20240806-isolcpus-io-queues-v2-3-da0eecfeaf8b@suse.de"
+    )
+    # IDs a mail client makes name no posting
+    for mid in (
+        "fb63b227-7f73-44a1-84a6-eecdd7496968@fnnas.com",
+        "Zesxq81eJTnOGniB@kbusch-mbp",
+        "202008171246.80287CDCA@keescook",
+    ):
+        assert K.posting_of(mid) is None
+
+
+def _patch_thread(mid: str, subject: str, date: str, *, report: bool = True) -> K.ThreadInput:
+    text = 'Fixes: 39823b47bbd4 ("block/mq-deadline: Fix the tag reservation code")\n'
+    return K.ThreadInput(
+        mid,
+        title=subject,
+        is_regression_report=report,
+        first_date=date,
+        mails=[K.Mail(mid, subject, "Yu Kuai", mid.split("-")[-1], date, text)],
+    )
+
+
+def test_a_patch_that_lost_its_in_reply_to_joins_the_thread_of_its_posting():
+    """linux-block, 2025-11-16: patch 5/7 of "[PATCH RESEND v4 0/7] blk-mq: introduce new queue
+    attribute async_depth" arrived without its In-Reply-To and became a thread of its own."""
+    cover = _patch_thread(
+        "20251116032044.118664-1-yukuai@fnnas.com",
+        "[PATCH RESEND v4 0/7] blk-mq: introduce new queue attribute async_depth",
+        "2025-11-16T03:20:44+00:00",
+    )
+    lost = _patch_thread(
+        "20251116032044.118664-6-yukuai@fnnas.com",
+        "[PATCH RESEND v4 5/7] mq-deadline: covert to use request_queue->async_depth",
+        "2025-11-16T03:20:49+00:00",
+    )
+    other = _patch_thread(
+        "20251116035228.119987-3-yukuai@fnnas.com",
+        "[PATCH 2/2] mq-deadline: fix a race of the dispatch list",
+        "2025-11-16T03:52:28+00:00",
+    )
+    threads = (cover, lost, other)
+    keys = {t.thread_id: K.thread_keys(t) for t in threads}
+    assert any(k.kind == K.POSTING for k in keys[lost.thread_id])
+    rows = [
+        ThreadRow(t.thread_id, title=t.title, is_regression_report=True, first_date=t.first_date)
+        for t in threads
+    ]
+    groups = sorted(sorted(m.thread_id for m in g.members) for g in group(rows, keys))
+    assert [cover.thread_id, lost.thread_id] in groups
+    assert [other.thread_id] in groups
+    joined = next(g for g in group(rows, keys) if len(g.members) == 2)
+    assert any("one posting" in m.reason for m in joined.members)
+
+
+def test_versions_of_one_fix_join_when_their_subjects_differ_by_a_typo():
+    """linux-block, 2025-08 and 2025-09: "[PATCH 00/16] blk-mq: introduce new queue attribute
+    asyc_dpeth" and "[PATCH 0/7] blk-mq: introduce new queue attribute async_depth", one author,
+    one Fixes: target (the mq-deadline slowdown of 39823b47bbd4)."""
+    sha = "39823b47bbd4"
+    first = ThreadRow(
+        "a", title="[PATCH 00/16] blk-mq: introduce new queue attribute asyc_dpeth", is_regression_report=True
+    )
+    later = ThreadRow(
+        "b", title="[PATCH 0/7] blk-mq: introduce new queue attribute async_depth", is_regression_report=True
+    )
+    other = ThreadRow("o", title="[PATCH] mq-deadline: remove the tag reservation", is_regression_report=True)
+
+    def fix_keys(t: str, d: str) -> list[Key]:
+        return [
+            Key(K.FIXES, sha, f"{t}@x", d, f"Fixes: {sha}"),
+            Key(K.AUTHOR, "yu kuai"),
+            Key(K.PART, "fix proposed v1"),
+        ]
+
+    keys = {
+        "a": fix_keys("a", "2025-08-14T03:35:22+00:00"),
+        "b": fix_keys("b", "2025-09-30T07:11:11+00:00"),
+        "o": fix_keys("o", "2025-10-01T00:00:00+00:00"),
+    }
+    groups = sorted(sorted(m.thread_id for m in g.members) for g in group([first, later, other], keys))
+    assert groups == [["a", "b"], ["o"]]
+    # the same subjects a year apart are not one fix's versions
+    keys["b"] = fix_keys("b", "2026-09-30T07:11:11+00:00")
+    groups = sorted(sorted(m.thread_id for m in g.members) for g in group([first, later, other], keys))
+    assert groups == [["a"], ["b"], ["o"]]
