@@ -58,7 +58,7 @@ QUANTITY = re.compile(
     (?:
         (?P<mins>\d{{1,4}})m[ ]?(?P<secs>\d{{1,2}}(?:\.\d{{1,6}})?)s                  # "1m20s", "3m28.093s"
       | (?P<num>\d{{1,3}}(?:,\d{{3}})+(?![\d.])|\d{{1,12}}(?:\.\d{{1,6}})?)          # "12,345", "949", "2.9"
-        (?P<mult>[kKM](?=[ ]?(?:IOPS|iops)))?                                  # "94k IOPS"
+        (?P<mult>[kKM](?=[ ]?(?:IOPS|iops|IOPs)))?                             # "94k IOPS"
         [ ]?(?P<unit>{_RATE_UNIT}|{_IOPS_UNIT}|{_OPS_UNIT}|{_TIME_UNIT})
     )
     (?![\w/%])
@@ -437,15 +437,48 @@ def _statement(para: _Para, i: int, emit) -> set[int]:
     return {i, i + 1}
 
 
+#: the words a label of a run's condition opens with: "Before:", "Without the series:", "With
+#: patch:", "Baseline:", "Vanilla:", "old:" (a label naming a kernel is a kernel's, see _LABEL_GAP)
+CONDITION_WORDS = (
+    r"(?:before|after|without|with|w/o|baseline|base|patched|unpatched|vanilla|stock|original|old|new"
+    r"|good|bad|fixed|reverted)\b[^:\n\d]{0,30}?"
+)
+#: a line's label naming the condition of the value right after it: "Before: 970k IOPs", "without
+#: patch: 3.64 MIOPS", "- Baseline: 1.2 GB/s", "With it applied:  520K IOPS"
+_CONDITION_LABEL = re.compile(
+    rf"(?:^|\n)[ \t>*-]{{0,6}}(?P<label>{CONDITION_WORDS})[ \t]{{0,8}}:[ \t]{{0,8}}"
+    r"(?:~|about[ \t]|around[ \t]|approx\.?[ \t])?$",
+    re.IGNORECASE,
+)
+#: a line that is a condition's label alone, heading the output below it ("Without patch:")
+CONDITION_LINE = re.compile(rf"[ \t>*-]{{0,6}}(?P<label>{CONDITION_WORDS})[ \t]{{0,8}}:[ \t]*", re.IGNORECASE)
+
+
+def condition_label(label: str) -> str:
+    """A label as a result's condition: as written, one space a gap."""
+    return " ".join(label.split())
+
+
+def _condition_label(t: str, at: int) -> str | None:
+    """The condition a line's label gives the value at ``at``."""
+    m = _CONDITION_LABEL.search(t, max(0, t.rfind("\n", 0, at)), at)
+    return condition_label(m["label"]) if m else None
+
+
 def _alone(para: _Para, q: tuple[int, int, float, str], emit) -> None:
-    """A quantity outside a change statement: its label ("6.5: ~1 min"), the kernel beside it
-    ("35 seconds slow with 5.9"), or "B instead of one" (a value and the one it replaced)."""
+    """A quantity outside a change statement: its label ("6.5: ~1 min", "Before: 970k IOPs"), the
+    kernel beside it ("35 seconds slow with 5.9"), or "B instead of one" (a value and the one it
+    replaced)."""
     t = para.text
     label = next(
         (k for a, b, k in para.kernels if 0 <= q[0] - b <= 6 and _LABEL_GAP.search(t, b, q[0])), None
     )
     if label is not None:
         emit(para, q, label, label)
+        return
+    condition = _condition_label(t, q[0])
+    if condition is not None:
+        emit(para, q, None, condition)
         return
     inst = _INSTEAD.match(t, q[1])
     if inst:

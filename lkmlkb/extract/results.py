@@ -26,7 +26,7 @@ from lkmlkb.extract.commits import looks_like_sha
 from lkmlkb.extract.fio_output import Line, filled_lines, find_fio_output, prepare_lines
 from lkmlkb.extract.headed_tables import find_headed_tables
 from lkmlkb.extract.kernel_versions import find_versions, normalize_version, opens_with_version, qualifier
-from lkmlkb.extract.measurements import find_measurements
+from lkmlkb.extract.measurements import CONDITION_LINE, condition_label, find_measurements
 from lkmlkb.extract.pairs import find_pairs
 from lkmlkb.extract.tables import find_tables
 from lkmlkb.extract.timing import find_timings
@@ -376,6 +376,21 @@ def _label_above(lines: list[Line], lk: _LineKernels, i: int) -> tuple[str, str]
     return None
 
 
+def _condition_above(lines: list[Line], i: int) -> str | None:
+    """The condition a label line right above line ``i`` gives the output on it ("Without patch:"
+    over fio's "write: IOPS=1570, ...", "Vanilla:" over its "READ: bw=4560KiB/s"), one blank line
+    between at most, in its quote level."""
+    if i >= len(lines):
+        return None
+    j = i - 1
+    if j >= 0 and not lines[j].text.strip():
+        j -= 1
+    if j < 0 or lines[j].depth != lines[i].depth:
+        return None
+    m = CONDITION_LINE.fullmatch(lines[j].text)
+    return condition_label(m["label"]) if m else None
+
+
 def find_results(text: str) -> list[Result]:
     """Every measured number in ``text`` with kernel attribution; never raises."""
     try:
@@ -397,6 +412,9 @@ def find_results(text: str) -> list[Result]:
                     q = qualifier(k[1])
                     if q and q != "+" and not r.config:  # a bare "+" is a local build, part of the version
                         r.config = q
+        for r in results:
+            if not r.config and (above := _condition_above(lines, r.evidence.line_start)):
+                r.config = above
         _share_kernel_along_runs(results, lines)
         _pair_with_a_kernel_change(results, text, lines)
         if any(r.kernel is None for r in results):
@@ -410,10 +428,13 @@ def find_results(text: str) -> list[Result]:
         taken = {i for r in results for i in range(r.evidence.line_start, r.evidence.line_end + 1)}
         prose = [r for r in find_measurements(text)[0] if r.evidence.line_start not in taken]
         for r in prose:
-            # a figure its sentence gives no condition is under the label line above it ("With 6.7:")
+            # a figure its sentence gives no condition is under the label line above it ("With 6.7:",
+            # "Without the series:")
             h = _label_above(lines, lk, r.evidence.line_start) if not (r.kernel or r.config) else None
             if h:
                 r.kernel = h[0]
+            elif not (r.kernel or r.config) and (above := _condition_above(lines, r.evidence.line_start)):
+                r.config = above
         results.extend(prose)
         results.sort(key=lambda r: (r.evidence.line_start, r.evidence.line_end))
         return _dedupe(results, lines)

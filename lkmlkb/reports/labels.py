@@ -243,7 +243,10 @@ def label_pairs(results: list[Result], kernels: list[KernelMention]) -> None:
     good = next((k.version for k in kernels if k.role == "good"), None)
     bad = next((k.version for k in kernels if k.role == "bad"), None)
     for r in results:
-        side = (r.config or "").split(" ", 1)[0]
+        config = r.config or ""
+        # a statement's "before"/"after ..."; a label line's "Before"/"After" alone (a heading's
+        # "After this fix" is the fix's side, read by label_by_headings)
+        side = config.lower() if config.lower() in ("before", "after") else config.split(" ", 1)[0]
         if r.kernel or side not in ("before", "after"):
             continue
         r.label = "baseline" if side == "before" else "regressed"

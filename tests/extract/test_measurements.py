@@ -258,3 +258,57 @@ def test_the_commit_of_an_earlier_paragraph_must_be_one(earlier):
 )
 def test_a_change_with_its_unit_written_once(text, expected):
     assert _read(text)[0] == expected
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # io-uring, Keith Busch, <ZW4hM0H6pjbCpIg9@kbusch-mbp> (2023-12): "IOPs", a K before it
+        (
+            "Here's a random read high-depth workload on a single\ndevice test:\n\nBefore: 970k IOPs\nAfter: 1750k IOPs\n",
+            [(970000.0, "IOPs", None, "Before"), (1750000.0, "IOPs", None, "After")],
+        ),
+        # linux-raid, a cover letter of 2024-08 (Artur Paszkiewicz): lower case, spaces to align
+        (
+            "(8 jobs, qd=64, group_thread_cnt=8):\nbefore: 463k IOPS\nafter:  523k IOPS\n",
+            [(463000.0, "IOPS", None, "before"), (523000.0, "IOPS", None, "after")],
+        ),
+        # linux-raid, a cover letter of 2024 (Keisuke Tada): million IOPS, the colon aligned
+        (
+            "fio config: bs=4k, rw=randread, iodepth=128, numjobs=16\n\nwithout patch: 3.64 MIOPS\nwith patch   : 3.84 MIOPS\n",
+            [(3.64, "MIOPS", None, "without patch"), (3.84, "MIOPS", None, "with patch")],
+        ),
+        # linux-ext4, Gabriel Krisman Bertazi (2023-02): time's three values on one line, the
+        # first (real) is the run's
+        (
+            "Without the patch: 10.363s / 0.349s / 9.920s  (real/user/sys)\n"
+            "With the patch:     1.752s / 0.276s / 1.472s  (real/user/sys)\n",
+            [(10.363, "s", None, "Without the patch"), (1.752, "s", None, "With the patch")],
+        ),
+        # variants: a list item, "Baseline"/"Patched", "about"
+        (
+            "- Baseline: 1.2 GB/s\n- Patched: about 2.1 GB/s\n",
+            [(1.2, "GB/s", None, "Baseline"), (2.1, "GB/s", None, "Patched")],
+        ),
+        (
+            "Without the series:   412K IOPS\nWith it applied:      520K IOPS\n",
+            [(412000.0, "IOPS", None, "Without the series"), (520000.0, "IOPS", None, "With it applied")],
+        ),
+    ],
+)
+def test_values_on_lines_labelled_by_their_condition(text, want):
+    assert _read(text)[0] == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a label that is no condition of a run: a note, a device's field, a timeout setting
+        "Note: 4 seconds is the default.\n",
+        "Timeout: 30 seconds\nRetries: 5\n",
+        # a label far from its value: the value is the sentence's, not the label's
+        "Before: the box booted and then the copy ran for a while at 40 MB/s\n",
+    ],
+)
+def test_a_label_that_is_no_condition_gives_none(text):
+    assert all(config is None for *_, config in _read(text)[0])

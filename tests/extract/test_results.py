@@ -271,3 +271,41 @@ def test_a_line_naming_kernels_without_a_colon_heads_no_figure():
     # sentence's own
     text = "6.7-rc1 and 6.8-rc1 were both tested on this box\nreads ran at 160MB/s\n"
     assert [(r.value, r.kernel) for r in find_results(text)] == [(160.0, None)]
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-raid, "Re: [PATCH] md: Use optimal I/O size for last bitmap page" (2023-02): fio's
+        # line under each label
+        (
+            "Without patch:\n  write: IOPS=1570, BW=6283KiB/s (6434kB/s)(368MiB/60001msec); 0 zone resets\n"
+            "With patch:\n  write: IOPS=59.7k, BW=233MiB/s (245MB/s)(13.7GiB/60001msec); 0 zone resets\n",
+            {(1570.0, "Without patch"), (59700.0, "With patch")},
+        ),
+        # linux-xfs, "[PATCH 6/6] xfs: reduce exclusive locking on unaligned dio" (2021-01): fio's
+        # group summary under "Vanilla:" and "Patched:", a blank line between
+        (
+            "Vanilla:\n\n   READ: bw=4560KiB/s (4670kB/s), 4560KiB/s-4560KiB/s (4670kB/s-4670kB/s), io=267MiB (280MB), run=60001-60001msec\n\n"
+            "Patched:\n\n   READ: bw=37.6MiB/s (39.4MB/s), 37.6MiB/s-37.6MiB/s (39.4MB/s-39.4MB/s), io=2256MiB (2365MB), run=60001-60001msec\n",
+            {(4560.0, "Vanilla"), (37.6, "Patched")},
+        ),
+        # linux-block, "Re: CFQ idling kills I/O performance on ext4 with blkio cgroup" (2019-06):
+        # dd's summary under a configuration's label
+        (
+            "With mq-deadline, I get:\n5120000 bytes (5.1 MB, 4.9 MiB) copied, 3.90981 s, 1.3 MB/s\n\n"
+            "With bfq, I get:\n5120000 bytes (5.1 MB, 4.9 MiB) copied, 84.8216 s, 60.4 kB/s\n",
+            {(1.3, "With mq-deadline, I get"), (60.4, "With bfq, I get")},
+        ),
+    ],
+)
+def test_output_under_a_label_line_has_its_condition(text, want):
+    got = {(r.value, r.config) for r in find_results(text) if r.metric in ("bw", "iops", "throughput")}
+    assert {(v, c) for v, c in got if v in {w[0] for w in want}} == want
+
+
+def test_a_label_two_lines_up_or_in_another_quote_level_heads_nothing():
+    far = "Without patch:\nthe box was idle.\n  write: IOPS=1570, BW=6283KiB/s (6434kB/s)(368MiB/60001msec)\n"
+    assert all(r.config is None for r in find_results(far))
+    quoted = "> Without patch:\n  write: IOPS=1570, BW=6283KiB/s (6434kB/s)(368MiB/60001msec)\n"
+    assert all(r.config is None for r in find_results(quoted))

@@ -76,3 +76,41 @@ def test_in_a_patch_thread_this_patch_is_the_mails_own():
         "Without this patch": None,
         "Just adding this patch on the previous": None,
     }
+
+
+# a report written for the pattern of the label lines of the lists ("Before: 970k IOPs" /
+# "After: 1750k IOPs", io-uring 2023-12; "Without patch:" over fio's line, linux-raid 2023-02)
+LABELLED_AFTER_AN_UPGRADE = """\
+After upgrading from 6.7 to 6.8 random reads on our NVMe drives dropped a lot.
+
+Before: 970k IOPS
+After:  480k IOPS
+"""
+
+LABELLED_BY_THE_CULPRIT = """\
+Since commit 1a2b3c4d5e6f ("md: defer the flush") writes to our raid5 are much slower.
+
+Without the commit:
+  write: IOPS=59.7k, BW=233MiB/s (245MB/s)(13.7GiB/60001msec)
+With the commit:
+  write: IOPS=1570, BW=6283KiB/s (6434kB/s)(368MiB/60001msec)
+"""
+
+
+def test_values_labelled_before_and_after_are_on_the_good_and_the_bad_kernel():
+    r = _report(LABELLED_AFTER_AN_UPGRADE, "random read regression in 6.8")
+    assert r.is_regression_report
+    assert {(x.value, x.kernel, x.label) for x in r.results} == {
+        (970000.0, "6.7", "baseline"),
+        (480000.0, "6.8", "regressed"),
+    }
+    assert r.computed_pct == pytest.approx(50.52, abs=0.01)
+
+
+def test_output_under_labels_without_and_with_the_culprit_sizes_the_regression():
+    r = _report(LABELLED_BY_THE_CULPRIT, "md raid5 write regression")
+    assert {(x.metric, x.config, x.label) for x in r.results if x.metric == "iops"} == {
+        ("iops", "Without the commit", "baseline"),
+        ("iops", "With the commit", "regressed"),
+    }
+    assert r.computed_pct == pytest.approx((59700 - 1570) / 59700 * 100, abs=0.01)
