@@ -130,6 +130,7 @@ def _links(
         for k in ks:
             by_kind[t][k.kind].append(k)
     out: list[tuple[str, str, str]] = []
+    pointing: set[frozenset[str]] = set()  # pairs of threads one of which names a message of the other
     # the same message from two sources
     copies: dict[str, list[tuple[str, Key]]] = defaultdict(list)
     for t in rows:
@@ -157,6 +158,26 @@ def _links(
                 continue
             if there and there != t and there in rows:
                 out.append((t, there, f"{k.detail} in {k.message_id} points at {k.value}"))
+                pointing.add(frozenset((t, there)))
+    # two threads whose Link:/Closes: tags name one report: a regression report's message, or the
+    # kernel test robot's report wherever it is (on another list, or sent into a patch's thread);
+    # a crash report two patches name may be one of the other bugs a series fixes
+    pointed: dict[str, list[tuple[str, Key]]] = defaultdict(list)
+    for t in rows:
+        for k in by_kind[t][K.LINK]:
+            there = locate.get(k.value)
+            if K.is_robot(k.value) or (there in rows and rows[there].is_regression_report):
+                pointed[k.value].append((t, k))
+    for found_link in pointed.values():
+        for (a, ka), (b, kb) in zip(found_link, found_link[1:], strict=False):
+            if a != b:
+                out.append(
+                    (
+                        a,
+                        b,
+                        f"{ka.detail} in {ka.message_id} and {kb.detail} in {kb.message_id} name one message",
+                    )
+                )
     # Fixes: tags and reverts naming a culprit
     culprits: list[tuple[str, str, Key]] = []
     for t in rows:
@@ -187,8 +208,16 @@ def _links(
         return any(k.value.startswith(patch_parts) for k in by_kind[t][K.PART])
 
     def fixes_this(t: str, report: str) -> str | None:
-        """Why patch ``t`` (no regression report) fixes the regression of ``report``, or None."""
-        named = {k.value for k in by_kind[t][K.TRAILER]} & {a.value for a in by_kind[report][K.AUTHOR]}
+        """Why patch ``t`` (no regression report) fixes the regression of ``report``, or None.
+        The robot reports build warnings and slowdowns of one commit alike: a patch whose
+        `Closes:`/`Link:` names another report of the robot fixes that one, whatever its
+        `Reported-by:` says."""
+        other_robot_report = any(
+            K.is_robot(k.value) and locate.get(k.value) != report for k in by_kind[t][K.LINK]
+        )
+        named = {k.value for k in by_kind[t][K.TRAILER]} & {
+            a.value for a in by_kind[report][K.AUTHOR] if not (other_robot_report and K.is_robot(a.value))
+        }
         if named:
             return f"its trailers name the reporter {sorted(named)[0]}"
         return "its subject says regression" if "regression" in rows[t].title.lower() else None
@@ -283,7 +312,8 @@ def _links(
                 (a, b, f"same culprit {ka.value} ({ka.detail}) and {kb.value} ({kb.detail}), and {also}")
             )
             continue
-        said = by_kind[a][K.DIFFERENT] + by_kind[b][K.DIFFERENT]
+        # one naming the other's message says they are one regression, whatever else differs
+        said = [] if frozenset((a, b)) in pointing else by_kind[a][K.DIFFERENT] + by_kind[b][K.DIFFERENT]
         differ = [
             kind
             for kind in (K.WORKLOAD, K.METRIC)

@@ -124,6 +124,13 @@ _ROBOT_NOTICED_RE = re.compile(
     r"noticed an?\s{1,3}[-+]?\d{1,4}(?:\.\d{1,3})?%\s{1,3}(?:regression|improvement)\s{1,3}of\s{1,3}([A-Za-z0-9_.:/-]{2,80}?):?\s{1,3}on\b",
     re.I | re.M,
 )
+#: the robot naming an earlier report of its own: 'we reported "[linus:master] [btrfs] c87c299776:
+#: iozone.average_KBps 18.5% regression" in https://lore.kernel.org/all/202411302252.67284087-lkp@intel.com/'
+_ROBOT_REPORTED_RE = re.compile(
+    r"\bwe\s(?:have\s)?reported\s{1,3}\"[^\"\n]{1,300}\"\s{1,3}in\s{1,3}https?://lore\.kernel\.org/"
+    r"(?:[\w.-]{1,80}/)?(?:r/)?([^/\s>]{3,200}@[^/\s>]{1,200}?)/?(?=[\s>]|$)",
+    re.I,
+)
 _TRAILER_RE = re.compile(
     r"^\s{0,4}(?:[A-Za-z]{2,12}(?:-and-[A-Za-z]{2,12})?-by|Reported by|Cc):\s{0,4}([^<\n]{1,80}?)\s{0,4}(?:<([^>\s]{1,120})>)?\s*$",
     re.M,
@@ -164,6 +171,15 @@ def posting_of(message_id: str | None) -> str | None:
         if m := rx.match(mid):
             return f"{m.group(1)} {m.group(2)}".lower()
     return None
+
+
+#: the Message-ID of a kernel test robot report: ``202305230837.db2c233f-yujie.liu@intel.com``
+_ROBOT_MESSAGE_ID_RE = re.compile(r"^\d{12}\.[0-9a-f]{8}-[\w.]{2,40}@intel\.com$")
+
+
+def is_robot(who: str) -> bool:
+    """Whether a person (as :func:`person` writes one) or a Message-ID is the kernel test robot's."""
+    return bool(_ROBOT_RE.search(who) or _ROBOT_MESSAGE_ID_RE.match(who)) or who.startswith("lkp")
 
 
 def strip_subject(subject: str) -> str:
@@ -305,6 +321,9 @@ def thread_keys(t: ThreadInput) -> list[Key]:
             robot = robot or m is first
         for hit in _ROBOT_PARAM_RE.finditer(text) if m is first and robot else ():
             keys.append(Key(WORKLOAD, f"{ROBOT_WORKLOAD}{hit.group(1)}={hit.group(2)}"))
+        for hit in _ROBOT_REPORTED_RE.finditer(text) if m is first and robot and "reported" in text else ():
+            # the robot names its own earlier report of this regression (the commit under another id)
+            keys.append(Key(LINK, hit.group(1), m.message_id, m.date, " ".join(hit.group(0).split())[:300]))
         if m is first and robot and (noticed := _ROBOT_NOTICED_RE.search(text)):
             # the robot says which regression this is: the one of this metric
             keys.append(Key(METRIC, noticed.group(1).lower()))

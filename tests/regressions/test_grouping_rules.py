@@ -297,3 +297,115 @@ def test_versions_of_one_fix_join_when_their_subjects_differ_by_a_typo():
     keys["b"] = fix_keys("b", "2026-09-30T07:11:11+00:00")
     groups = sorted(sorted(m.thread_id for m in g.members) for g in group([first, later, other], keys))
     assert groups == [["a"], ["b"], ["o"]]
+
+
+def _robot_thread(mid: str, subject: str, date: str, text: str) -> K.ThreadInput:
+    return K.ThreadInput(
+        mid,
+        title=subject,
+        is_regression_report=True,
+        culprits=["c87c299776a1b2c3d4e5f60718293a4b5c6d7e8f"],
+        first_date=date,
+        mails=[K.Mail(mid, subject, "kernel test robot", "oliver.sang@intel.com", date, text)],
+    )
+
+
+def test_a_robot_report_naming_its_earlier_report_joins_it_though_the_metrics_differ():
+    """linux-btrfs, 2024-11-30 and 2025-01-31: the robot's second report of commit c87c299776
+    (another metric) names its first: 'we reported "[linus:master] [btrfs] c87c299776:
+    iozone.average_KBps 18.5% regression" in https://lore.kernel.org/all/2024...-lkp@intel.com/'."""
+    first = _robot_thread(
+        "202411302252.67284087-lkp@intel.com",
+        "[linus:master] [btrfs] c87c299776: iozone.average_KBps 18.5% regression",
+        "2024-11-30T14:52:00+00:00",
+        "Hello,\n\nkernel test robot noticed a 18.5% regression of iozone.average_KBps on:\n",
+    )
+    earlier = (
+        'hi,\n\nwe reported\n"[linus:master] [btrfs]  c87c299776:  iozone.average_KBps 18.5% regression"\nin\n'
+        "https://lore.kernel.org/all/202411302252.67284087-lkp@intel.com/\n"
+    )
+    second = _robot_thread(
+        "202501311641.4c5b6a89-lkp@intel.com",
+        "[linus:master] [btrfs] c87c299776: fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec 8.0% regression",
+        "2025-01-31T16:41:00+00:00",
+        earlier
+        + "\nnow we noticed a 8.0% regression of fxmark.ssd_f2fs_dbench_client_4_bufferedio.works/sec on:\n",
+    )
+    threads = (first, second)
+    keys = {t.thread_id: K.thread_keys(t) for t in threads}
+    rows = [
+        ThreadRow(t.thread_id, title=t.title, is_regression_report=True, first_date=t.first_date)
+        for t in threads
+    ]
+    locate = {first.thread_id: first.thread_id, second.thread_id: second.thread_id}
+    found = group(rows, keys, locate)
+    assert [len(g.members) for g in found] == [2]
+    assert any("we reported" in m.reason for m in found[0].members)
+    # without the sentence naming the first report, the two metrics keep them apart
+    second.mails[0].text = second.mails[0].text.replace(earlier, "")
+    keys[second.thread_id] = K.thread_keys(second)
+    assert [len(g.members) for g in group(rows, keys, locate)] == [1, 1]
+
+
+def _fix_row(tid: str) -> ThreadRow:
+    return ThreadRow(tid, title=f"[PATCH] {tid}", first_date="2024-12-28T00:00:00+00:00")
+
+
+def test_a_patch_closing_another_robot_report_does_not_fix_this_one():
+    """io-uring, 2024-12: the robot's fio.read_bw_MBps -51.1% report of 8cf0c459993e, and a fix of a
+    sparse warning of that commit: "Reported-by: kernel test robot <lkp@intel.com>", "Closes:
+    .../202412180253.YML3qN4d-lkp@intel.com/" (the robot's build report, another bug)."""
+    sha = "8cf0c459993ee2911f4f01fba21b1987b102c887"
+    report = ThreadRow(
+        "r",
+        title="[linus:master] [io_uring/rw] 8cf0c45999: fio.read_bw_MBps -51.1% regression",
+        is_regression_report=True,
+    )
+    keys = {
+        "r": [Key(K.CULPRIT, sha), Key(K.AUTHOR, "kernel test robot"), Key(K.PART, K.ROBOT)],
+        "p": [
+            Key(K.FIXES, sha[:12], "p@x", None, f"Fixes: {sha[:12]}"),
+            Key(K.TRAILER, "kernel test robot"),
+            Key(K.LINK, "202412180253.YML3qN4d-lkp@intel.com", "p@x", None, "Closes: ..."),
+            Key(K.PART, "fix proposed v1"),
+        ],
+    }
+    assert [sorted(m.thread_id for m in g.members) for g in group([report, _fix_row("p")], keys)] == [["r"]]
+    # the same patch closing this report, or naming no report of the robot, is its fix
+    keys["p"][2] = Key(K.LINK, "202412271132.a09c3500-lkp@intel.com", "p@x", None, "Closes: ...")
+    locate = {"202412271132.a09c3500-lkp@intel.com": "r"}
+    assert [sorted(m.thread_id for m in g.members) for g in group([report, _fix_row("p")], keys, locate)] == [
+        ["p", "r"]
+    ]
+    del keys["p"][2]
+    assert [sorted(m.thread_id for m in g.members) for g in group([report, _fix_row("p")], keys)] == [
+        ["p", "r"]
+    ]
+
+
+def test_versions_closing_one_robot_report_join_though_their_subject_changed():
+    """linux-ext4, 2023-07: "[PATCH v2] ext4: improve discard efficiency" and "[PATCH v3] ext4:
+    improve trim efficiency" both say "Closes: .../oe-lkp/202307171455.ee68ef8b-oliver.sang@intel.com",
+    a report the robot sent into the thread of v1."""
+    target = "202307171455.ee68ef8b-oliver.sang@intel.com"
+    rows = [
+        ThreadRow("v1", title="[PATCH] ext4: improve discard efficiency"),
+        ThreadRow("v2", title="[PATCH v2] ext4: improve discard efficiency", is_regression_report=True),
+        ThreadRow("v3", title="[PATCH v3] ext4: improve trim efficiency", is_regression_report=True),
+    ]
+
+    def closes(t: str) -> list[Key]:
+        return [Key(K.LINK, target, f"{t}@x", None, f"Closes: {target}"), Key(K.PART, "fix proposed v1")]
+
+    keys = {"v1": [Key(K.PART, "fix proposed v1")], "v2": closes("v2"), "v3": closes("v3")}
+    found = group(rows, keys, {target: "v1"})
+    assert [sorted(m.thread_id for m in g.members) for g in found] == [["v1", "v2", "v3"]]
+    # a crash report two patches name (syzbot's, in a thread that is no regression report) is not
+    # known to be this regression
+    other = "000000000000892280061a344581@google.com"
+    keys = {
+        t: [Key(K.LINK, other, f"{t}@x", None, f"Link: {other}"), Key(K.PART, "fix proposed v1")]
+        for t in ("v2", "v3")
+    }
+    keys["v1"] = [Key(K.PART, "fix proposed v1")]
+    assert len(group(rows, keys, {other: "v1"})) == 2
