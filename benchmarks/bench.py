@@ -949,7 +949,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     runs = [r.strip() for r in a.runs.split(",") if r.strip()]
     results: dict = {
-        "input": a.input,
+        "input": os.path.basename(a.input),  # the file, not where one machine keeps it
         "limit": a.limit,
         "workers": a.workers,
         "cpus": os.cpu_count(),
