@@ -18,6 +18,7 @@ from lkmlkb.regressions.keys import (
     DUP_OF,
     LINK,
     METRIC,
+    REFERS,
     ROBOT_WORKLOAD,
     WORKLOAD,
     Key,
@@ -306,7 +307,7 @@ def regroup(conn: sqlite3.Connection) -> int:
         keys.setdefault(tid, []).append(Key(kind, value, mid, date, detail))
         if kind == SYNTHETIC:
             synthetic.add(tid)
-        if kind in (LINK, DUP_OF):
+        if kind in (LINK, DUP_OF, REFERS):
             targets.append(value)
     for r in rows:
         r.synthetic = r.thread_id in synthetic

@@ -159,6 +159,7 @@ def _links(
             if there and there != t and there in rows:
                 out.append((t, there, f"{k.detail} in {k.message_id} points at {k.value}"))
                 pointing.add(frozenset((t, there)))
+
     # two threads whose Link:/Closes: tags name one report: a regression report's message, or the
     # kernel test robot's report wherever it is (on another list, or sent into a patch's thread);
     # a crash report two patches name may be one of the other bugs a series fixes
@@ -207,6 +208,9 @@ def _links(
     def is_patch(t: str) -> bool:
         return any(k.value.startswith(patch_parts) for k in by_kind[t][K.PART])
 
+    def is_stable(t: str) -> bool:
+        return any(k.value.startswith(K.STABLE) for k in by_kind[t][K.PART])
+
     def fixes_this(t: str, report: str) -> str | None:
         """Why patch ``t`` (no regression report) fixes the regression of ``report``, or None.
         The robot reports build warnings and slowdowns of one commit alike: a patch whose
@@ -233,6 +237,36 @@ def _links(
                         continue
                     why += f", and {also}"
                 out.append((t, there, why))
+
+    # a link to a message of another thread in a message's words ("This is continuation for the
+    # discussion I raised in <link>"), both threads blaming one commit by SHAs that agree as far
+    # as the shorter, 7 hex digits or more (244adf6426 there, 244adf6426ee31a8 here): one a report
+    # that is no patch, the other a report too or a patch whose Fixes:/revert names that commit
+    # (versions of one patch link each other, and a backport links every patch it carries)
+    def blames(t: str) -> set[str]:
+        return {resolved.get(k.value, k.value) for k in by_kind[t][K.CULPRIT]}
+
+    def repairs(t: str) -> set[str]:
+        return {resolved.get(k.value, k.value) for k in by_kind[t][K.FIXES] + by_kind[t][K.REVERTS]}
+
+    def agree(xs: set[str], ys: set[str]) -> list[str]:
+        return sorted(min(x, y, key=len) for x in xs for y in ys if x.startswith(y) or y.startswith(x))
+
+    for t in rows:
+        for k in by_kind[t][K.REFERS]:
+            there = locate.get(k.value)
+            if not there or there == t or there not in rows:
+                continue
+            if not (reportlike(t) or reportlike(there)):
+                continue
+            report, other = (t, there) if reportlike(t) else (there, t)
+            if reportlike(other) or (is_patch(other) and not is_stable(other)):
+                common = agree(blames(report), blames(other) if reportlike(other) else repairs(other))
+            else:
+                common = []
+            if common:
+                out.append((t, there, f"{k.message_id} links {k.value} and both name {common[0]}"))
+                pointing.add(frozenset((t, there)))
     # regzbot fix: naming a patch by subject
     series: dict[str, list[tuple[str, Key]]] = defaultdict(list)
     for t in rows:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import urllib.parse
 from dataclasses import dataclass, field
 
 #: kinds of key
@@ -31,6 +32,7 @@ METRIC = "metric"  # the headline metric
 DIFFERENT = "says-different"  # the mail says this is another regression than one it resembles
 PART = "part"  # what the thread is in a regression's story (report, revert, stable backport, ...)
 POSTING = "posting"  # the git send-email or b4 run a patch thread's first message was sent by
+REFERS = "refers"  # a message an archive link in the thread's own words points at (not a trailer)
 
 #: the kernel test robot's workload keys: its test and each of its parameters, one key each
 #: (``robot test=fio``, ``robot ioengine=falloc``)
@@ -123,6 +125,11 @@ _DIFFERENT_RE = re.compile(
 _ROBOT_NOTICED_RE = re.compile(
     r"noticed an?\s{1,3}[-+]?\d{1,4}(?:\.\d{1,3})?%\s{1,3}(?:regression|improvement)\s{1,3}of\s{1,3}([A-Za-z0-9_.:/-]{2,80}?):?\s{1,3}on\b",
     re.I | re.M,
+)
+#: a link to a message of an archive, anywhere in a message's words: "continuation of the discussion
+#: in https://lore.kernel.org/all/<id>/t/", "(Link: https://lore.kernel.org/linux-mm/<id>/)"
+_ARCHIVE_URL_RE = re.compile(
+    r"https?://(?:lore|lkml)\.kernel\.org/(?:[\w.-]{1,80}/)?(?:r/)?([^/\s<>]{3,200}@[^/\s<>]{1,200})"
 )
 #: the robot naming an earlier report of its own: 'we reported "[linus:master] [btrfs] c87c299776:
 #: iozone.average_KBps 18.5% regression" in https://lore.kernel.org/all/202411302252.67284087-lkp@intel.com/'
@@ -296,6 +303,10 @@ def thread_keys(t: ThreadInput) -> list[Key]:
             keys.append(Key(REVERTS, hit.group(1).lower(), m.message_id, m.date, hit.group(0).strip()))
         for hit in _LINK_RE.finditer(text) if "://" in text else ():
             keys.append(Key(LINK, hit.group(2), m.message_id, m.date, hit.group(0).strip()))
+        for hit in _ARCHIVE_URL_RE.finditer(text) if "kernel.org/" in text else ():
+            linked = urllib.parse.unquote(hit.group(1)).rstrip(".,;:)]>'\"")
+            if "@" in linked and linked != m.message_id:
+                keys.append(Key(REFERS, linked, m.message_id, m.date, hit.group(0).strip()[:300]))
         for hit in _REGZBOT_RE.finditer(text) if "#regzbot" in text.lower() else ():
             cmd, arg = hit.group(1).lower(), hit.group(2).strip()
             said = hit.group(0).strip()

@@ -409,3 +409,67 @@ def test_versions_closing_one_robot_report_join_though_their_subject_changed():
     }
     keys["v1"] = [Key(K.PART, "fix proposed v1")]
     assert len(group(rows, keys, {other: "v1"})) == 2
+
+
+def test_a_report_linking_the_discussion_of_its_culprit_joins_it():
+    """linux-ext4, 2022-09 ("significant drop  fio IOPS performance on v5.10"): a report of the
+    dioread_nolock slowdown of 244adf6426ee says "This is
+    continuation for the discussion I raised in https://lore.kernel.org/all/<id>/t/"; the earlier
+    thread wrote the culprit as 244adf6426 (10 hex digits: too short to join by the SHA alone)."""
+    earlier_reply = "CACX6voDhGxiyAxaEu0OL+hHFDD9kigso-YVrWTk4jcbvYZKVew@mail.gmail.com"
+    text = (
+        "This is continuation for the discussion I raised in "
+        f"https://lore.kernel.org/all/{earlier_reply}/t/ so I am adding Theo to the thread.\n"
+    )
+    later = K.ThreadInput(
+        "later",
+        title="significant drop  fio IOPS performance on v5.10",
+        is_regression_report=True,
+        culprits=["244adf6426ee31a83f397b700d964cff12a247d3"],
+        mails=[
+            K.Mail(
+                "later",
+                "significant drop  fio IOPS performance on v5.10",
+                "Davina Lu",
+                "davinalu@amazon.com",
+                None,
+                text,
+            )
+        ],
+    )
+    keys = {
+        "later": K.thread_keys(later),
+        "earlier": [Key(K.CULPRIT, "244adf6426"), Key(K.PART, K.REPORT)],
+    }
+    assert Key(K.REFERS, earlier_reply) in [Key(k.kind, k.value) for k in keys["later"]]
+    rows = [ThreadRow("earlier", is_regression_report=True), ThreadRow("later", is_regression_report=True)]
+    locate = {earlier_reply: "earlier"}
+    found = group(rows, keys, locate)
+    assert [sorted(m.thread_id for m in g.members) for g in found] == [["earlier", "later"]]
+    assert any("links" in m.reason and "244adf6426" in m.reason for m in found[0].members)
+    # no commit both blame: a link for context only
+    keys["earlier"][0] = Key(K.CULPRIT, "c8980e1980")
+    assert len(group(rows, keys, locate)) == 2
+
+
+def test_patches_linking_their_earlier_versions_or_backports_do_not_join_by_the_link():
+    """Versions of one patch link each other and name one commit ("xfs: log recovery hang fixes"
+    and its v3, linux-xfs 2022-03), and a stable backport links every patch it carries: the
+    series and the backport rules decide those, not the link."""
+    mid = "20220307053252.2534616-1-david@fromorbit.com"
+    keys = {
+        "v1": [Key(K.CULPRIT, "0020a190cf3e"), Key(K.FIXES, "0020a190cf3e"), Key(K.PART, "fix proposed v1")],
+        "v3": [
+            Key(K.CULPRIT, "0020a190cf3e"),
+            Key(K.FIXES, "0020a190cf3e"),
+            Key(K.REFERS, mid, "v3@x", None, f"https://lore.kernel.org/r/{mid}"),
+            Key(K.PART, "fix proposed v3"),
+        ],
+    }
+    rows = [ThreadRow("v1", is_regression_report=True), ThreadRow("v3", is_regression_report=True)]
+    assert len(group(rows, keys, {mid: "v1"})) == 2
+    # a report and a backport bundle carrying its fix
+    keys["v1"] = [Key(K.CULPRIT, "0020a190cf3e"), Key(K.PART, K.REPORT)]
+    keys["v3"][-1] = Key(K.PART, K.STABLE + " v1")
+    rows[1].is_regression_report = False
+    assert [len(g.members) for g in group(rows, keys, {mid: "v1"})] == [1]
