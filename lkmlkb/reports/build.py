@@ -35,6 +35,7 @@ from lkmlkb.reports.labels import (
     label_by_headings,
     label_results,
     label_with_without,
+    older_and_newer,
     other_of_two,
     results_on_the_one_kernel,
     roles_from_statements,
@@ -134,8 +135,10 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     kernels = merge_kernels(findings)
     subject_kernel_roles(said_kernels, kernels)
     patch_thread = is_patch_thread(root)
+    ordered = None
     if any(c.kind == "regression" for c in claims) and not patch_thread:
         other_of_two(kernels)  # a series names the tree it is based on: not a kernel compared
+        ordered = older_and_newer(kernels)
     results = dedupe_results(findings)
     jobs = dedupe_jobs(findings)
     roles_from_statements(results, kernels)
@@ -143,7 +146,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         results_on_the_one_kernel(results, [k for f in findings for k in f.kernels])
     good, bad = decide_kernels(kernels, claims)
     attribute_commit_results(results, commits)
-    label_results(results, kernels, commits)
+    label_results(results, kernels, commits, ordered)
     label_with_without(results, commits, root)
     label_by_headings(results, commits)
     unlabel_unaffected(results, claims)

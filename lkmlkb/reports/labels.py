@@ -238,10 +238,34 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
                 above.label = "baseline"
 
 
-def label_pairs(results: list[Result], kernels: list[KernelMention]) -> None:
-    """Before/after pairs ("old: 554 IOPS → new: 535 IOPS"): baseline and regressed, on the good and bad kernels."""
+#: a release as a thread names one: "2.6.32", "4.18.0", "6.8-rc7" (no build on top of it, no tree)
+_PLAIN_RELEASE = re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,4})?(?:-rc\d{1,2})?")
+
+
+def older_and_newer(kernels: list[KernelMention]) -> tuple[str, str] | None:
+    """The two releases a thread names, the older first, when it names exactly two, both plain
+    releases, and gives neither a role: in a regression report the state before the change was
+    measured on the older ("3800 MB/sec with the old kernel ... falls to 2500 MB/sec with the
+    newer kernel" where 2.6.32 and 4.18.0 are named)."""
+    if any(k.role for k in kernels):
+        return None
+    versions = list(dict.fromkeys(k.version for k in kernels))
+    if len(versions) != 2 or not all(_PLAIN_RELEASE.fullmatch(v) for v in versions):
+        return None
+    older, newer = sorted(versions, key=sort_key)
+    return (older, newer) if sort_key(older) != sort_key(newer) else None
+
+
+def label_pairs(
+    results: list[Result], kernels: list[KernelMention], ordered: tuple[str, str] | None = None
+) -> None:
+    """Before/after pairs ("old: 554 IOPS → new: 535 IOPS"): baseline and regressed, on the good
+    and bad kernels; where the thread gives no kernel a role, on ``ordered``'s older and newer
+    release (see :func:`older_and_newer`)."""
     good = next((k.version for k in kernels if k.role == "good"), None)
     bad = next((k.version for k in kernels if k.role == "bad"), None)
+    if good is None and bad is None and ordered is not None:
+        good, bad = ordered
     for r in results:
         config = r.config or ""
         # a statement's "before"/"after ..."; a label line's "Before"/"After" alone (a heading's
@@ -343,9 +367,15 @@ def label_by_headings(results: list[Result], commits: list[CommitCitation]) -> N
 _GOOD_BAD_COLUMN = re.compile(r"(good|bad)(?:[-_ ](?:kernel|commit|run))?(?:\s|$)", re.IGNORECASE)
 
 
-def label_results(results: list[Result], kernels: list[KernelMention], commits: list[CommitCitation]) -> None:
-    """baseline / regressed / fixed, from the kernels' roles and qualifiers."""
-    label_pairs(results, kernels)
+def label_results(
+    results: list[Result],
+    kernels: list[KernelMention],
+    commits: list[CommitCitation],
+    ordered: tuple[str, str] | None = None,
+) -> None:
+    """baseline / regressed / fixed, from the kernels' roles and qualifiers (``ordered``: see
+    :func:`label_pairs`)."""
+    label_pairs(results, kernels, ordered)
     roles = kernel_roles(kernels)
     patched = patched_kernels(kernels, commits)
     has_fix = any(c.role == "fix" for c in commits)

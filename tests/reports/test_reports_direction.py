@@ -433,3 +433,43 @@ def test_a_table_of_commits_as_rows_has_no_first_column():
         subject="Performance regression with many tasks doing random reads",
     )
     assert {c.sha[:12]: c.role for c in r.commits}["8e05d3a1c7b9"] == "tested"
+
+
+# a report naming two releases and measuring "with the old kernel" and "with the newer one"
+# without saying which is good (the form of "Raid0 performance regression", linux-block and
+# dm-devel 2019-01: 2.6.32 and 4.18.0 named, then "... 3800 MB/sec with the (very) old kernel
+# ... falls to 2500 MB/sec with the relatively newer kernel"); written for the pattern
+TWO_RELEASES = """\
+Our file servers run 5.4.0 and 5.15.0 on identical hardware.
+
+Reading the raid0 array with dd, we get 3200 MB/s with the old kernel; this
+drops to 2100 MB/s with the newer one.
+"""
+
+
+def test_a_change_between_the_two_releases_a_report_names_runs_from_the_older():
+    r = _report_of(TWO_RELEASES, "sequential read regression on raid0")
+    assert r.is_regression_report
+    assert {(x.value, x.kernel, x.label) for x in r.results if x.unit == "MB/s"} == {
+        (3200.0, "5.4.0", "baseline"),
+        (2100.0, "5.15.0", "regressed"),
+    }
+
+
+@pytest.mark.parametrize(
+    "body,subject",
+    [
+        # three releases: which two the change is between is not known
+        (
+            TWO_RELEASES.replace("5.4.0 and 5.15.0", "5.4.0, 5.10.0 and 5.15.0"),
+            "sequential read regression on raid0",
+        ),
+        # a build on top of a release is no second release
+        (TWO_RELEASES.replace("5.15.0", "5.4.0-00004-g107ed33204f7"), "sequential read regression on raid0"),
+        # a patch's thread: its kernels are the tree it is based on and the one it measured
+        (TWO_RELEASES, "[PATCH] md/raid0: speed up sequential reads"),
+    ],
+)
+def test_the_two_sides_stay_without_a_kernel_unless_two_releases_are_named(body, subject):
+    r = _report_of(body, subject)
+    assert {x.kernel for x in r.results if x.unit == "MB/s"} <= {None}
