@@ -131,7 +131,9 @@ _BARE_VERSION = re.compile(
     re.VERBOSE,
 )
 #: a number labelling a value after it ("- 6.4: 966.84MiB/s", "(6.5: ~1 min")
-_LABEL_AFTER = re.compile(r"[ \t]{0,2}:[ \t]{0,3}~?\d")
+_LABEL_AFTER = re.compile(
+    r"[ \t]{0,2}:[ \t]{0,3}(?:~|(?:avg|average|mean|median)[ \t]{1,3})?\d", re.IGNORECASE
+)
 #: the words before a number that make it a condition ("w/ 5.9", "in 5.10", "on 6.3.9", "(6.5:")
 _LEAD = re.compile(
     r"(?:\bw/|\bwith|\bon|\bin|\bunder|\busing|\bfrom|\bto|\bvs\.?|\bversus|\bthan|\bkernel"
@@ -185,7 +187,9 @@ _INSTEAD = re.compile(
 )
 _NUMBER_WORDS = {"one": 1.0, "two": 2.0, "three": 3.0, "five": 5.0, "ten": 10.0, "a": 1.0, "an": 1.0}
 #: a label ending just before a value: "6.5: ~1 min", "v5.4 : 1050K IOPS"
-_LABEL_GAP = re.compile(r"[ \t]{0,2}:[ \t]{0,3}(?:~|about[ \t])?$", re.IGNORECASE)
+_LABEL_GAP = re.compile(
+    r"[ \t]{0,2}:[ \t]{0,3}(?:~|about[ \t]|(?:avg|average|mean|median)[ \t]{1,3})?$", re.IGNORECASE
+)
 #: words of a run measured, near a value that stands alone ("the script usually completes in about
 #: 1m20s", "I waited 20 minutes", "over 5 hours to copy", "reads ran at 160MB/s")
 _MEASURED = re.compile(
@@ -406,6 +410,14 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return out
 
 
+#: the first value's side said after it, the second's after the second: "450 MB/s before the
+#: update and barely 120 MB/s after", "30 seconds before the upgrade, 90 seconds afterwards"
+_BEFORE_IN_GAP = re.compile(r"^[ \t\n]{1,3}(?:before|prior[ \t]to)\b[^.;\d]{0,60}$", re.IGNORECASE)
+_AFTER_NEXT = re.compile(
+    r"[ \t\n]{1,3}(?:after(?:wards)?|since|now)\b(?![ \t\n]{1,3}(?:that|which))", re.IGNORECASE
+)
+
+
 def _statement(para: _Para, i: int, emit) -> set[int]:
     """A change statement starting at quantity ``i``: the indices it used (none: no statement)."""
     t = para.text
@@ -422,6 +434,11 @@ def _statement(para: _Para, i: int, emit) -> set[int]:
         joined = _MOVES_TO.search(gap)
     versus = _VERSUS.search(gap)
     used_to = _USED_TO.search(t, max(0, a[0] - 60), a[0]) and _NOW.search(gap)
+    if _BEFORE_IN_GAP.search(gap) and _AFTER_NEXT.match(t, b[1]):
+        # "ran at 450 MB/s before the update and barely 120 MB/s after"
+        emit(para, a, None, "before")
+        emit(para, b, None, "after")
+        return {i, i + 1}
     if re.fullmatch(r"[ \t\n]{1,3}instead[ \t]of[ \t\n]{1,3}", gap, re.IGNORECASE):
         emit(para, b, None, "before")  # "finished after 10s instead of 20s": the second is what it was
         emit(para, a, None, "after")
@@ -471,7 +488,7 @@ def _alone(para: _Para, q: tuple[int, int, float, str], emit) -> None:
     replaced)."""
     t = para.text
     label = next(
-        (k for a, b, k in para.kernels if 0 <= q[0] - b <= 6 and _LABEL_GAP.search(t, b, q[0])), None
+        (k for a, b, k in para.kernels if 0 <= q[0] - b <= 16 and _LABEL_GAP.match(t, b, q[0])), None
     )
     if label is not None:
         emit(para, q, label, label)
@@ -487,12 +504,53 @@ def _alone(para: _Para, q: tuple[int, int, float, str], emit) -> None:
         emit(para, (q[0], q[1], was, q[3]), None, "before")
         emit(para, q, None, "after")
         return
-    kernel = _beside(para.kernels, q[1], min(len(t), q[1] + BESIDE_REACH), t)
+    kernel = _after_in_clause(para, q) or _before_in_clause(para, q)
     if kernel is None and not _MEASURED.search(
         t, max(0, q[0] - CONTEXT_REACH), min(len(t), q[1] + CONTEXT_REACH)
     ):
         return  # "devices with 8ms seek time", "a 10ms timeout": a number of the discussion, not a run
     emit(para, q, kernel, kernel)
+
+
+#: what ends a clause: a comma or semicolon, or a sentence's end
+_CLAUSE_BREAK = re.compile(r"[,;]|[.!?](?=\s)")
+_SENTENCE_END = re.compile(r"[.!?](?=\s)")
+#: a kernel labelling what follows it ("6.6: avg 180 usec")
+_LABELS_NEXT = re.compile(r"[ \t]{0,2}:")
+
+
+def _after_in_clause(para: _Para, q: tuple[int, int, float, str]) -> str | None:
+    """The kernel written after a value ("35 seconds slow with 5.9"), within BESIDE_REACH, unless
+    it labels what follows it ("6.6: avg 180 usec") or opens the clause of the next value ("300
+    MB/s, on 6.1.39 it gave 600 MB/s")."""
+    t = para.text
+    hi = min(len(t), q[1] + BESIDE_REACH)
+    for a, b, k in para.kernels:
+        if not (q[1] <= a and b <= hi) or LABEL_LINE_END.match(t, b) or _LABELS_NEXT.match(t, b):
+            continue
+        if _SENTENCE_END.search(t, q[1], a) or any(q[1] <= n[0] and n[1] <= a for n in para.qs):
+            continue  # another sentence's, or the value's between ("90 seconds, it took 30 seconds on 6.5")
+        if _CLAUSE_BREAK.search(t, q[1], a) and any(
+            b <= n[0] and not _CLAUSE_BREAK.search(t, b, n[0]) for n in para.qs
+        ):
+            continue  # the kernel heads the next value's clause
+        return k
+    return None
+
+
+def _before_in_clause(para: _Para, q: tuple[int, int, float, str]) -> str | None:
+    """The last kernel before a value in its clause, after a lead word ("On 6.1.40-rc2 dd gives
+    300 MB/s", "With Linux 6.6 the copy takes 9 minutes"), with no other value between."""
+    t = para.text
+    start = 0
+    for m in _CLAUSE_BREAK.finditer(t, 0, q[0]):
+        start = m.end()
+    found = None
+    for a, b, k in para.kernels:
+        if start <= a and b <= q[0] and _LEAD.search(t, max(0, a - 12), a) and not _LABELS_NEXT.match(t, b):
+            if not any(b <= n[0] < q[0] for n in para.qs):
+                found = k
+    return found
 
 
 def _paragraphs(text: str) -> Iterator[tuple[int, int]]:

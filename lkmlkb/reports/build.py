@@ -135,10 +135,9 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     kernels = merge_kernels(findings)
     subject_kernel_roles(said_kernels, kernels)
     patch_thread = is_patch_thread(root)
-    ordered = None
     if any(c.kind == "regression" for c in claims) and not patch_thread:
         other_of_two(kernels)  # a series names the tree it is based on: not a kernel compared
-        ordered = older_and_newer(kernels)
+    ordered = None if patch_thread else older_and_newer(kernels)
     results = dedupe_results(findings)
     jobs = dedupe_jobs(findings)
     roles_from_statements(results, kernels)

@@ -312,3 +312,63 @@ def test_values_on_lines_labelled_by_their_condition(text, want):
 )
 def test_a_label_that_is_no_condition_gives_none(text):
     assert all(config is None for *_, config in _read(text)[0])
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # a kernel after a comma that opens the next value's clause is that value's ("On A dd
+        # gives X, on B it gave Y"): written for the pattern of linux-block's stable reports
+        (
+            "On 6.1.40-rc2 dd gives 300 MB/s, on 6.1.39 it gave 600 MB/s.\n",
+            [(300.0, "6.1.40-rc2"), (600.0, "6.1.39")],
+        ),
+        # a kernel of the next sentence is not the value's
+        (
+            "On 6.1.40-rc2 dd gives 300 MB/s, on 6.1.39 it gave 600 MB/s.\nuname -r: 6.1.40-rc2+\n",
+            [(300.0, "6.1.40-rc2"), (600.0, "6.1.39")],
+        ),
+        (
+            "With Linux 6.7 the copy runs at 1200 MB/s; with 6.8 it runs at only 400 MB/s.\n",
+            [(1200.0, "6.7"), (400.0, "6.8")],
+        ),
+        # the kernel before a value in its clause, none after it
+        (
+            "With Linux 6.6 the copy takes 9 minutes. It was already 90 seconds slow with 6.5, though.\n",
+            [(9.0, "6.6"), (90.0, "6.5")],
+        ),
+    ],
+)
+def test_a_kernel_belongs_to_the_value_of_its_clause(text, want):
+    assert [(v, k) for v, _u, k, _c in _read(text)[0]] == want
+
+
+@pytest.mark.parametrize("word", ["avg", "mean", "median", "average"])
+def test_a_kernel_label_with_a_statistic_word_before_the_value(word):
+    # "6.1: avg 120 usec": the label's kernel, not the one of the next line's label
+    text = f"fsync latency:\n\n  6.1: {word} 120 usec\n  6.6: {word} 180 usec\n"
+    assert [(v, k) for v, _u, k, _c in _read(text)[0]] == [(120.0, "6.1"), (180.0, "6.6")]
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # the issue's form of a change in prose: each value with its side after it
+        (
+            "Sequential reads ran at 450 MB/s before the update and barely 120 MB/s after.\n",
+            [(450.0, "before"), (120.0, "after")],
+        ),
+        (
+            "The untar took 30 seconds before the upgrade, 90 seconds afterwards.\n",
+            [(30.0, "before"), (90.0, "after")],
+        ),
+    ],
+)
+def test_values_followed_by_their_side_of_a_change(text, want):
+    assert [(v, c) for v, _u, _k, c in _read(text)[0]] == want
+
+
+def test_a_kernel_after_another_value_is_that_values():
+    # "Untar now takes 90 seconds, it took 30 seconds on 6.5": 6.5 is the 30 seconds'
+    got = [(v, k) for v, _u, k, _c in _read("Untar now takes 90 seconds, it took 30 seconds on 6.5.\n")[0]]
+    assert got == [(90.0, None), (30.0, "6.5")]

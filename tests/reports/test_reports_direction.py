@@ -456,6 +456,20 @@ def test_a_change_between_the_two_releases_a_report_names_runs_from_the_older():
     }
 
 
+def test_the_sides_of_an_update_named_in_words_are_the_older_and_the_newer_release():
+    # the form: no claim of a regression in words, the update's two releases named
+    r = _report_of(
+        "Sequential reads ran at 450 MB/s before the update and barely 120 MB/s after.\n"
+        "Kernels: 6.6.8 before, 6.7.1 after.\n",
+        "slow reads after the kernel update",
+    )
+    assert {(x.value, x.kernel, x.label) for x in r.results} == {
+        (450.0, "6.6.8", "baseline"),
+        (120.0, "6.7.1", "regressed"),
+    }
+    assert r.is_regression_report and r.regression_pct == pytest.approx(73.33, abs=0.01)
+
+
 @pytest.mark.parametrize(
     "body,subject",
     [
