@@ -682,3 +682,31 @@ def test_the_robots_job_file_cites_no_commit(line):
 def test_a_commit_introducing_a_feature_is_no_culprit(after, role):
     text = 'Commit 196e402adf2e ("ext4: improve cr 0 / cr 1 group scanning") ' + after + "\n"
     assert [(c.sha, c.role) for c in find_commits(text)] == [("196e402adf2e", role)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # linux-xfs and linux-ext4 bisections: "found the bad commit:", "The bad commit is"
+        "I bisected between 6.10 and 6.11 and found the bad commit:\n\n"
+        "commit 0123456789abcdef0123456789abcdef01234567\n"
+        "Author: Some One <one@example.com>\n\n    block: change plugging\n",
+        'The bad commit is 0123456789ab ("block: change plugging").\n',
+        'The bad commit turned out to be 0123456789ab ("block: change plugging").\n',
+        # linux-btrfs and linux-block: "This comes from commit X", "it came from commit X"
+        'I think that it came from commit 0123456789ab ("block: change plugging"), where we\n'
+        "started to split every bio.\n",
+        "Random writes got slower. It seems to come from this commit:\n\n"
+        "commit 0123456789abcdef0123456789abcdef01234567\n"
+        "Author: Some One <one@example.com>\n",
+    ],
+)
+def test_the_bad_commit_and_where_a_slowdown_comes_from_are_culprits(text):
+    assert {sha[:12]: role for sha, role in _roles(text).items()} == {"0123456789ab": "culprit"}
+
+
+def test_a_bad_commit_merge_or_a_fix_that_comes_later_names_no_culprit():
+    # "Fix a bad commit merge" names no commit; a SHA in another sentence takes no role from it
+    assert _roles("- Fix a bad commit merge\n\nSee 0123456789ab for the series.\n") == {
+        "0123456789ab": "mentioned"
+    }

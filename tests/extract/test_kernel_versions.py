@@ -259,3 +259,46 @@ def test_bare_releases_in_an_upgrade_or_a_label_line(line, versions):
     from lkmlkb.extract.kernel_versions import find_versions
 
     assert [norm for _a, _b, _raw, norm in find_versions(line)] == versions
+
+
+@pytest.mark.parametrize(
+    "text,version",
+    [
+        # the 2.6 era's patch-set snapshots, as reports of the time named them (variants written
+        # for the form: Andrew Morton's -mm trees, the -bk nightly snapshots, -git, -rt)
+        ("tiobench is 30% slower on 2.6.12-rc2-mm3 than on 2.6.12-rc2.", "2.6.12-rc2-mm3"),
+        ("Also seen on 2.6.11-bk7.", "2.6.11-bk7"),
+        ("Booting linux-2.6.23-rc4-mm1 gives", "2.6.23-rc4-mm1"),
+        ("Latency on 6.6.15-rt22 is worse.", "6.6.15-rt22"),
+        ("First seen on 2.6.20-git3.", "2.6.20-git3"),
+    ],
+)
+def test_a_patch_sets_snapshot_is_a_version_of_its_own(text, version):
+    from lkmlkb.extract.kernel_versions import find_versions
+
+    assert [norm for *_, norm in find_versions(text)][:1] == [version]
+    assert normalize_version(version) == version
+
+
+def test_a_snapshot_sorts_after_its_base_and_before_the_next():
+    assert sorted(["2.6.12", "2.6.12-rc2-mm3", "2.6.11-bk7", "2.6.12-rc2", "2.6.11"], key=sort_key) == [
+        "2.6.11",
+        "2.6.11-bk7",
+        "2.6.12-rc2",
+        "2.6.12-rc2-mm3",
+        "2.6.12",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text,found",
+    [
+        ("fio-3.19-mm1 was used", []),  # a tool's version
+        ("a 1.2-mm3 thing", []),  # no kernel's number
+        ("2.6.12-mmap is", ["2.6.12"]),  # a word after the release, no snapshot number
+    ],
+)
+def test_a_tools_version_or_a_word_is_no_snapshot(text, found):
+    from lkmlkb.extract.kernel_versions import find_versions
+
+    assert [norm for *_, norm in find_versions(text)] == found
