@@ -490,6 +490,8 @@ def _alone(para: _Para, q: tuple[int, int, float, str], emit) -> None:
     label = next(
         (k for a, b, k in para.kernels if 0 <= q[0] - b <= 16 and _LABEL_GAP.match(t, b, q[0])), None
     )
+    if label is None:
+        label = _line_label(para, q)
     if label is not None:
         emit(para, q, label, label)
         return
@@ -515,8 +517,26 @@ def _alone(para: _Para, q: tuple[int, int, float, str], emit) -> None:
 #: what ends a clause: a comma or semicolon, or a sentence's end
 _CLAUSE_BREAK = re.compile(r"[,;]|[.!?](?=\s)")
 _SENTENCE_END = re.compile(r"[.!?](?=\s)")
-#: a kernel labelling what follows it ("6.6: avg 180 usec")
-_LABELS_NEXT = re.compile(r"[ \t]{0,2}:")
+#: a kernel labelling what follows it ("6.6: avg 180 usec", "6.12 -> Read 6600MB/s")
+_LABELS_NEXT = re.compile(r"[ \t]{0,2}(?::|->|=>|\u2192)")
+#: the rest of a line's label after its first kernel: more releases, then the separator
+#: ("6.18 and 6.19 -> ...", "6.1, 6.6: ...")
+_LABEL_REST = re.compile(
+    r"(?:[ \t]{0,2}(?:,|/|&|and|or)[ \t]{0,2}v?\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:-rc\d{1,2})?){0,4}"
+    r"[ \t]{0,2}(?::|->|=>|\u2192)",
+    re.IGNORECASE,
+)
+
+
+def _line_label(para: _Para, q: tuple[int, int, float, str]) -> str | None:
+    """The kernel a line opens with as the label of its values: "6.12 -> Read 6600MB/s, write
+    4500MB/s", "6.18 and 6.19 -> Read 6900MB/s" (the first of the label's releases)."""
+    t = para.text
+    ls = t.rfind("\n", 0, q[0]) + 1
+    for a, b, k in para.kernels:
+        if ls <= a and b <= q[0] and not t[ls:a].strip(" \t-*>"):
+            return k if _LABEL_REST.match(t, b) else None
+    return None
 
 
 def _after_in_clause(para: _Para, q: tuple[int, int, float, str]) -> str | None:

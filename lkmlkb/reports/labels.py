@@ -456,19 +456,28 @@ def unlabel_unaffected(results: list[Result], claims: list[Claim]) -> None:
 
 def headline(results: list[Result]) -> tuple[Result, Result] | None:
     """The first metric with a baseline and a regressed value, in headline order; a tool's
-    figures before what prose rounds ("around 15 minutes" beside time(1)'s "15m36.508s")."""
-    by_metric: dict[tuple[str, str | None], dict[str, Result]] = {}
+    figures before what prose rounds ("around 15 minutes" beside time(1)'s "15m36.508s").
+
+    A metric measured more than once on each side is paired in the order written (the read
+    and the write of "6.12 -> Read 6600MB/s, write 4500MB/s" and "6.18 -> Read 6900MB/s,
+    write 900MB/s"): the first pair that got worse, else the first."""
+    by_metric: dict[tuple[str, str | None], dict[str, list[Result]]] = {}
     for r in sorted(results, key=lambda r: r.tool == "prose"):
         if r.label in ("baseline", "regressed"):
-            by_metric.setdefault((r.metric, r.direction), {}).setdefault(r.label, r)
+            by_metric.setdefault((r.metric, r.direction), {}).setdefault(r.label, []).append(r)
     order = sorted(
         by_metric, key=lambda md: HEADLINE_METRICS.index(md[0]) if md[0] in HEADLINE_METRICS else 99
     )
     for md in order:
-        pair = by_metric[md]
-        if "baseline" in pair and "regressed" in pair and pair["baseline"].value != pair["regressed"].value:
-            # a column the same on both sides is a parameter of the run (iozone's file size), not its measure
-            return pair["baseline"], pair["regressed"]
+        sides = by_metric[md]
+        # a column the same on both sides is a parameter of the run (iozone's file size), not its measure
+        pairs = [
+            (b, r)
+            for b, r in zip(sides.get("baseline", []), sides.get("regressed", []))
+            if b.value != r.value
+        ]
+        if pairs:
+            return next((p for p in pairs if (computed_change(*p) or 0) > 0), pairs[0])
     return None
 
 

@@ -372,3 +372,20 @@ def test_a_kernel_after_another_value_is_that_values():
     # "Untar now takes 90 seconds, it took 30 seconds on 6.5": 6.5 is the 30 seconds'
     got = [(v, k) for v, _u, k, _c in _read("Untar now takes 90 seconds, it took 30 seconds on 6.5.\n")[0]]
     assert got == [(90.0, None), (30.0, "6.5")]
+
+
+def test_a_line_opening_with_kernels_labels_its_values():
+    # linux-btrfs, 2026-02 ("Kernel 6.18, 6.19 very slow write speed compared to 6.12"): a line
+    # per kernel, "->" after the label, the read and the write on each
+    text = (
+        "My write speeds are very slow with Kernel 6.18 and 6.19 compared to 6.12 LTS.\n\n"
+        "SEQ1M Q8T1 with cow\n"
+        "6.18 and 6.19 -> Read 6900MB/s, write 900MB/s\n"
+        "6.12 -> Read 6600MB/s, write 4500MB/s\n"
+    )
+    assert [(v, k) for v, _u, k, _c in _read(text)[0]] == [
+        (6900.0, "6.18"),
+        (900.0, "6.18"),
+        (6600.0, "6.12"),
+        (4500.0, "6.12"),
+    ]

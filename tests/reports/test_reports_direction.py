@@ -487,3 +487,17 @@ def test_the_sides_of_an_update_named_in_words_are_the_older_and_the_newer_relea
 def test_the_two_sides_stay_without_a_kernel_unless_two_releases_are_named(body, subject):
     r = _report_of(body, subject)
     assert {x.kernel for x in r.results if x.unit == "MB/s"} <= {None}
+
+
+def test_the_headline_is_the_pair_that_got_worse_of_a_metric_measured_twice():
+    # the same report: the read got a little faster, the write five times slower; the pairs are
+    # read with read and write with write, and the regression is the write's
+    r = _report_of(
+        "My write speeds are very slow with Kernel 6.18 and 6.19 compared to 6.12 LTS.\n\n"
+        "SEQ1M Q8T1 with cow\n"
+        "6.18 and 6.19 -> Read 6900MB/s, write 900MB/s\n"
+        "6.12 -> Read 6600MB/s, write 4500MB/s\n",
+        "Kernel 6.18, 6.19 very slow write speed compared to 6.12",
+    )
+    assert r.is_regression_report
+    assert r.regression_pct == pytest.approx(80.0)
