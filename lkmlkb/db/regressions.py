@@ -104,6 +104,10 @@ def is_listed(r: Report) -> bool:
     return bool(r.results or r.fio_jobs or r.commits or r.is_regression_report or r.kind)
 
 
+#: the roles of a commit a report applied or found to fix it: its title names the patch tried
+TRIED = ("fix", "tested")
+
+
 def thread_keys_of(conn: sqlite3.Connection, thread_id: str, report: Report | None = None) -> list[Key]:
     """The keys of a thread: from ``report`` (as it is about to be written; an ingest's worker
     reads them so, beside the report it built) or else from its stored report, or, without one,
@@ -112,6 +116,7 @@ def thread_keys_of(conn: sqlite3.Connection, thread_id: str, report: Report | No
         row = report_columns(report) if is_listed(report) else None
         has_report = row is not None
         reverts = [c.sha for c in report.commits if c.role == "revert"] if has_report else []
+        tried = [c.subject for c in report.commits if c.role in TRIED and c.subject] if has_report else []
     else:
         row = conn.execute(
             "SELECT title, is_regression_report, status, culprits, fixes, people, first_date, headline_metric "
@@ -123,6 +128,14 @@ def thread_keys_of(conn: sqlite3.Connection, thread_id: str, report: Report | No
             r[0]
             for r in conn.execute(
                 "SELECT sha FROM report_commits WHERE report_id=? AND role='revert'", (thread_id,)
+            )
+        ]
+        tried = [
+            r[0]
+            for r in conn.execute(
+                "SELECT subject FROM report_commits WHERE report_id=? AND role IN ('fix', 'tested') "
+                "AND subject IS NOT NULL",
+                (thread_id,),
             )
         ]
     row = row or _thread_without_report(conn, thread_id)
@@ -152,6 +165,7 @@ def thread_keys_of(conn: sqlite3.Connection, thread_id: str, report: Report | No
         culprits=json.loads(row[3] or "[]"),
         fixes=json.loads(row[4] or "[]"),
         reverts=reverts,
+        tried=tried,
         people=json.loads(row[5] or "[]"),
         first_date=row[6],
         headline_metric=row[7],

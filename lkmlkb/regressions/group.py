@@ -267,6 +267,16 @@ def _links(
             if common:
                 out.append((t, there, f"{k.message_id} links {k.value} and both name {common[0]}"))
                 pointing.add(frozenset((t, there)))
+    # a patch linking a bug of bugzilla.kernel.org whose mail is a regression report's thread
+    bugs: dict[str, list[str]] = defaultdict(list)
+    for t in rows:
+        for k in by_kind[t][K.BUG]:
+            bugs[k.value].append(t)
+    for t in rows:
+        for k in by_kind[t][K.BUG_CITED] if is_patch(t) else ():
+            for there in bugs.get(k.value, ()):
+                if there != t and reportlike(there):
+                    out.append((t, there, f"{k.message_id} links {k.detail}, whose mail is this thread"))
     # regzbot fix: naming a patch by subject
     series: dict[str, list[tuple[str, Key]]] = defaultdict(list)
     for t in rows:

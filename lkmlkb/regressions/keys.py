@@ -33,6 +33,8 @@ DIFFERENT = "says-different"  # the mail says this is another regression than on
 PART = "part"  # what the thread is in a regression's story (report, revert, stable backport, ...)
 POSTING = "posting"  # the git send-email or b4 run a patch thread's first message was sent by
 REFERS = "refers"  # a message an archive link in the thread's own words points at (not a trailer)
+BUG = "bug"  # the bugzilla.kernel.org bug a thread's mail is (its Message-IDs are the bug's)
+BUG_CITED = "bug-cited"  # a bugzilla.kernel.org bug a patch's first message links
 
 #: the kernel test robot's workload keys: its test and each of its parameters, one key each
 #: (``robot test=fio``, ``robot ioengine=falloc``)
@@ -82,6 +84,7 @@ class ThreadInput:
     culprits: list[str] = field(default_factory=list)
     fixes: list[str] = field(default_factory=list)
     reverts: list[str] = field(default_factory=list)
+    tried: list[str] = field(default_factory=list)  # titles of commits cited as fixing or tested
     people: list[str] = field(default_factory=list)
     first_date: str | None = None
     headline_metric: str | None = None
@@ -126,6 +129,18 @@ _ROBOT_NOTICED_RE = re.compile(
     r"noticed an?\s{1,3}[-+]?\d{1,4}(?:\.\d{1,3})?%\s{1,3}(?:regression|improvement)\s{1,3}of\s{1,3}([A-Za-z0-9_.:/-]{2,80}?):?\s{1,3}on\b",
     re.I | re.M,
 )
+#: bugzilla.kernel.org's mail: ``bug-217965-13602@https.bugzilla.kernel.org/`` is of bug 217965
+_BUG_MESSAGE_ID_RE = re.compile(r"^bug-(\d{4,7})-\d{1,8}(?:-[\w.]{1,40})?@https?\.bugzilla\.kernel\.org/?$")
+#: a link to a bug of bugzilla.kernel.org ("Link: https://bugzilla.kernel.org/show_bug.cgi?id=217965")
+_BUG_URL_RE = re.compile(r"https?://bugzilla\.kernel\.org/show_bug\.cgi\?id=(\d{4,7})\b")
+
+
+def bug_of(message_id: str | None) -> str | None:
+    """The bugzilla.kernel.org bug a Message-ID is a mail of, or None."""
+    m = _BUG_MESSAGE_ID_RE.match((message_id or "").strip().strip("<>"))
+    return m.group(1) if m else None
+
+
 #: a link to a message of an archive, anywhere in a message's words: "continuation of the discussion
 #: in https://lore.kernel.org/all/<id>/t/", "(Link: https://lore.kernel.org/linux-mm/<id>/)"
 _ARCHIVE_URL_RE = re.compile(
@@ -280,6 +295,11 @@ def thread_keys(t: ThreadInput) -> list[Key]:
     for sha in t.fixes + t.reverts:
         if s := normalize_sha(sha):
             keys.append(Key(FIX_COMMIT, s, first_id, t.first_date, f"fixing commit {sha}"))
+    for title in dict.fromkeys(t.tried):
+        if len(strip_subject(title).split()) >= 3:
+            # the patch a report applied and found to fix it, by its title (a commit's subject is
+            # the patch's subject): "10825410b956 (\"blk-mq: Fix wrong wakeup batch ...\")"
+            keys.append(Key(FIX_SUBJECT, strip_subject(title), first_id, t.first_date, f"cites {title!r}"))
     if first is not None:
         keys.append(Key(AUTHOR, person(first.from_name, first.from_addr), first_id, first.date))
     for p in t.people:
@@ -353,6 +373,10 @@ def thread_keys(t: ThreadInput) -> list[Key]:
         keys.append(Key(SERIES, low, first_id, t.first_date, subject))
         if posting := posting_of(first_id):
             keys.append(Key(POSTING, posting, first_id, t.first_date, subject))
+        for bug in dict.fromkeys(_BUG_URL_RE.findall((first.text if first else "")[:KEY_CHARS])):
+            keys.append(Key(BUG_CITED, bug, first_id, t.first_date, f"bugzilla.kernel.org bug {bug}"))
+    for bug in dict.fromkeys(b for m in t.mails if (b := bug_of(m.message_id))):
+        keys.append(Key(BUG, bug))
     if robot and (test := _ROBOT_TEST_RE.search(subject or "")):
         keys.append(Key(WORKLOAD, f"{ROBOT_WORKLOAD}test={test.group(1)}"))
         keys.append(Key(METRIC, f"{test.group(1)}.{test.group(2)}".lower()))

@@ -473,3 +473,76 @@ def test_patches_linking_their_earlier_versions_or_backports_do_not_join_by_the_
     keys["v3"][-1] = Key(K.PART, K.STABLE + " v1")
     rows[1].is_regression_report = False
     assert [len(g.members) for g in group(rows, keys, {mid: "v1"})] == [1]
+
+
+def test_a_patch_linking_a_bugzilla_bug_joins_the_thread_of_that_bugs_mail():
+    """linux-ext4, 2023-12: "[PATCH 0/1] Fix for recent bugzilla reports related to long halts
+    during block allocation" links https://bugzilla.kernel.org/show_bug.cgi?id=217965, whose
+    mail ("[Bug 217965] New: ext4(?) regression since 6.5.0 on sata hdd") is its own thread."""
+    assert K.bug_of("bug-217965-13602@https.bugzilla.kernel.org/") == "217965"
+    assert K.bug_of("<bug-217965-13602-abc123DEF@https.bugzilla.kernel.org/>") == "217965"
+    assert K.bug_of("20231213.12345-1-someone@example.com") is None
+    report = K.ThreadInput(
+        "bug-217965-13602@https.bugzilla.kernel.org/",
+        title="[Bug 217965] New: ext4(?) regression since 6.5.0 on sata hdd",
+        is_regression_report=True,
+        mails=[
+            K.Mail(
+                "bug-217965-13602@https.bugzilla.kernel.org/",
+                "[Bug 217965] New: ...",
+                "bugzilla-daemon",
+                "bugzilla-daemon@kernel.org",
+                None,
+                "",
+            )
+        ],
+    )
+    cover = "cover.1702455010.git.ojaswin@linux.ibm.com"
+    text = "This patch fixes the issues reported in [1] and [2].\n\n[1] https://bugzilla.kernel.org/show_bug.cgi?id=217965\n"
+    fix = K.ThreadInput(
+        cover,
+        title="[PATCH 0/1] Fix for recent bugzilla reports related to long halts during block allocation",
+        mails=[
+            K.Mail(
+                cover,
+                "[PATCH 0/1] Fix for recent bugzilla reports",
+                "Ojaswin Mujoo",
+                "ojaswin@linux.ibm.com",
+                None,
+                text,
+            )
+        ],
+    )
+    keys = {t.thread_id: K.thread_keys(t) for t in (report, fix)}
+    rows = [ThreadRow(report.thread_id, is_regression_report=True), ThreadRow(cover)]
+    found = group(rows, keys)
+    assert [sorted(m.thread_id for m in g.members) for g in found] == [sorted([report.thread_id, cover])]
+    assert any("bug 217965" in m.reason for m in found[0].members)
+    # another bug's number links nothing
+    fix.mails[0].text = text.replace("217965", "219300")
+    keys[cover] = K.thread_keys(fix)
+    assert [len(g.members) for g in group(rows, keys)] == [1]
+
+
+def test_a_report_citing_the_patch_it_tried_by_its_title_joins_that_patchs_thread():
+    """linux-block, 2022-01: the pata-falcon boot slowdown's thread cites 10825410b956 ("blk-mq: Fix
+    wrong wakeup batch configuration which will cause hang") as tried and fixing it; that patch's
+    own thread is "[PATCH] blk-mq: Fix wrong wakeup batch configuration which will cause hang"."""
+    title = "blk-mq: Fix wrong wakeup batch configuration which will cause hang"
+    report = K.ThreadInput(
+        "r", title="Regression in 5.17-rc1 on pata-falcon", is_regression_report=True, tried=[title]
+    )
+    patch = K.ThreadInput(
+        "p",
+        title=f"[PATCH] {title}",
+        mails=[K.Mail("p", f"[PATCH] {title}", "Laibin Qiu", "qiulaibin@huawei.com", None, "")],
+    )
+    keys = {t.thread_id: K.thread_keys(t) for t in (report, patch)}
+    rows = [ThreadRow("r", is_regression_report=True), ThreadRow("p")]
+    found = group(rows, keys)
+    assert [sorted(m.thread_id for m in g.members) for g in found] == [["p", "r"]]
+    # a title of two words names no patch
+    report.tried = ["blk-mq: fixes"]
+    patch.title = patch.mails[0].subject = "[PATCH] blk-mq: fixes"
+    keys = {t.thread_id: K.thread_keys(t) for t in (report, patch)}
+    assert [len(g.members) for g in group(rows, keys)] == [1]
