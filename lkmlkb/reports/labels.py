@@ -460,7 +460,8 @@ def headline(results: list[Result]) -> tuple[Result, Result] | None:
 
     A metric measured more than once on each side is paired in the order written (the read
     and the write of "6.12 -> Read 6600MB/s, write 4500MB/s" and "6.18 -> Read 6900MB/s,
-    write 900MB/s"): the first pair that got worse, else the first."""
+    write 900MB/s"): the first pair of one message that got worse, else the first (runs of
+    two messages are not paired by their order)."""
     by_metric: dict[tuple[str, str | None], dict[str, list[Result]]] = {}
     for r in sorted(results, key=lambda r: r.tool == "prose"):
         if r.label in ("baseline", "regressed"):
@@ -477,8 +478,14 @@ def headline(results: list[Result]) -> tuple[Result, Result] | None:
             if b.value != r.value
         ]
         if pairs:
-            return next((p for p in pairs if (computed_change(*p) or 0) > 0), pairs[0])
+            return next((p for p in pairs if _one_message(*p) and (computed_change(*p) or 0) > 0), pairs[0])
     return None
+
+
+def _one_message(a: Result, b: Result) -> bool:
+    return (
+        a.evidence is not None and b.evidence is not None and a.evidence.message_id == b.evidence.message_id
+    )
 
 
 def computed_change(base: Result, bad: Result) -> float | None:

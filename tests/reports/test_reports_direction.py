@@ -501,3 +501,29 @@ def test_the_headline_is_the_pair_that_got_worse_of_a_metric_measured_twice():
     )
     assert r.is_regression_report
     assert r.regression_pct == pytest.approx(80.0)
+
+
+def test_runs_of_two_messages_are_not_paired_by_their_order():
+    # the shape of linux-btrfs 2023-07 ("btrfs write-bandwidth performance regression of
+    # 6.5-rc4/rc3"), whose kernels' roles were read the wrong way round: two runs labelled
+    # baseline in the report, two labelled regressed in a reply; pairing the report's second
+    # run with the reply's second by their order would measure nothing the thread compared
+    from lkmlkb.model import Evidence, Result
+    from lkmlkb.reports.labels import headline
+
+    def run(value, label, mid):
+        return Result(
+            metric="bw", value=value, unit="MiB/s", label=label, tool="fio", evidence=Evidence(mid, 0, 0, "")
+        )
+
+    results = [
+        run(1512.0, "baseline", "r"),
+        run(4147.0, "baseline", "r"),
+        run(3858.0, "regressed", "s"),
+        run(3781.0, "regressed", "s"),
+    ]
+    assert [x.value for x in headline(results)] == [1512.0, 3858.0]
+    # in one message, the pair that got worse heads
+    for x in results:
+        x.evidence = Evidence("r", 0, 0, "")
+    assert [x.value for x in headline(results)] == [4147.0, 3781.0]
