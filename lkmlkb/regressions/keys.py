@@ -215,9 +215,15 @@ def strip_subject(subject: str) -> str:
     return _SPACE_RE.sub(" ", s).strip().lower()
 
 
+#: the old subject a renamed thread keeps after its new one: "Regression in 5.17-rc1 on
+#: pata-falcon (was: Re: [PATCH] m68k: ...)"
+_WAS_RE = re.compile(r"[(\[]\s{0,3}was\s{0,3}:.{0,300}$|\s\bwas\s{0,3}:\s.{0,300}$", re.I)
+
+
 def patch_version(subject: str) -> int | None:
-    """The series version of a patch subject (`[PATCH v3 2/5]` is 3, `[PATCH]` 1); None if no patch."""
-    m = _PATCH_TAG_RE.search(subject or "")
+    """The series version of a patch subject (`[PATCH v3 2/5]` is 3, `[PATCH]` 1); None if no
+    patch (a renamed thread's "(was: Re: [PATCH] ...)" names the thread it came from)."""
+    m = _PATCH_TAG_RE.search(_WAS_RE.sub("", subject or ""))
     if not m:
         return None
     v = _VERSION_RE.search(m.group(0))
@@ -295,11 +301,6 @@ def thread_keys(t: ThreadInput) -> list[Key]:
     for sha in t.fixes + t.reverts:
         if s := normalize_sha(sha):
             keys.append(Key(FIX_COMMIT, s, first_id, t.first_date, f"fixing commit {sha}"))
-    for title in dict.fromkeys(t.tried):
-        if len(strip_subject(title).split()) >= 3:
-            # the patch a report applied and found to fix it, by its title (a commit's subject is
-            # the patch's subject): "10825410b956 (\"blk-mq: Fix wrong wakeup batch ...\")"
-            keys.append(Key(FIX_SUBJECT, strip_subject(title), first_id, t.first_date, f"cites {title!r}"))
     if first is not None:
         keys.append(Key(AUTHOR, person(first.from_name, first.from_addr), first_id, first.date))
     for p in t.people:
@@ -362,6 +363,15 @@ def thread_keys(t: ThreadInput) -> list[Key]:
                 Key(DIFFERENT, noticed.group(1).lower(), m.message_id, m.date, noticed.group(0).strip())
             )
     subject = first.subject if first else t.title
+    if t.is_regression_report and not robot and patch_version(subject or "") is None:
+        for title in dict.fromkeys(t.tried):
+            if len(strip_subject(title).split()) >= 3:
+                # the patch a report (no patch, no robot's list of a build's commits) applied and
+                # found to fix it, by its title (a commit's subject is the patch's subject):
+                # "10825410b956 (\"blk-mq: Fix wrong wakeup batch configuration ...\")"
+                keys.append(
+                    Key(FIX_SUBJECT, strip_subject(title), first_id, t.first_date, f"cites {title!r}")
+                )
     v = patch_version(subject or "")
     low = strip_subject(subject or "")
     if _STABLE_TAG_RE.search(subject or "") or re.search(r"\bstable\b.{0,40}\btree\b", low):

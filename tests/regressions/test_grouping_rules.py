@@ -546,3 +546,58 @@ def test_a_report_citing_the_patch_it_tried_by_its_title_joins_that_patchs_threa
     patch.title = patch.mails[0].subject = "[PATCH] blk-mq: fixes"
     keys = {t.thread_id: K.thread_keys(t) for t in (report, patch)}
     assert [len(g.members) for g in group(rows, keys)] == [1]
+
+
+def test_a_patch_or_the_robot_citing_a_commit_by_its_title_links_no_patch():
+    """A patch citing the revert it follows ("[PATCH] block/mq-deadline: Fix WARN when set
+    async_depth by sysfs", linux-block 2024-03) and the robot's build report listing the commits
+    of a branch (linux-ext4 2025-02) name those patches as neither fix nor trial."""
+    title = 'Revert "block/mq-deadline: use correct way to throttling write requests"'
+    revert = K.ThreadInput(
+        "v", title=f"[PATCH] {title}", mails=[K.Mail("v", f"[PATCH] {title}", "Bart", "b@x", None, "")]
+    )
+    patch = K.ThreadInput(
+        "p",
+        title="[PATCH] block/mq-deadline: Fix WARN when set async_depth by sysfs",
+        is_regression_report=True,
+        tried=[title],
+        mails=[
+            K.Mail(
+                "p",
+                "[PATCH] block/mq-deadline: Fix WARN when set async_depth by sysfs",
+                "Zhiguo Niu",
+                "z@x",
+                None,
+                "",
+            )
+        ],
+    )
+    robot = K.ThreadInput(
+        "b",
+        title="[tytso-ext4:dev] BUILD REGRESSION ab00acfcfc62",
+        is_regression_report=True,
+        tried=[title],
+        mails=[
+            K.Mail(
+                "b",
+                "[tytso-ext4:dev] BUILD REGRESSION ab00acfcfc62",
+                "kernel test robot",
+                "lkp@intel.com",
+                None,
+                "",
+            )
+        ],
+    )
+    for t in (patch, robot):
+        keys = {x.thread_id: K.thread_keys(x) for x in (revert, t)}
+        assert not any(k.kind == K.FIX_SUBJECT for k in keys[t.thread_id])
+
+
+def test_a_renamed_threads_old_patch_subject_makes_it_no_patch():
+    # linux-block, 2022-01: a report renamed from a patch's thread
+    assert (
+        patch_version("Regression in 5.17-rc1 on pata-falcon (was: Re: [PATCH] m68k: mm: Remove check)")
+        is None
+    )
+    assert patch_version("slow fsync [was: Re: [PATCH v2] ext4: foo]") is None
+    assert patch_version("[PATCH v2] ext4: fix the was: label parsing") == 2
