@@ -951,6 +951,48 @@ def find_dd(lines: list[Line]) -> list[Result]:
 
 
 # --------------------------------------------------------------------------
+# fio's t/io_uring: a line a second, "IOPS=5806400, BW=2835MiB/s, IOS/call=32/32, inflight=(77 32)"
+
+_T_IO_URING = re.compile(
+    r"^\s{0,8}IOPS=(?P<iops>\d{1,12}(?:\.\d{1,3})?)(?P<k>[KM])?,\s{1,3}BW=(?P<bw>"
+    + _NUM
+    + r")(?P<unit>[KMG]i?B/s),\s{1,3}IOS/call="
+)
+_T_IO_URING_CUE = ("IOS/call=",)  # in every _T_IO_URING match
+
+
+def find_t_io_uring(lines: list[Line]) -> list[Result]:
+    """fio's ``t/io_uring`` runs: one line a second; a run (its lines in a row) is measured by its
+    best second, IOPS and bandwidth, as its users quote its peak."""
+    out: list[Result] = []
+    run: list[tuple[int, re.Match]] = []
+
+    def close() -> None:
+        if run:
+            i, m = max(run, key=lambda x: _t_iops(x[1]))
+            span = (run[0][0], run[-1][0])
+            out.append(_result("iops", _t_iops(m), "IOPS", span, lines, tool="t/io_uring"))
+            out.append(_result("bw", float(m["bw"]), m["unit"], span, lines, tool="t/io_uring"))
+            run.clear()
+
+    last = -2
+    for i in cue_lines(lines, _T_IO_URING_CUE):
+        m = _T_IO_URING.match(lines[i].text)
+        if not m:
+            continue
+        if i != last + 1:
+            close()
+        run.append((i, m))
+        last = i
+    close()
+    return out
+
+
+def _t_iops(m: re.Match) -> float:
+    return float(m["iops"]) * {"K": 1e3, "M": 1e6}.get(m["k"] or "", 1.0)
+
+
+# --------------------------------------------------------------------------
 # mmtests compare
 
 _MMTESTS_ROW = re.compile(
@@ -1101,6 +1143,7 @@ def find_tables(text: str, lines: list[Line] | None = None) -> list[Result]:
         find_kernel_pairs,
         find_iostat,
         find_dd,
+        find_t_io_uring,
         find_mmtests,
         find_metric_rows,
     ):

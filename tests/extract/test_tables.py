@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from lkmlkb.extract.results import find_results
 from lkmlkb.extract.tables import find_tables
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -336,3 +337,50 @@ def test_a_robot_table_without_its_stddev_line():
 def test_a_rule_of_dashes_under_words_is_no_robot_table():
     text = "name value other\n---------- ---------- ----------\n  12  +5%  13  fsmark.files_per_sec\n"
     assert not [r for r in find_tables(text) if r.metric.startswith("fsmark")]
+
+
+# linux-block and io-uring, Jens Axboe, <20211006231330.20268-1-axboe@kernel.dk> (2021-10-06):
+# fio's t/io_uring before and after a change, a line a second (trimmed to two and three lines)
+T_IO_URING = """\
+Engine=io_uring, sq_ring=128, cq_ring=256
+submitter=0, tid=1206
+IOPS=5806400, BW=2835MiB/s, IOS/call=32/32, inflight=(77 32)
+IOPS=5860352, BW=2861MiB/s, IOS/call=32/31, inflight=(102 128)
+IOPS=5844800, BW=2853MiB/s, IOS/call=32/32, inflight=(102 32)
+
+to:
+
+IOPS=6061248, BW=2959MiB/s, IOS/call=32/31, inflight=(114 82)
+IOPS=6100672, BW=2978MiB/s, IOS/call=32/31, inflight=(128 128)
+"""
+
+
+def test_t_io_uring_runs_are_measured_by_their_best_second():
+    got = [
+        (r.tool, r.metric, r.value, r.unit, r.evidence.line_start, r.evidence.line_end)
+        for r in find_tables(T_IO_URING)
+    ]
+    assert got == [
+        ("t/io_uring", "iops", 5860352.0, "IOPS", 2, 4),
+        ("t/io_uring", "bw", 2861.0, "MiB/s", 2, 4),
+        ("t/io_uring", "iops", 6100672.0, "IOPS", 8, 9),
+        ("t/io_uring", "bw", 2978.0, "MiB/s", 8, 9),
+    ]
+
+
+def test_a_t_io_uring_run_under_its_kernel_is_that_kernels():
+    # a report's form written for the pattern: a kernel heading each run
+    text = (
+        "6.6:\n" + T_IO_URING.split("\n\nto:\n\n")[0] + "\n\n6.7-rc1:\n" + T_IO_URING.split("\n\nto:\n\n")[1]
+    )
+    got = [(r.metric, r.value, r.kernel) for r in find_results(text) if r.tool == "t/io_uring"]
+    assert got == [
+        ("iops", 5860352.0, "6.6"),
+        ("bw", 2861.0, "6.6"),
+        ("iops", 6100672.0, "6.7-rc1"),
+        ("bw", 2978.0, "6.7-rc1"),
+    ]
+
+
+def test_fios_own_iops_lines_are_not_t_io_uring():
+    assert find_tables("  read: IOPS=412k, BW=1609MiB/s (1687MB/s)(94.3GiB/60001msec)\n") == []
