@@ -241,9 +241,14 @@ def sha_match(a: str, b: str) -> bool:
     return len(short) >= 12 and long_.startswith(short)
 
 
+#: a list that rewrites its senders' From: (DMARC) names them "Chao Yu via Linux-f2fs-devel"
+_VIA_LIST_RE = re.compile(r"\s+via\s+[\w.+-]{1,80}$", re.IGNORECASE)
+
+
 def person(name: str, addr: str) -> str:
-    """Who wrote, comparable across archives that hide addresses: the name, else the address's local part."""
-    n = _SPACE_RE.sub(" ", (name or "").strip().strip('"')).lower()
+    """Who wrote, comparable across archives that hide addresses: the name (without the "via
+    <list>" a list that rewrites From: adds), else the address's local part."""
+    n = _VIA_LIST_RE.sub("", _SPACE_RE.sub(" ", (name or "").strip().strip('"'))).lower()
     if n and "@" not in n:
         return n
     return (addr or n).split("@")[0].lower()
@@ -304,7 +309,7 @@ def thread_keys(t: ThreadInput) -> list[Key]:
     if first is not None:
         keys.append(Key(AUTHOR, person(first.from_name, first.from_addr), first_id, first.date))
     for p in t.people:
-        keys.append(Key(PERSON, p.lower()))
+        keys.append(Key(PERSON, _VIA_LIST_RE.sub("", p).lower()))
     title = strip_subject(t.title)
     if len(title.split()) >= 3:
         keys.append(Key(SUBJECT, title, first_id, t.first_date, t.title))

@@ -601,3 +601,29 @@ def test_a_renamed_threads_old_patch_subject_makes_it_no_patch():
     )
     assert patch_version("slow fsync [was: Re: [PATCH v2] ext4: foo]") is None
     assert patch_version("[PATCH v2] ext4: fix the was: label parsing") == 2
+
+
+def test_a_list_that_rewrites_from_names_the_same_person():
+    """linux-f2fs-devel rewrites its senders' names ("Chao Yu via Linux-f2fs-devel", 1,284
+    messages of epoch 0); a version of a patch sent there and one sent elsewhere are one author's."""
+    assert K.person("Chao Yu via Linux-f2fs-devel", "linux-f2fs-devel@lists.sourceforge.net") == "chao yu"
+    assert K.person("Chao Yu", "chao@kernel.org") == "chao yu"
+    assert K.person("Via Rail", "x@example.com") == "via rail"  # a name that holds the word
+    t = K.ThreadInput(
+        "a",
+        title="[PATCH v2] f2fs: fix to avoid forcing direct write to use buffered IO",
+        people=["Chao Yu via Linux-f2fs-devel", "Jaegeuk Kim"],
+        mails=[
+            K.Mail(
+                "a",
+                "[PATCH v2] f2fs: ...",
+                "Chao Yu via Linux-f2fs-devel",
+                "linux-f2fs-devel@lists.sourceforge.net",
+                None,
+                "",
+            )
+        ],
+    )
+    keys = K.thread_keys(t)
+    assert Key(K.AUTHOR, "chao yu") in [Key(k.kind, k.value) for k in keys]
+    assert {k.value for k in keys if k.kind == K.PERSON} == {"chao yu", "jaegeuk kim"}
