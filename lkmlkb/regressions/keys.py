@@ -245,10 +245,21 @@ def sha_match(a: str, b: str) -> bool:
 _VIA_LIST_RE = re.compile(r"\s+via\s+[\w.+-]{1,80}$", re.IGNORECASE)
 
 
+#: a company or team written after a name: "Ionut Nechita (WindRiver)"
+_AFFILIATION_RE = re.compile(r"(?<=\w)\s{1,3}\([^()@]{1,60}\)$")
+#: a name written surname first, as company directories do: "Nechita, Ionut", "Huang, Ying"
+_LAST_FIRST_RE = re.compile(
+    r"^(?P<last>[^\W\d_][\w'-]{0,40}(?: [^\W\d_][\w'-]{0,40})?), (?P<first>[^\W\d_][\w'.-]{0,40}(?: [^\W\d_][\w'.-]{0,40})?)$"
+)
+
+
 def person(name: str, addr: str) -> str:
     """Who wrote, comparable across archives that hide addresses: the name (without the "via
     <list>" a list that rewrites From: adds), else the address's local part."""
     n = _VIA_LIST_RE.sub("", _SPACE_RE.sub(" ", (name or "").strip().strip('"'))).lower()
+    n = _AFFILIATION_RE.sub("", n)  # "Ionut Nechita (WindRiver)"
+    if m := _LAST_FIRST_RE.match(n):
+        n = f"{m['first']} {m['last']}"  # a directory's "Nechita, Ionut" is Ionut Nechita
     if n and "@" not in n:
         return n
     return (addr or n).split("@")[0].lower()
@@ -309,7 +320,7 @@ def thread_keys(t: ThreadInput) -> list[Key]:
     if first is not None:
         keys.append(Key(AUTHOR, person(first.from_name, first.from_addr), first_id, first.date))
     for p in t.people:
-        keys.append(Key(PERSON, _VIA_LIST_RE.sub("", p).lower()))
+        keys.append(Key(PERSON, person(p, p)))
     title = strip_subject(t.title)
     if len(title.split()) >= 3:
         keys.append(Key(SUBJECT, title, first_id, t.first_date, t.title))

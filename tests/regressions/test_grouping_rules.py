@@ -6,6 +6,8 @@ rescan" (linux-block, 2023-05-26) and "[PATCH] block: fix revalidate performance
 
 from __future__ import annotations
 
+import pytest
+
 from lkmlkb.regressions import keys as K
 from lkmlkb.regressions.group import ThreadRow, group, status_of
 from lkmlkb.regressions.keys import Key, patch_version, sha_match, strip_subject
@@ -609,6 +611,22 @@ def test_a_list_that_rewrites_from_names_the_same_person():
     assert K.person("Chao Yu via Linux-f2fs-devel", "linux-f2fs-devel@lists.sourceforge.net") == "chao yu"
     assert K.person("Chao Yu", "chao@kernel.org") == "chao yu"
     assert K.person("Via Rail", "x@example.com") == "via rail"  # a name that holds the word
+
+
+@pytest.mark.parametrize(
+    "name,key",
+    [
+        # linux-block, 2025-12/2026-01: one author's versions of the RT fix, from two mailers
+        ("Nechita, Ionut", "ionut nechita"),  # a company directory: surname first
+        ("Ionut Nechita (WindRiver)", "ionut nechita"),  # the company after the name
+        ("Huang, Ying", "ying huang"),
+        # a comma that is no surname's: kept
+        ("Enrico Weigelt, metux IT consult", "enrico weigelt, metux it consult"),
+        ("(none)", "(none)"),
+    ],
+)
+def test_a_name_written_by_a_directory_or_with_its_company_is_one_person(name, key):
+    assert K.person(name, "x@example.com") == key
     t = K.ThreadInput(
         "a",
         title="[PATCH v2] f2fs: fix to avoid forcing direct write to use buffered IO",
