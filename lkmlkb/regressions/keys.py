@@ -242,7 +242,7 @@ def sha_match(a: str, b: str) -> bool:
 
 
 #: a list that rewrites its senders' From: (DMARC) names them "Chao Yu via Linux-f2fs-devel"
-_VIA_LIST_RE = re.compile(r"\s+via\s+[\w.+-]{1,80}$", re.IGNORECASE)
+_VIA_LIST_RE = re.compile(r" via [\w.+-]{1,80}$", re.IGNORECASE)  # on a name of single spaces
 
 
 #: a company or team written after a name: "Ionut Nechita (WindRiver)"

@@ -88,8 +88,14 @@ _FIO_VAR = r"\$(?:ncpus|pagesize|mb_memory)"  # fio's own keywords (HOWTO "Job f
 _SIZE_ITEM = rf"(?:{_NUMBER}(?:[kmgtpe]i?b?|b|%)?|{_FIO_VAR}|)"
 _TIME_ITEM = rf"(?:{_NUMBER}(?:ns|nsec|us|usec|ms|msec|s|sec|m|min|h|d)?|{_FIO_VAR}|)"
 _INT_ITEM = rf"(?:-?{_NUMBER}(?:[kmgtpe]i?b?|%)?|{_FIO_VAR}|)"
-#: fio reads these numbers through its own expression parser: "(4k*2)", "$mb_memory/4"
-_EXPRESSION = r"(?:\([0-9a-z$_ .+\-*/%^]{1,80}\)|[0-9a-z$_.]{1,40}(?:[*/+^][0-9a-z$_.]{1,40}){1,4})"
+#: fio reads these numbers through its own expression parser: "(4k*2)", "$mb_memory/4", "(1M + 4k)";
+#: a term is a number (with a unit) or one of fio's keywords, so no letter follows a "/" but a
+#: unit's or a keyword's ("0/A" is no expression: a path's shape)
+_TERM = rf"(?:{_NUMBER}(?:[kmgtpe]i?b?)?|{_FIO_VAR})"
+_EXPRESSION = (
+    rf"(?:\([ ]{{0,3}}{_TERM}(?:[ ]{{0,3}}[+\-*/%^][ ]{{0,3}}{_TERM}){{0,8}}[ ]{{0,3}}\)"
+    rf"|{_TERM}(?:[*/+^]{_TERM}){{1,4}})"
+)
 
 
 def _list_of(item: str, separators: str = ",:") -> re.Pattern[str]:

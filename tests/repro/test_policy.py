@@ -350,3 +350,16 @@ def test_wait_for_names_a_job_of_the_same_file_or_goes(tmp_path):
     text = info.job_files[0].read_text()
     assert "\nwait_for=first\n" in text and "\nwait_for=elsewhere" not in text
     assert any("wait_for=elsewhere" in n for n in info.notes[info.job_files[0].name])
+
+
+@pytest.mark.parametrize("value", ["(4k*2)", "$mb_memory/4", "4k*2", "(1M + 4k)", "4k,8k", "512"])
+def test_fios_expressions_of_numbers_and_keywords_are_sizes(value):
+    assert safety.rules()["bs"].check(value)
+
+
+@pytest.mark.parametrize("value", ["0/A", "(0/A)", "1/home", "4k/etc", "(4k*x)", "/etc/passwd"])
+def test_a_letter_after_a_slash_is_no_expression(value):
+    # found by the hostile-jobs property test: an expression's shape let "ba=0/A" through, and a
+    # value shaped like a path is never kept
+    assert not safety.rules()["bs"].check(value)
+    assert not safety.rules()["ba"].check(value)
