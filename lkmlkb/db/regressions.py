@@ -133,9 +133,9 @@ def thread_keys_of(conn: sqlite3.Connection, thread_id: str, report: Report | No
         tried = [
             r[0]
             for r in conn.execute(
-                "SELECT subject FROM report_commits WHERE report_id=? AND role IN ('fix', 'tested') "
+                f"SELECT subject FROM report_commits WHERE report_id=? AND role IN ({','.join('?' * len(TRIED))}) "
                 "AND subject IS NOT NULL",
-                (thread_id,),
+                (thread_id, *TRIED),
             )
         ]
     row = row or _thread_without_report(conn, thread_id)

@@ -130,10 +130,10 @@ _BARE_VERSION = re.compile(
                  |IOPS|iops|GT/s|V\b|W\b|C\b))""",
     re.VERBOSE,
 )
+#: a statistic's word between a label and its value ("6.1: avg 120 usec")
+_STAT_WORD = r"(?:avg|average|mean|median)[ \t]{1,3}"
 #: a number labelling a value after it ("- 6.4: 966.84MiB/s", "(6.5: ~1 min")
-_LABEL_AFTER = re.compile(
-    r"[ \t]{0,2}:[ \t]{0,3}(?:~|(?:avg|average|mean|median)[ \t]{1,3})?\d", re.IGNORECASE
-)
+_LABEL_AFTER = re.compile(rf"[ \t]{{0,2}}:[ \t]{{0,3}}(?:~|{_STAT_WORD})?\d", re.IGNORECASE)
 #: the words before a number that make it a condition ("w/ 5.9", "in 5.10", "on 6.3.9", "(6.5:")
 _LEAD = re.compile(
     r"(?:\bw/|\bwith|\bon|\bin|\bunder|\busing|\bfrom|\bto|\bvs\.?|\bversus|\bthan|\bkernel"
@@ -187,9 +187,7 @@ _INSTEAD = re.compile(
 )
 _NUMBER_WORDS = {"one": 1.0, "two": 2.0, "three": 3.0, "five": 5.0, "ten": 10.0, "a": 1.0, "an": 1.0}
 #: a label ending just before a value: "6.5: ~1 min", "v5.4 : 1050K IOPS"
-_LABEL_GAP = re.compile(
-    r"[ \t]{0,2}:[ \t]{0,3}(?:~|about[ \t]|(?:avg|average|mean|median)[ \t]{1,3})?$", re.IGNORECASE
-)
+_LABEL_GAP = re.compile(rf"[ \t]{{0,2}}:[ \t]{{0,3}}(?:~|about[ \t]|{_STAT_WORD})?$", re.IGNORECASE)
 #: words of a run measured, near a value that stands alone ("the script usually completes in about
 #: 1m20s", "I waited 20 minutes", "over 5 hours to copy", "reads ran at 160MB/s")
 _MEASURED = re.compile(
@@ -221,6 +219,24 @@ class _Para:
         if "from" in text:
             self.qs = _with_unit_written_once(text, self.qs)
         self.kernels = _kernels(text, known) if self.qs else []
+        self._breaks: list[int] | None = None
+
+    @property
+    def breaks(self) -> list[int]:
+        """Where each clause of the paragraph ends (see _CLAUSE_BREAK), read once when asked."""
+        if self._breaks is None:
+            self._breaks = [m.end() for m in _CLAUSE_BREAK.finditer(self.text)]
+        return self._breaks
+
+    def clause_start(self, pos: int) -> int:
+        """Where the clause holding ``pos`` starts."""
+        i = bisect.bisect_right(self.breaks, pos) - 1
+        return self.breaks[i] if i >= 0 else 0
+
+    def value_within(self, lo: int, hi: int) -> tuple[int, int, float, str] | None:
+        """The first quantity starting in ``[lo, hi)`` (the quantities are in text order)."""
+        i = bisect.bisect_left(self.qs, (lo,))
+        return self.qs[i] if i < len(self.qs) and self.qs[i][0] < hi else None
 
 
 #: "from A to B" with the unit written once: after B ("from 40K to 2K IOPS", "from 400 to 90 MB/s")
@@ -514,9 +530,9 @@ def _alone(para: _Para, q: tuple[int, int, float, str], emit) -> None:
     emit(para, q, kernel, kernel)
 
 
-#: what ends a clause: a comma or semicolon, or a sentence's end
-_CLAUSE_BREAK = re.compile(r"[,;]|[.!?](?=\s)")
+#: what ends a sentence, and a clause: a comma or semicolon too
 _SENTENCE_END = re.compile(r"[.!?](?=\s)")
+_CLAUSE_BREAK = re.compile(rf"[,;]|{_SENTENCE_END.pattern}")
 #: a kernel labelling what follows it ("6.6: avg 180 usec", "6.12 -> Read 6600MB/s")
 _LABELS_NEXT = re.compile(r"[ \t]{0,2}(?::|->|=>|\u2192)")
 #: the rest of a line's label after its first kernel: more releases, then the separator
@@ -548,11 +564,10 @@ def _after_in_clause(para: _Para, q: tuple[int, int, float, str]) -> str | None:
     for a, b, k in para.kernels:
         if not (q[1] <= a and b <= hi) or LABEL_LINE_END.match(t, b) or _LABELS_NEXT.match(t, b):
             continue
-        if _SENTENCE_END.search(t, q[1], a) or any(q[1] <= n[0] and n[1] <= a for n in para.qs):
+        if _SENTENCE_END.search(t, q[1], a) or para.value_within(q[1], a):
             continue  # another sentence's, or the value's between ("90 seconds, it took 30 seconds on 6.5")
-        if _CLAUSE_BREAK.search(t, q[1], a) and any(
-            b <= n[0] and not _CLAUSE_BREAK.search(t, b, n[0]) for n in para.qs
-        ):
+        nxt = para.value_within(b, len(t))
+        if _CLAUSE_BREAK.search(t, q[1], a) and nxt and para.clause_start(nxt[0]) <= b:
             continue  # the kernel heads the next value's clause
         return k
     return None
@@ -562,13 +577,11 @@ def _before_in_clause(para: _Para, q: tuple[int, int, float, str]) -> str | None
     """The last kernel before a value in its clause, after a lead word ("On 6.1.40-rc2 dd gives
     300 MB/s", "With Linux 6.6 the copy takes 9 minutes"), with no other value between."""
     t = para.text
-    start = 0
-    for m in _CLAUSE_BREAK.finditer(t, 0, q[0]):
-        start = m.end()
+    start = para.clause_start(q[0])
     found = None
     for a, b, k in para.kernels:
         if start <= a and b <= q[0] and _LEAD.search(t, max(0, a - 12), a) and not _LABELS_NEXT.match(t, b):
-            if not any(b <= n[0] < q[0] for n in para.qs):
+            if not para.value_within(b, q[0]):
                 found = k
     return found
 

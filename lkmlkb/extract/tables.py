@@ -969,7 +969,7 @@ def find_t_io_uring(lines: list[Line]) -> list[Result]:
 
     def close() -> None:
         if run:
-            i, m = max(run, key=lambda x: _t_iops(x[1]))
+            _, m = max(run, key=lambda x: _t_iops(x[1]))
             span = (run[0][0], run[-1][0])
             out.append(_result("iops", _t_iops(m), "IOPS", span, lines, tool="t/io_uring"))
             out.append(_result("bw", float(m["bw"]), m["unit"], span, lines, tool="t/io_uring"))

@@ -131,21 +131,25 @@ def _links(
             by_kind[t][k.kind].append(k)
     out: list[tuple[str, str, str]] = []
     pointing: set[frozenset[str]] = set()  # pairs of threads one of which names a message of the other
+
+    def chain(found: list[tuple[str, Key]], why) -> None:
+        """Link each thread holding one key value to the next holding it (``why(ka, kb)`` says why)."""
+        for (a, ka), (b, kb) in zip(found, found[1:], strict=False):
+            if a != b:
+                out.append((a, b, why(ka, kb)))
+
     # the same message from two sources
     copies: dict[str, list[tuple[str, Key]]] = defaultdict(list)
     for t in rows:
         for k in by_kind[t][K.COPY]:
             copies[k.value].append((t, k))
     for found in copies.values():
-        for (a, ka), (b, kb) in zip(found, found[1:], strict=False):
-            if a != b:
-                out.append(
-                    (
-                        a,
-                        b,
-                        f"duplicate copy: {ka.message_id} and {kb.message_id} have one author, date and first lines",
-                    )
-                )
+        chain(
+            found,
+            lambda ka, kb: (
+                f"duplicate copy: {ka.message_id} and {kb.message_id} have one author, date and first lines"
+            ),
+        )
     # Link:/Closes: tags and regzbot dup-of pointing at a message of another report thread; a
     # stable backport's Link: to one patch inside a series' thread says where that patch was
     # posted, not which report it fixes (one to a thread's first message, a report or a fix
@@ -169,16 +173,13 @@ def _links(
             there = locate.get(k.value)
             if K.is_robot(k.value) or (there in rows and rows[there].is_regression_report):
                 pointed[k.value].append((t, k))
-    for found_link in pointed.values():
-        for (a, ka), (b, kb) in zip(found_link, found_link[1:], strict=False):
-            if a != b:
-                out.append(
-                    (
-                        a,
-                        b,
-                        f"{ka.detail} in {ka.message_id} and {kb.detail} in {kb.message_id} name one message",
-                    )
-                )
+    for found in pointed.values():
+        chain(
+            found,
+            lambda ka, kb: (
+                f"{ka.detail} in {ka.message_id} and {kb.detail} in {kb.message_id} name one message"
+            ),
+        )
     # Fixes: tags and reverts naming a culprit
     culprits: list[tuple[str, str, Key]] = []
     for t in rows:
@@ -305,10 +306,8 @@ def _links(
     for t in rows:
         for k in by_kind[t][K.POSTING]:
             postings[k.value].append((t, k))
-    for found_posting in postings.values():
-        for (a, ka), (b, kb) in zip(found_posting, found_posting[1:], strict=False):
-            if a != b:
-                out.append((a, b, f"one posting: {ka.message_id} and {kb.message_id} were sent together"))
+    for found in postings.values():
+        chain(found, lambda ka, kb: f"one posting: {ka.message_id} and {kb.message_id} were sent together")
     # versions of one fix whose subject changed (or that lost their threading): patches that fix
     # a regression (each a regression report; one at least saying so in its subject, or the two
     # subjects alike but for a typo), naming one culprit in their Fixes: tags, by one author,

@@ -243,8 +243,6 @@ def sha_match(a: str, b: str) -> bool:
 
 #: a list that rewrites its senders' From: (DMARC) names them "Chao Yu via Linux-f2fs-devel"
 _VIA_LIST_RE = re.compile(r" via [\w.+-]{1,80}$", re.IGNORECASE)  # on a name of single spaces
-
-
 #: a company or team written after a name: "Ionut Nechita (WindRiver)"
 _AFFILIATION_RE = re.compile(r"(?<=\w)\s{1,3}\([^()@]{1,60}\)$")
 #: a name written surname first, as company directories do: "Nechita, Ionut", "Huang, Ying"
@@ -379,7 +377,8 @@ def thread_keys(t: ThreadInput) -> list[Key]:
                 Key(DIFFERENT, noticed.group(1).lower(), m.message_id, m.date, noticed.group(0).strip())
             )
     subject = first.subject if first else t.title
-    if t.is_regression_report and not robot and patch_version(subject or "") is None:
+    v = patch_version(subject or "")
+    if t.is_regression_report and not robot and v is None:
         for title in dict.fromkeys(t.tried):
             if len(strip_subject(title).split()) >= 3:
                 # the patch a report (no patch, no robot's list of a build's commits) applied and
@@ -388,7 +387,6 @@ def thread_keys(t: ThreadInput) -> list[Key]:
                 keys.append(
                     Key(FIX_SUBJECT, strip_subject(title), first_id, t.first_date, f"cites {title!r}")
                 )
-    v = patch_version(subject or "")
     low = strip_subject(subject or "")
     if _STABLE_TAG_RE.search(subject or "") or re.search(r"\bstable\b.{0,40}\btree\b", low):
         stable = True

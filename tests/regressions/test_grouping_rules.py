@@ -23,6 +23,15 @@ def _subject_keys(who: str) -> list[Key]:
     return [Key(K.SUBJECT, SUBJECT), Key(K.PERSON, who), Key(K.PART, K.REPORT)]
 
 
+def _fix_keys(tid: str, date: str, sha: str, author: str) -> list[Key]:
+    """The keys of a thread posting one version of a fix of ``sha`` by ``author``."""
+    return [
+        Key(K.FIXES, sha, f"{tid}@x", date, f"Fixes: {sha}"),
+        Key(K.AUTHOR, author),
+        Key(K.PART, "fix proposed v1"),
+    ]
+
+
 def test_a_reply_that_lost_its_references_joins_within_days():
     rows = [_row("a", "2023-05-26T15:48:29+00:00"), _row("b", "2023-05-27T18:46:30+00:00")]
     found = group(rows, {"a": _subject_keys("brian bunker"), "b": _subject_keys("brian bunker")})
@@ -174,16 +183,13 @@ def test_versions_of_one_regression_fix_under_new_subjects_join():
     )
     v2 = ThreadRow("v2", title="[PATCH v2 0/2] block/blk-mq: fix RT kernel issues", is_regression_report=True)
     other = ThreadRow("o", title="[PATCH] blk-mq: fix a use after free")
-    fix_keys = lambda t, d: [  # noqa: E731
-        Key(K.FIXES, sha, f"{t}@x", d, f"Fixes: {sha}"),
-        Key(K.CULPRIT, sha),
-        Key(K.AUTHOR, "ionut nechita"),
-        Key(K.PART, "fix proposed v1"),
-    ]
     keys = {
-        "v1": fix_keys("v1", "2025-12-20T11:02:41+00:00"),
-        "v2": fix_keys("v2", "2025-12-22T20:15:41+00:00"),
-        "o": fix_keys("o", "2025-12-23T10:00:00+00:00"),
+        t: [*_fix_keys(t, d, sha, "ionut nechita"), Key(K.CULPRIT, sha)]
+        for t, d in (
+            ("v1", "2025-12-20T11:02:41+00:00"),
+            ("v2", "2025-12-22T20:15:41+00:00"),
+            ("o", "2025-12-23T10:00:00+00:00"),
+        )
     }
     found = group([v1, v2, other], keys)
     assert sorted(sorted(m.thread_id for m in g.members) for g in found) == [["v1", "v2"]]
@@ -280,23 +286,15 @@ def test_versions_of_one_fix_join_when_their_subjects_differ_by_a_typo():
         "b", title="[PATCH 0/7] blk-mq: introduce new queue attribute async_depth", is_regression_report=True
     )
     other = ThreadRow("o", title="[PATCH] mq-deadline: remove the tag reservation", is_regression_report=True)
-
-    def fix_keys(t: str, d: str) -> list[Key]:
-        return [
-            Key(K.FIXES, sha, f"{t}@x", d, f"Fixes: {sha}"),
-            Key(K.AUTHOR, "yu kuai"),
-            Key(K.PART, "fix proposed v1"),
-        ]
-
     keys = {
-        "a": fix_keys("a", "2025-08-14T03:35:22+00:00"),
-        "b": fix_keys("b", "2025-09-30T07:11:11+00:00"),
-        "o": fix_keys("o", "2025-10-01T00:00:00+00:00"),
+        "a": _fix_keys("a", "2025-08-14T03:35:22+00:00", sha, "yu kuai"),
+        "b": _fix_keys("b", "2025-09-30T07:11:11+00:00", sha, "yu kuai"),
+        "o": _fix_keys("o", "2025-10-01T00:00:00+00:00", sha, "yu kuai"),
     }
     groups = sorted(sorted(m.thread_id for m in g.members) for g in group([first, later, other], keys))
     assert groups == [["a", "b"], ["o"]]
     # the same subjects a year apart are not one fix's versions
-    keys["b"] = fix_keys("b", "2026-09-30T07:11:11+00:00")
+    keys["b"] = _fix_keys("b", "2026-09-30T07:11:11+00:00", sha, "yu kuai")
     groups = sorted(sorted(m.thread_id for m in g.members) for g in group([first, later, other], keys))
     assert groups == [["a"], ["b"], ["o"]]
 
@@ -593,6 +591,11 @@ def test_a_patch_or_the_robot_citing_a_commit_by_its_title_links_no_patch():
     for t in (patch, robot):
         keys = {x.thread_id: K.thread_keys(x) for x in (revert, t)}
         assert not any(k.kind == K.FIX_SUBJECT for k in keys[t.thread_id])
+        rows = [
+            ThreadRow(t.thread_id, title=t.title, is_regression_report=True),
+            ThreadRow("v", title=revert.title),
+        ]
+        assert [sorted(m.thread_id for m in g.members) for g in group(rows, keys)] == [[t.thread_id]]
 
 
 def test_a_renamed_threads_old_patch_subject_makes_it_no_patch():
