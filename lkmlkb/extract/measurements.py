@@ -51,7 +51,8 @@ _TIME_UNIT = (
     r"(?:nsecs?|nanoseconds?|usecs?|microseconds?|\u00b5s|msecs?|milliseconds?|ms|us|ns"
     r"|seconds?|secs?|s|minutes?|mins?|min|hours?|hrs?|days?)"
 )
-#: "~949 mb/sec", "nearly 5 minutes", "1050K IOPS", "1m20s", "12,345 IOPS"
+#: "~949 mb/sec", "nearly 5 minutes", "1050K IOPS", "1m20s", "12,345 IOPS"; a spread written
+#: between a mean and its unit ("51724.6+/-2.4e+04 files/sec", fs_mark's) is the mean's, no value
 QUANTITY = re.compile(
     rf"""
     (?<![\w.,/:=-])
@@ -59,6 +60,7 @@ QUANTITY = re.compile(
         (?P<mins>\d{{1,4}})m[ ]?(?P<secs>\d{{1,2}}(?:\.\d{{1,6}})?)s                  # "1m20s", "3m28.093s"
       | (?P<num>\d{{1,3}}(?:,\d{{3}})+(?![\d.])|\d{{1,12}}(?:\.\d{{1,6}})?)          # "12,345", "949", "2.9"
         (?P<mult>[kKM](?=[ ]?(?:IOPS|iops|IOPs)))?                             # "94k IOPS"
+        (?:[ ]{{0,2}}(?:\+/-|\+-|\u00b1)[ ]{{0,2}}\d{{1,12}}(?:\.\d{{1,6}})?(?:e[+-]?\d{{1,3}})?)?  # "+/- 2.4e+04"
         [ ]?(?P<unit>{_RATE_UNIT}|{_IOPS_UNIT}|{_OPS_UNIT}|{_TIME_UNIT})
     )
     (?![\w/%])

@@ -389,3 +389,22 @@ def test_a_line_opening_with_kernels_labels_its_values():
         (6600.0, "6.12"),
         (4500.0, "6.12"),
     ]
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # fs_mark's summary, as linux-xfs posts it (Dave Chinner, 2019-03): the mean, its spread
+        # in scientific notation, the unit
+        ("Average rate: 51724.6+/-2.4e+04 files/sec.\n", [(51724.6, "files/sec")]),
+        # a mean and its deviation in prose, with spaces, and the sign as one character
+        (
+            "Reads ran at 412.5 +/- 3.1 MB/s on 6.1 and 301.2 ± 2.7 MB/s on 6.6.\n",
+            [(412.5, "MB/s"), (301.2, "MB/s")],
+        ),
+        ("p99 latency was 812 +- 40 usec.\n", [(812.0, "usec")]),
+    ],
+)
+def test_a_spread_after_a_value_is_no_value_of_its_own(text, want):
+    """A mean, its spread, a unit ("A +/- B unit"): the unit is A's, B says how far runs strayed from it; B is no result."""
+    assert [(r.value, r.unit) for r in find_measurements(text)[0]] == want
