@@ -42,7 +42,7 @@ from lkmlkb.reports.labels import (
     unlabel_unaffected,
 )
 from lkmlkb.reports.merge import dedupe_jobs, dedupe_results, merge_commits, merge_kernels
-from lkmlkb.reports.status import derive_status
+from lkmlkb.reports.status import derive_status, fixes_its_regression
 from lkmlkb.threads.threader import is_reply_subject
 
 log = logging.getLogger(__name__)
@@ -182,7 +182,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
             commits,
             claims,
             fix_restores(results),
-            fix_thread=is_regression and any(r.rule == "fix-of-slowdown" for r in decided.reasons),
+            fix_thread=is_regression and fixes_its_regression(root, messages, decided.reasons),
             reported_in=decided.reasons[0].message_id if is_regression and decided.reasons else None,
         )
         if is_regression and status == "no conclusion":

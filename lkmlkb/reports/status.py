@@ -21,7 +21,15 @@ from __future__ import annotations
 import re
 
 from lkmlkb.model import Claim, CommitCitation, Message, Reason
-from lkmlkb.reports.classify import REVERT_SUBJECT, THIS_REVERTS, Gated, lowered, own_lines
+from lkmlkb.reports.classify import (
+    PATCH_WORD,
+    REVERT_SUBJECT,
+    THIS_REVERTS,
+    Gated,
+    is_patch_thread,
+    lowered,
+    own_lines,
+)
 from lkmlkb.threads.threader import normalize_subject
 
 #: words saying a fix went in
@@ -36,19 +44,38 @@ PATCH_TAKEN = Gated(
     re.compile(
         r"^(?:Applied|Queued)(?:[,.!]|[ \t]{1,3}(?:to|into|for|in)\b|[ \t]*$)"
         r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b"
+        # not a tester's "I applied it to my tree and ran fio", "I applied it to 6.1.30 and ..."
         r"|^(?i:(?:I've|I[ \t]have|I)[ \t]{1,3}(?:applied|queued)[ \t]{1,3}(?:this|it|the[ \t]{1,3}patch))\b"
+        r"(?![ \t]{1,3}(?i:to|on)[ \t]{1,3}(?i:my|our|a|v?\d))(?![^\n.]{0,40}\b(?i:ran|run|test(?:ed|ing)?|tried|try)\b)"
         # after a word of thanks on the same line: "Nice catch, thanks, applied."
         r"|^(?i:[\w ,!]{1,30}?[,.!][ \t]{1,3}thanks,?[ \t]{1,3}(?:applied|queued))\b"
+        # a set, or a tree named in the middle of a line: "Applied the set to md-next", "I added a
+        # comment and applied it to md-fixes"; not a tester's "applied it to my tree"
+        r"|^Applied[ \t]{1,3}(?:the[ \t]{1,3}(?:set|series|patch(?:es|set)?|fix(?:es)?)|it|this|them|both|all)"
+        r"[ \t]{1,3}(?:to|into)\b"
+        r"|\b(?i:applied[ \t]{1,3}(?:it|this|them|the[ \t]{1,3}(?:set|series|patch(?:es)?|fix))[ \t]{1,3}(?:to|into))"
+        r"[ \t]{1,3}(?:[\w.]{1,20}-(?:next|fixes|current|linus|stable)|for-[\w./-]{1,30}|[\w-]{1,30}/[\w.-]{1,30}\.git)\b"
+        # the patchwork bot: "This patch was applied to jaegeuk/f2fs.git (dev)", "This series was
+        # applied to netdev/net.git (main)"
+        r"|^This[ \t](?:patch|series|pull[ \t]request)[ \t](?:was|has[ \t]been)[ \t]applied[ \t]to\b"
+        # "Merged, thanks!", "Merged to misc-next"; not a changelog's "Merged patches 8 and 11 of v4"
+        r"|^Merged(?:[,.!]|[ \t]{1,3}(?:to|into)\b|[ \t]*$)"
         # a tree's maintainer: "Added to misc-next, thanks", "I've added the series to for-next",
-        # "Patch added to misc-next", "Moved from for-next to misc-next"
-        r"|(?i:\b(?:added|pushed|moved)\b[^\n.?]{0,30}?\bto[ \t]{1,3}(?:misc-next|for-next|for-[\w.]{1,20}|[\w.]{1,20}-next))\b"
+        # "Patch added to misc-next", "Moved from for-next to misc-next", "I'll add it to
+        # misc-next", "patch added to devel queue"
+        r"|(?i:\b(?:added|pushed|moved|(?:I'll|I[ \t]will)[ \t]{1,3}add)\b[^\n.?]{0,30}?\bto[ \t]{1,3}"
+        r"(?:misc-next|for-next|for-[\w.]{1,20}|[\w.]{1,20}-next|devel[ \t]queue))\b"
+        # stable's queue holds only what mainline took: "the patch has been queued to 6.15 & 6.12
+        # stable", "It's in the 6.10.y queue now"
+        r"|(?i:\b(?:queued|added)[ \t]{1,3}(?:to|for|in)[ \t]{1,3}(?:the[ \t]{1,3})?\d[\d.]{2,8}[\d., &y]{0,30}?[ \t]stable)\b"
+        r"|(?i:\bin[ \t]{1,3}the[ \t]{1,3}\d[\d.]{2,8}(?:\.y)?[ \t]{1,3}(?:stable[ \t]{1,3})?queue)\b"
         # the maintainer's promise: "I'll apply this for 5.11, thanks"; not a tester's "I'll apply it
         # and test"
         r"|(?:^|[.!][ \t]{1,3})(?i:I'll|I[ \t]will)[ \t]{1,3}(?i:apply|queue)[ \t]{1,3}(?i:this|it|the[ \t]{1,3}patch)\b"
         r"(?![^\n.]{0,40}\b(?i:and|to[ \t]test|test|try|run|see|report|check)\b)",
         re.M,
     ),
-    ("appl", "queue", "added", "pushed", "moved"),
+    ("appl", "queue", "add", "pushed", "moved", "merged"),
     lines=True,
 )
 #: a revert that stays: "has been reverted", "was reverted upstream", "the revert is queued"; not
@@ -69,6 +96,22 @@ PATCH_IN_TEXT = Gated(
     ("diff --git a/", "--- a/", " changed, "),
     exact=True,
 )
+
+
+def fixes_its_regression(root: Message | None, messages: list[Message], reasons: list[Reason]) -> bool:
+    """Whether the thread is itself the fix of the regression it reports: a fix's log says so
+    (the rule ``fix-of-slowdown``), or the thread is a patch whose own author reports the
+    slowdown in its mail ("[PATCH 0/1] block, bfq: eliminate latency regression with fast
+    drives", a revert in a series: "were seeing a 2x-3x regression"); a maintainer taking it
+    fixes the regression."""
+    if any(r.rule == "fix-of-slowdown" for r in reasons):
+        return True
+    # a patch by its subject: not a report put as a question ("[RFC] Slow down of LTP tests ...")
+    if root is None or not reasons or not PATCH_WORD.search(root.subject or ""):
+        return False
+    by = next((m for m in messages if m.message_id == reasons[0].message_id), None)
+    author = (root.from_addr or "").lower()
+    return by is not None and bool(author) and (by.from_addr or "").lower() == author
 
 
 def _first_possible_fix(
@@ -128,7 +171,10 @@ def derive_status(
         taken = PATCH_TAKEN.search(text)
         if taken and revert_thread:
             return "reverted", _at("status-reverted", "reverted", m, text, taken.start())
-    for m, text in texts:
+    # a patch's own log telling its culprit's history ("The commit was reverted in the end for other
+    # reasons", a series fixing what that commit left) reverts nothing; its replies may
+    history = root is not None and not revert_thread and (fix_thread or is_patch_thread(root))
+    for m, text in texts[1:] if history else texts:
         hit = REVERTED.search(text)
         if hit:
             return "reverted", _at("status-reverted", "reverted", m, text, hit.start())

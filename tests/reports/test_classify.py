@@ -383,6 +383,19 @@ def test_a_patch_whose_subject_fixes_a_performance_regression_is_a_report_with_i
     assert [c.sha for c in r.commits if c.role == "culprit"] == ["508aebb80527"]
 
 
+def test_a_patchs_log_telling_of_an_old_revert_reverts_nothing():
+    """The letter's "The commit was reverted in the end for other reasons" tells the culprit's
+    history: the series is a fix proposed, and fixed when its maintainer applies it; a reply
+    saying the culprit has been reverted still reverts it."""
+    subject = "[PATCH 0/2 v3] blk-mq: Improve performance of non-mq IO schedulers with multiple HW queues"
+    r = _report(*_thread(subject, "jack@suse.cz", SCHED_FIX))
+    assert r.status == "fix proposed"
+    r = _report(*_thread(subject, "jack@suse.cz", SCHED_FIX, ("axboe@kernel.dk", "Applied, thanks.\n")))
+    assert r.status == "fixed"
+    reply = ("axboe@kernel.dk", "The megaraid_sas change has been reverted upstream meanwhile.\n")
+    assert _report(*_thread(subject, "jack@suse.cz", SCHED_FIX, reply)).status == "reverted"
+
+
 # linux-ext4, "Re: [PATCH] ext4/jbd2: drop jbd2_transaction_committed()" (kernel test robot,
 # 2024-05-27, <202405271406.9b9763f6-oliver.sang@intel.com>): the robot bisects gains too
 ROBOT_GAIN = """\

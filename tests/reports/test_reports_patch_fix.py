@@ -336,6 +336,21 @@ def test_what_says_a_maintainer_took_a_patch():
         "Yeah that's useful, thanks. Patch added to misc-next.",
         "forward so I've added the series to misc-next.",
         "Added to misc-next, thanks.",
+        # md's maintainer (linux-raid, 2023-08 and 2023-12), on a set and in the middle of a line
+        "Applied the set to md-next. Thanks!",
+        "Thanks for the fix! I added a comment and applied it to md-fixes.",
+        # the patchwork bot's mail (linux-f2fs-devel: 594 of them), netdev's form
+        "Hello:\n\nThis patch was applied to jaegeuk/f2fs.git (dev)\nby Jaegeuk Kim <jaegeuk@kernel.org>:",
+        "This series was applied to netdev/net.git (main):",
+        # linux-f2fs-devel's and linux-btrfs's maintainers
+        "Merged, thanks!",
+        "Merged.",
+        "Merged to misc-next with some minor fixups.",
+        "a bit confusing so I'll update it, otherwise\npatch added to devel queue, thanks.",
+        "e to priorities fixes vs features. I'll add it to misc-next\nand queue for 5.4. Thanks.",
+        # stable's queue holds what mainline took (linux-block 2025, linux-xfs 2024)
+        "Thanks, the patch has been queued to 6.15 & 6.12 stable.",
+        "It's in the 6.10.y queue now.",
     ):
         assert PATCH_TAKEN.search(said), said
     for said in (
@@ -357,6 +372,12 @@ def test_what_says_a_maintainer_took_a_patch():
         "I'll apply this and test it tomorrow.",
         "I will apply it to test on my box.",
         "Could you add it to for-next?",
+        # a tester's tree, a folded changelog, a question
+        "I applied it to my tree and ran fio again.",
+        "I applied it to 6.1.30 and the numbers are the same.",
+        "Merged patches 8 and 11 of v4 to this patch",
+        "Merged with patch from v2 that contained the image.",
+        "Will you add it to the 6.10.y queue?",
     ):
         assert not PATCH_TAKEN.search(said), said
 
@@ -434,3 +455,78 @@ def test_a_reviewer_blaming_a_commit_for_the_series_drop_names_its_culprit():
     )
     r = _report(_copy_offload(), _review(blame))
     assert "patch-own-numbers" not in [x.rule for x in r.reasons]
+
+
+# linux-block, "[PATCH BUGFIX IMPROVEMENT V3 0/1] block, bfq: eliminate latency regression with
+# fast drives" (Paolo Valente, 2019-07-18, <20190718070852.34568-1-paolo.valente@linaro.org>),
+# trimmed: the author reports the regression his patch fixes in words, not as a fix's log
+BFQ_COVER = """\
+Hi Jens,
+I've spotted a regression on a fast SSD: a loss of I/O-latency control
+with interactive tasks (such as the application start up I usually
+test). Details in the commit.
+"""
+BFQ_PATCH = """\
+For this reason,
+commit 1de0c4cd9ea6 ("block, bfq: reduce idling only in symmetric
+scenarios") does plug I/O in such an asymmetric scenario.
+
+As a practical example of the resulting recover of control, under
+write load on a Samsung SSD 970 PRO, gnome-terminal starts in 1.5
+seconds after this fix, against 15 seconds before the fix (as a
+reference, gnome-terminal takes about 35 seconds to start with any of
+the other I/O schedulers).
+
+Fixes: commit 1de0c4cd9ea6 ("block, bfq: reduce idling only in symmetric scenarios")
+Signed-off-by: Paolo Valente <paolo.valente@linaro.org>
+---
+ block/bfq-iosched.c | 67 +++++++++++++++++++++++++++++++++-------------
+ 1 file changed, 43 insertions(+), 24 deletions(-)
+"""
+
+
+def _bfq(*replies: tuple[str, str]) -> list[Message]:
+    cover = "20190718070852.34568-1-paolo.valente@linaro.org"
+    subject = "[PATCH BUGFIX IMPROVEMENT V3 {}] block, bfq: {}"
+    out = [
+        Message(
+            cover,
+            subject=subject.format("0/1", "eliminate latency regression with fast drives"),
+            from_addr="paolo.valente@linaro.org",
+            body=BFQ_COVER,
+            date_utc="2019-07-18T07:08:51+00:00",
+        ),
+        Message(
+            "20190718070852.34568-2-paolo.valente@linaro.org",
+            subject=subject.format("1/1", "check also in-flight I/O in dispatch plugging"),
+            from_addr="paolo.valente@linaro.org",
+            body=BFQ_PATCH,
+            date_utc="2019-07-18T07:08:52+00:00",
+            in_reply_to=cover,
+            references=[cover],
+        ),
+    ]
+    for i, (who, body) in enumerate(replies):
+        out.append(
+            Message(
+                f"r{i}@x",
+                subject="Re: " + out[1].subject,
+                from_addr=who,
+                body=body,
+                date_utc=f"2019-07-18T13:2{i}:07+00:00",
+                in_reply_to=out[1].message_id,
+                references=[cover, out[1].message_id],
+            )
+        )
+    return out
+
+
+def test_a_patch_whose_author_reports_the_regression_is_fixed_when_taken():
+    r = _report(*_bfq())
+    assert r.is_regression_report and r.status == "fix proposed"
+    r = _report(*_bfq(("axboe@kernel.dk", "Applied, but fixed up this line. The format is:\n")))
+    assert r.status == "fixed"
+    # someone else's regression report in the patch's thread: the patch taken fixes nothing of it
+    late = "I found the write speed of my board dropped from 330MB/s to 130MB/s, caused by this patch.\n"
+    r = _report(*_bfq(("axboe@kernel.dk", "Applied, thanks.\n"), ("xu@x", late)))
+    assert r.status != "fixed"
