@@ -89,7 +89,7 @@ PREFILTER = re.compile(
     | \border[ ]of[ ]magnitude\b                                        # "an order of magnitude slower"
     | \bperformance[ ](?:drop|hit|loss|issue|problem|penalty|decrease)  # "a noticeable performance drop"
     | \bbw= | run[ ]status[ ]group | tiobench | \biostat | fs_mark | dbench # tools and their output
-    | ^[ \t]{0,8}real[ \t]{1,8}\d{1,6}m\d | elapsed[ ]\(wall[ ]clock\)   # time(1) output
+    | (?<![^\s>])real[ \t]{1,8}\d{1,6}m\d | elapsed[ ]\(wall[ ]clock\)  # time(1) output, indented or quoted
     | %change | test[ ]robot | \blkp\b | %stddev                          # kernel test robot reports
     """.replace("BENCHMARKS", BENCHMARK_NAMED.pattern),
     re.I | re.X | re.M,

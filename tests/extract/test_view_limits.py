@@ -251,6 +251,11 @@ def test_a_long_view_is_cut_at_its_500th_report_line_too():
         ("The array is degraded and resyncing", False),
         ("We aim to merge this for 6.9", False),
         ("a test bench for the new controller", False),
+        # time(1)'s output indented under the command (linux-xfs, "XFS mount timeout in
+        # linux-6.9.11", 2024-08), quoted, and a word that only ends in "real"
+        ("    # time mount /dev/vg1/test /test\n    real\t0m0.835s", True),
+        ("> real    0m12.337s", True),
+        ("surreal 0m1s", False),
     ],
 )
 def test_a_reports_benchmark_or_degrade_passes_the_prefilter(line, passes):
