@@ -201,9 +201,18 @@ def derive_status(
             "status-fix-proposed", "fix proposed", e.message_id, e.line_start, e.text[:300]
         )
     after = _first_possible_fix(messages, commits, reported_in)
-    for m, text in texts[after:]:
+    ids = [m.message_id for m in messages]
+    reported_at = ids.index(reported_in) if reported_in in ids else 0
+    for i, (m, text) in enumerate(texts[after:], after):
         hit = PATCH_IN_TEXT.search(text)
         if hit:
+            # the patch a reply after the report carries, taken by its maintainer in a later reply
+            # (not a series' own patches, posted before someone found them slow, and applied)
+            taken_later = texts[i + 1 :] if i > reported_at and restored is not False else []
+            for later, later_text in taken_later:
+                taken = PATCH_TAKEN.search(later_text)
+                if taken:
+                    return "fixed", _at("status-fixed", "fixed", later, later_text, taken.start())
             return "fix proposed", _at("status-fix-proposed", "fix proposed", m, text, hit.start())
     culprit = next((c for c in commits if c.role == "culprit"), None)
     if culprit is not None:

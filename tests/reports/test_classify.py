@@ -396,6 +396,44 @@ def test_a_patchs_log_telling_of_an_old_revert_reverts_nothing():
     assert _report(*_thread(subject, "jack@suse.cz", SCHED_FIX, reply)).status == "reverted"
 
 
+# linux-xfs, "XFS mount timeout in linux-6.9.11" (Anders Blomdell, 2024-08-09,
+# <71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com>), trimmed: a report, then (written for the
+# pattern) a patch in a developer's reply and word that it was taken, as stable's maintainer said
+# it in that thread: "It's in the 6.10.y queue now"
+MOUNT_SLOW = """\
+With a filesystem that contains a very large amount of hardlinks
+the time to mount the filesystem skyrockets to around 15 minutes
+on 6.9.11-200.fc40.x86_64 as compared to around 1 second on
+6.8.10-300.fc40.x86_64, this of course makes booting drop
+into emergency mode if the filesystem is in /etc/fstab.
+
+  6.8.10-300.fc40.x86_64:
+
+    # time mount /dev/vg1/test /test
+    real	0m0.835s
+"""
+MOUNT_FIX = """\
+Does this fix it?
+
+diff --git a/fs/xfs/xfs_log_recover.c b/fs/xfs/xfs_log_recover.c
+--- a/fs/xfs/xfs_log_recover.c
++++ b/fs/xfs/xfs_log_recover.c
+@@ -1,3 +1,3 @@
+-	old
++	new
+"""
+
+
+def test_a_fix_posted_in_a_reply_and_taken_later_is_fixed():
+    subject = "XFS mount timeout in linux-6.9.11"
+    fix = ("david@fromorbit.com", MOUNT_FIX)
+    assert _report(*_thread(subject, "a@x", MOUNT_SLOW, fix)).status == "fix proposed"
+    taken = ("gregkh@linuxfoundation.org", "It's in the 6.10.y queue now.\n")
+    assert _report(*_thread(subject, "a@x", MOUNT_SLOW, fix, taken)).status == "fixed"
+    # taken before any patch was posted: not this fix
+    assert _report(*_thread(subject, "a@x", MOUNT_SLOW, taken, fix)).status == "fix proposed"
+
+
 # linux-ext4, "Re: [PATCH] ext4/jbd2: drop jbd2_transaction_committed()" (kernel test robot,
 # 2024-05-27, <202405271406.9b9763f6-oliver.sang@intel.com>): the robot bisects gains too
 ROBOT_GAIN = """\
