@@ -206,9 +206,10 @@ def derive_status(
     for i, (m, text) in enumerate(texts[after:], after):
         hit = PATCH_IN_TEXT.search(text)
         if hit:
-            # the patch a reply after the report carries, taken by its maintainer in a later reply
-            # (not a series' own patches, posted before someone found them slow, and applied)
-            taken_later = texts[i + 1 :] if i > reported_at and restored is not False else []
+            # the patch a reply after a report carries, taken by its maintainer in a later reply;
+            # not a series' own patches (a series taken whole is fixed only as the fix it is)
+            reply_fix = i > reported_at and not PATCH_WORD.search(messages[0].subject or "")
+            taken_later = texts[i + 1 :] if reply_fix and restored is not False else []
             for later, later_text in taken_later:
                 taken = PATCH_TAKEN.search(later_text)
                 if taken:
