@@ -276,6 +276,14 @@ def _word_before(line: str, start: int) -> str:
     return wm.group(1).lower().rstrip(".-") if wm else ""
 
 
+#: a file command whose argument a "linux-5.10" after it on its line is: a kernel's source tree
+#: unpacked, copied or removed as a benchmark's files ("$ time rm -rf linux-5.10", linux-ext4
+#: 2020-12), not a kernel that ran
+_SOURCE_TREE_RE = re.compile(
+    r"(?:^|[\s$#;&|(])(?:rm|cp|mv|cd|tar|du|ls|find|rsync|untar|unxz|xz|make[ \t]{1,3}-C)[ \t][^\n]{0,60}$"
+)
+
+
 def _accept(line: str, m: re.Match) -> bool:
     """Decide whether a version-shaped match in ``line`` is a kernel version.
 
@@ -293,6 +301,12 @@ def _accept(line: str, m: re.Match) -> bool:
     if before in _OTHER_SOFTWARE or before.rstrip("0123456789") in _OTHER_SOFTWARE:
         return False
     if not m.group("prefix") and _UNIT_AFTER_RE.match(line, m.end()):
+        return False
+    if (
+        m.group("prefix")
+        and _SOURCE_TREE_RE.search(line, 0, m.start())
+        and m.group(0)[:6].lower() == "linux-"
+    ):
         return False
     if _strong_shape(m):
         return True

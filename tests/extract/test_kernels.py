@@ -125,6 +125,12 @@ def test_version_shapes(text, versions):
     assert [v[3] for v in find_versions(text)] == versions
 
 
+def test_a_source_trees_name_is_a_kernel_outside_a_file_command():
+    assert [v[3] for v in find_versions("linux-5.10 is slower than linux-5.4")] == ["5.10", "5.4"]
+    assert [v[3] for v in find_versions("git checkout linux-5.10")] == ["5.10"]
+    assert [v[3] for v in find_versions("booted linux-6.1, then rm -rf linux-6.1-rc1 took 9s")] == ["6.1"]
+
+
 def test_spans_are_the_raw_text():
     text = "regression on v6.8-rc7+ Revert and 5.15.y"
     for a, b, raw, _ in find_versions(text):
@@ -155,6 +161,11 @@ def test_spans_are_the_raw_text():
         "Average: 34.6648 34.4475",  # corpus/002
         "in for-2.6.33) should allow",  # a branch name, corpus/002
         "ratio 4.817, 2.764, 3.064",
+        # a kernel's source tree as a benchmark's files (linux-ext4, "discard and data=writeback",
+        # 2020-12: "$ time rm -rf linux-5.10"), and the same in other commands
+        "$ time rm -rf linux-5.10",
+        "cd linux-6.1 && make -j8",
+        "time cp -a linux-5.15 /mnt/test",
     ],
 )
 def test_not_kernels(text):
