@@ -316,12 +316,14 @@ _MAGNITUDES = {"an": 10.0, "one": 10.0, "two": 100.0, "three": 1000.0}
 _WORD_FACTOR = "|".join(_WORD_FACTORS)
 _MAGNITUDE = "|".join(_MAGNITUDES)
 #: a change stated as a factor just before its cue ("a 7x slowdown", "10x slower", "2.0x more IOPS",
-#: "twice slower", "2-4x slower"): only an article or "as" between
+#: "twice slower", "2-4x slower"): only an article or "as", and a measure's name, between
 _FACTOR_BEFORE = re.compile(
     r"(?:(?<![\w.])(?P<f>\d{1,4}(?:\.\d{1,3})?)(?:[ \t]?[-~][ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?[ \t]?(?:[xX\u00d7]|times)"
     rf"|\b(?P<word>(?i:{_WORD_FACTOR}))[ \t]{{1,3}}times"
     rf"|\b(?P<magnitude>(?i:{_MAGNITUDE}))[ \t]{{1,3}}orders?[ \t]{{1,3}}of[ \t]{{1,3}}magnitude"
-    r"|\b(?P<twice>twice))[ \t]{1,3}(?:(?:a|an|as)[ \t]{1,3})?$"
+    r"|\b(?P<twice>twice))[ \t]{1,3}(?:(?:a|an|as)[ \t]{1,3})?"
+    # the measure between ("a ~10x performance drop", "5x throughput degradation")
+    r"(?:(?i:performance|perf|throughput|bandwidth|speed)[ \t]{1,3})?$"
 )
 #: ... or just after it ("improved by 4X-5X", "dropped by half", "slower by a factor of 3", "slowed
 #: down 9x")
@@ -338,6 +340,8 @@ _FRACTION_AFTER = re.compile(
     r"(?P<a>\d)[ \t]?/[ \t]?(?P<b>\d{1,2})(?![\d/])",
     re.IGNORECASE,
 )
+#: a speed named right before a direction word a factor sizes ("a ~10x performance drop")
+_SPEED_NAMED_BEFORE = re.compile(r"(?i:performance|perf|throughput|bandwidth|speed)[ \t]{1,3}$")
 #: how far before its cue a factor may start ("nearly a 7x ")
 FACTOR_BEFORE_REACH = 24
 
@@ -863,7 +867,11 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if pct is None and factor is not None and metric is None:
             metric = _timed(text, s0, s1)  # "slowed down 9x (6.5: ~1 min 6.6: ~9 min)": a time, 800% more
         if pct is None and factor is not None:
-            if word not in _WENT or metric is not None:
+            if (
+                word not in _WENT
+                or metric is not None
+                or _SPEED_NAMED_BEFORE.search(text, max(s0, c.start - 16), c.start)
+            ):
                 pct = _factor_pct(factor, kind, metric)  # "a 7x slowdown": 85.71% of the speed lost
             elif c.label.endswith("_WEAK"):
                 continue  # "IO pressure is 10x higher": higher of what, and is that bad?

@@ -734,6 +734,11 @@ def test_a_runtime_is_a_time_and_only_going_away_negates(text, expected):
         ("the code fell back to buffered IO\n", []),
         # "orders of magnitude" with no count says no size
         ("device removal got orders of magnitude slower suddenly.\n", []),
+        # the measure named between the factor and the fall (linux-ext4, 2022-12: "I'm observing
+        # ~10x performance degradation"); a fall of a count is none
+        ("The commit causes a ~10x performance drop for us.\n", [("regression", None, 90.0)]),
+        ("after the change we saw a 3x throughput drop\n", [("regression", "bw", 66.67)]),
+        ("a 10x drop in the number of calls\n", []),
     ],
 )
 def test_a_change_stated_as_a_factor_is_sized(text, expected):
