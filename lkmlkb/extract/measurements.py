@@ -144,6 +144,10 @@ _LEAD = re.compile(
 )
 
 
+#: a table's row after the number opening its line: blanks, then its first figure ("5.10  1m26.212s")
+_ROW_AFTER = re.compile(r"[ \t]{1,12}\d")
+
+
 def _kernels(text: str, known: set[str]) -> list[tuple[int, int, str]]:
     """(start, end, version) of the kernels of ``text``: what find_versions accepts, and bare
     numbers the message elsewhere names as kernels, or that stand after a kernel's lead word
@@ -155,10 +159,28 @@ def _kernels(text: str, known: set[str]) -> list[tuple[int, int, str]]:
         v = m.group("v")
         if any(a == m.start() for a, _ in found):
             continue
-        lead = _LEAD.search(text, max(0, m.start() - 12), m.start()) or _LABEL_AFTER.match(text, m.end())
-        if v in known or (lead and v.split(".", 1)[0] in majors):
+        lead = (
+            _LEAD.search(text, max(0, m.start() - 12), m.start())
+            or _LABEL_AFTER.match(text, m.end())
+            or (
+                _ROW_AFTER.match(text, m.end())
+                and not text[text.rfind("\n", 0, m.start()) + 1 : m.start()].strip()
+            )
+        )
+        if v in known or (lead and v.split(".", 1)[0] in majors) or _a_labels_sibling(text, m, out):
             out.append((m.start(), m.end(), v))
     return sorted(out)
+
+
+def _a_labels_sibling(text: str, m: re.Match, kernels: list[tuple[int, int, str]]) -> bool:
+    """A bare number labelling a value on a line where a kernel labels another: a row of runs
+    ("4.18: 288k IOPS    5.10: 234k IOPS", linux-ext4 and linux-xfs, 2024-02)."""
+    if not _LABEL_AFTER.match(text, m.end()):
+        return False
+    ls = text.rfind("\n", 0, m.start()) + 1
+    le = text.find("\n", m.end())
+    le = len(text) if le < 0 else le
+    return any(ls <= a and b <= le and _LABEL_AFTER.match(text, b) for a, b, _k in kernels)
 
 
 def _beside(kernels: list[tuple[int, int, str]], lo: int, hi: int, text: str = "") -> str | None:
@@ -245,7 +267,8 @@ class _Para:
 #: or, of IOPS, before the verb ("random read IOPS fell from 40K to under 2K")
 _UNIT_ONCE = re.compile(
     rf"""\bfrom[ \t\n]{{1,3}}(?:about[ \t]|around[ \t]|roughly[ \t]|~)?(?P<a>\d{{1,6}}(?:\.\d{{1,3}})?)(?P<am>[kKM])?
-    [ \t\n]{{1,3}}(?:to|->|=>)[ \t\n]{{1,3}}(?:under[ \t]|below[ \t]|about[ \t]|around[ \t]|roughly[ \t]|only[ \t]|just[ \t]|~)?
+    [ \t\n]{{1,3}}(?:to|->|=>)[ \t\n]{{1,3}}(?:under[ \t]|below[ \t]|about[ \t]|around[ \t]|roughly[ \t]|only[ \t]|just[ \t]
+      |less[ \t]than[ \t]|~)?
     (?P<b>\d{{1,6}}(?:\.\d{{1,3}})?)(?P<bm>[kKM])?
     (?:[ ]?(?P<unit>{_RATE_UNIT}|{_IOPS_UNIT}|{_OPS_UNIT}|{_TIME_UNIT}))?(?![\w/%]|\.\d)""",
     re.VERBOSE,
@@ -548,13 +571,25 @@ _LABEL_REST = re.compile(
 
 def _line_label(para: _Para, q: tuple[int, int, float, str]) -> str | None:
     """The kernel a line opens with as the label of its values: "6.12 -> Read 6600MB/s, write
-    4500MB/s", "6.18 and 6.19 -> Read 6900MB/s" (the first of the label's releases)."""
+    4500MB/s", "6.18 and 6.19 -> Read 6900MB/s" (the first of the label's releases), and the
+    kernel heading a table's row right before its value."""
     t = para.text
     ls = t.rfind("\n", 0, q[0]) + 1
     for a, b, k in para.kernels:
         if ls <= a and b <= q[0] and not t[ls:a].strip(" \t-*>"):
-            return k if _LABEL_REST.match(t, b) else None
+            # or a table's row: the kernel, blanks, the value ("5.10  1m26.212s", "linux-5.8.18 77.7 MB/s")
+            return k if _LABEL_REST.match(t, b) or not t[b : q[0]].strip(" \t") else None
     return None
+
+
+def _heads_a_row(para: _Para, a: int, b: int) -> bool:
+    """Whether the kernel at ``[a, b)`` opens its line and a value follows it there after blanks
+    (or its label's colon): a table's row, "5.10  1m26.212s", "linux-5.8.18 77.7 MB/s"."""
+    t = para.text
+    if t[t.rfind("\n", 0, a) + 1 : a].strip(" \t-*>"):
+        return False
+    nxt = para.value_within(b, len(t))
+    return nxt is not None and not t[b : nxt[0]].strip(" \t:")
 
 
 def _after_in_clause(para: _Para, q: tuple[int, int, float, str]) -> str | None:
@@ -566,6 +601,8 @@ def _after_in_clause(para: _Para, q: tuple[int, int, float, str]) -> str | None:
     for a, b, k in para.kernels:
         if not (q[1] <= a and b <= hi) or LABEL_LINE_END.match(t, b) or _LABELS_NEXT.match(t, b):
             continue
+        if "\n" in t[q[1] : a] and _heads_a_row(para, a, b):
+            continue  # the next line's own label ("linux-5.8.18 77.7 MB/s" under a row of its own)
         if _SENTENCE_END.search(t, q[1], a) or para.value_within(q[1], a):
             continue  # another sentence's, or the value's between ("90 seconds, it took 30 seconds on 6.5")
         nxt = para.value_within(b, len(t))

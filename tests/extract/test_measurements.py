@@ -408,3 +408,46 @@ def test_a_line_opening_with_kernels_labels_its_values():
 def test_a_spread_after_a_value_is_no_value_of_its_own(text, want):
     """A mean, its spread, a unit ("A +/- B unit"): the unit is A's, B says how far runs strayed from it; B is no result."""
     assert [(r.value, r.unit) for r in find_measurements(text)[0]] == want
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-ext4 and linux-xfs, an RFC fix's letter (2024-02): a row of kernel-labelled runs
+        (
+            "4.18: 288k IOPS    5.10: 234k IOPS\n",
+            [(288000.0, "IOPS", "4.18", "4.18"), (234000.0, "IOPS", "5.10", "5.10")],
+        ),
+        # dm-devel (2020-12): each line a kernel and its run; the second line's kernel is not
+        # the first line's value's
+        (
+            "linux-5.9.11 10.5 MB/s\nlinux-5.8.18 77.7 MB/s\n",
+            [(10.5, "MB/s", "5.9.11", "5.9.11"), (77.7, "MB/s", "5.8.18", "5.8.18")],
+        ),
+        # linux-btrfs (2020-12): a table of times, kernels as its rows, named above
+        (
+            "Timings on 5.9 and 5.10:\n\n5.9   0m54.258s\n5.10  1m26.212s\n",
+            [(54.258, "s", "5.9", "5.9"), (86.212, "s", "5.10", "5.10")],
+        ),
+        # a kernel opening a wrapped line of prose heads no row: not the value's before it
+        (
+            "The copy runs at 300 MB/s with\n6.1 and at 100 MB/s with 6.2.\n",
+            [(300.0, "MB/s", None, None), (100.0, "MB/s", None, None)],
+        ),
+    ],
+)
+def test_kernels_heading_rows_and_labels_in_a_row(text, want):
+    assert _read(text)[0] == want
+
+
+def test_a_number_opening_a_row_is_a_kernel_only_beside_named_kernels():
+    assert _read("5.9   0m54.258s\n5.10  1m26.212s\n")[0] == []
+    assert _read("3.5   2 disks\n")[0] == []
+
+
+def test_a_fall_to_less_than_a_value_is_a_change():
+    # linux-ext4 (2021-04): "the iops result drop from 22K to less than 1K"
+    assert _read("After the upgrade the fio iops result drop from 22K to less than 1K.\n")[0] == [
+        (22000.0, "IOPS", None, "before"),
+        (1000.0, "IOPS", None, "after"),
+    ]
