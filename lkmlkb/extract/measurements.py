@@ -243,6 +243,8 @@ class _Para:
         if "from" in text:
             self.qs = _with_unit_written_once(text, self.qs)
         self.kernels = _kernels(text, known) if self.qs else []
+        if len(self.qs) > 1:
+            self.kernels = _with_a_column_of_kernels(text, self.qs, self.kernels)
         self._breaks: list[int] | None = None
 
     @property
@@ -261,6 +263,28 @@ class _Para:
         """The first quantity starting in ``[lo, hi)`` (the quantities are in text order)."""
         i = bisect.bisect_left(self.qs, (lo,))
         return self.qs[i] if i < len(self.qs) and self.qs[i][0] < hi else None
+
+
+#: a row of a table opening with a release before its first figure ("5.10\t1m26.212s")
+_RELEASE_ROW = re.compile(r"[ \t>*-]{0,6}v?(?P<v>[2-7]\.\d{1,2}(?:\.\d{1,3})?)[ \t]{1,12}$")
+
+
+def _with_a_column_of_kernels(
+    text: str, qs: list[tuple[int, int, float, str]], kernels: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """``kernels`` and the releases opening two or more rows of a table right before their first
+    figures, a column of kernels (linux-btrfs, 2021-01: "5.9\t0m54.258s" over "5.10\t1m26.212s",
+    in a message naming no kernel otherwise)."""
+    rows: dict[int, tuple[int, int, str]] = {}
+    for q in qs:
+        ls = text.rfind("\n", 0, q[0]) + 1
+        m = _RELEASE_ROW.fullmatch(text, ls, q[0])
+        if m and ls not in rows:
+            rows[ls] = (m.start("v"), m.end("v"), m["v"])
+    if len({v for _a, _b, v in rows.values()}) < 2:
+        return kernels
+    have = {a for a, _b, _k in kernels}
+    return sorted(kernels + [r for r in rows.values() if r[0] not in have])
 
 
 #: "from A to B" with the unit written once: after B ("from 40K to 2K IOPS", "from 400 to 90 MB/s")

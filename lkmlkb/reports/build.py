@@ -137,7 +137,8 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     patch_thread = is_patch_thread(root)
     if any(c.kind == "regression" for c in claims) and not patch_thread:
         other_of_two(kernels)  # a series names the tree it is based on: not a kernel compared
-    ordered = None if patch_thread else older_and_newer(kernels)
+    releases = older_and_newer(kernels)
+    ordered = None if patch_thread else releases
     results = dedupe_results(findings)
     jobs = dedupe_jobs(findings)
     roles_from_statements(results, kernels)
@@ -145,7 +146,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         results_on_the_one_kernel(results, [k for f in findings for k in f.kernels])
     good, bad = decide_kernels(kernels, claims)
     attribute_commit_results(results, commits)
-    label_results(results, kernels, commits, ordered)
+    label_results(results, kernels, commits, ordered, releases)
     label_with_without(results, commits, root)
     label_by_headings(results, commits)
     unlabel_unaffected(results, claims)

@@ -266,17 +266,27 @@ def older_and_newer(kernels: list[KernelMention]) -> tuple[str, str] | None:
 
 
 def label_pairs(
-    results: list[Result], kernels: list[KernelMention], ordered: tuple[str, str] | None = None
+    results: list[Result],
+    kernels: list[KernelMention],
+    ordered: tuple[str, str] | None = None,
+    releases: tuple[str, str] | None = None,
 ) -> None:
     """Before/after pairs ("old: 554 IOPS → new: 535 IOPS"): baseline and regressed, on the good
     and bad kernels; where the thread gives no kernel a role, on ``ordered``'s older and newer
-    release (see :func:`older_and_newer`)."""
+    release (see :func:`older_and_newer`).  A run written on one of the two ``releases`` a thread
+    names without roles (a patch's thread too: its table's "5.9  0m54.258s" and "5.10  1m26.212s")
+    is on the side of the change its release is."""
     good = next((k.version for k in kernels if k.role == "good"), None)
     bad = next((k.version for k in kernels if k.role == "bad"), None)
     if good is None and bad is None and ordered is not None:
         good, bad = ordered
     for r in results:
         config = r.config or ""
+        if releases is not None and r.label is None and r.kernel in releases and config == r.kernel:
+            # a run on one of the two releases ("The kernel 6.9 removes a DM block device in 73ms.
+            # The kernel 6.10-rc in 103ms.", linux-block 2024-06): the older is before the change
+            r.label = "baseline" if r.kernel == releases[0] else "regressed"
+            continue
         # a statement's "before"/"after ..."; a label line's "Before"/"After" alone (a heading's
         # "After this fix" is the fix's side, read by label_by_headings)
         side = config.lower() if config.lower() in ("before", "after") else config.split(" ", 1)[0]
@@ -381,10 +391,11 @@ def label_results(
     kernels: list[KernelMention],
     commits: list[CommitCitation],
     ordered: tuple[str, str] | None = None,
+    releases: tuple[str, str] | None = None,
 ) -> None:
-    """baseline / regressed / fixed, from the kernels' roles and qualifiers (``ordered``: see
-    :func:`label_pairs`)."""
-    label_pairs(results, kernels, ordered)
+    """baseline / regressed / fixed, from the kernels' roles and qualifiers (``ordered`` and
+    ``releases``: see :func:`label_pairs`)."""
+    label_pairs(results, kernels, ordered, releases)
     roles = kernel_roles(kernels)
     patched = patched_kernels(kernels, commits)
     has_fix = any(c.role == "fix" for c in commits)

@@ -440,9 +440,15 @@ def test_kernels_heading_rows_and_labels_in_a_row(text, want):
     assert _read(text)[0] == want
 
 
-def test_a_number_opening_a_row_is_a_kernel_only_beside_named_kernels():
-    assert _read("5.9   0m54.258s\n5.10  1m26.212s\n")[0] == []
+def test_releases_opening_rows_are_a_column_of_kernels():
+    """linux-btrfs, "[PATCH] btrfs: shrink delalloc pages instead of full inodes" (Josef Bacik,
+    2021-01-04): a table whose rows open with the kernels, in a message naming none otherwise."""
+    text = "the source code for Firefox.  The results are as follows\n\n5.9\t0m54.258s\n5.10\t1m26.212s\nPatch\t0m38.800s\n"
+    assert _read(text)[0] == [(54.258, "s", "5.9", "5.9"), (86.212, "s", "5.10", "5.10")]
+    # one row, or one number twice, is no column of kernels
+    assert _read("5.9   0m54.258s\n")[0] == []
     assert _read("3.5   2 disks\n")[0] == []
+    assert _read("2.5   100 MB/s\n2.5   120 MB/s\n")[0] == []
 
 
 def test_a_fall_to_less_than_a_value_is_a_change():

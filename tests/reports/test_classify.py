@@ -434,6 +434,29 @@ def test_a_fix_posted_in_a_reply_and_taken_later_is_fixed():
     assert _report(*_thread(subject, "a@x", MOUNT_SLOW, taken, fix)).status == "fix proposed"
 
 
+# linux-block, "disk removal slowdown due to rcu_barrier" (Mikulas Patocka, 2024-06-06,
+# <b3c96411-dea-16ed-85fc-a33f842594@redhat.com>), trimmed: a run on each of two releases
+RCU_BARRIER = """\
+The patch dd291d77cc90eb6a86e9860ba8e6e38eebd57d12 (block: Introduce zone
+write plugging) causes a performance regression when removing block
+devices.
+
+The kernel 6.9 removes a DM block device in 73ms. The kernel 6.10-rc in
+103ms.
+"""
+
+
+def test_runs_on_the_older_and_newer_of_two_releases_size_the_regression():
+    r = _report(*_thread("disk removal slowdown due to rcu_barrier", "mpatocka@redhat.com", RCU_BARRIER))
+    assert r.is_regression_report and r.regression_pct == 41.1
+    # the newer the faster: the size of no regression
+    faster = RCU_BARRIER.replace("73ms", "1073ms")
+    assert (
+        _report(*_thread("disk removal and rcu_barrier", "mpatocka@redhat.com", faster)).regression_pct
+        is None
+    )
+
+
 # linux-ext4, "Re: [PATCH] ext4/jbd2: drop jbd2_transaction_committed()" (kernel test robot,
 # 2024-05-27, <202405271406.9b9763f6-oliver.sang@intel.com>): the robot bisects gains too
 ROBOT_GAIN = """\

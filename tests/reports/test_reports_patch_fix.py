@@ -530,3 +530,40 @@ def test_a_patch_whose_author_reports_the_regression_is_fixed_when_taken():
     late = "I found the write speed of my board dropped from 330MB/s to 130MB/s, caused by this patch.\n"
     r = _report(*_bfq(("axboe@kernel.dk", "Applied, thanks.\n"), ("xu@x", late)))
     assert r.status != "fixed"
+
+
+# linux-btrfs, "[PATCH] btrfs: shrink delalloc pages instead of full inodes" (Josef Bacik,
+# 2021-01-04, <270ea622955d197137bf510ba82ec7f7fa0e425c.1609791839.git.josef@toxicpanda.com>),
+# trimmed: a fix's table of the kernels it was measured on, then the patch's own run
+DELALLOC = """\
+Commit 38d715f494f2 ("btrfs: use btrfs_start_delalloc_roots in
+shrink_delalloc") cleaned up how we do delalloc shrinking by utilizing
+some infrastructure we have in place to flush inodes that we use for
+device replace and snapshot.  However this introduced a pretty serious
+performance regression.
+
+The
+user reported reproducer was a simple untarring of a large tarball of
+the source code for Firefox.  The results are as follows
+
+5.9	0m54.258s
+5.10	1m26.212s
+Patch	0m38.800s
+
+Fixes: 38d715f494f2 ("btrfs: use btrfs_start_delalloc_roots in shrink_delalloc")
+Signed-off-by: Josef Bacik <josef@toxicpanda.com>
+"""
+
+
+def test_a_fixs_table_of_two_releases_sizes_the_regression():
+    r = _report(
+        Message(
+            "270ea622955d197137bf510ba82ec7f7fa0e425c.1609791839.git.josef@toxicpanda.com",
+            subject="[PATCH] btrfs: shrink delalloc pages instead of full inodes",
+            from_addr="josef@toxicpanda.com",
+            body=DELALLOC,
+            date_utc="2021-01-04T20:24:11+00:00",
+        )
+    )
+    assert r.is_regression_report and r.status == "fix proposed"
+    assert r.regression_pct == 58.89  # 54.258 s on 5.9, 86.212 s on 5.10
