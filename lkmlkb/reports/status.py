@@ -11,7 +11,7 @@ In order, the first that applies decides:
   carries ("Applied, thanks!", "Queued for 6.9"), or mail says the fix landed ("fixed by
   <commit>", "merged", "ended up in") and the numbers, where measured, came back;
 * ``fix proposed``: a fix or a revert was posted (the thread is the fix patch, a reply after
-  the report carries a patch to try, or a fix commit is named);
+  the report carries a patch to try or offers one in words, or a fix commit is named);
 * ``bisected``: a culprit is named;
 * ``reported``: only the slowdown is.
 """
@@ -88,6 +88,20 @@ REVERTED = Gated(
         re.I | re.X,
     ),
     ("revert",),
+    lines=True,
+)
+#: a fix offered or tested in words, its patch a link or a branch: "Can you please test the following
+#: branch?", "I have a fix", "I think I have found the fix for it", the kernel test robot's "we
+#: applied the patch ... and found the performance restored", "The patch seems to fix the issue"
+FIX_OFFERED = Gated(
+    re.compile(
+        r"""\b(?:test|try)[ \t]{1,3}(?:the[ \t]{1,3})?(?:following|attached|below)[ \t]{1,3}(?:patch|branch|fix)
+          | \bI[ \t]{1,3}(?:have|'ve[ \t]{1,3}got|think[ \t]{1,3}I[ \t]{1,3}(?:have[ \t]{1,3})?found)[ \t]{1,3}(?:a|the)[ \t]{1,3}fix\b
+          | \bperformance[ \t]{1,3}(?:is[ \t]{1,3}|was[ \t]{1,3})?restored\b
+          | \bpatch[ \t]{1,3}(?:seems[ \t]{1,3}to[ \t]{1,3})?fix(?:es|ed)?[ \t]{1,3}(?:the|this|my)[ \t]{1,3}(?:issue|problem|regression)\b""",
+        re.I | re.X,
+    ),
+    ("following", "attached", "below", "fix", "restored"),
     lines=True,
 )
 #: a patch in the mail's own lines: a diff, or git format-patch's separator and diffstat
@@ -215,6 +229,10 @@ def derive_status(
                 if taken:
                     return "fixed", _at("status-fixed", "fixed", later, later_text, taken.start())
             return "fix proposed", _at("status-fix-proposed", "fix proposed", m, text, hit.start())
+    for m, text in texts[after:]:
+        offered = FIX_OFFERED.search(text)
+        if offered:
+            return "fix proposed", _at("status-fix-proposed", "fix proposed", m, text, offered.start())
     culprit = next((c for c in commits if c.role == "culprit"), None)
     if culprit is not None:
         e = culprit.evidence

@@ -22,7 +22,7 @@ from __future__ import annotations
 from lkmlkb.extract.messages import extract_messages
 from lkmlkb.model import Message
 from lkmlkb.reports.build import build_report
-from lkmlkb.reports.status import PATCH_TAKEN
+from lkmlkb.reports.status import FIX_OFFERED, PATCH_TAKEN
 
 PLUG_ORDER = """\
 Commit 26fed4ac4eab ("block: flush plug based on hardware and software
@@ -567,3 +567,47 @@ def test_a_fixs_table_of_two_releases_sizes_the_regression():
     )
     assert r.is_regression_report and r.status == "fix proposed"
     assert r.regression_pct == 58.89  # 54.258 s on 5.9, 86.212 s on 5.10
+
+
+def test_what_offers_a_fix_in_words():
+    for said in (
+        # Tejun Heo (linux-block, 2023-12), Song Liu (linux-raid, 2022-01), Jeff Layton
+        # (linux-xfs, 2024-09), the kernel test robot (linux-block, 2024-06), a tester
+        "Can you please test the following branch?",
+        "I think I have found the fix for it, you can find it at",
+        "I have a fix for this that I'll post soon.",
+        "we applied the patch and found the performance restored.",
+        "The patch seems to fix the issue on my box.",
+        "Could you try the attached patch?",
+    ):
+        assert FIX_OFFERED.search(said), said
+    for said in (
+        "please test the following configuration",
+        "the performance is not restored with it",
+        "I have a fixed version of the script",
+        "this patch fixes a typo",
+    ):
+        assert not FIX_OFFERED.search(said), said
+
+
+def test_a_fix_offered_in_words_is_a_fix_proposed():
+    """linux-raid, "Raid6 check performance regression 5.15 -> 5.16" (2022-01): the maintainer
+    offers his fix as a link; then a user confirms it."""
+    report = Message(
+        "r@x",
+        subject="Raid6 check performance regression 5.15 -> 5.16",
+        from_addr="a@x",
+        body="One host with a 20 drive array went from 170MB/s to 11MB/s with 5.16.\n",
+        date_utc="2022-01-20T00:00:00+00:00",
+    )
+    offer = Message(
+        "o@x",
+        subject="Re: " + report.subject,
+        from_addr="song@kernel.org",
+        body="I think I have found the fix for it, you can find it at https://git.kernel.org/x\n",
+        date_utc="2022-01-21T00:00:00+00:00",
+        in_reply_to="r@x",
+        references=["r@x"],
+    )
+    assert _report(report).status == "reported"
+    assert _report(report, offer).status == "fix proposed"
