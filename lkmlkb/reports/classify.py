@@ -178,7 +178,7 @@ FAILURE = re.compile(
     r"""\b(?:hang|hangs|hung|stuck|deadlock\w{0,2}|lockup|livelock|oops|panic\w{0,2}|crash\w{0,2}|BUG:|KASAN|UBSAN
           |use-after-free|null[ \t-]pointer|corrupt\w{0,5}|data[ \t]loss|warning|WARN(?:_ON)?|splat|fail\w{0,4}
           |error|errors|broken|breaks|leak\w{0,2}|unresponsive|D[ \t]state|EIO|ENOSPC|reboot\w{0,3}|freez\w{0,3}
-          |not[ \t]work\w{0,3}|doesn't[ \t]work|won't[ \t]boot|missing
+          |not[ \t]work\w{0,3}|doesn't[ \t]work|won't[ \t]boot|missing|inaccura\w{2,5}|incorrect\w{0,2}
           |lost[ \t](?:writes?|requests?|data|I/?Os?|updates?|files?|wake-?ups?|interrupts?|completions?)
           |(?<![\[\w-])bug(?![\]\w-]|[ \t]{0,3}\d|[ \t](?:fix|report)))\b""",
     re.I | re.X,

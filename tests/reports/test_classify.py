@@ -1012,6 +1012,25 @@ def test_a_bug_the_subject_names_is_a_failure():
     assert r.reasons[0].text.startswith("Subject: ")  # the subject says it, whatever the body holds
 
 
+# linux-block, "[regression] very inaccurate %util of iostat" (Ming Lei, 2020-03-24,
+# <20200324031942.GA3060@ming.t460p>), trimmed: iostat's figures, a wrong statistic, no slowdown
+IOSTAT_UTIL = """\
+Since commit 5b18b5a73760 ("block: delete part_round_stats and switch to less
+precise counting"), %util reported by iostat has become very inaccurate.
+
+Device            r/s     w/s     rkB/s     wkB/s   rrqm/s   wrqm/s  %util
+nvme0n1        100.00    0.00    400.00      0.00     0.00     0.00  20.60
+"""
+
+
+def test_a_statistic_gone_inaccurate_is_a_failure_not_a_slowdown():
+    r = _report(*_thread("[regression] very inaccurate %util of iostat", "ming.lei@redhat.com", IOSTAT_UTIL))
+    assert not r.is_regression_report and _rules(r)[0] == "functional"
+    # a speed named in the subject keeps a slowdown one
+    slow = "[regression] inaccurate queue depth halves write throughput"
+    assert _rules(_report(*_thread(slow, "ming.lei@redhat.com", IOSTAT_UTIL)))[0] != "functional"
+
+
 def test_a_bugzilla_number_or_a_bug_tag_names_no_failure():
     from lkmlkb.reports.classify import FAILURE
 
