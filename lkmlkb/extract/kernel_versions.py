@@ -278,9 +278,11 @@ def _word_before(line: str, start: int) -> str:
 
 #: a file command whose argument a "linux-5.10" after it on its line is: a kernel's source tree
 #: unpacked, copied or removed as a benchmark's files ("$ time rm -rf linux-5.10", linux-ext4
-#: 2020-12), not a kernel that ran
+#: 2020-12), or a diff's file header naming its tree; not a kernel that ran
 _SOURCE_TREE_RE = re.compile(
     r"(?:^|[\s$#;&|(])(?:rm|cp|mv|cd|tar|du|ls|find|rsync|untar|unxz|xz|make[ \t]{1,3}-C)[ \t][^\n]{0,60}$"
+    # a diff's file header: "--- linux-2.6.orig/drivers/md/dm-writecache.c"
+    r"|^(?:---|\+\+\+|diff[ \t][^\n]{0,40})[ \t]{1,3}$"
 )
 
 
