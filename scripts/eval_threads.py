@@ -2,6 +2,7 @@
 """Score a knowledge base's reports against thread labels read by hand.
 
     scripts/eval_threads.py --db linux-raid.db --labels labels/linux-raid.jsonl [--show errors]
+    scripts/eval_threads.py --db linux-raid.db --labels docs/reads/eight-lists-thread-labels.jsonl --list linux-raid
 
 A label file holds one JSON object per thread (``thread_id``, ``is_perf_regression``,
 ``family``, ``culprit``, ``size_pct``, ``status``; see the thread labelling guide).  Printed:
@@ -23,7 +24,9 @@ import sys
 from pathlib import Path
 
 
-def load_labels(path: Path) -> dict[str, dict]:
+def load_labels(path: Path, list_name: str | None = None) -> dict[str, dict]:
+    """The labels of ``path``; with ``list_name``, only the rows whose ``list`` is that list (a
+    file may hold the labels of several lists)."""
     labels: dict[str, dict] = {}
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.strip():
@@ -31,7 +34,8 @@ def load_labels(path: Path) -> dict[str, dict]:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise SystemExit(f"{path}:{n}: not JSON ({exc})") from None
-            labels[row["thread_id"]] = row
+            if list_name is None or row.get("list", list_name) == list_name:
+                labels[row["thread_id"]] = row
     return labels
 
 
@@ -118,13 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", type=Path, required=True)
     ap.add_argument("--labels", type=Path, required=True)
+    ap.add_argument("--list", dest="list_name", default=None, help="only the labels of this list")
     ap.add_argument("--show", choices=["errors"], default=None)
     args = ap.parse_args(argv)
     for p in (args.db, args.labels):
         if not p.exists():
             print(f"{p}: no such file", file=sys.stderr)
             return 2
-    f = score(load_reports(args.db), load_labels(args.labels), show=args.show == "errors")
+    f = score(load_reports(args.db), load_labels(args.labels, args.list_name), show=args.show == "errors")
     print(
         f"listed {f['listed']} (read {f['listed_read']}, true {f['listed_true']}): precision {f['precision']:.2f}; "
         f"labelled true {f['labelled_true']}: recall {f['recall']:.2f}; on found: culprit {f['culprit']:.2f} "
