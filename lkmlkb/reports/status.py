@@ -9,7 +9,8 @@ In order, the first that applies decides:
   back");
 * ``fixed``: a fix was taken: a maintainer applied or queued the fix patch the thread is or
   carries ("Applied, thanks!", "Queued for 6.9"), or mail says the fix landed ("fixed by
-  <commit>", "merged", "ended up in") and the numbers, where measured, came back;
+  <commit>", "merged", "ended up in") and the numbers, where measured, came back, or the
+  regression tracker was told it is resolved ("#regzbot resolve: ...");
 * ``fix proposed``: a fix or a revert was posted (the thread is the fix patch, a reply after
   the report carries a patch to try or offers one in words, or a fix commit is named);
 * ``bisected``: a culprit is named;
@@ -104,6 +105,10 @@ FIX_OFFERED = Gated(
     ("following", "attached", "below", "fix", "restored"),
     lines=True,
 )
+#: the regression tracker's commands a person types into the thread: "#regzbot resolve: various
+#: changes merged for 6.6 improve things" (resolved), "#regzbot fix: <commit or patch>" (a fix known)
+REGZBOT_RESOLVED = re.compile(r"^[ \t]{0,3}#regzbot[ \t]{1,3}resolve[ \t]{0,3}:", re.M | re.I)
+REGZBOT_FIX = re.compile(r"^[ \t]{0,3}#regzbot[ \t]{1,3}fix[ \t]{0,3}:", re.M | re.I)
 #: a patch in the mail's own lines: a diff, or git format-patch's separator and diffstat
 PATCH_IN_TEXT = Gated(
     re.compile(r"^diff --git a/|^--- a/\S.*\n\+\+\+ b/|^ \d{1,5} files? changed, ", re.M),
@@ -192,6 +197,10 @@ def derive_status(
         hit = REVERTED.search(text)
         if hit:
             return "reverted", _at("status-reverted", "reverted", m, text, hit.start())
+    for m, text in texts:
+        said = REGZBOT_RESOLVED.search(text) if "#regzbot" in text else None
+        if said:
+            return "fixed", _at("status-fixed", "fixed", m, text, said.start())
     if fix_thread and restored is not False:
         for m, text in texts[1:]:
             taken = PATCH_TAKEN.search(text)
@@ -230,7 +239,7 @@ def derive_status(
                     return "fixed", _at("status-fixed", "fixed", later, later_text, taken.start())
             return "fix proposed", _at("status-fix-proposed", "fix proposed", m, text, hit.start())
     for m, text in texts[after:]:
-        offered = FIX_OFFERED.search(text)
+        offered = FIX_OFFERED.search(text) or (REGZBOT_FIX.search(text) if "#regzbot" in text else None)
         if offered:
             return "fix proposed", _at("status-fix-proposed", "fix proposed", m, text, offered.start())
     culprit = next((c for c in commits if c.role == "culprit"), None)

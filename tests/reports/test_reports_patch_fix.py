@@ -611,3 +611,36 @@ def test_a_fix_offered_in_words_is_a_fix_proposed():
     )
     assert _report(report).status == "reported"
     assert _report(report, offer).status == "fix proposed"
+
+
+def test_the_regression_trackers_commands_say_a_fix_is_known_or_it_is_resolved():
+    """linux-btrfs, "Scrub of my nvme SSD has slowed by about 2/3" (2023-07): the tracker told
+    "#regzbot resolve: various changes merged for 6.6 improve things"; "#regzbot fix:" names a fix."""
+    report = Message(
+        "r@x",
+        subject="Scrub of my nvme SSD has slowed by about 2/3",
+        from_addr="a@x",
+        body="Scrub of my nvme SSD went from 2.9 GB/s on 6.3 to about 949 MB/s on 6.4.\n",
+        date_utc="2023-07-01T00:00:00+00:00",
+    )
+
+    def reply(body: str) -> Message:
+        return Message(
+            "t@x",
+            subject="Re: " + report.subject,
+            from_addr="regressions@leemhuis.info",
+            body=body,
+            date_utc="2023-09-01T00:00:00+00:00",
+            in_reply_to="r@x",
+            references=["r@x"],
+        )
+
+    assert _report(report).status == "reported"
+    resolved = reply(
+        "#regzbot resolve: various changes merged for 6.6 improve things\n#regzbot ignore-activity\n"
+    )
+    assert _report(report, resolved).status == "fixed"
+    fix = reply("#regzbot fix: btrfs: scrub: fix the scrub performance regression\n")
+    assert _report(report, fix).status == "fix proposed"
+    # the command quoted or spoken of is none
+    assert _report(report, reply("> #regzbot resolve: done\nNo, it is not resolved.\n")).status == "reported"
