@@ -109,6 +109,13 @@ FIX_OFFERED = Gated(
 #: changes merged for 6.6 improve things" (resolved), "#regzbot fix: <commit or patch>" (a fix known)
 REGZBOT_RESOLVED = re.compile(r"^[ \t]{0,3}#regzbot[ \t]{1,3}resolve[ \t]{0,3}:", re.M | re.I)
 REGZBOT_FIX = re.compile(r"^[ \t]{0,3}#regzbot[ \t]{1,3}fix[ \t]{0,3}:", re.M | re.I)
+#: a reply saying a patch tried did not help: "it doesn't help at all", "no fio write bandwidth
+#: improvement", "made no difference"
+NOT_HELPED = re.compile(
+    r"\b(?:does|did|do)(?:n't|[ \t]{1,3}not)[ \t]{1,3}(?:seem[ \t]{1,3}to[ \t]{1,3})?help\b"
+    r"|\bno[ \t]{1,3}(?:[\w-]{1,20}[ \t]{1,3}){0,3}improvement\b|\bmade[ \t]{1,3}no[ \t]{1,3}difference\b",
+    re.I,
+)
 #: a patch in the mail's own lines: a diff, or git format-patch's separator and diffstat
 PATCH_IN_TEXT = Gated(
     re.compile(r"^diff --git a/|^--- a/\S.*\n\+\+\+ b/|^ \d{1,5} files? changed, ", re.M),
@@ -228,6 +235,8 @@ def derive_status(
     reported_at = ids.index(reported_in) if reported_in in ids else 0
     for i, (m, text) in enumerate(texts[after:], after):
         hit = PATCH_IN_TEXT.search(text)
+        if hit and any(NOT_HELPED.search(later) for _m, later in texts[i + 1 :]):
+            continue  # a patch to try that a later reply says did not help ("it doesn't help at all")
         if hit:
             # the patch a reply after a report carries, taken by its maintainer in a later reply;
             # not a series' own patches (a series taken whole is fixed only as the fix it is)

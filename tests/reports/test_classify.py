@@ -457,6 +457,17 @@ def test_runs_on_the_older_and_newer_of_two_releases_size_the_regression():
     )
 
 
+def test_a_patch_to_try_that_did_not_help_proposes_no_fix():
+    """linux-xfs, "performance regression between 6.1.x and 5.15.x" (2023-05): a developer's
+    experimental patch, then the reporter: "no fio write bandwidth improvement"."""
+    subject = "XFS mount timeout in linux-6.9.11"
+    fix = ("willy@infradead.org", MOUNT_FIX)
+    assert _report(*_thread(subject, "a@x", MOUNT_SLOW, fix)).status == "fix proposed"
+    for said in ("With the patch, no fio write bandwidth improvement.\n", "Sorry, it doesn't help at all.\n"):
+        r = _report(*_thread(subject, "a@x", MOUNT_SLOW, fix, ("a@x", said)))
+        assert r.status == "reported", said
+
+
 # linux-ext4, "Re: [PATCH] ext4/jbd2: drop jbd2_transaction_committed()" (kernel test robot,
 # 2024-05-27, <202405271406.9b9763f6-oliver.sang@intel.com>): the robot bisects gains too
 ROBOT_GAIN = """\
