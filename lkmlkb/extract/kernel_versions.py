@@ -304,11 +304,7 @@ def _accept(line: str, m: re.Match) -> bool:
         return False
     if not m.group("prefix") and _UNIT_AFTER_RE.match(line, m.end()):
         return False
-    if (
-        m.group("prefix")
-        and _SOURCE_TREE_RE.search(line, 0, m.start())
-        and m.group(0)[:6].lower() == "linux-"
-    ):
+    if m.group(0)[:6].lower() == "linux-" and _SOURCE_TREE_RE.search(line, 0, m.start()):
         return False
     if _strong_shape(m):
         return True

@@ -144,6 +144,11 @@ _LEAD = re.compile(
 )
 
 
+def _line_lead(text: str, pos: int) -> str:
+    """What stands before ``pos`` on its line (blank or a bullet: ``pos`` opens the line)."""
+    return text[text.rfind("\n", 0, pos) + 1 : pos]
+
+
 #: a table's row after the number opening its line: blanks, then its first figure ("5.10  1m26.212s")
 _ROW_AFTER = re.compile(r"[ \t]{1,12}\d")
 
@@ -162,10 +167,7 @@ def _kernels(text: str, known: set[str]) -> list[tuple[int, int, str]]:
         lead = (
             _LEAD.search(text, max(0, m.start() - 12), m.start())
             or _LABEL_AFTER.match(text, m.end())
-            or (
-                _ROW_AFTER.match(text, m.end())
-                and not text[text.rfind("\n", 0, m.start()) + 1 : m.start()].strip()
-            )
+            or (_ROW_AFTER.match(text, m.end()) and not _line_lead(text, m.start()).strip())
         )
         if v in known or (lead and v.split(".", 1)[0] in majors) or _a_labels_sibling(text, m, out):
             out.append((m.start(), m.end(), v))
@@ -600,7 +602,7 @@ def _line_label(para: _Para, q: tuple[int, int, float, str]) -> str | None:
     t = para.text
     ls = t.rfind("\n", 0, q[0]) + 1
     for a, b, k in para.kernels:
-        if ls <= a and b <= q[0] and not t[ls:a].strip(" \t-*>"):
+        if ls <= a and b <= q[0] and not _line_lead(t, a).strip(" \t-*>"):
             # or a table's row: the kernel, blanks, the value ("5.10  1m26.212s", "linux-5.8.18 77.7 MB/s")
             return k if _LABEL_REST.match(t, b) or not t[b : q[0]].strip(" \t") else None
     return None
@@ -610,7 +612,7 @@ def _heads_a_row(para: _Para, a: int, b: int) -> bool:
     """Whether the kernel at ``[a, b)`` opens its line and a value follows it there after blanks
     (or its label's colon): a table's row, "5.10  1m26.212s", "linux-5.8.18 77.7 MB/s"."""
     t = para.text
-    if t[t.rfind("\n", 0, a) + 1 : a].strip(" \t-*>"):
+    if _line_lead(t, a).strip(" \t-*>"):
         return False
     nxt = para.value_within(b, len(t))
     return nxt is not None and not t[b : nxt[0]].strip(" \t:")

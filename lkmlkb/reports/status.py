@@ -111,10 +111,14 @@ REGZBOT_RESOLVED = re.compile(r"^[ \t]{0,3}#regzbot[ \t]{1,3}resolve[ \t]{0,3}:"
 REGZBOT_FIX = re.compile(r"^[ \t]{0,3}#regzbot[ \t]{1,3}fix[ \t]{0,3}:", re.M | re.I)
 #: a reply saying a patch tried did not help: "it doesn't help at all", "no fio write bandwidth
 #: improvement", "made no difference"
-NOT_HELPED = re.compile(
-    r"\b(?:does|did|do)(?:n't|[ \t]{1,3}not)[ \t]{1,3}(?:seem[ \t]{1,3}to[ \t]{1,3})?help\b"
-    r"|\bno[ \t]{1,3}(?:[\w-]{1,20}[ \t]{1,3}){0,3}improvement\b|\bmade[ \t]{1,3}no[ \t]{1,3}difference\b",
-    re.I,
+NOT_HELPED = Gated(
+    re.compile(
+        r"\b(?:does|did|do)(?:n't|[ \t]{1,3}not)[ \t]{1,3}(?:seem[ \t]{1,3}to[ \t]{1,3})?help\b"
+        r"|\bno[ \t]{1,3}(?:[\w-]{1,20}[ \t]{1,3}){0,3}improvement\b|\bmade[ \t]{1,3}no[ \t]{1,3}difference\b",
+        re.I,
+    ),
+    ("help", "improvement", "difference"),
+    lines=True,
 )
 #: a patch in the mail's own lines: a diff, or git format-patch's separator and diffstat
 PATCH_IN_TEXT = Gated(
@@ -233,9 +237,11 @@ def derive_status(
     after = _first_possible_fix(messages, commits, reported_in)
     ids = [m.message_id for m in messages]
     reported_at = ids.index(reported_in) if reported_in in ids else 0
+    # the last reply saying a patch tried did not help, read once for the patches before it
+    not_helped = next((j for j in range(len(texts) - 1, after, -1) if NOT_HELPED.search(texts[j][1])), -1)
     for i, (m, text) in enumerate(texts[after:], after):
         hit = PATCH_IN_TEXT.search(text)
-        if hit and any(NOT_HELPED.search(later) for _m, later in texts[i + 1 :]):
+        if hit and i < not_helped:
             continue  # a patch to try that a later reply says did not help ("it doesn't help at all")
         if hit:
             # the patch a reply after a report carries, taken by its maintainer in a later reply;

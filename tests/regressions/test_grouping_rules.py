@@ -524,6 +524,11 @@ def test_a_patch_linking_a_bugzilla_bug_joins_the_thread_of_that_bugs_mail():
     assert [len(g.members) for g in group(rows, keys)] == [1]
 
 
+def _one_mail(tid: str, subject: str, who: str, addr: str, **kw) -> K.ThreadInput:
+    """A thread of one mail, ``subject`` its title."""
+    return K.ThreadInput(tid, title=subject, mails=[K.Mail(tid, subject, who, addr, None, "")], **kw)
+
+
 def test_a_report_citing_the_patch_it_tried_by_its_title_joins_that_patchs_thread():
     """linux-block, 2022-01: the pata-falcon boot slowdown's thread cites 10825410b956 ("blk-mq: Fix
     wrong wakeup batch configuration which will cause hang") as tried and fixing it; that patch's
@@ -532,11 +537,7 @@ def test_a_report_citing_the_patch_it_tried_by_its_title_joins_that_patchs_threa
     report = K.ThreadInput(
         "r", title="Regression in 5.17-rc1 on pata-falcon", is_regression_report=True, tried=[title]
     )
-    patch = K.ThreadInput(
-        "p",
-        title=f"[PATCH] {title}",
-        mails=[K.Mail("p", f"[PATCH] {title}", "Laibin Qiu", "qiulaibin@huawei.com", None, "")],
-    )
+    patch = _one_mail("p", f"[PATCH] {title}", "Laibin Qiu", "qiulaibin@huawei.com")
     keys = {t.thread_id: K.thread_keys(t) for t in (report, patch)}
     rows = [ThreadRow("r", is_regression_report=True), ThreadRow("p")]
     found = group(rows, keys)
@@ -553,40 +554,22 @@ def test_a_patch_or_the_robot_citing_a_commit_by_its_title_links_no_patch():
     async_depth by sysfs", linux-block 2024-03) and the robot's build report listing the commits
     of a branch (linux-ext4 2025-02) name those patches as neither fix nor trial."""
     title = 'Revert "block/mq-deadline: use correct way to throttling write requests"'
-    revert = K.ThreadInput(
-        "v", title=f"[PATCH] {title}", mails=[K.Mail("v", f"[PATCH] {title}", "Bart", "b@x", None, "")]
-    )
-    patch = K.ThreadInput(
+    revert = _one_mail("v", f"[PATCH] {title}", "Bart", "b@x")
+    patch = _one_mail(
         "p",
-        title="[PATCH] block/mq-deadline: Fix WARN when set async_depth by sysfs",
+        "[PATCH] block/mq-deadline: Fix WARN when set async_depth by sysfs",
+        "Zhiguo Niu",
+        "z@x",
         is_regression_report=True,
         tried=[title],
-        mails=[
-            K.Mail(
-                "p",
-                "[PATCH] block/mq-deadline: Fix WARN when set async_depth by sysfs",
-                "Zhiguo Niu",
-                "z@x",
-                None,
-                "",
-            )
-        ],
     )
-    robot = K.ThreadInput(
+    robot = _one_mail(
         "b",
-        title="[tytso-ext4:dev] BUILD REGRESSION ab00acfcfc62",
+        "[tytso-ext4:dev] BUILD REGRESSION ab00acfcfc62",
+        "kernel test robot",
+        "lkp@intel.com",
         is_regression_report=True,
         tried=[title],
-        mails=[
-            K.Mail(
-                "b",
-                "[tytso-ext4:dev] BUILD REGRESSION ab00acfcfc62",
-                "kernel test robot",
-                "lkp@intel.com",
-                None,
-                "",
-            )
-        ],
     )
     for t in (patch, robot):
         keys = {x.thread_id: K.thread_keys(x) for x in (revert, t)}
