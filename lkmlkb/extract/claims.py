@@ -133,6 +133,11 @@ _HIT_BY_SIZE = re.compile(r"[ \t]{1,3}by[ \t]{1,3}(?:about[ \t]{1,3}|~)?\d")
 #: "loss" of something that is not speed ("gets 100% dirty blocks after power loss", "leading to data
 #: loss", ping's "0% packet loss"): no claim; "a 12% loss", "throughput loss", "the worst-case loss",
 #: "a 5% fast-path loss" are
+#: an improvement asked for or hoped for, not measured: "Any suggestion for improvement?", "room for
+#: improvement in the XFS allocator", "feedback for improvements for next time"
+_FOR_IMPROVEMENT = re.compile(
+    r"\bfor[ \t]{1,3}(?:(?:any|further|more|possible|potential|future|some)[ \t]{1,3})?$", re.IGNORECASE
+)
 _LOSS_OF_OTHER = re.compile(
     r"\b(?:power|data|packet|frame|signal|carrier|link|quorum|connection|heartbeat"
     r"|information)[ \t]{1,3}$",
@@ -779,6 +784,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             continue  # the verb: "once the 100% util is hit"
         if word == "loss" and _LOSS_OF_OTHER.search(text, max(0, c.start - 16), c.start):
             continue  # "power loss", "data loss": not a loss of speed
+        if word.startswith("improvement") and _FOR_IMPROVEMENT.search(text, max(0, c.start - 20), c.start):
+            continue  # "room for improvement": a gain asked for, none measured
         # look only near the cue: a sentence in mail can run for pages (fio output has no full stops)
         s0, s1 = max(c.sent_start, c.start - SENTENCE_REACH), min(c.sent_end, c.end + SENTENCE_REACH)
         gone = [p for p in posts if c.end <= p.start <= c.end + NEG_POST_REACH and p.start < s1]

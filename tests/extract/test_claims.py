@@ -799,6 +799,28 @@ def test_a_loss_of_power_or_data_is_no_loss_of_speed(text, want):
     assert [(c.kind, c.stated_pct) for c in find_claims(text)] == want
 
 
+# an improvement asked or hoped for measures nothing: linux-btrfs, "slow performance due to frequent
+# memalloc_retry_wait in btrfs_alloc_page_array" (2024-03, a report of a slowdown since 5.10 ->
+# 6.1 whose reply asks "Any suggestion for improvement?"); linux-xfs (2019-08,
+# <20190826144712.14614-1-cmaiolino@redhat.com>) "there might be room for improvement in the XFS
+# allocator"; linux-block (2022-03) "the libata change has the largest scope for improvement"
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Any suggestion for improvement?\n", []),
+        ("I think there might be room for improvement in the XFS allocator code\n", []),
+        ("I think that the libata change has the largest scope for improvement.\n", []),
+        ("we'd all be open to feedback for improvements for next time.\n", []),
+        ("There is still room for further improvement here, the IOPS are 12% below.\n", []),
+        # measured gains keep their claim
+        ("With the patch there is a 12% improvement in IOPS.\n", [("improvement", 12.0)]),
+        ("This gives 12% improvement for random reads.\n", [("improvement", 12.0)]),
+    ],
+)
+def test_an_improvement_asked_for_is_no_claim(text, want):
+    assert [(c.kind, c.stated_pct) for c in find_claims(text)] == want
+
+
 @pytest.mark.parametrize(
     ("text", "want"),
     [
