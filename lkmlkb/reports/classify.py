@@ -569,6 +569,8 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
 
 #: how many lines apart a slowdown and the commit it is traced to may be said
 TRACED_WITHIN_LINES = 3
+#: a regression referred back to, named before in the same message
+THE_REGRESSION = re.compile(r"\b(?:the|this|that)[ \t]{1,3}regression\b", re.I)
 #: how much of the line before a claim's line may hold the words its cue ends ("a performance\nregression")
 WRAPPED_WORDS_CHARS = 40
 
@@ -577,7 +579,8 @@ def traced_slowdown(t: ThreadFacts) -> Reason | None:
     """A slowdown named and traced to a commit: a regression claim naming a measure of speed
     ("performance regression", "the slowdown"; on its line or at the end of the line before)
     within a few lines of a culprit prose named ("caused by", "introduced by"), or anywhere in
-    the message of a bisection's result; or the subject saying so of a culprit the thread names.
+    the message of a bisection's result; or "the regression" so traced where the message named
+    a slowdown before it; or the subject saying so of a culprit the thread names.
     A Fixes: tag traces nothing (a patch names what it fixes).  Quoted text counts: its origin
     is not in the thread (what it says is the thread's only copy)."""
     culprits = [c for c in t.own_commits if c.role == "culprit" and c.form != "fixes" and c.evidence]
@@ -587,6 +590,14 @@ def traced_slowdown(t: ThreadFacts) -> Reason | None:
         return _subject_reason(t, "traced-slowdown", "regression")
     bodies = {m.message_id: m.body for m in t.messages}
     bisected = {c.evidence.message_id for c in culprits if found_by_bisection(c)}
+    #: per message, the first line where a regression claim names a measure of speed: "the
+    #: regression" traced further down refers back to it
+    speed_named: dict[str, int] = {}
+    for c in t.claims:
+        e = c.evidence
+        if c.kind == "regression" and e is not None and e.message_id not in speed_named:
+            if PERF_NAMED.search(e.text) or PERF_NAMED.search(_line_end_before(bodies, e)):
+                speed_named[e.message_id] = e.line_start
     for c in t.claims:
         e = c.evidence
         if c.kind != "regression" or e is None:
@@ -599,6 +610,10 @@ def traced_slowdown(t: ThreadFacts) -> Reason | None:
         if not near and e.message_id not in bisected:
             continue
         if PERF_NAMED.search(e.text) or PERF_NAMED.search(_line_end_before(bodies, e)):
+            return _claim_reason("traced-slowdown", "regression", c)
+        # "We're working on a severe performance regression ... The regression seems to be
+        # introduced in v4.7 with: <sha>": the slowdown named above, traced here
+        if THE_REGRESSION.search(e.text) and speed_named.get(e.message_id, e.line_start) < e.line_start:
             return _claim_reason("traced-slowdown", "regression", c)
     return None
 

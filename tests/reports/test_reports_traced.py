@@ -305,3 +305,69 @@ def test_a_regression_asked_about_is_not_one_found():
     ((tid, (msgs, findings)),) = extract_messages([msg]).items()
     assert any(c.role == "culprit" for c in findings[0].commits) and not findings[0].claims
     assert build_report(tid, msgs, findings).kind is None
+
+
+# linux-ext4, Sasha Levin, "ext4 perf regression on LTS kernels", 2020-04-30,
+# <20200430223458.GY13035@sasha-vm> (trimmed): the slowdown is named in the first lines, "the
+# regression" is traced to a commit further down
+LTS_EXT4 = """\
+We're working on trying to figure out a severe performance regression in
+the 5.4 and older LTS trees. The regression seems to happen only on
+physical spinning rust disks, which is why it was probably went
+unnoticed.
+
+The regression seems to be introduced in v4.7 with:
+
+       1f60fbe72749 ("ext4: allow readdir()'s of large empty directories to be interrupted")
+
+When run with the offending commit, it'll take 3-4x longer to complete.
+"""
+
+
+def _one(body: str, subject: str = "ext4 perf regression on LTS kernels"):
+    return _report(
+        Message(
+            "20200430223458.GY13035@sasha-vm",
+            subject=subject,
+            body=body,
+            date_utc="2020-04-30T22:34:58+00:00",
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        LTS_EXT4,
+        # written for the pattern: another speed word named first, "this regression" traced
+        "Since last week our nightly runs show a throughput regression of the\n"
+        "database load on XFS.\n\n"
+        "The machines are two-socket servers with a RAID of spinning disks\n"
+        "and 256G of memory, each running the same configuration.\n\n"
+        "This regression is caused by commit 1f60fbe72749 (\"ext4: allow readdir()'s\n"
+        'of large empty directories to be interrupted").\n',
+    ],
+)
+def test_the_regression_traced_is_the_slowdown_named_before_it(body):
+    r = _one(body)
+    assert r.is_regression_report and any(x.rule == "traced-slowdown" for x in r.reasons)
+    assert [c.sha for c in r.commits if c.role == "culprit"] == ["1f60fbe72749"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # no speed named anywhere: "the regression" traced is any regression
+        LTS_EXT4.replace("severe performance regression", "severe regression").replace(
+            "When run with the offending commit, it'll take 3-4x longer to complete.\n", ""
+        ),
+        # the speed named only after the traced regression, of something else
+        "The regression seems to be introduced in v4.7 with:\n\n"
+        '       1f60fbe72749 ("ext4: allow readdir()\'s of large empty directories to be interrupted")\n\n'
+        "\n\n\n\nmounts fail with EIO since then. Unrelated, there is a performance regression\n"
+        "in the 5.4 tree we are still looking at.\n",
+    ],
+)
+def test_the_regression_traced_needs_a_slowdown_named_before_it(body):
+    r = _one(body, subject="ext4 regression on LTS kernels")
+    assert not any(x.rule == "traced-slowdown" for x in r.reasons)
