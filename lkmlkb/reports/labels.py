@@ -421,6 +421,7 @@ def label_results(
             r.label = "baseline" if column.group(1).lower() == "good" else "regressed"
     if not any(r.label == "regressed" for r in results):
         _label_later_kernels(results, kernels)
+    _label_good_series(results, kernels)
 
 
 def _label_later_kernels(results: list[Result], kernels: list[KernelMention]) -> None:
@@ -445,6 +446,40 @@ def _label_later_kernels(results: list[Result], kernels: list[KernelMention]) ->
                 r.label = "regressed"
         except (ValueError, TypeError):
             continue
+
+
+#: a release named by its series alone ("4.14"), and a version's series ("4.14.287-215.amzn2": 4.14)
+_SERIES_ONLY = re.compile(r"\d+\.\d+")
+_SERIES = re.compile(r"(\d+\.\d+)\.\d+(?![\d.]|-rc)")
+
+
+def _label_good_series(results: list[Result], kernels: list[KernelMention]) -> None:
+    """A run on a stable release of the good kernel's series is a baseline run.
+
+    "after upgrading from kernel 4.14 to 5.10" then "Kernel 4.14.287-215.504.amzn2.x86_64"
+    over fio's lines: the runs on 4.14.287 are the good side.  Not where a bad kernel is of that
+    series too (the regression entered within it) or the run is on a patched or reverted build.
+    """
+    goods = {
+        k.version
+        for k in kernels
+        if k.role == "good" and not _qual(k.raw) and _SERIES_ONLY.fullmatch(k.version)
+    }
+    if not goods:
+        return
+    bads = [k.version for k in kernels if k.role == "bad"]
+    for r in results:
+        if r.label or not r.kernel or r.config:
+            continue
+        version, q = _result_key(r)
+        m = _SERIES.match(version)
+        if q or m is None or m.group(1) not in goods:
+            continue
+        if any(
+            b == m.group(1) or b.startswith(m.group(1) + ".") or b.startswith(m.group(1) + "-") for b in bads
+        ):
+            continue
+        r.label = "baseline"
 
 
 DIRECTIONS = {"read", "write", "randread", "randwrite", "trim", "randtrim", "rw", "randrw"}

@@ -527,3 +527,65 @@ def test_runs_of_two_messages_are_not_paired_by_their_order():
     for x in results:
         x.evidence = Evidence("r", 0, 0, "")
     assert [x.value for x in headline(results)] == [4147.0, 3781.0]
+
+
+# linux-ext4, hazem ahmed mohamed, "Ext4: Buffered random writes performance regression with
+# dioread_nolock enabled", 2022-09-19, <CACX6voDfcTQzQJj=5Q-SLi0in1hXpo=Ri28rX73Og3GTObPBWA@mail.gmail.com>
+# (trimmed): the good and bad kernels named by their series, the runs by uname's full release
+DIOREAD_NOLOCK = """\
+I am sending this e-mail to report a performance regression that's
+caused by commit 244adf6426(ext4: make dioread_nolock the default).
+
+The regression has been seen after upgrading from kernel 4.14 to 5.10
+as shown below.
+
+Kernel 4.14.287-215.504.amzn2.x86_64
+
+start test 1
+
+  write: io=56335MB, bw=320416KB/s, iops=20026, runt=180038msec
+
+Kernel 5.10.130-118.517.amzn2.x86_64
+
+start test 1
+
+  write: io=911744KB, bw=5055.5KB/s, iops=315, runt=180350msec
+"""
+
+
+def _dioread(body: str):
+    msg = Message(
+        "CACX6voDfcTQzQJj=5Q-SLi0in1hXpo=Ri28rX73Og3GTObPBWA@mail.gmail.com",
+        subject="Ext4: Buffered random writes performance regression with dioread_nolock enabled",
+        body=body,
+        date_utc="2022-09-19T15:18:32+00:00",
+    )
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    return build_report(tid, msgs, findings)
+
+
+def test_runs_on_a_stable_release_of_the_good_series_are_the_baseline():
+    r = _dioread(DIOREAD_NOLOCK)
+    assert {(x.kernel, x.metric, x.label) for x in r.results if x.metric == "iops"} == {
+        ("4.14.287-215.504.amzn2.x86_64", "iops", "baseline"),
+        ("5.10.130-118.517.amzn2.x86_64", "iops", "regressed"),
+    }
+    assert r.regression_pct == pytest.approx(98.4, abs=0.05)  # 20026 -> 315 IOPS
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the regression entered within the series, after 4.14.287 or before it: no side known
+        DIOREAD_NOLOCK.replace(
+            "upgrading from kernel 4.14 to 5.10", "upgrading from kernel 4.14 to 4.14.300"
+        ),
+        # the good kernel is a stable release, not a series: another release of it is not it
+        DIOREAD_NOLOCK.replace(
+            "upgrading from kernel 4.14 to 5.10", "upgrading from kernel 4.14.100 to 5.10"
+        ),
+    ],
+)
+def test_a_release_of_the_series_is_no_baseline_where_the_series_is_not_the_good_one(body):
+    r = _dioread(body)
+    assert not any(x.label == "baseline" and x.kernel.startswith("4.14.287") for x in r.results)
