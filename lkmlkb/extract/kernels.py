@@ -8,7 +8,8 @@ roles come from the sentence around each version:
   "works fine on 5.15" -> good;
 * a cue right after it: "6.1 is fine" -> good, "6.6 regressed" -> bad;
 * "between A and B" in a sentence about a regression -> A good, B bad;
-  "from A to B" (moving from 4.19.x to 5.4.x ... a performance drop) likewise;
+  "from A to B" (moving from 4.19.x to 5.4.x ... a performance drop) likewise, and a move
+  written "to B from A" ("after upgrading to linux-5.9 from linux-5.8");
 * a list "in v5.4.190 and in v5.15.35" shares the role of its first member;
 * "6.8-rc7 + revert" is good when the text says the revert fixes or improves it.
 
@@ -51,6 +52,13 @@ _BETWEEN_HEAD_RE = re.compile(
 #: "from 4.19.x to 5.4.x"
 _FROM_HEAD_RE = re.compile(r"\bfrom\s{1,3}(?:(?:kernels?|linux|versions?)\s{1,3})?$", re.IGNORECASE)
 _TO_GAP_RE = re.compile(r"\s{1,3}(?:to|->|=>)\s{1,3}(?:(?:kernels?|linux)\s{1,3})?$", re.IGNORECASE)
+#: the move written the other way round: "after upgrading to linux-5.9 from linux-5.8"
+_MOVE_TO_HEAD_RE = re.compile(
+    r"\b(?:upgrad\w{0,4}|updat\w{0,4}|mov\w{0,4}|switch\w{0,4}|migrat\w{0,4}|went|go\w{0,3}|jump\w{0,4})"
+    r"\s{1,3}to\s{1,3}(?:(?:kernels?|linux|versions?)\s{1,3})?$",
+    re.IGNORECASE,
+)
+_FROM_GAP_RE = re.compile(r"\s{1,3}from\s{1,3}(?:(?:kernels?|linux)\s{1,3})?$", re.IGNORECASE)
 #: list continuation: "in v5.4.190 and in v5.15.35", "6.0, 6.1 and 6.2"
 _LIST_GAP_RE = re.compile(
     r"\s{0,3}(?:,|and|or|&|/)\s{0,3}(?:(?:in|on|with)\s{1,3})?(?:also\s{1,3})?$", re.IGNORECASE
@@ -96,7 +104,8 @@ def _role_from_cues(text: str, doc, cues, start: int, end: int, prev_end: int) -
 
 
 def _pair_roles(text: str, found: list, roles: list) -> None:
-    """ "between A and B" / "from A to B" in a regression sentence: A good, B bad."""
+    """ "between A and B" / "from A to B" in a regression sentence: A good, B bad; "upgrading to
+    B from A" the same."""
     for i in range(len(found) - 1):
         (a0, a1, _, _), (b0, _, _, _) = found[i], found[i + 1]
         head = text[max(0, a0 - 30) : a0]
@@ -104,10 +113,16 @@ def _pair_roles(text: str, found: list, roles: list) -> None:
         pair = (_BETWEEN_HEAD_RE.search(head) and _BETWEEN_GAP_RE.search(gap)) or (
             _FROM_HEAD_RE.search(head) and _TO_GAP_RE.search(gap)
         )
-        if not pair:
+        back = not pair and _MOVE_TO_HEAD_RE.search(head) and _FROM_GAP_RE.search(gap)
+        if not (pair or back):
             continue
         sent = text[max(0, a0 - 200) : min(len(text), b0 + 200)]
-        if _REGRESSION_WORDS_RE.search(sent):
+        if not _REGRESSION_WORDS_RE.search(sent):
+            continue
+        if back:  # "upgrading to B from A": the first named is the new, bad one
+            roles[i] = ("bad", "to/from")
+            roles[i + 1] = ("good", "to/from")
+        else:
             roles[i] = ("good", "between/from")
             roles[i + 1] = ("bad", "between/to")
 

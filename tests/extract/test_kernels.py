@@ -191,3 +191,32 @@ def test_pathological_input_is_fast_and_safe(text):
     t0 = time.thread_time()
     find_kernels(text)
     assert time.thread_time() - t0 < 20
+
+
+# a move written "to B from A": dm-devel, Dennis Yang, "Performance degradation of DM devices after
+# upgrading to linux-5.9 from linux-5.8", 2020-12-08; linux-raid (2023-03), "performance
+# regression after upgrading to kernel 6.1.12 from 5.15"; linux-btrfs (2021-05), "after the update
+# to kernel 5.12 from 5.11"
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        (
+            "Performance degradation of DM devices after upgrading to linux-5.9 from linux-5.8\n",
+            {"5.9": "bad", "5.8": "good"},
+        ),
+        (
+            "We see a write performance regression after upgrading to kernel 6.1.12 from 5.15.\n",
+            {"6.1.12": "bad", "5.15": "good"},
+        ),
+        (
+            "Scrub got much slower after the update to kernel 5.12 from 5.11.\n",
+            {"5.12": "bad", "5.11": "good"},
+        ),
+        # no regression said: a move is no judgement
+        ("We are upgrading to kernel 6.1.12 from 5.15 next week.\n", {"6.1.12": None, "5.15": None}),
+        # a backport is no move: "ported to 5.10 from 5.15"
+        ("The fix for the regression was ported to 5.10 from 5.15.\n", {"5.10": None, "5.15": None}),
+    ],
+)
+def test_a_move_written_to_then_from_names_the_bad_kernel_first(text, want):
+    assert {k.version: k.role for k in find_kernels(text)} == want
