@@ -449,8 +449,8 @@ def _label_later_kernels(results: list[Result], kernels: list[KernelMention]) ->
 
 
 #: a release named by its series alone ("4.14"), and a version's series ("4.14.287-215.amzn2": 4.14)
-_SERIES_ONLY = re.compile(r"\d+\.\d+")
-_SERIES = re.compile(r"(\d+\.\d+)\.\d+(?![\d.]|-rc)")
+_SERIES_ONLY = re.compile(r"\d{1,2}\.\d{1,3}")
+_SERIES = re.compile(r"(\d{1,2}\.\d{1,3})\.\d{1,4}(?![\d.]|-rc)")
 
 
 def _label_good_series(results: list[Result], kernels: list[KernelMention]) -> None:
