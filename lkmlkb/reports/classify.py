@@ -125,10 +125,13 @@ SLOWDOWN = re.compile(r"regress|slow|degrad|\bdrops?\b", re.I)
 PERF_NAMED = Gated(
     re.compile(
         r"\bperformance\b|\biops\b|throughput|bandwidth|latenc"
-        r"|\bslow(?:s|ed|ing|er|est|ly|ness|downs?)?\b|(?<!-)\bspeed(?:s|ed)?\b",
+        r"|\bslow(?:s|ed|ing|er|est|ly|ness|downs?)?\b|(?<!-)\bspeed(?:s|ed)?\b"
+        # the short form before a fall: "Perf regression in 6.16-rc1", "6.10-rc vs. 6.9 perf
+        # degradation" (not the tool: "perf record", "perf top")
+        r"|\bperf[ \t]{1,3}(?:regress|degrad|drop|hit\b|loss\b|penalt)",
         re.I,
     ),
-    ("performance", "iops", "throughput", "bandwidth", "latenc", "slow", "speed"),
+    ("performance", "iops", "throughput", "bandwidth", "latenc", "slow", "speed", "perf"),
     lines=True,
 )
 #: a patch saying what it does to a regression ("Fix performance regression", "Revert ...", "restore")

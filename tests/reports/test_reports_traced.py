@@ -165,11 +165,18 @@ def test_a_commit_title_that_says_performance_regression_is_not_the_writer_sayin
         ("the link speed", True),
         ("throughput", True),
         ("read latency", True),
+        # the short form before a fall (linux-cifs 2025-06, linux-ext4 2020-04, linux-block 2020)
+        ("Perf regression in 6.16-rc1 in generic/676 (readdir related)", True),
+        ("ext4 perf regression on LTS kernels", True),
+        ("6.10-rc vs. 6.9 perf degradation", True),
+        ("a 24% perf drop with the new default", True),
         # a tool, a code path, a bus class: not how fast something ran
         ("perf record segfaults", False),
         ("the slowpath regression", False),
         ("USB high-speed devices", False),
         ("xfs: regression in perf counters", False),
+        ("perf top shows a hot spot in blk_mq_run_hw_queue", False),
+        ("perf report regressed output format", False),
     ],
 )
 def test_what_names_a_measure_of_speed(words, speed):
@@ -371,3 +378,41 @@ def test_the_regression_traced_is_the_slowdown_named_before_it(body):
 def test_the_regression_traced_needs_a_slowdown_named_before_it(body):
     r = _one(body, subject="ext4 regression on LTS kernels")
     assert not any(x.rule == "traced-slowdown" for x in r.reasons)
+
+
+# linux-cifs, Steve French, "Perf regression in 6.16-rc1 in generic/676 (readdir related)",
+# 2025-06-09, <CAH2r5mu5SfBrdc2CFHwzft8=n9koPMk+Jzwpy-oUMx-wCRCesQ@mail.gmail.com> (trimmed): the
+# subject names the slowdown in the short form, the mail names the commit
+GENERIC_676 = """\
+Instead of the usual 10 to 12 minutes to run generic/676 (on all
+kernels up to 6.15), we are now seeing 23-30 minutes to run
+generic/676, much more than twice as slow.   It looks like this is due
+to unnecessary revalidates now being sent to the fs (starting with
+6.16-rc1 kernels) on every file in a directory, and is caused by
+readdir.   Bharath was trying to isolate the commit that caused this,
+but this recently merged series could be related:
+
+06c567403ae5 Use try_lookup_noperm() instead of d_hash_and_lookup()
+outside of VFS
+"""
+
+
+@pytest.mark.parametrize(
+    "subject,listed",
+    [
+        ("Perf regression in 6.16-rc1 in generic/676 (readdir related)", True),
+        # a regression of the tool named perf is no slowdown
+        ("perf report regression in 6.16-rc1 in generic/676", False),
+    ],
+)
+def test_a_subject_saying_perf_regression_names_the_slowdown_traced(subject, listed):
+    body = GENERIC_676 if listed else GENERIC_676.replace("much more than twice as slow", "all of them fail")
+    r = _report(
+        Message(
+            "CAH2r5mu5SfBrdc2CFHwzft8=n9koPMk+Jzwpy-oUMx-wCRCesQ@mail.gmail.com",
+            subject=subject,
+            body=body,
+            date_utc="2025-06-09T17:06:23+00:00",
+        )
+    )
+    assert r.is_regression_report is listed
