@@ -171,3 +171,20 @@ def field_listing(line: str) -> bool:
     if ("+" in line or "-" in line) and len(_FLAG.findall(line)) >= 2 and _FIELD_NAME.search(line):
         return True
     return " - " in line and _DASHED_FIELDS.search(line) is not None
+
+
+#: a setting named just before a change's first value: what moved is a knob someone turned, not a
+#: measurement ("After raising the timeout 30s to 180s I still had resets", linux-ide 2025-11;
+#: "bumping nr_requests from 64 to 256")
+_SETTING_BEFORE = re.compile(
+    r"\b(?:time-?outs?|limits?|intervals?|thresholds?|settings?|parameters?|knobs?|sysctls?|nr_requests"
+    r"|queue[ _]depth|iodepth|read_?ahead\w{0,8}|max_sectors\w{0,4}|slice_idle|group_idle)"
+    r"(?:[ \t]{1,3}(?:value|setting))?[ \t]{1,3}(?:from[ \t]{1,3})?(?:~|about[ \t]{1,3})?$",
+    re.IGNORECASE,
+)
+
+
+def setting_before(text: str, pos: int) -> bool:
+    """Whether a setting's name ends just before ``pos`` (a change's first value there is a knob
+    turned: "raising the timeout 30s to 180s")."""
+    return _SETTING_BEFORE.search(text, max(0, pos - 40), pos) is not None

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 
 from lkmlkb.extract.commits import looks_like_sha
 from lkmlkb.extract.kernel_versions import LABEL_LINE_END, find_versions, normalize_version
-from lkmlkb.extract.lines import field_listing
+from lkmlkb.extract.lines import field_listing, setting_before
 from lkmlkb.extract.metric_units import normalize
 from lkmlkb.model import Evidence, KernelMention, Result
 
@@ -492,6 +492,8 @@ def _statement(para: _Para, i: int, emit) -> set[int]:
     gap = t[a[1] : b[0]]
     if len(gap) > STATEMENT_GAP or "\n\n" in gap or metric_of(a[3]) != metric_of(b[3]):
         return set()
+    if setting_before(t, a[0]):
+        return set()  # a knob turned, not a change measured
     joined = (
         _TO.search(gap)
         if _FROM.search(t, max(0, a[0] - 16), a[0]) and not _RANGE_FROM.search(t, max(0, a[0] - 40), a[0])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 
-from lkmlkb.extract.lines import field_listing, match_lines, word_lines
+from lkmlkb.extract.lines import field_listing, match_lines, setting_before, word_lines
 from lkmlkb.extract.metric_units import normalize
 from lkmlkb.model import Evidence, Result
 
@@ -117,6 +117,8 @@ def find_pairs(text: str) -> list[Result]:
             m = PAIR.match(line.strip())
             if not m:
                 continue
+            if setting_before(m.group("lead"), len(m.group("lead"))):
+                continue  # a knob turned: "After raising the timeout 30s to 180s"
             if (
                 re.search(r"\bto\b", line)
                 and not re.search(r"→|->|=>", line)

@@ -457,3 +457,42 @@ def test_a_fall_to_less_than_a_value_is_a_change():
         (22000.0, "IOPS", None, "before"),
         (1000.0, "IOPS", None, "after"),
     ]
+
+
+# a knob turned is no measurement: linux-ide, "ata timeout exceptions" (2025-11, a failing drive:
+# "After raising the timeout 30s to 180s I still had ..."); the others written for the pattern
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        ("After raising the timeout 30s to 180s I still had a few resets.\n", []),
+        ("I bumped the SCSI timeout from 30 seconds to 180 seconds and the errors stopped.\n", []),
+        ("Raising the read_ahead_kb setting from 128 KB to 4096 KB made no difference.\n", []),
+        # what was measured keeps its two sides
+        (
+            "The fsync latency went from 30 ms to 180 ms after the update.\n",
+            [(30.0, "ms", None, "before"), (180.0, "ms", None, "after")],
+        ),
+        (
+            "Even with the new timeout the copy slowed from 170MB/s to 11MB/s.\n",
+            [(170.0, "MB/s", None, "before"), (11.0, "MB/s", None, "after")],
+        ),
+    ],
+)
+def test_a_setting_changed_is_no_change_measured(text, want):
+    assert _read(text)[0] == want
+
+
+@pytest.mark.parametrize(
+    "line,want",
+    [
+        # the linux-ide line, read whole as a one-line pair is
+        (
+            "but was doing some housekeeping when it was reset. After raising the timeout 30s to 180s I still had one\n",
+            [],
+        ),
+        ("- nr_requests 64 -> 256\n", []),
+        ("avg clat: 57.7 ms -> 59.8 ms\n", [(57.7, "before"), (59.8, "after")]),
+    ],
+)
+def test_a_setting_changed_on_a_line_is_no_pair(line, want):
+    assert [(r.value, r.config) for r in find_results(line)] == want
