@@ -436,7 +436,7 @@ def _label_later_kernels(results: list[Result], kernels: list[KernelMention]) ->
         return
     first_bad = min(bads, key=sort_key)
     for r in results:
-        if r.label or not r.kernel or r.config:
+        if r.label or not r.kernel or r.config not in (None, "", r.kernel):  # a row labelled by its kernel
             continue
         version, q = _result_key(r)
         if q:
@@ -469,7 +469,7 @@ def _label_good_series(results: list[Result], kernels: list[KernelMention]) -> N
         return
     bads = [k.version for k in kernels if k.role == "bad"]
     for r in results:
-        if r.label or not r.kernel or r.config:
+        if r.label or not r.kernel or r.config not in (None, "", r.kernel):  # a row labelled by its kernel
             continue
         version, q = _result_key(r)
         m = _SERIES.match(version)

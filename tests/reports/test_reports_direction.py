@@ -589,3 +589,38 @@ def test_runs_on_a_stable_release_of_the_good_series_are_the_baseline():
 def test_a_release_of_the_series_is_no_baseline_where_the_series_is_not_the_good_one(body):
     r = _dioread(body)
     assert not any(x.label == "baseline" and x.kernel.startswith("4.14.287") for x in r.results)
+
+
+# dm-devel, Dennis Yang, "Performance degradation of DM devices after upgrading to linux-5.9 from
+# linux-5.8", 2020-12-08, <CAKTMprPoUB90wL3U5yJrPYiNrZNg_eiJqVRUNDuYberM1ogF5g@mail.gmail.com>
+# (trimmed): rows labelled by their kernel's release, under the bad and good kernels' series
+DM_THIN = """\
+Hi, I have observed a severe performance degradation of DM devices with a
+simple dd test in linux-5.9 comparing to linux-5.8.
+
+--- Thin Volume ---
+linux-5.9.11         10.5 MB/s
+linux-5.8.18         77.7 MB/s
+
+--- Linear device over HDD ---
+linux-5.9.11         77.0 MB/s
+linux-5.8.18       136.0 MB/s
+"""
+
+
+def test_rows_named_by_a_later_release_of_the_bad_kernel_are_the_regressed_runs():
+    msg = Message(
+        "CAKTMprPoUB90wL3U5yJrPYiNrZNg_eiJqVRUNDuYberM1ogF5g@mail.gmail.com",
+        subject="[dm-devel] Performance degradation of DM devices after upgrading to linux-5.9 from linux-5.8",
+        body=DM_THIN,
+        date_utc="2020-12-08T09:00:00+00:00",
+    )
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert [(x.value, x.label) for x in r.results] == [
+        (10.5, "regressed"),
+        (77.7, "baseline"),
+        (77.0, "regressed"),
+        (136.0, "baseline"),
+    ]
+    assert r.regression_pct == pytest.approx(86.49, abs=0.01)  # 77.7 -> 10.5 MB/s
