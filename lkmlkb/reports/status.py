@@ -70,13 +70,21 @@ PATCH_TAKEN = Gated(
         # stable", "It's in the 6.10.y queue now"
         r"|(?i:\b(?:queued|added)[ \t]{1,3}(?:to|for|in)[ \t]{1,3}(?:the[ \t]{1,3})?\d[\d.]{2,8}[\d., &y]{0,30}?[ \t]stable)\b"
         r"|(?i:\bin[ \t]{1,3}the[ \t]{1,3}\d[\d.]{2,8}(?:\.y)?[ \t]{1,3}(?:stable[ \t]{1,3})?queue)\b"
+        # the fix sent on upstream by its tree's maintainer: "The pull including this fix has been
+        # sent off to Linus", "I'm going to send another rc3 pull request with this patch", "I
+        # pushed the fix and sent it out as an rc2 fix"; not a request ("Could you send a pull
+        # request with this fix?")
+        r"|(?i:\bpull(?:[ \t]{1,3}request)?[ \t]{1,3}(?:with|including|containing|carrying)[ \t]{1,3}"
+        r"(?:this|the|that|your)[ \t]{1,3}(?:fix|patch)\b)(?![^\n]{0,80}\?)"
+        r"|(?i:\bsent[ \t]{1,3}(?:it|this|the[ \t]{1,3}fix)[ \t]{1,3}(?:out[ \t]{1,3})?(?:to[ \t]{1,3}Linus\b"
+        r"|as[ \t]{1,3}an?[ \t]{1,3}(?:v?\d[\d.]{0,6})?-?rc\d{1,2}[ \t]{1,3}fix\b))"
         # the maintainer's promise: "I'll apply this for 5.11, thanks"; not a tester's "I'll apply it
         # and test"
         r"|(?:^|[.!][ \t]{1,3})(?i:I'll|I[ \t]will)[ \t]{1,3}(?i:apply|queue)[ \t]{1,3}(?i:this|it|the[ \t]{1,3}patch)\b"
         r"(?![^\n.]{0,40}\b(?i:and|to[ \t]test|test|try|run|see|report|check)\b)",
         re.M,
     ),
-    ("appl", "queue", "add", "pushed", "moved", "merged"),
+    ("appl", "queue", "add", "pushed", "moved", "merged", "pull", "sent"),
     lines=True,
 )
 #: a revert that stays: "has been reverted", "was reverted upstream", "the revert is queued"; not

@@ -351,6 +351,12 @@ def test_what_says_a_maintainer_took_a_patch():
         # stable's queue holds what mainline took (linux-block 2025, linux-xfs 2024)
         "Thanks, the patch has been queued to 6.15 & 6.12 stable.",
         "It's in the 6.10.y queue now.",
+        # the fix sent on upstream by its tree's maintainer (Jens Axboe, linux-block and
+        # linux-ide; David Sterba, linux-btrfs)
+        "The pull including this fix has been sent off to Linus.",
+        "I'm going to send another rc3 pull request with this patch.",
+        "I pushed the fix and sent it out as an rc2 fix.",
+        "Thanks, I sent it to Linus today.",
     ):
         assert PATCH_TAKEN.search(said), said
     for said in (
@@ -378,6 +384,10 @@ def test_what_says_a_maintainer_took_a_patch():
         "Merged patches 8 and 11 of v4 to this patch",
         "Merged with patch from v2 that contained the image.",
         "Will you add it to the 6.10.y queue?",
+        # a request, and a pull that carries something else
+        "Could you send a pull request with this fix before rc3?",
+        "The pull request with the other patches went out; this one needs a v2.",
+        "I sent it as an RFC to the list.",
     ):
         assert not PATCH_TAKEN.search(said), said
 
