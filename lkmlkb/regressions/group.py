@@ -173,6 +173,14 @@ def _links(
             there = locate.get(k.value)
             if K.is_robot(k.value) or (there in rows and rows[there].is_regression_report):
                 pointed[k.value].append((t, k))
+        # a fix's log linking the robot's report in its words ("reported a -88.8% regression in
+        # <link>"), as a Link: tag does: two fix series of one robot report (linux-xfs, 2023-06)
+        if rows[t].is_regression_report and any(
+            p.value.startswith((K.FIX_PROPOSED, K.APPLIED, K.REVERT)) for p in by_kind[t][K.PART]
+        ):
+            for k in by_kind[t][K.REFERS]:
+                if K.is_robot(k.value) and k.value not in {x.value for x in by_kind[t][K.LINK]}:
+                    pointed[k.value].append((t, k))
     for found in pointed.values():
         chain(
             found,
@@ -313,12 +321,16 @@ def _links(
     # subjects alike but for a typo), naming one culprit in their Fixes: tags, by one author,
     # within SERIES_DAYS (an author's fixes of other bugs of one commit report no regression:
     # they stay apart)
+    # (a revert names what it takes out, a patch thread reporting the regression what it blames:
+    # "[RFC] performance regression with <commit>" and "[PATCH 0/3] Revert <commit>", one author)
     fixers: dict[str, list[tuple[str, Key]]] = defaultdict(list)
     for t in rows:
         if is_patch(t) and rows[t].is_regression_report:
-            for k in by_kind[t][K.FIXES]:
+            seen: set[str] = set()
+            for k in by_kind[t][K.FIXES] + by_kind[t][K.REVERTS] + by_kind[t][K.CULPRIT]:
                 full = resolved.get(k.value, k.value)
-                if len(full) >= 12:
+                if len(full) >= 12 and full[:12] not in seen:
+                    seen.add(full[:12])
                     fixers[full[:12]].append((t, k))
     for found_fix in fixers.values():
         for i, (a, ka) in enumerate(found_fix):

@@ -631,3 +631,82 @@ def test_a_name_written_by_a_directory_or_with_its_company_is_one_person(name, k
     keys = K.thread_keys(t)
     assert Key(K.AUTHOR, "chao yu") in [Key(k.kind, k.value) for k in keys]
     assert {k.value for k in keys if k.kind == K.PERSON} == {"chao yu", "jaegeuk kim"}
+
+
+def test_two_fix_series_linking_one_robot_report_in_their_words_join():
+    """linux-xfs, 2023-05/06: Qi Zheng's "[PATCH 0/8] make unregistration of super_block shrinker
+    more faster" and Kirill Tkhai's "[PATCH v2 0/3] mm: Make unregistration of super_block shrinker
+    more faster", two authors' fixes of the robot's stress-ng.ramfs -88.8% report of f95bdb700bc6,
+    each linking it in its cover letter's words (not a Link: tag)."""
+    robot = "202305230837.db2c233f-yujie.liu@intel.com"
+    rows = [
+        ThreadRow(
+            "qi",
+            title="[PATCH 0/8] make unregistration of super_block shrinker more faster",
+            is_regression_report=True,
+        ),
+        ThreadRow(
+            "kt",
+            title="[PATCH v2 0/3] mm: Make unregistration of super_block shrinker more faster",
+            is_regression_report=True,
+        ),
+    ]
+
+    def keys_of(t: str, author: str, part: str = "fix proposed v1") -> list[Key]:
+        return [
+            Key(
+                K.REFERS,
+                robot,
+                f"{t}@x",
+                "2023-06-01T00:00:00+00:00",
+                f"https://lore.kernel.org/all/{robot}/",
+            ),
+            Key(K.AUTHOR, author),
+            Key(K.PART, part),
+        ]
+
+    keys = {"qi": keys_of("qi", "qi zheng"), "kt": keys_of("kt", "kirill tkhai", "fix proposed v2")}
+    found = group(rows, keys)
+    assert [sorted(m.thread_id for m in g.members) for g in found] == [["kt", "qi"]]
+    assert any("name one message" in m.reason for m in found[0].members)
+    # a report of a person's linking the robot's report in passing is no fix of it
+    keys["kt"][2] = Key(K.PART, K.REPORT)
+    assert len(group(rows, keys)) == 2
+    # nor a link to a person's message
+    keys = {
+        t: [Key(K.REFERS, "20230601.abc@example.org", f"{t}@x"), Key(K.PART, "fix proposed v1")]
+        for t in ("qi", "kt")
+    }
+    assert len(group(rows, keys)) == 2
+
+
+def test_a_regression_posted_as_rfc_and_its_revert_by_one_author_join():
+    """linux-ext4, 2019-07 and 2019-08: Joseph Qi's '[RFC] performance regression with "ext4: Allow
+    parallel DIO reads"' (a patch thread blaming 16c54688592c) and his "[PATCH 0/3] Revert parallel
+    dio reads" (This reverts commit 16c54688592c...)."""
+    sha = "16c54688592ce8eea85d2a26d37b64fa07e3e233"
+    rows = [
+        ThreadRow(
+            "rfc",
+            title='[RFC] performance regression with "ext4: Allow parallel DIO reads"',
+            is_regression_report=True,
+        ),
+        ThreadRow("rev", title="[PATCH 0/3] Revert parallel dio reads", is_regression_report=True),
+    ]
+    keys = {
+        "rfc": [
+            Key(K.CULPRIT, sha[:12], "rfc@x", "2019-07-19T09:22:24+00:00", "16c54688592c"),
+            Key(K.AUTHOR, "joseph qi"),
+            Key(K.PART, "fix proposed v1"),
+        ],
+        "rev": [
+            Key(K.REVERTS, sha, "rev@x", "2019-08-27T02:05:49+00:00", f"This reverts commit {sha}."),
+            Key(K.AUTHOR, "joseph qi"),
+            Key(K.PART, "revert"),
+        ],
+    }
+    found = group(rows, keys)
+    assert [sorted(m.thread_id for m in g.members) for g in found] == [["rev", "rfc"]]
+    # another author's revert of the commit is not known to be this regression's
+    keys["rev"][1] = Key(K.AUTHOR, "jan kara")
+    assert len(group(rows, keys)) == 2
