@@ -60,7 +60,9 @@ _RATE_AFTER_PCT = re.compile(
     r"(?!(?:perf|throughput|bandwidth|bw\b|speed|iops|latenc|rate|read|write|ops\b|op/s|transactions|requests"
     r"|jobs|files|operations|original|baseline|previous|peak|max|normal|usual|expected|what))[a-z]"
     r"|(?:make\s{1,3})?(?-i:sure|certain|confident)\b"  # a certainty: "I cannot be 100% sure" (not "Sure enough")
-    r"|util(?:i[sz]ation)?\b)",  # a level: "once the 100% util is hit"
+    r"|util(?:i[sz]ation)?\b"  # a level: "once the 100% util is hit"
+    # how full or used something is: "once the cache gets about 50% full" (linux-bcache, 2022)
+    r"|(?:full|empty|dirty|used|free|busy|idle|occupied|fragmented)\b)",
     re.IGNORECASE,
 )
 #: a cue used as a field name with a count for its value: perf top's "drop: 0/0", "drops: 12"
@@ -571,6 +573,8 @@ def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> tuple
         dist = min(abs(m.start() - at), abs(m.end() - at))
         if dist > reach or _RATE_AFTER_PCT.match(text, m.end()):
             continue
+        if text[m.start() - 1 : m.start()] == "[" and text[m.end() : m.end() + 1] == "]":
+            continue  # fio's progress line, "Jobs: 1 (f=1): [w(1)][14.9%][w=2192KiB/s]": how far it ran
         val = float(m.group("num2") or m.group("num"))
         low = float(m.group("num")) if m.group("num2") else None
         if best is None or dist < best[0]:

@@ -882,3 +882,36 @@ def test_a_percentage_in_words_sizes_a_claim(text, expected):
 )
 def test_a_regression_supposed_or_denied_from_afar_is_no_claim_of_one(text, expected):
     assert [(c.kind, c.stated_pct) for c in find_claims(text)] == expected
+
+
+# fio's progress line gives how far a job ran, no size: linux-bcache, Christian Balzer, "Several
+# bugs/flaws in the current(?) bcache implementation", 2019-11-11,
+# <20191111104219.6d12c4b6@batzmaru.gol.ad.jp> (trimmed)
+FIO_PROGRESS = """\
+Jobs: 1 (f=1), 0-1000 IOPS: [w(1)][2.4%][w=4000KiB/s][w=1000 IOPS][eta
+04m:39s (repeats nicely for a while then we get the first slowdown)
+...
+Jobs: 1 (f=1), 0-1000 IOPS: [w(1)][14.9%][w=2192KiB/s][w=548 IOPS][eta
+"""
+
+
+def test_fio_progress_is_no_size_of_a_slowdown():
+    assert [(c.kind, c.stated_pct) for c in find_claims(FIO_PROGRESS)] == [("regression", None)]
+    # a size written beside the slowdown still is one
+    said = FIO_PROGRESS.replace("we get the first slowdown", "we get the first 40% slowdown")
+    assert [(c.kind, c.stated_pct) for c in find_claims(said)] == [("regression", 40.0)]
+
+
+# how full a cache or disk is, no size of a fall: linux-bcache (2022, "once the cache gets about
+# 50% full" the write rate drops); the others written for the pattern
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Write performance drops badly once the cache gets about 50% full.\n", [("regression", None)]),
+        ("performance drops once the disk is 90% used\n", [("regression", None)]),
+        ("IOPS drop by 30% once the cache is full\n", [("regression", 30.0)]),
+        ("a 20% drop with the disk 90% full\n", [("regression", 20.0)]),
+    ],
+)
+def test_how_full_something_is_is_no_size(text, want):
+    assert [(c.kind, c.stated_pct) for c in find_claims(text)] == want
