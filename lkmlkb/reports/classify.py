@@ -192,7 +192,9 @@ KERNEL_CHANGE_WORDS = re.compile(
     r"""\b(?:since|after|before)[ \t]{1,3}(?:the[ \t]{1,3})?(?:v|linux[ \t-]{0,2}|kernel[ \t]{1,3})?\d\.\d{1,2}
       | \b(?:upgrad\w{1,4}|updat\w{1,4}|mov\w{1,4}|switch\w{1,4}|migrat\w{1,4})[ \t]{1,3}(?:\w{1,12}[ \t]{1,3}){0,3}
         (?:to|from)[ \t]{1,3}(?:the[ \t]{1,3})?(?:v|linux[ \t-]{0,2}|kernel[ \t]{1,3}|new\w{0,3}|latest|\d\.\d)
-      | \b(?:newer|older|new|old|previous)[ \t]{1,3}kernels?\b
+      # not advice: "try a new kernel and see if that helps" (linux-bcache, 2022) changes nothing yet
+      | (?<!try[ ])(?<!try[ ]a[ ])(?<!trying[ ]a[ ])(?<!use[ ]a[ ])(?<!test[ ]a[ ])(?<!testing[ ]a[ ])
+        \b(?:newer|older|new|old|previous)[ \t]{1,3}kernels?\b
       | \bkernel[ \t]{1,3}(?:upgrade|update|version[ \t]{1,3}change)
       | \bused[ \t]{1,3}to[ \t]{1,3}(?:\w{1,12}[ \t]{1,3}){0,8}?(?:now|today|currently|nowadays)\b
       | \bbetween[ \t]{1,3}(?:v|linux[ \t-]{0,2}|kernels?[ \t]{1,3})?[2-7]\.\d{1,2}\S{0,20}[ \t]{1,3}and[ \t]{1,3}v?[2-7]\.\d

@@ -911,6 +911,14 @@ def test_fio_progress_is_no_size_of_a_slowdown():
         ("performance drops once the disk is 90% used\n", [("regression", None)]),
         ("IOPS drop by 30% once the cache is full\n", [("regression", 30.0)]),
         ("a 20% drop with the disk 90% full\n", [("regression", 20.0)]),
+        # a level fallen under (the same thread's reply): "the cache_availability_percent can drop
+        # under 30 percent which"
+        (
+            "the reason is that the cache_availability_percent can drop under 30 percent which\n",
+            [],
+        ),
+        ("hit rates drop below 50% after a day\n", []),
+        ("hit rates drop by 50% after a day\n", [("regression", 50.0)]),
     ],
 )
 def test_how_full_something_is_is_no_size(text, want):

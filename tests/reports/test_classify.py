@@ -1085,6 +1085,12 @@ def test_a_bug_fix_is_no_failure(line, failure):
         ("After this commit the random write speed dropped.", True),
         ("It is fast again after reverting the offending commit.", True),
         ("with the patch applied reads take twice as long", True),
+        # advice to try a kernel changes none (linux-bcache, "Bcache in writes direct with fsync.
+        # Are IOPS limited?", 2022: "try a new kernel and see if that helps"); a kernel moved to does
+        ("Since you are on 4.19, try a new kernel and see if that helps.", False),
+        ("You could try newer kernels, the code changed a lot.", False),
+        ("The same fio job is much slower on newer kernels.", True),
+        ("Older kernels were fine with this workload.", True),
     ],
 )
 def test_a_change_of_the_kernel_in_words_is_no_file_systems_commit(line, changes):
