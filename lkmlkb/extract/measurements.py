@@ -347,7 +347,7 @@ def find_measurements(text: str) -> tuple[list[Result], list[KernelMention]]:
 
 
 def _find(text: str) -> tuple[list[Result], list[KernelMention]]:
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    starts: list[int] = []  # where each line starts: made at the first result (most texts have none)
     known = {norm for _a, _b, _raw, norm in find_versions(text)}
     results: list[Result] = []
     mentions: list[KernelMention] = []
@@ -356,6 +356,8 @@ def _find(text: str) -> tuple[list[Result], list[KernelMention]]:
 
     def emit(para: _Para, q: tuple[int, int, float, str], kernel: str | None, config: str | None) -> None:
         where.append(q[0])
+        if not starts:
+            starts.extend([0] + [m.end() for m in re.finditer("\n", text)])
         pos = para.offset + q[0]
         line = bisect.bisect_right(starts, pos) - 1
         end = text.find("\n", starts[line])
@@ -385,7 +387,7 @@ def _find(text: str) -> tuple[list[Result], list[KernelMention]]:
             known.add(kernel)
 
     for lo, hi in _paragraphs(text):
-        if hi - lo > MAX_PARAGRAPH:
+        if hi - lo > MAX_PARAGRAPH or not _may_measure(text, lo, hi):
             continue
         para = _Para(text[lo:hi], lo, known)
         first = len(results)
@@ -651,6 +653,17 @@ def _before_in_clause(para: _Para, q: tuple[int, int, float, str]) -> str | None
             if not para.value_within(b, q[0]):
                 found = k
     return found
+
+
+def _may_measure(text: str, lo: int, hi: int) -> bool:
+    """Whether the paragraph ``text[lo:hi]`` can hold a value :class:`_Para` reads: a QUANTITY,
+    or a "from" whose "from A to B" writes the unit once (:func:`_with_unit_written_once`).
+
+    Searched in ``text`` itself, without the paragraph's copy: a paragraph starts after a line
+    break (or at the text's start) and ends before one (or at its end), and QUANTITY matches
+    no line break, so its lookbehind and lookaheads answer at the paragraph's ends as at the
+    ends of a copy (the search's end is the copy's end)."""
+    return QUANTITY.search(text, lo, hi) is not None or text.find("from", lo, hi) >= 0
 
 
 def _paragraphs(text: str) -> Iterator[tuple[int, int]]:

@@ -14,7 +14,7 @@ from lkmlkb.db.connection import writing
 from lkmlkb.db.findings import extraction_state, record_unextracted, store_quote_origins
 from lkmlkb.db.store import load_by_ids, threads_of
 from lkmlkb.model import Findings, Message, Segment
-from lkmlkb.threads.quotes import QuoteIndex, attribute_message, may_have_key, squeeze
+from lkmlkb.threads.quotes import QuoteIndex, attribute_message, squeezed_lines
 from lkmlkb.threads.segments import segment_body
 
 
@@ -130,13 +130,7 @@ class SaidCache:
 def said_lines(segments: list[Segment]) -> list[tuple[str, str]]:
     """(squeeze, line) of the lines of the new and patch segments that can have a
     ``lkmlkb.threads.quotes.line_key`` (what ``QuoteIndex.add`` indexes; see :func:`may_have_key`)."""
-    return [
-        (squeeze(line), line)
-        for s in segments
-        if s.kind in ("new", "patch")
-        for line in s.text.split("\n")
-        if may_have_key(line)
-    ]
+    return [pair for s in segments if s.kind in ("new", "patch") for pair in squeezed_lines(s.text)]
 
 
 def said_cache(db: sqlite_utils.Database) -> SaidCache:
@@ -179,14 +173,11 @@ def _extract_new_with_index(
     for mid in todo:
         segs = worker_segments(mid)
         segments[mid] = segs if segs is not None else segment_body(loaded[mid].body)
-    quoted = {
-        squeeze(line)
-        for mid in todo
-        for s in segments[mid]
-        if s.kind == "quoted"
-        for line in s.text.split("\n")
-        if may_have_key(line)
+    # (squeeze, line) of the keyable lines of each quoted text, by text: asked again below
+    quoted_lines = {
+        s.text: squeezed_lines(s.text) for mid in todo for s in segments[mid] if s.kind == "quoted"
     }
+    quoted = {sq for pairs in quoted_lines.values() for sq, _ in pairs}
     # messages after the last todo one are no one's origin here; without quoted lines, nothing is
     last = ids.index(todo[-1]) if quoted else -1
     said_before = {mid: cache.get(mid) for mid in ids[:last] if mid in done}
@@ -205,7 +196,7 @@ def _extract_new_with_index(
 
     def indexed_lines(text: str) -> str:
         """The lines of a quote that can have an indexed key (their order kept: same winner)."""
-        return "\n".join(line for line in text.split("\n") if may_have_key(line) and squeeze(line) in indexed)
+        return "\n".join(line for sq, line in quoted_lines[text] if sq in indexed)
 
     # lkmlkb.threads.quotes.attribute_quotes, step by step, up to the last message attributed (empty when nothing
     # is quoted); done messages' attributions are not stored

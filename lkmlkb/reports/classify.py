@@ -271,6 +271,8 @@ def own_lines(m: Message) -> str:
 #: a quoted line, as :func:`lkmlkb.threads.segments.quote_depth` finds one (``>`` after at most
 #: three blanks, not ``>=``), with its line end
 QUOTED_LINE = re.compile(r"^[ \t]{0,3}>(?!=)[^\n]*\n?", re.M)
+#: a quoted line after the first, found from its line break (see CHANGELOG_HEADING_AFTER_BREAK)
+QUOTED_LINE_AFTER_BREAK = re.compile(r"\n[ \t]{0,3}>(?!=)")
 
 
 @lru_cache(maxsize=512)
@@ -284,6 +286,8 @@ def unquoted_lines(body: str) -> str:
     """A body's lines that are not quoted: one substitution drops the quoted lines, as joining the
     lines quote_depth leaves would."""
     body = body[:OWN_TEXT_CHARS]
+    if not (QUOTED_LINE.match(body) or QUOTED_LINE_AFTER_BREAK.search(body)):
+        return body  # no quoted line: nothing to drop (the substitution scans every character)
     own = QUOTED_LINE.sub("", body)
     last = body[body.rfind("\n") + 1 :]
     if last and own.endswith("\n") and QUOTED_LINE.match(last):
@@ -695,13 +699,16 @@ def bisected_measurement(t: ThreadFacts) -> Reason | None:
 
 #: the heading of a series' changelog: "v8:", "Changes in v7:", "Changes since v2:", "v2 -> v3:",
 #: "Changelog:", "RFC v2 -> v1:"
-CHANGELOG_HEADING = re.compile(
-    r"^[ \t]{0,3}(?:changes?[ \t]{1,3}(?:in|since|from|for)[ \t]{1,3}(?:rfc[ \t]?)?v\d{1,3}[^\n]{0,30}?:?[ \t]*$"
+_CHANGELOG_HEADING = (
+    r"[ \t]{0,3}(?:changes?[ \t]{1,3}(?:in|since|from|for)[ \t]{1,3}(?:rfc[ \t]?)?v\d{1,3}[^\n]{0,30}?:?[ \t]*$"
     # "v8:", "v6: https://lore...", "v2: rebase on 5.5-rc6", "v2 -> v3:"
     r"|(?:rfc[ \t]?)?v\d{1,3}(?:[ \t]{0,3}(?:->|=>|\u2192|-|to|vs\.?)[ \t]{0,3}(?:rfc[ \t]?)?v\d{1,3})?[ \t]{0,3}:(?:[ \t]|$)"
-    r"|change[ \t]?log[ \t]{0,3}:?[ \t]*$|changes[ \t]{0,3}:[ \t]*$)",
-    re.I | re.M,
+    r"|change[ \t]?log[ \t]{0,3}:?[ \t]*$|changes[ \t]{0,3}:[ \t]*$)"
 )
+CHANGELOG_HEADING = re.compile("^" + _CHANGELOG_HEADING, re.I | re.M)
+#: CHANGELOG_HEADING on a line after the first, with its line break: a pattern opening with a
+#: literal is tried only where that character stands, one opening with "^" at every character
+CHANGELOG_HEADING_AFTER_BREAK = re.compile("\n" + _CHANGELOG_HEADING, re.I | re.M)
 #: a line going on with a changelog: blank, indented, or an item ("- ", "* ", "o ", "1) ")
 _CHANGELOG_ITEM = re.compile(r"^(?:[ \t]*$|[ \t]|[-*+o\u2022][ \t]|\d{1,2}[.)][ \t])")
 
@@ -712,7 +719,8 @@ def series_changelog_lines(body: str) -> set[int]:
     series says there of its own earlier versions is its history, not a regression of a kernel.
     A changelog runs from its heading over items, indented lines and blank lines to the first
     other line ("---" before the diffstat, a sign-off, prose)."""
-    if not CHANGELOG_HEADING.search(body[:200_000]):
+    text = body[:200_000]
+    if not (CHANGELOG_HEADING.match(text) or CHANGELOG_HEADING_AFTER_BREAK.search(text)):
         return set()
     out: set[int] = set()
     inside = False

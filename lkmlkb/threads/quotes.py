@@ -132,5 +132,20 @@ def squeeze(line: str) -> str:
     return _key_text(line).replace(" ", "")
 
 
+def squeezed_lines(text: str) -> list[tuple[str, str]]:
+    """(:func:`squeeze`, line) of each line of ``text`` that :func:`may_have_key`, in order.
+
+    An ASCII text is squeezed whole, its line breaks kept: the lines' squeezes are its pieces
+    between them, as :func:`squeeze` gives them one by one (the same bytes deleted and
+    lower-cased), without a call per line."""
+    lines = text.split("\n")
+    if text.isascii():
+        squeezes = text.encode().translate(None, _ASCII_SPACE_IN_LINE).lower().decode().split("\n")
+        return [(sq, line) for sq, line in zip(squeezes, lines) if len(line) >= MIN_QUOTE_CHARS]
+    return [(squeeze(line), line) for line in lines if may_have_key(line)]
+
+
 #: what ``str.split`` splits an ASCII line at (\x1c-\x1f too)
 _ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())
+#: the same without the line break, which ends a line before any of them is deleted
+_ASCII_SPACE_IN_LINE = _ASCII_SPACE.replace(b"\n", b"")

@@ -79,6 +79,7 @@ OUTLOOK_LEAD = frozenset("-_F发V")  # OUTLOOK_SEPARATOR, OUTLOOK_FROM (after <=
 OUTLOOK_HEADER_LEAD = frozenset("-_FfSsſTtCcDd发收抄主")  # OUTLOOK_HEADER (re.I: "ſ" folds to "s")
 FOOTER_LEAD = frozenset("TtMmPpYy_")  # FOOTER_START's fixed-text alternatives
 ATTRIBUTION_END = (":", "：")  # every ATTRIBUTION alternative but "On ..." ends so
+ATTRIBUTION_ON = ("On", "on", "ON", "oN")  # how ATTRIBUTION's "On ..." alternative starts
 
 
 def quote_depth(line: str) -> tuple[int, str]:
@@ -100,7 +101,7 @@ def quote_depth(line: str) -> tuple[int, str]:
 
 def _is_attribution(c: str) -> bool:
     """ATTRIBUTION on a stripped line: ``On ... wrote:``, ``X writes:``, ``X 于 ... 写道：``."""
-    return (c[-1:] in ATTRIBUTION_END or c[:2] in ("On", "on", "ON", "oN")) and bool(ATTRIBUTION.match(c))
+    return (c[-1:] in ATTRIBUTION_END or c[:2] in ATTRIBUTION_ON) and bool(ATTRIBUTION.match(c))
 
 
 def _is_outlook_header(c: str) -> bool:
@@ -152,16 +153,19 @@ def _classify(lines: list[str], depths: list[int], contents: list[str]) -> list[
         if depth and not in_outlook:
             in_patch = False
             c = contents[i].strip()
-            kind = "quoted"
-            if _is_attribution(c):
-                kind = "attribution"
+            # _is_attribution and _is_outlook_header with their cheap tests made here, not in a
+            # call: most quoted lines pass neither
+            if (c[-1:] in ATTRIBUTION_END or c[:2] in ATTRIBUTION_ON) and ATTRIBUTION.match(c):
+                kinds.append(("attribution", depth))
             elif (
-                _is_outlook_header(c)
+                c[:1] in OUTLOOK_HEADER_LEAD
+                and OUTLOOK_HEADER.match(c)
                 and (c.startswith(("-", "_")) or ":" in c or "：" in c)
                 and _near_outlook(contents, i)
             ):
-                kind = "quoted_header"
-            kinds.append((kind, depth))
+                kinds.append(("quoted_header", depth))
+            else:
+                kinds.append(("quoted", depth))
             continue
         if not depth:
             first = line[:1]
@@ -171,7 +175,7 @@ def _classify(lines: list[str], depths: list[int], contents: list[str]) -> list[
                 kinds.append(("patch", 0))
                 continue
             # the first character after at most three blanks: only a few can start an Outlook block
-            lead = line[:4].lstrip(" \t")[:1]
+            lead = first if first != " " and first != "\t" else line[:4].lstrip(" \t")[:1]
             if (
                 not in_outlook
                 and not in_footer

@@ -622,7 +622,8 @@ def _prepare(text: str) -> str:
     """
     text = text[:MAX_DOC_CHARS]
     text = _CONTROL_RE.sub(" ", text)
-    text = _QUOTE_PREFIX_RE.sub(_blank, text)
+    if _QUOTE_PREFIX_RE.match(text) or _QUOTE_PREFIX_AFTER_BREAK.search(text):
+        text = _QUOTE_PREFIX_RE.sub(_blank, text)
     # a 400+ character word lies within one line: without such a line only the punctuation
     # runs can match, and their pattern alone costs less than the two (tests: same output)
     rx = _PUNCT_RUN_RE if max(map(len, text.split("\n"))) >= LONG_WORD else _PUNCT_ONLY_RE
@@ -637,6 +638,10 @@ def _blank(m: re.Match) -> str:
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 #: "> > > " at the start of a line (quoted mail that reached an extractor unstripped)
 _QUOTE_PREFIX_RE = re.compile(r"^[ \t]{0,4}>(?:[ \t]{0,2}>){0,30}[ \t]?", re.MULTILINE)
+#: where _QUOTE_PREFIX_RE can match on a line after the first, found from its line break: a
+#: pattern opening with a literal is tried only where that character stands, one opening with
+#: "^" at every character (most views hold no quote marker: their quotes come stripped)
+_QUOTE_PREFIX_AFTER_BREAK = re.compile(r"\n[ \t]{0,4}>")
 #: what spaCy is not shown (blanked, same length); each alternative starts only
 #: where its run starts (lookbehind), so the scan is linear
 _PUNCT_RUN_RE = re.compile(
