@@ -134,14 +134,14 @@ _HIT_OBJECT_AFTER = re.compile(
     r"[ \t]{1,3}(?:(?:close|near|about|around|the|this|that|it|an?)\b|~?\d|[A-Z]{3,})"
 )
 _HIT_BY_SIZE = re.compile(r"[ \t]{1,3}by[ \t]{1,3}(?:about[ \t]{1,3}|~)?\d")
-#: "loss" of something that is not speed ("gets 100% dirty blocks after power loss", "leading to data
-#: loss", ping's "0% packet loss"): no claim; "a 12% loss", "throughput loss", "the worst-case loss",
-#: "a 5% fast-path loss" are
 #: an improvement asked for or hoped for, not measured: "Any suggestion for improvement?", "room for
 #: improvement in the XFS allocator", "feedback for improvements for next time"
 _FOR_IMPROVEMENT = re.compile(
     r"\bfor[ \t]{1,3}(?:(?:any|further|more|possible|potential|future|some)[ \t]{1,3})?$", re.IGNORECASE
 )
+#: "loss" of something that is not speed ("gets 100% dirty blocks after power loss", "leading to data
+#: loss", ping's "0% packet loss"): no claim; "a 12% loss", "throughput loss", "the worst-case loss",
+#: "a 5% fast-path loss" are
 _LOSS_OF_OTHER = re.compile(
     r"\b(?:power|data|packet|frame|signal|carrier|link|quorum|connection|heartbeat"
     r"|information)[ \t]{1,3}$",

@@ -173,6 +173,20 @@ def field_listing(line: str) -> bool:
     return " - " in line and _DASHED_FIELDS.search(line) is not None
 
 
+class OpensALine:
+    """Whether ``pattern`` matches at the start of some line of a text, as ``^`` under re.M would
+    find it, searched from the line breaks: a pattern opening with ``^`` is tried at every
+    character of the text, one opening with a line break only where one stands (the first line
+    is matched on its own).  Most texts hold no such line and are passed over in one scan."""
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self._first = re.compile(pattern, flags)
+        self._later = re.compile("\n" + pattern, flags)
+
+    def search(self, text: str) -> bool:
+        return self._first.match(text) is not None or self._later.search(text) is not None
+
+
 #: a setting named just before a change's first value: what moved is a knob someone turned, not a
 #: measurement ("After raising the timeout 30s to 180s I still had resets", linux-ide 2025-11;
 #: "bumping nr_requests from 64 to 256")

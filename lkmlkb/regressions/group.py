@@ -138,6 +138,19 @@ def _links(
             if a != b:
                 out.append((a, b, why(ka, kb)))
 
+    # a thread's part in the story: a patch of some kind (a fix, applied, a revert, a backport)
+    patch_parts = (K.FIX_PROPOSED, K.APPLIED, K.REVERT, K.STABLE)
+
+    def is_patch(t: str) -> bool:
+        return any(k.value.startswith(patch_parts) for k in by_kind[t][K.PART])
+
+    def reportlike(t: str) -> bool:
+        """A regression report that is no patch (a patch's "culprit" is the commit its Fixes: names)."""
+        return rows[t].is_regression_report and not is_patch(t)
+
+    def is_stable(t: str) -> bool:
+        return any(k.value.startswith(K.STABLE) for k in by_kind[t][K.PART])
+
     # the same message from two sources
     copies: dict[str, list[tuple[str, Key]]] = defaultdict(list)
     for t in rows:
@@ -175,11 +188,10 @@ def _links(
                 pointed[k.value].append((t, k))
         # a fix's log linking the robot's report in its words ("reported a -88.8% regression in
         # <link>"), as a Link: tag does: two fix series of one robot report (linux-xfs, 2023-06)
-        if rows[t].is_regression_report and any(
-            p.value.startswith((K.FIX_PROPOSED, K.APPLIED, K.REVERT)) for p in by_kind[t][K.PART]
-        ):
+        if rows[t].is_regression_report and is_patch(t) and not is_stable(t):
+            tagged = {k.value for k in by_kind[t][K.LINK]}  # named already, by its tag
             for k in by_kind[t][K.REFERS]:
-                if K.is_robot(k.value) and k.value not in {x.value for x in by_kind[t][K.LINK]}:
+                if K.is_robot(k.value) and k.value not in tagged:
                     pointed[k.value].append((t, k))
     for found in pointed.values():
         chain(
@@ -206,20 +218,6 @@ def _links(
 
     # a patch without a regression report of its own fixes *a* bug of the commit; it is the fix of
     # this regression when it names the reporter in its trailers or calls itself a regression fix
-    patch_parts = (K.FIX_PROPOSED, K.APPLIED, K.REVERT, K.STABLE)
-
-    def reportlike(t: str) -> bool:
-        """A regression report that is no patch (a patch's "culprit" is the commit its Fixes: names)."""
-        return rows[t].is_regression_report and not any(
-            k.value.startswith(patch_parts) for k in by_kind[t][K.PART]
-        )
-
-    def is_patch(t: str) -> bool:
-        return any(k.value.startswith(patch_parts) for k in by_kind[t][K.PART])
-
-    def is_stable(t: str) -> bool:
-        return any(k.value.startswith(K.STABLE) for k in by_kind[t][K.PART])
-
     def fixes_this(t: str, report: str) -> str | None:
         """Why patch ``t`` (no regression report) fixes the regression of ``report``, or None.
         The robot reports build warnings and slowdowns of one commit alike: a patch whose

@@ -39,7 +39,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from lkmlkb.extract.kernel_versions import find_versions, normalize_version
-from lkmlkb.extract.lines import line_text, word_spans
+from lkmlkb.extract.lines import OpensALine, line_text, word_spans
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.extract.prefilter import BENCHMARK_NAMED
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Reason, Result
@@ -271,8 +271,8 @@ def own_lines(m: Message) -> str:
 #: a quoted line, as :func:`lkmlkb.threads.segments.quote_depth` finds one (``>`` after at most
 #: three blanks, not ``>=``), with its line end
 QUOTED_LINE = re.compile(r"^[ \t]{0,3}>(?!=)[^\n]*\n?", re.M)
-#: a quoted line after the first, found from its line break (see CHANGELOG_HEADING_AFTER_BREAK)
-QUOTED_LINE_AFTER_BREAK = re.compile(r"\n[ \t]{0,3}>(?!=)")
+#: whether a body has a QUOTED_LINE
+QUOTED_LINE_OPENS = OpensALine(r"[ \t]{0,3}>(?!=)")
 
 
 @lru_cache(maxsize=512)
@@ -286,7 +286,7 @@ def unquoted_lines(body: str) -> str:
     """A body's lines that are not quoted: one substitution drops the quoted lines, as joining the
     lines quote_depth leaves would."""
     body = body[:OWN_TEXT_CHARS]
-    if not (QUOTED_LINE.match(body) or QUOTED_LINE_AFTER_BREAK.search(body)):
+    if not QUOTED_LINE_OPENS.search(body):
         return body  # no quoted line: nothing to drop (the substitution scans every character)
     own = QUOTED_LINE.sub("", body)
     last = body[body.rfind("\n") + 1 :]
@@ -706,9 +706,8 @@ _CHANGELOG_HEADING = (
     r"|change[ \t]?log[ \t]{0,3}:?[ \t]*$|changes[ \t]{0,3}:[ \t]*$)"
 )
 CHANGELOG_HEADING = re.compile("^" + _CHANGELOG_HEADING, re.I | re.M)
-#: CHANGELOG_HEADING on a line after the first, with its line break: a pattern opening with a
-#: literal is tried only where that character stands, one opening with "^" at every character
-CHANGELOG_HEADING_AFTER_BREAK = re.compile("\n" + _CHANGELOG_HEADING, re.I | re.M)
+#: whether a body has a CHANGELOG_HEADING line
+CHANGELOG_HEADING_OPENS = OpensALine(_CHANGELOG_HEADING, re.I | re.M)
 #: a line going on with a changelog: blank, indented, or an item ("- ", "* ", "o ", "1) ")
 _CHANGELOG_ITEM = re.compile(r"^(?:[ \t]*$|[ \t]|[-*+o\u2022][ \t]|\d{1,2}[.)][ \t])")
 
@@ -720,7 +719,7 @@ def series_changelog_lines(body: str) -> set[int]:
     A changelog runs from its heading over items, indented lines and blank lines to the first
     other line ("---" before the diffstat, a sign-off, prose)."""
     text = body[:200_000]
-    if not (CHANGELOG_HEADING.match(text) or CHANGELOG_HEADING_AFTER_BREAK.search(text)):
+    if not CHANGELOG_HEADING_OPENS.search(text):
         return set()
     out: set[int] = set()
     inside = False

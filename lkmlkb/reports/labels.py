@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from lkmlkb.extract.kernel_versions import compare, normalize_version, qualifier, sort_key
+from lkmlkb.extract.kernel_versions import compare, normalize_version, qualifier, series, sort_key
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Result
 from lkmlkb.reports.classify import PATCH_SUBJECT
@@ -137,7 +137,7 @@ def results_on_the_one_kernel(results: list[Result], own_kernels: list[KernelMen
         if not releases or len(releases) != 1:
             continue
         longest = max(forms[e.message_id], key=len)
-        if r.kernel and r.kernel in releases and r.config in (None, r.kernel):
+        if r.kernel and r.kernel in releases and _named_by_its_kernel(r):
             # its sentence names the release ("After updating to kernel 6.8.4 the copy starts at
             # about 150MB/s"): the most specific form of it the message gives
             if r.config:
@@ -436,7 +436,7 @@ def _label_later_kernels(results: list[Result], kernels: list[KernelMention]) ->
         return
     first_bad = min(bads, key=sort_key)
     for r in results:
-        if r.label or not r.kernel or r.config not in (None, "", r.kernel):  # a row labelled by its kernel
+        if r.label or not r.kernel or not _named_by_its_kernel(r):
             continue
         version, q = _result_key(r)
         if q:
@@ -448,38 +448,36 @@ def _label_later_kernels(results: list[Result], kernels: list[KernelMention]) ->
             continue
 
 
-#: a release named by its series alone ("4.14"), and a version's series ("4.14.287-215.amzn2": 4.14)
-_SERIES_ONLY = re.compile(r"\d{1,2}\.\d{1,3}")
-_SERIES = re.compile(r"(\d{1,2}\.\d{1,3})\.\d{1,4}(?![\d.]|-rc)")
-
-
 def _label_good_series(results: list[Result], kernels: list[KernelMention]) -> None:
     """A run on a stable release of the good kernel's series is a baseline run.
 
     "after upgrading from kernel 4.14 to 5.10" then "Kernel 4.14.287-215.504.amzn2.x86_64"
-    over fio's lines: the runs on 4.14.287 are the good side.  Not where a bad kernel is of that
-    series too (the regression entered within it) or the run is on a patched or reverted build.
+    over fio's lines: the runs on 4.14.287 are the good side.  Not where the good kernel is
+    itself a point release or a release candidate, where a bad kernel is of that series too
+    (the regression entered within it), or where the run is on a patched or reverted build.
     """
-    goods = {
-        k.version
-        for k in kernels
-        if k.role == "good" and not _qual(k.raw) and _SERIES_ONLY.fullmatch(k.version)
-    }
+    goods = {k.version for k in kernels if k.role == "good" and not _qual(k.raw)}  # a run's series is one
     if not goods:
         return
-    bads = [k.version for k in kernels if k.role == "bad"]
+    bad_series = {series(k.version) for k in kernels if k.role == "bad"}
     for r in results:
-        if r.label or not r.kernel or r.config not in (None, "", r.kernel):  # a row labelled by its kernel
+        if r.label or not r.kernel or not _named_by_its_kernel(r):
             continue
         version, q = _result_key(r)
-        m = _SERIES.match(version)
-        if q or m is None or m.group(1) not in goods:
+        good = series(version)
+        if q or good not in goods or good in bad_series:
             continue
-        if any(
-            b == m.group(1) or b.startswith(m.group(1) + ".") or b.startswith(m.group(1) + "-") for b in bads
-        ):
+        try:
+            if compare(version, good) > 0:  # 4.14.287, not 4.14-rc3
+                r.label = "baseline"
+        except (ValueError, TypeError):
             continue
-        r.label = "baseline"
+
+
+def _named_by_its_kernel(r: Result) -> bool:
+    """A run with no configuration of its own: none, or a row labelled by its kernel ("linux-5.9.11
+    10.5 MB/s")."""
+    return r.config in (None, "", r.kernel)
 
 
 DIRECTIONS = {"read", "write", "randread", "randwrite", "trim", "randtrim", "rw", "randrw"}

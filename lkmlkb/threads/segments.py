@@ -153,13 +153,10 @@ def _classify(lines: list[str], depths: list[int], contents: list[str]) -> list[
         if depth and not in_outlook:
             in_patch = False
             c = contents[i].strip()
-            # _is_attribution and _is_outlook_header with their cheap tests made here, not in a
-            # call: most quoted lines pass neither
-            if (c[-1:] in ATTRIBUTION_END or c[:2] in ATTRIBUTION_ON) and ATTRIBUTION.match(c):
+            if _is_attribution(c):
                 kinds.append(("attribution", depth))
             elif (
-                c[:1] in OUTLOOK_HEADER_LEAD
-                and OUTLOOK_HEADER.match(c)
+                _is_outlook_header(c)
                 and (c.startswith(("-", "_")) or ":" in c or "：" in c)
                 and _near_outlook(contents, i)
             ):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from lkmlkb.extract import fio_output, pairs, tables, timing
 from lkmlkb.extract.fio_output import prepare_lines
-from lkmlkb.extract.lines import match_lines, word_lines
+from lkmlkb.extract.lines import OpensALine, match_lines, word_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = sorted(
@@ -497,3 +497,27 @@ def test_prepare_lines_on_real_text_as_without_the_plain_path(monkeypatch):
     got = [_prepared(t) for t in texts]
     monkeypatch.setattr(fio_output, "_PLAIN_FIRST", frozenset())
     assert [_prepared(t) for t in texts] == got
+
+
+#: patterns of the shapes the report and reading code ask OpensALine about: a quoted line, a quote
+#: marker, a changelog heading ending its line
+_OPENERS = [
+    (r"[ \t]{0,3}>(?!=)", 0),
+    (r"[ \t]{0,4}>", 0),
+    (r"[ \t]{0,3}(?:changes?[ \t]{1,3}since[ \t]{1,3}v\d{1,3}:?[ \t]*$|v\d{1,3}:(?:[ \t]|$))", re.I | re.M),
+]
+
+
+@given(
+    st.lists(
+        st.sampled_from(["> quoted", "  >= 5", ">", "v2:", "Changes since v1:", "text", " x > y", ""]),
+        max_size=8,
+    )
+)
+@example(["> first line quoted"])
+@example(["text", "v3: rebased"])
+@example(["a >= b", "x > y"])
+def test_a_pattern_opening_a_line_is_found_as_a_line_anchored_search_finds_it(lines):
+    text = "\n".join(lines)
+    for pattern, flags in _OPENERS:
+        assert OpensALine(pattern, flags).search(text) == bool(re.search("^" + pattern, text, flags | re.M))

@@ -18,6 +18,13 @@ from lkmlkb.model import Message, Result
 from lkmlkb.reports.build import build_report
 from lkmlkb.reports.labels import computed_change
 
+
+def _report(*messages: Message):
+    """The report of one thread's messages, extracted and built as the ingest does."""
+    ((tid, (msgs, findings)),) = extract_messages(list(messages)).items()
+    return build_report(tid, msgs, findings)
+
+
 MOUNT_TIMEOUT = """\
 With a filesystem that contains a very large amount of hardlinks
 the time to mount the filesystem skyrockets to around 15 minutes
@@ -51,8 +58,7 @@ def test_a_mount_that_takes_15_minutes_instead_of_a_second_is_a_regression_of_th
         body=MOUNT_TIMEOUT,
         date_utc="2024-08-09T17:08:41+00:00",
     )
-    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
-    r = build_report(tid, msgs, findings)
+    r = _report(msg)
     assert r.kind == "regression"
     elapsed = {x.kernel: x for x in r.results if x.metric == "elapsed"}
     before, after = elapsed["6.8.10-300.fc40.x86_64"], elapsed["6.9.11-200.fc40.x86_64"]
@@ -109,8 +115,7 @@ def test_the_other_of_two_kernels_in_a_regression_report_is_the_bad_one():
         body=MOUNT_TIMEOUT,
         date_utc="2024-08-09T17:08:41+00:00",
     )
-    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
-    r = build_report(tid, msgs, findings)
+    r = _report(msg)
     assert (r.good_kernel, r.bad_kernel) == ("6.8.10-300.fc40.x86_64", "6.9.11-200.fc40.x86_64")
     # and what was measured on each is labelled by it: the report is sized by its own numbers
     assert {x.kernel: x.label for x in r.results} == {
@@ -152,8 +157,7 @@ def test_the_tree_a_series_is_based_on_is_not_the_good_kernel():
         in_reply_to=root.message_id,
         references=[root.message_id],
     )
-    ((tid, (msgs, findings)),) = extract_messages([root, reply]).items()
-    r = build_report(tid, msgs, findings)
+    r = _report(root, reply)
     assert r.kind == "regression" and r.bad_kernel == "6.4-rc1"
     assert r.good_kernel is None  # next-20230525 holds the regression the series fixes
 
@@ -175,8 +179,7 @@ def test_one_release_written_two_ways_is_not_two_kernels():
         body=LOCKDEP_SPLATS,
         date_utc="2024-07-31T13:22:40+00:00",
     )
-    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
-    r = build_report(tid, msgs, findings)
+    r = _report(msg)
     assert r.bad_kernel == "6.11-rc1" and r.good_kernel is None
 
 
@@ -188,8 +191,7 @@ def test_a_later_kernel_that_still_regresses_is_not_made_the_good_one():
         body="We see a 30% randread IOPS regression on 6.9 with fio.\nIt is still there on 6.10-rc1.\n",
         date_utc="2024-06-01T00:00:00+00:00",
     )
-    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
-    r = build_report(tid, msgs, findings)
+    r = _report(msg)
     assert r.bad_kernel == "6.9" and r.good_kernel is None
 
 
@@ -219,8 +221,7 @@ def test_mmtests_columns_named_good_and_bad_are_the_two_sides():
         body=MMTESTS_GOOD_BAD,
         date_utc="2022-03-15T12:49:43+00:00",
     )
-    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
-    r = build_report(tid, msgs, findings)
+    r = _report(msg)
     assert {(x.config, x.label) for x in r.results} == {
         ("good 1", "baseline"),
         ("bad 1", "regressed"),
@@ -260,15 +261,12 @@ def test_mmtests_means_of_times_and_of_rates(metric, lower):
 )
 def test_the_other_kernel_of_the_line_that_names_the_good_one_is_the_bad_one(body, good, bad):
     msg = Message("upgrade@example.org", subject="scrub slow after kernel upgrade", body=body)
-    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
-    r = build_report(tid, msgs, findings)
+    r = _report(msg)
     assert (r.good_kernel, r.bad_kernel) == (good, bad)
 
 
 def _report_of(body: str, subject: str = "slow untar"):
-    msg = Message("statement@example.org", subject=subject, body=body)
-    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
-    return build_report(tid, msgs, findings)
+    return _report(Message("statement@example.org", subject=subject, body=body))
 
 
 def test_a_change_statement_with_a_kernel_on_each_side_names_the_good_and_the_bad_kernel():
@@ -318,8 +316,7 @@ def test_statements_that_name_no_worse_kernel_give_no_roles(body):
 )
 def test_the_kernels_a_subject_about_speed_names_are_the_threads(subject, want):
     msg = Message("subject@example.org", subject=subject, body="Numbers in the next mail.\n")
-    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
-    r = build_report(tid, msgs, findings)
+    r = _report(msg)
     assert {k.version for k in r.kernel_versions} == want
 
 
@@ -554,14 +551,14 @@ start test 1
 
 
 def _dioread(body: str):
-    msg = Message(
-        "CACX6voDfcTQzQJj=5Q-SLi0in1hXpo=Ri28rX73Og3GTObPBWA@mail.gmail.com",
-        subject="Ext4: Buffered random writes performance regression with dioread_nolock enabled",
-        body=body,
-        date_utc="2022-09-19T15:18:32+00:00",
+    return _report(
+        Message(
+            "CACX6voDfcTQzQJj=5Q-SLi0in1hXpo=Ri28rX73Og3GTObPBWA@mail.gmail.com",
+            subject="Ext4: Buffered random writes performance regression with dioread_nolock enabled",
+            body=body,
+            date_utc="2022-09-19T15:18:32+00:00",
+        )
     )
-    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
-    return build_report(tid, msgs, findings)
 
 
 def test_runs_on_a_stable_release_of_the_good_series_are_the_baseline():
@@ -591,6 +588,12 @@ def test_a_release_of_the_series_is_no_baseline_where_the_series_is_not_the_good
     assert not any(x.label == "baseline" and x.kernel.startswith("4.14.287") for x in r.results)
 
 
+def test_a_release_candidate_of_the_good_series_is_no_baseline():
+    # 4.14-rc3 came before 4.14, whose series is the good one: not the release found good
+    r = _dioread(DIOREAD_NOLOCK.replace("Kernel 4.14.287-215.504.amzn2.x86_64", "Kernel 4.14.0-rc3"))
+    assert [(x.kernel, x.label) for x in r.results if x.metric == "iops"][0] == ("4.14.0-rc3", None)
+
+
 # dm-devel, Dennis Yang, "Performance degradation of DM devices after upgrading to linux-5.9 from
 # linux-5.8", 2020-12-08, <CAKTMprPoUB90wL3U5yJrPYiNrZNg_eiJqVRUNDuYberM1ogF5g@mail.gmail.com>
 # (trimmed): rows labelled by their kernel's release, under the bad and good kernels' series
@@ -615,8 +618,7 @@ def test_rows_named_by_a_later_release_of_the_bad_kernel_are_the_regressed_runs(
         body=DM_THIN,
         date_utc="2020-12-08T09:00:00+00:00",
     )
-    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
-    r = build_report(tid, msgs, findings)
+    r = _report(msg)
     assert [(x.value, x.label) for x in r.results] == [
         (10.5, "regressed"),
         (77.7, "baseline"),

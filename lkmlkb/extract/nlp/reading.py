@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from lkmlkb.extract.lines import OpensALine
 from lkmlkb.extract.nlp.matcher import CuePipeline, base_nlp, drop_pipelines, get_pipeline, make_doc
 
 #: texts longer than this are cut before spaCy sees them (a thread dump is far below)
@@ -622,7 +623,7 @@ def _prepare(text: str) -> str:
     """
     text = text[:MAX_DOC_CHARS]
     text = _CONTROL_RE.sub(" ", text)
-    if _QUOTE_PREFIX_RE.match(text) or _QUOTE_PREFIX_AFTER_BREAK.search(text):
+    if _QUOTE_PREFIX_OPENS.search(text):  # most views hold no marker: their quotes come stripped
         text = _QUOTE_PREFIX_RE.sub(_blank, text)
     # a 400+ character word lies within one line: without such a line only the punctuation
     # runs can match, and their pattern alone costs less than the two (tests: same output)
@@ -638,10 +639,8 @@ def _blank(m: re.Match) -> str:
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 #: "> > > " at the start of a line (quoted mail that reached an extractor unstripped)
 _QUOTE_PREFIX_RE = re.compile(r"^[ \t]{0,4}>(?:[ \t]{0,2}>){0,30}[ \t]?", re.MULTILINE)
-#: where _QUOTE_PREFIX_RE can match on a line after the first, found from its line break: a
-#: pattern opening with a literal is tried only where that character stands, one opening with
-#: "^" at every character (most views hold no quote marker: their quotes come stripped)
-_QUOTE_PREFIX_AFTER_BREAK = re.compile(r"\n[ \t]{0,4}>")
+#: whether _QUOTE_PREFIX_RE has a line to blank
+_QUOTE_PREFIX_OPENS = OpensALine(r"[ \t]{0,4}>")
 #: what spaCy is not shown (blanked, same length); each alternative starts only
 #: where its run starts (lookbehind), so the scan is linear
 _PUNCT_RUN_RE = re.compile(
