@@ -338,15 +338,25 @@ def pull_request(t: ThreadFacts) -> Reason | None:
     return None
 
 
+#: userspace projects posted to kernel lists: named ones, and any named as a kind of its own
+#: ("erofs-utils", "multipath-tools", "f2fs-tools", "cifs-utils", "nfs-utils", "sg3_utils"); not a
+#: kernel library ("libata", "libnvdimm") nor the kernel's own tools ("tools/testing", "perf tools")
+_PROJECTS = (
+    r"(?:btrfs-progs|xfsprogs|xfsdump|e2fsprogs|fstests|xfstests|blktests|mdadm|nvme-cli|libnvme|nvmetcli"
+    r"|liburing|kdevops|ndctl|man-pages|lvm2|targetcli|util-linux|[a-z][a-z0-9]{1,20}[-_](?:utils|tools|progs))"
+)
 #: a userspace project's patch or release posted to a kernel list: "[PATCH] btrfs-progs: mkfs: ...",
-#: "[PATCH fstests] ...", "[PATCHSET V2] xfsprogs: ...", "[PATCH blktests v2] ..."
+#: "[PATCH fstests] ...", "[PATCHSET V2] xfsprogs: ...", "[PATCH blktests v2] ...", "[ndctl PATCH]
+#: test/fwctl: ...", "[PATCH 0/1][cifs-utils] Regression: ..."
 USERSPACE_PROJECT = re.compile(
     r"^(?:(?:re|fwd?|aw)\s{0,2}:\s{0,3})*(?:\[[^\]\n]{0,80}\]\s{0,3})*"
     # the project as the subject's prefix: "btrfs-progs: mkfs: ...", "xfsprogs: ...", "[ANNOUNCE] btrfs-progs v6.8"
-    r"(?:btrfs-progs|xfsprogs|xfsdump|e2fsprogs|fstests|xfstests|blktests|mdadm|nvme-cli|liburing|kdevops)"
-    r"(?::|\s{1,3}v?\d)"
-    r"|\[[^\]\n]{0,40}\b(?:PATCH|RFC|PATCHSET)\b[^\]\n]{0,40}\b(?:btrfs-progs|xfsprogs|fstests|xfstests|blktests"
-    r"|e2fsprogs|mdadm|liburing|nvme-cli)\b",
+    rf"{_PROJECTS}(?::|\s{{1,3}}v?\d)"
+    # in a patch's brackets, before or after the word: "[PATCH fstests]", "[ndctl PATCH]"
+    rf"|\[[^\]\n]{{0,40}}\b(?:PATCH|RFC|PATCHSET)\b[^\]\n]{{0,40}}\b{_PROJECTS}\b"
+    rf"|\[{_PROJECTS}\s{{1,3}}(?:PATCH|RFC|PATCHSET)\b"
+    # a bracket of its own beside the patch's: "[PATCH 0/1][cifs-utils] ..."
+    rf"|\]\s{{0,3}}\[{_PROJECTS}\]",
     re.I,
 )
 #: a patch adding a test to a test suite: "[PATCH] btrfs: add a test case to verify ...",

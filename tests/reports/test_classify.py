@@ -892,9 +892,28 @@ def test_the_same_slowdown_in_a_kernel_patch_is_one():
         ("[PATCH v2] generic/751: fix the flaky run", True),
         ("Re: [PATCH blktests v2] nvme: test the queue depth", True),
         ("[PATCH] btrfs: fix a scrub performance regression", False),
+        # userspace projects named as their own kind: "-utils", "-tools", "-progs"
+        # linux-erofs, "[PATCH] erofs-utils: mkfs: fix `-Efragments` performance regression" (2026-02)
+        ("[PATCH] erofs-utils: mkfs: fix `-Efragments` performance regression", True),
+        # dm-devel, "[PATCH] multipath-tools: ..."; linux-cifs, "[PATCH 0/1][cifs-utils] Regression: ..."
+        ("[PATCH 3/7] multipath-tools: speed up path checking", True),
+        ("[PATCH 0/1][cifs-utils] Regression: cifs.upcall can't find credential caches", True),
+        ("Re: [PATCH v2] f2fs-tools: fsck: fix a slowdown", True),
+        ("[PATCH nfs-utils] mountd: fix a performance regression", True),
+        ("[PATCH] sg3_utils: sg_dd: faster", True),
+        # nvdimm, "[ndctl PATCH] test/fwctl: Add Get Feature OOB rejection regression test" (2026-06)
+        ("[ndctl PATCH] test/fwctl: Add Get Feature OOB rejection regression test", True),
+        ("[PATCH man-pages] io_uring_setup.2: document a flag", True),
+        # a kernel regression seen with a tool, or a kernel library, stays in the kernel
+        ("[regression] ndctl destroy-namespace operation hang from 5.15.0-rc6", False),
+        ("[PATCH] libata: fix a performance regression of NCQ", False),
+        ("[PATCH] tools/testing: speed up a selftest", False),
+        ("[PATCH] perf tools: fix a slowdown", False),
     ],
 )
-def test_a_test_added_to_a_test_suite_is_no_kernel_regression(subject, out_of_the_kernel):
+def test_a_test_added_to_a_test_suite_or_a_userspace_patch_is_no_kernel_regression(
+    subject, out_of_the_kernel
+):
     from lkmlkb.reports.classify import ThreadFacts, userspace_project
 
     t = ThreadFacts(
