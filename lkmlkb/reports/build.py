@@ -138,6 +138,10 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     if any(c.kind == "regression" for c in claims) and not patch_thread:
         other_of_two(kernels)  # a series names the tree it is based on: not a kernel compared
     releases = older_and_newer(kernels)
+    if releases is None and root is not None and not any(k.role for k in kernels):
+        # replies name more kernels ("5 minutes vs 1, both on 5.11-rc2 and 5.10.5"): the two
+        # releases the report itself names are still the two sides of its change
+        releases = older_and_newer([k for k in kernels if k.evidence.message_id == root.message_id])
     ordered = None if patch_thread else releases
     results = dedupe_results(findings)
     jobs = dedupe_jobs(findings)

@@ -453,6 +453,28 @@ def test_a_change_between_the_two_releases_a_report_names_runs_from_the_older():
     }
 
 
+def test_a_reply_naming_a_third_kernel_leaves_the_reports_two_releases_in_place():
+    root = Message(
+        "raid0@example.org",
+        subject="sequential read regression on raid0",
+        body=TWO_RELEASES,
+        date_utc="2030-01-01T00:00:00+00:00",
+    )
+    reply = Message(
+        "reply@example.org",
+        subject="Re: sequential read regression on raid0",
+        body="Could you try 6.1.0 as well, and a dd on the member disks?\n",
+        in_reply_to="raid0@example.org",
+        date_utc="2030-01-02T00:00:00+00:00",
+    )
+    r = _report(root, reply)
+    assert {(x.value, x.kernel, x.label) for x in r.results if x.unit == "MB/s"} == {
+        (3200.0, "5.4.0", "baseline"),
+        (2100.0, "5.15.0", "regressed"),
+    }
+    assert r.regression_pct == pytest.approx(34.38, abs=0.01)
+
+
 def test_the_sides_of_an_update_named_in_words_are_the_older_and_the_newer_release():
     # the form: no claim of a regression in words, the update's two releases named
     r = _report_of(

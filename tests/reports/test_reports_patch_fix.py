@@ -579,6 +579,60 @@ def test_a_fixs_table_of_two_releases_sizes_the_regression():
     assert r.regression_pct == 58.89  # 54.258 s on 5.9, 86.212 s on 5.10
 
 
+# the v2 of the same patch (2021-01-04, <34d0a7e07cf75ca4b44cf54693cd74477649fb88.1609792754.git.
+# josef@toxicpanda.com>) and David Sterba's reply (2021-01-07, <20210107180038.GV6430@twin.jikos.cz>),
+# trimmed: a reply naming two more kernels does not unmake the patch's own two releases
+DELALLOC_REPLY = """\
+On Mon, Jan 04, 2021 at 03:39:50PM -0500, Josef Bacik wrote:
+> device replace and snapshot.  However this introduced a pretty serious
+> performance regression.  To reproduce the user untarred the source
+> tarball of Firefox, and would see it take anywhere from 5 to 20 times as
+> long to untar in 5.10 compared to 5.9.
+[...]
+> redid the users original test and got the following results
+>
+> 5.9	0m54.258s
+> 5.10	1m26.212s
+> Patched	0m38.800s
+
+Patched is on which base? Also the hardware type seems to be a
+significant factor. I've been testing that on some old SSD, the time
+difference was about 5 minutes vs 1, both on 5.11-rc2 and 5.10.5. I'll
+add my results to the final version of the patch.
+"""
+
+
+def test_a_reply_naming_more_kernels_leaves_the_fixs_two_releases_sizing_it():
+    subject = "[PATCH v2] btrfs: shrink delalloc pages instead of full inodes"
+    r = _report(
+        Message(
+            "34d0a7e07cf75ca4b44cf54693cd74477649fb88.1609792754.git.josef@toxicpanda.com",
+            subject=subject,
+            from_addr="josef@toxicpanda.com",
+            body=DELALLOC.replace(
+                "simple untarring of a large tarball of\nthe source code for Firefox.",
+                "simple untarring of a large tarball of\nthe source code for Firefox, which took anywhere from 5 to 20 times\n"
+                "as long to untar in 5.10 compared to 5.9.",
+            ),
+            date_utc="2021-01-04T20:39:50+00:00",
+        ),
+        Message(
+            "20210107180038.GV6430@twin.jikos.cz",
+            subject="Re: " + subject,
+            from_addr="dsterba@suse.cz",
+            body=DELALLOC_REPLY,
+            date_utc="2021-01-07T18:00:38+00:00",
+            in_reply_to="34d0a7e07cf75ca4b44cf54693cd74477649fb88.1609792754.git.josef@toxicpanda.com",
+        ),
+    )
+    assert r.regression_pct == 58.89  # the patch's 5.9 and 5.10 rows, not the reply's kernels
+    assert {(x.kernel, x.label) for x in r.results if x.value in (54.258, 86.212)} == {
+        ("5.9", "baseline"),
+        ("5.10", "regressed"),
+    }
+    assert all(x.label is None for x in r.results if x.kernel == "5.11-rc2")
+
+
 def test_what_offers_a_fix_in_words():
     for said in (
         # Tejun Heo (linux-block, 2023-12), Song Liu (linux-raid, 2022-01), Jeff Layton
