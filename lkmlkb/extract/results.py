@@ -358,13 +358,20 @@ def _condition_only(config: str) -> bool:
 _HEX_WORD = re.compile(r"\b[0-9a-f]{7,40}\b")
 
 
+#: a shell command printing the running kernel, the last thing on its prompt's line ("$ uname -r",
+#: "`linux@linux`:~$ uname -r", "[root@box ~]# uname -r")
+_UNAME = re.compile(r"\buname[ \t]{1,3}-r\W{0,3}$")
+
+
 def _label_above(lines: list[Line], lk: _LineKernels, i: int) -> tuple[str, str] | None:
     """The kernel of a label line ("With 6.7:", "6.8-rc1:") at most PROSE_WINDOW lines above line
-    ``i``, in its quote level (blank lines between)."""
+    ``i``, or of what ``uname -r`` printed at most HEADING_WINDOW lines above (a shell session's
+    "$ uname -r" / "4.10.0-041000rc1-generic" over the tool it ran next), in its quote level
+    (blank lines between)."""
     if i >= len(lines):
         return None
     depth = lines[i].depth
-    for j in range(i - 1, max(-1, i - PROSE_WINDOW - 1), -1):
+    for j in range(i - 1, max(-1, i - HEADING_WINDOW - 1), -1):
         ln = lines[j]
         if not ln.text.strip():
             continue
@@ -372,7 +379,11 @@ def _label_above(lines: list[Line], lk: _LineKernels, i: int) -> tuple[str, str]
             return None
         h = lk.heading(j)
         if h:
-            return h if ln.text.rstrip().endswith(":") else None
+            if i - j <= PROSE_WINDOW and ln.text.rstrip().endswith(":"):
+                return h
+            return h if j > 0 and _UNAME.search(lines[j - 1].text.rstrip()) else None
+        if _UNAME.search(ln.text.rstrip()):
+            return None  # a kernel asked for and not printed
     return None
 
 

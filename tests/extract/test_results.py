@@ -273,6 +273,54 @@ def test_a_line_naming_kernels_without_a_colon_heads_no_figure():
     assert [(r.value, r.kernel) for r in find_results(text)] == [(160.0, None)]
 
 
+# linux-ide, "Lower SSD-performance in 4.10 than in 4.9 kernel" (2021-02-12,
+# <BbfdEUMvJf0RuP-kIWT8k4p1F9q1ZyFsmlmSgl4OJNTpDOCkbFJDU5wu8pzXRjEweu4oALYN7viS3fD1okrsD1mzuTU6_MHIYghPNDMjvMY=@protonmail.com>),
+# trimmed: a shell session where `uname -r` prints the kernel each tool's output after it ran on
+UNAME_SESSION = """\
+`linux@linux`:~$ uname -r
+4.9.255-0409255-generic
+`linux@linux`:~$ hdparm -Ttv /dev/sda
+[...]
+Timing buffered disk reads: 1432 MB in  3.00 seconds = 476.88 MB/sec
+
+`linux@linux:`~$ uname -r
+4.10.0-041000rc1-generic
+`linux@linux`:~$ hdparm -Ttv /dev/sda
+[...]
+Timing buffered disk reads: 1140 MB in  3.00 seconds = 379.78 MB/sec
+"""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        UNAME_SESSION,
+        # another prompt, and more of the tool's output between the kernel and the figure
+        UNAME_SESSION.replace("`linux@linux`:~$ ", "[root@box ~]# ")
+        .replace("`linux@linux:`~$ ", "[root@box ~]# ")
+        .replace(
+            "[...]\n",
+            "\n/dev/sda:\n"
+            + " multcount     = 16 (on)\n" * 8
+            + " Timing cached reads:   12000 MB in  2.00 seconds\n",
+        ),
+    ],
+)
+def test_a_tools_output_was_measured_on_the_kernel_uname_printed_above_it(text):
+    got = {(r.value, r.kernel) for r in find_results(text) if r.unit == "MB/sec"}
+    assert got == {(476.88, "4.9.255-0409255-generic"), (379.78, "4.10.0-041000rc1-generic")}
+
+
+def test_a_kernel_line_far_above_without_uname_heads_nothing():
+    # a version line that is no label and no uname output, more lines up than a sentence's reach
+    text = (
+        "4.10.0-041000rc1-generic\n"
+        + "dmesg line\n" * 8
+        + "Timing buffered disk reads: 1140 MB in  3.00 seconds = 379.78 MB/sec\n"
+    )
+    assert {r.kernel for r in find_results(text) if r.unit == "MB/sec"} == {None}
+
+
 @pytest.mark.parametrize(
     "text,want",
     [
