@@ -328,19 +328,19 @@ _MAGNITUDE = "|".join(_MAGNITUDES)
 #: "twice slower", "2-4x slower"): only an article or "as", and a measure's name, between
 _FACTOR_BEFORE = re.compile(
     r"(?:(?<![\w.])(?P<f>\d{1,4}(?:\.\d{1,3})?)(?:[ \t]?[-~][ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?[ \t]?(?:[xX\u00d7]|times)"
-    rf"|\b(?P<word>(?i:{_WORD_FACTOR}))[ \t]{{1,3}}times"
-    rf"|\b(?P<magnitude>(?i:{_MAGNITUDE}))[ \t]{{1,3}}orders?[ \t]{{1,3}}of[ \t]{{1,3}}magnitude"
-    r"|\b(?P<twice>twice))[ \t]{1,3}(?:(?:a|an|as)[ \t]{1,3})?"
+    rf"|\b(?P<word>(?i:{_WORD_FACTOR}))[ \t\n]{{1,3}}times"
+    rf"|\b(?P<magnitude>(?i:{_MAGNITUDE}))[ \t\n]{{1,3}}orders?[ \t\n]{{1,3}}of[ \t\n]{{1,3}}magnitude"
+    r"|\b(?P<twice>twice))[ \t\n]{1,3}(?:(?:a|an|as)[ \t\n]{1,3})?"
     # the measure between ("a ~10x performance drop", "5x throughput degradation")
-    r"(?:(?i:performance|perf|throughput|bandwidth|speed)[ \t]{1,3})?$"
+    r"(?:(?i:performance|perf|throughput|bandwidth|speed)[ \t\n]{1,3})?$"
 )
 #: ... or just after it ("improved by 4X-5X", "dropped by half", "slower by a factor of 3", "slowed
 #: down 9x")
 _FACTOR_AFTER = re.compile(
-    r"[ \t]{1,3}(?:(?:down|up)[ \t]{1,3})?(?:by[ \t]{1,3}(?:(?P<half>half)\b"
-    r"|a[ \t]{1,3}factor[ \t]{1,3}of[ \t]{1,3}(?:(?P<of>\d{1,4}(?:\.\d{1,3})?)\b(?![.%])"
+    r"[ \t\n]{1,3}(?:(?:down|up)[ \t\n]{1,3})?(?:by[ \t\n]{1,3}(?:(?P<half>half)\b"
+    r"|a[ \t\n]{1,3}factor[ \t\n]{1,3}of[ \t\n]{1,3}(?:(?P<of>\d{1,4}(?:\.\d{1,3})?)\b(?![.%])"
     rf"|(?P<word>(?i:{_WORD_FACTOR}))\b))"
-    r"|(?:by[ \t]{1,3})?(?P<f>\d{1,4}(?:\.\d{1,3})?)[ \t]?(?:[xX\u00d7]|times)?(?:[ \t]?-[ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?"
+    r"|(?:by[ \t\n]{1,3})?(?P<f>\d{1,4}(?:\.\d{1,3})?)[ \t]?(?:[xX\u00d7]|times)?(?:[ \t]?-[ \t]?(?P<f2>\d{1,4}(?:\.\d{1,3})?))?"
     r"[ \t]?(?:[xX\u00d7]|times)\b)"
 )
 #: a share lost, written as a fraction after the cue ("has slowed by about 2/3", "dropped by 1/3")
@@ -350,7 +350,7 @@ _FRACTION_AFTER = re.compile(
     re.IGNORECASE,
 )
 #: a speed named right before a direction word a factor sizes ("a ~10x performance drop")
-_SPEED_NAMED_BEFORE = re.compile(r"(?i:performance|perf|throughput|bandwidth|speed)[ \t]{1,3}$")
+_SPEED_NAMED_BEFORE = re.compile(r"(?i:performance|perf|throughput|bandwidth|speed)[ \t\n]{1,3}$")
 #: how far before its cue a factor may start ("nearly a 7x ")
 FACTOR_BEFORE_REACH = 24
 
@@ -505,8 +505,8 @@ WEAK_CLAIM_LABELS = frozenset(_KIND) - CLAIM_LABELS | {"CHANGE"}
 #: went from and to ("increased from 2min to 40min")
 _PCT_HINT_RE = re.compile(
     r"%|percent|\bfrom[ \t\n]{1,3}(?:about[ \t])?~?\d|\d[ \t]?(?:x|\u00d7|times)\b|\btwice\b"
-    r"|\bby[ \t]half\b|\bfactor[ \t]of\b|\bby[ \t](?:about[ \t])?~?\d[ \t]?/[ \t]?\d"
-    rf"|\b(?:{_WORD_FACTOR})[ \t]times\b|\borders?[ \t]of[ \t]magnitude\b"
+    r"|\bby[ \t\n]half\b|\bfactor[ \t\n]of\b|\bby[ \t](?:about[ \t])?~?\d[ \t]?/[ \t]?\d"
+    rf"|\b(?:{_WORD_FACTOR})[ \t\n]times\b|\borders?[ \t\n]of[ \t\n]magnitude\b"
     r"|\bthan\b(?:[^.;!?\n]|\.(?=\d)){0,80}?[2-7]\.\d",  # a comparative naming a kernel (_THAN_KERNEL)
     re.I,
 )

@@ -739,6 +739,19 @@ def test_a_runtime_is_a_time_and_only_going_away_negates(text, expected):
         ("The commit causes a ~10x performance drop for us.\n", [("regression", None, 90.0)]),
         ("after the change we saw a 3x throughput drop\n", [("regression", "bw", 66.67)]),
         ("a 10x drop in the number of calls\n", []),
+        # a factor wrapped away from its fall at the end of a mail's line: Dmytro Maluka, "Re: [PATCH
+        # 1/1] ext4: Don't show commit interval if it is zero" (linux-ext4, 2023-02-24,
+        # <bdefbbd3-c652-2d6f-bd38-b7de6b1b9155@semihalf.com>), and variants of the pattern
+        (
+            "setups, for instance I'm observing ~10x\nperformance drop in direct I/O write tests\n",
+            [("regression", "write", 90.0)],
+        ),
+        ("Random reads are about five times\nslower since v6.9.\n", [("regression", "randread", 80.0)]),
+        ("Writes are an order of\nmagnitude slower on 6.6 than on 6.5.\n", [("regression", "write", 90.0)]),
+        ("throughput dropped by a factor\nof four\n", [("regression", "bw", 75.0)]),
+        ("the reads slowed down\n3x after the update\n", [("regression", "read", 66.67)]),
+        # a paragraph's break is no wrapped line
+        ("with 4x\n\nNVMe drives it is slower\n", []),
     ],
 )
 def test_a_change_stated_as_a_factor_is_sized(text, expected):
