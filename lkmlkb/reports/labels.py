@@ -459,13 +459,18 @@ def _label_good_series(results: list[Result], kernels: list[KernelMention]) -> N
     goods = {k.version for k in kernels if k.role == "good" and not _qual(k.raw)}  # a run's series is one
     if not goods:
         return
-    bad_series = {series(k.version) for k in kernels if k.role == "bad"}
+    bads = [k.version for k in kernels if k.role == "bad"]
+    bad_series = {series(v) for v in bads}
     for r in results:
         if r.label or not r.kernel or not _named_by_its_kernel(r):
             continue
         version, q = _result_key(r)
         good = series(version)
-        if q or good not in goods or good in bad_series:
+        if good not in goods:
+            # the good kernel named by its line: "from kernel 2.6 to 4.18" over runs on
+            # 2.6.32-754.17.1.el6 (the 2.6 releases' series are three numbers long)
+            good = next((g for g in goods if version.startswith(g + ".")), good)
+        if q or good not in goods or good in bad_series or any(v.startswith(good + ".") for v in bads):
             continue
         try:
             if compare(version, good) > 0:  # 4.14.287, not 4.14-rc3

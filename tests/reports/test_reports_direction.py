@@ -610,6 +610,58 @@ def test_a_release_of_the_series_is_no_baseline_where_the_series_is_not_the_good
     assert not any(x.label == "baseline" and x.kernel.startswith("4.14.287") for x in r.results)
 
 
+# linux-ext4, James Scriven, "Performance issue with recently_deleted() /no_journal with huge
+# directories", 2020-08-27, <MN2PR11MB45667C6E534F7944BFA77684DB550@MN2PR11MB4566.namprd11.prod.outlook.com>
+# (trimmed): the good kernel named by its line ("kernel 2.6"), whose releases' series are three
+# numbers long, the runs by uname's full release
+RECENTLY_DELETED = """\
+Hi, I'm working on migrating a workload from kernel 2.6 to 4.18 (REHL6 to RHEL8).
+
+When migrating to this newer kernel, we are seeing performance degradation when we expand the tar.
+
+$ uname -a
+Linux sjc-asr-bm-470 4.18.0-147.3.1.el8_1.x86_64 #1 SMP Wed Nov 27 01:11:44 UTC 2019 x86_64 x86_64 x86_64 GNU/Linux
+$ for x in {1..10}; do rm -rf dirtree; mkdir dirtree; time mkdir dirtree/{1..50000}; done
+
+real    0m1.796s
+user    0m0.041s
+sys     0m1.528s
+
+$ uname -a
+Linux sjc-asr-bm-100 2.6.32-754.17.1.el6.x86_64 #1 SMP Thu Jun 20 11:47:12 EDT 2019 x86_64 x86_64 x86_64 GNU/Linux
+$ for x in {1..10}; do rm -rf dirtree; mkdir dirtree; time mkdir dirtree/{1..50000}; done
+
+real    0m0.724s
+user    0m0.041s
+sys     0m0.680s
+"""
+
+
+def _recently_deleted(body: str):
+    return _report(
+        Message(
+            "MN2PR11MB45667C6E534F7944BFA77684DB550@MN2PR11MB4566.namprd11.prod.outlook.com",
+            subject="Performance issue with recently_deleted() /no_journal with huge directories",
+            body=body,
+            date_utc="2020-08-27T12:09:21+00:00",
+        )
+    )
+
+
+def test_runs_on_a_release_of_the_good_line_are_the_baseline():
+    r = _recently_deleted(RECENTLY_DELETED)
+    assert {(x.kernel, x.value, x.label) for x in r.results if x.value in (1.796, 0.724)} == {
+        ("4.18.0-147.3.1.el8_1.x86_64", 1.796, "regressed"),
+        ("2.6.32-754.17.1.el6.x86_64", 0.724, "baseline"),
+    }
+    assert r.regression_pct == pytest.approx(148.07, abs=0.01)
+
+
+def test_a_release_of_the_good_line_is_no_baseline_where_a_bad_kernel_is_of_it_too():
+    r = _recently_deleted(RECENTLY_DELETED.replace("from kernel 2.6 to 4.18", "from kernel 2.6 to 2.6.39"))
+    assert not any(x.label == "baseline" for x in r.results)
+
+
 def test_a_release_candidate_of_the_good_series_is_no_baseline():
     # 4.14-rc3 came before 4.14, whose series is the good one: not the release found good
     r = _dioread(DIOREAD_NOLOCK.replace("Kernel 4.14.287-215.504.amzn2.x86_64", "Kernel 4.14.0-rc3"))
