@@ -638,14 +638,9 @@ sys     0m0.680s
 
 
 def _recently_deleted(body: str):
-    return _report(
-        Message(
-            "MN2PR11MB45667C6E534F7944BFA77684DB550@MN2PR11MB4566.namprd11.prod.outlook.com",
-            subject="Performance issue with recently_deleted() /no_journal with huge directories",
-            body=body,
-            date_utc="2020-08-27T12:09:21+00:00",
-        )
-    )
+    mid = "MN2PR11MB45667C6E534F7944BFA77684DB550@MN2PR11MB4566.namprd11.prod.outlook.com"
+    subject = "Performance issue with recently_deleted() /no_journal with huge directories"
+    return _report(Message(mid, subject=subject, body=body, date_utc="2020-08-27T12:09:21+00:00"))
 
 
 def test_runs_on_a_release_of_the_good_line_are_the_baseline():
