@@ -559,8 +559,16 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
         if not (_speed_regression(c, wrapped) or (c.kind == "regression" and PERF_NAMED.search(t.subject))):
             continue
         # a regression it fixes, named so, or what a revert takes back: "fix performance regression",
-        # not "fix performance degradation for large IO" (a slowness the patch improves)
-        if not (REGRESS_WORD.search(c.cue or "") or REGRESS_WORD.search(t.subject) or revert):
+        # not "fix performance degradation for large IO" (a slowness the patch improves); a fix
+        # naming in its subject the slowdown it fixes, whose Fixes: tag names the commit that
+        # brought it ("dm writecache: fix performance degradation in ssd mode" ... "it causes
+        # performance degradation" ... "Fixes: dc8a01ae1dbd"), says a regression in other words
+        tagged = (
+            FIX_WORD.search(t.subject)
+            and any(sc.kind == "regression" for sc in t.subject_claims)  # the fix names the slowdown
+            and FIXES_TRAILER.search(body)
+        )
+        if not (REGRESS_WORD.search(c.cue or "") or REGRESS_WORD.search(t.subject) or revert or tagged):
             continue
         if fixes or FIX_WORD.search(e.text or ""):
             return _claim_reason("fix-of-slowdown", "regression", c)

@@ -47,7 +47,9 @@ PATCH_TAKEN = Gated(
         r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b"
         # not a tester's "I applied it to my tree and ran fio", "I applied it to 6.1.30 and ..."
         r"|^(?i:(?:I've|I[ \t]have|I)[ \t]{1,3}(?:applied|queued)[ \t]{1,3}(?:this|it|the[ \t]{1,3}patch))\b"
-        r"(?![ \t]{1,3}(?i:to|on)[ \t]{1,3}(?i:my|our|a|v?\d))(?![^\n.]{0,40}\b(?i:ran|run|test(?:ed|ing)?|tried|try)\b)"
+        r"(?![ \t]{1,3}(?i:to|on)[ \t]{1,3}(?i:my|our|a|v?\d))"
+        # ... nor "I applied this to Fedora's 5.10.7-200.fc33.x86_64 and timed an untar"
+        r"(?!(?:[^\n.]|\.(?=\w)){0,60}\b(?i:ran|run|test(?:ed|ing)?|tried|try|timed|measured|benchmarked)\b)"
         # after a word of thanks on the same line: "Nice catch, thanks, applied."
         r"|^(?i:[\w ,!]{1,30}?[,.!][ \t]{1,3}thanks,?[ \t]{1,3}(?:applied|queued))\b"
         # a set, or a tree named in the middle of a line: "Applied the set to md-next", "I added a

@@ -19,6 +19,8 @@ Fixture texts, trimmed, from lore.kernel.org:
 
 from __future__ import annotations
 
+import pytest
+
 from lkmlkb.extract.messages import extract_messages
 from lkmlkb.model import Message
 from lkmlkb.reports.build import build_report
@@ -381,6 +383,10 @@ def test_what_says_a_maintainer_took_a_patch():
         # a tester's tree, a folded changelog, a question
         "I applied it to my tree and ran fio again.",
         "I applied it to 6.1.30 and the numbers are the same.",
+        # J. Bruce Fields, dm-devel, 2021-01-27, <20210127201613.GB1339677@pick.fieldses.org>: a
+        # tester's kernel with dots in its release, then what was measured on it
+        "I applied this to Fedora's 5.10.7-200.fc33.x86_64 and timed an untar of",
+        "I applied the patch to the distro's 6.8.4-200.fc39 kernel and measured fsync latency.",
         "Merged patches 8 and 11 of v4 to this patch",
         "Merged with patch from v2 that contained the image.",
         "Will you add it to the 6.10.y queue?",
@@ -708,3 +714,52 @@ def test_the_regression_trackers_commands_say_a_fix_is_known_or_it_is_resolved()
     assert _report(report, fix).status == "fix proposed"
     # the command quoted or spoken of is none
     assert _report(report, reply("> #regzbot resolve: done\nNo, it is not resolved.\n")).status == "reported"
+
+
+# dm-devel, Mikulas Patocka, "[PATCH] dm writecache: fix performance degradation in ssd mode"
+# (2021-01-23, <alpine.LRH.2.02.2101230917360.5678@file01.intranet.prod.int.rdu2.redhat.com>),
+# trimmed: a fix whose Fixes: tag names the commit that brought the slowdown it says it fixes,
+# in words other than "regression"
+WRITECACHE_FIX = """\
+Fix a thinko in ssd_commit_superblock. region.count is in sectors, not
+bytes. This bug doesn't corrupt data, but it causes performance
+degradation.
+
+Signed-off-by: Mikulas Patocka <mpatocka@redhat.com>
+Fixes: dc8a01ae1dbd ("dm writecache: optimize superblock write")
+Cc: stable@vger.kernel.org	# v5.7
+Reported-by: J. Bruce Fields <bfields@redhat.com>
+"""
+# linux-ext4, Baokun Li, "[PATCH v2] ext4: fix race condition between buffer write and
+# page_mkwrite" (2023-05-30, <20230530134405.322194-1-libaokun1@huawei.com>), trimmed: a fix whose
+# subject names no slowdown, speaking of one a lock would bring
+MKWRITE_FIX = """\
+To solve the above issue, we can not add inode_lock directly to
+ext4_page_mkwrite(), which would not only cause performance degradation but
+also ABBA deadlock (see Link).
+
+Fixes: 7b4cc9787fe3 ("ext4: evict inline data when writing to memory map")
+CC: stable@vger.kernel.org # 4.12+
+Signed-off-by: Baokun Li <libaokun1@huawei.com>
+"""
+
+
+@pytest.mark.parametrize(
+    "subject,body,is_report",
+    [
+        ("[PATCH] dm writecache: fix performance degradation in ssd mode", WRITECACHE_FIX, True),
+        # the same fix without its Fixes: tag: a slowness it improves, no regression named
+        (
+            "[PATCH] dm writecache: fix performance degradation in ssd mode",
+            WRITECACHE_FIX.replace('Fixes: dc8a01ae1dbd ("dm writecache: optimize superblock write")\n', ""),
+            False,
+        ),
+        ("[PATCH v2] ext4: fix race condition between buffer write and page_mkwrite", MKWRITE_FIX, False),
+    ],
+)
+def test_a_fix_tagged_with_the_commit_that_slowed_things_reports_a_regression(subject, body, is_report):
+    r = _report(Message("fix@example.org", subject=subject, body=body, date_utc="2021-01-23T14:19:56+00:00"))
+    assert r.is_regression_report is is_report
+    if is_report:
+        assert r.status == "fix proposed"
+        assert {c.sha[:12]: c.role for c in r.commits}["dc8a01ae1dbd"] == "culprit"
