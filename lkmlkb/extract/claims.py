@@ -810,8 +810,11 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             else:
                 continue  # "I don't see the improvement": no claim
         reach = 30 if c.label.endswith("_WEAK") else 80
+        # a cue opening with the measure it names is sized from its verb: "performance was
+        # substantially down by 80%" is as near its size as "down by 80%"
+        at = c.start + word.rfind(" down") + 1 if word.endswith(" down") else c.start
         pct, low = (
-            _nearest_pct(text, s0, s1, c.start, reach)
+            _nearest_pct(text, s0, s1, at, reach)
             if kind in ("regression", "improvement", None)
             else (None, None)
         )

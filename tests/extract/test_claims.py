@@ -936,3 +936,28 @@ def test_fio_progress_is_no_size_of_a_slowdown():
 )
 def test_how_full_something_is_is_no_size(text, want):
     assert [(c.kind, c.stated_pct) for c in find_claims(text)] == want
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a measure of speed gone down, sized: Naohiro Aota, "Performance drop due to alloc_workqueue()
+        # misuse and recent change" (linux-block and five more lists, 2023-12-04,
+        # <dbu6wiwu3sdhmhikb2w6lns7b27gbobfavhjj57kwi2quafgwl@htjcc5oikcr3>); David Howells
+        # (linux-cifs, 2022-06, <928536.1654072840@warthog.procyon.org.uk>); Dave Chinner (linux-xfs,
+        # 2019-10, <20191001231433.GU16973@dread.disaster.area>); and variants of the pattern
+        ("So, it is -31.8% performance down with the commit.\n", [("regression", None, 31.8)]),
+        ("the performance was unexpectedly down by 80%\n", [("regression", None, 80.0)]),
+        ("with the patch performance goes down by 50%, and all that CPU\n", [("regression", None, 50.0)]),
+        ("Sequential write throughput is down 20% on 6.8.\n", [("regression", "bw", 20.0)]),
+        ("IOPS went down by 30% after the update\n", [("regression", "iops", 30.0)]),
+        # down without a size, and what going down is no slowdown of
+        ("the performance is down on this box\n", []),
+        ("we shut down 20% of the nodes\n", []),
+        ("the load is down 30% since the fix\n", []),
+        ("it all boils down to 20% of the code\n", []),
+        ("perf-profile.calltrace.cycles-pp.down_read.xfs_ilock 12.5%\n", []),
+    ],
+)
+def test_a_measure_of_speed_gone_down_is_a_regression(text, expected):
+    assert [(c.kind, c.metric, c.stated_pct) for c in find_claims(text)] == expected

@@ -116,3 +116,16 @@ def test_long_star_runs_match_as_spacys_matcher(matchers):
         expected = set(reference(doc))
         assert max(end - start for _, start, end in expected) > 60  # the long run itself is a match
         assert set(pipe.tokens(doc)) == expected
+
+
+def test_an_anchor_word_is_found_as_a_token_of_its_own():
+    """The paragraphs read for a cue are those holding its anchor word as spaCy would cut it: not
+    inside a run of letters, digits and "_" (a perf profile's "down_read", "perf-c2c.HITM"), but
+    beside punctuation, and a contraction's "n't" after its verb."""
+    from lkmlkb.extract.nlp.matcher import get_pipeline
+
+    rx = get_pipeline("claims").anchor_re(frozenset({"REGRESSION_WEAK", "REGRESSION", "NEG_POST"}))
+    for text in ("throughput is down 20%", "(down 20%)", "a perf-regression", "it didn't", "hit: 20%"):
+        assert rx.search(text.lower()), text
+    for text in ("cycles-pp.down_read.xfs_ilock", "perf-c2c.hitm", "slowdown_work", "dropbox2"):
+        assert not rx.search(text.lower()), text

@@ -381,7 +381,13 @@ class CuePipeline:
                 words |= self.anchor_words[pid]
         if not words:
             return re.compile(r"(?!)")
-        return re.compile(trie_pattern(words))  # the longest word at a place, as finditer needs
+        # a word is a token of its own: not the "down" of "down_read", the "hit" of "perf-c2c.HITM"
+        # (spaCy splits no run of letters, digits and "_"); a contraction's "n't" follows its verb
+        whole = {w for w in words if w[0].isalnum() and w[-1].isalnum() and "'" not in w}
+        parts = [rf"(?<![a-z0-9_])(?:{trie_pattern(whole)})(?![a-z0-9_])"] if whole else []
+        if words - whole:
+            parts.append(trie_pattern(words - whole))
+        return re.compile("|".join(parts))  # the longest word at a place, as finditer needs
 
 
 @cache
