@@ -101,6 +101,17 @@ REVERTED = Gated(
     ("revert",),
     lines=True,
 )
+#: the tree's maintainer queueing a revert, in words a line may wrap: "I queued up a revert", "I'm
+#: going to queue\nup a revert for -rc6 just in case" (Jens Axboe, linux-block); not a question
+#: ("Should I queue a revert?")
+REVERT_QUEUED = Gated(
+    re.compile(
+        r"""\b(?:I|we)(?:'ve|\s{1,3}have|'ll|\s{1,3}will|'m\s{1,3}going\s{1,3}to|\s{1,3}am\s{1,3}going\s{1,3}to)?\s{1,3}
+        (?:queued|queue)(?:\s{1,3}up)?\s{1,3}(?:a|the)\s{1,3}revert\b(?![^\n?]{0,60}\?)""",
+        re.I | re.X,
+    ),
+    ("revert",),
+)
 #: a fix offered or tested in words, its patch a link or a branch: "Can you please test the following
 #: branch?", "I have a fix", "I think I have found the fix for it", the kernel test robot's "we
 #: applied the patch ... and found the performance restored", "The patch seems to fix the issue"
@@ -215,7 +226,7 @@ def derive_status(
     # reasons", a series fixing what that commit left) reverts nothing; its replies may
     history = root is not None and not revert_thread and (fix_thread or is_patch_thread(root))
     for m, text in texts[1:] if history else texts:
-        hit = REVERTED.search(text)
+        hit = REVERTED.search(text) or REVERT_QUEUED.search(text)
         if hit:
             return "reverted", _at("status-reverted", "reverted", m, text, hit.start())
     for m, text in texts:

@@ -396,6 +396,30 @@ def test_a_patchs_log_telling_of_an_old_revert_reverts_nothing():
     assert _report(*_thread(subject, "jack@suse.cz", SCHED_FIX, reply)).status == "reverted"
 
 
+@pytest.mark.parametrize(
+    "said,status",
+    [
+        # Jens Axboe, linux-block: <12f43a71-713b-a74f-a169-b6ac3d804e50@kernel.dk> (2021-12) and
+        # <ae882282-7a15-5746-0c54-ff3f5435c022@kernel.dk>
+        (
+            "Dexuan, can you test this for your test case too? I'm going to queue\nup a revert for -rc6 just in case.\n",
+            "reverted",
+        ),
+        (
+            "To be a bit proactive, I queued up a revert. Messing with it at this point is making me nervous.\n",
+            "reverted",
+        ),
+        ("We'll queue the revert for the next rc.\n", "reverted"),
+        # a question, and a revert tried
+        ("Should I queue up a revert for -rc6, or do you have a fix?\n", "fix proposed"),
+        ("I queued up the patch and a test run, the revert was not needed.\n", "fix proposed"),
+    ],
+)
+def test_a_revert_the_maintainer_queues_reverts_the_culprit(said, status):
+    subject = "[PATCH 0/2 v3] blk-mq: Improve performance of non-mq IO schedulers with multiple HW queues"
+    assert _report(*_thread(subject, "jack@suse.cz", SCHED_FIX, ("axboe@kernel.dk", said))).status == status
+
+
 # linux-xfs, "XFS mount timeout in linux-6.9.11" (Anders Blomdell, 2024-08-09,
 # <71864473-f0f7-41c3-95f2-c78f6edcfab9@gmail.com>), trimmed: a report, then (written for the
 # pattern) a patch in a developer's reply and word that it was taken, as stable's maintainer said

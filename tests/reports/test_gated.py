@@ -79,6 +79,8 @@ PHRASES = [
     "has been reverted",
     "the revert is queued",
     "we have merged the revert",
+    "I'm going to queue up a revert for -rc6 just in case.",
+    "Should I queue up a revert?",
     "diff --git a/x b/x",
     "--- a/block/blk.c\n+++ b/block/blk.c",
     " 3 files changed, 10 insertions(+)",
