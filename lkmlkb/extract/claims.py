@@ -969,6 +969,15 @@ def find_claims(text: str) -> list[Claim]:
         return []
 
 
+#: a claim's line naming the kernel change it measures (a commit, a kernel, a patch, a revert), or
+#: the subject's
+_NAMES_A_CHANGE = re.compile(
+    r"^Subject:|\b(?:commit|kernels?|patch(?:es|ed)?|revert\w{0,3}|bisect\w{0,3}|upgrad\w{1,4}|[0-9a-f]{8,40}"
+    r"|v?[2-7]\.\d{1,2}(?:\.\d{1,3})?(?:-rc\d{1,2})?)\b",
+    re.I,
+)
+
+
 def stated_regression_pct(
     claims: list[Claim], computed: float | None = None, first_message: str | None = None
 ) -> float | None:
@@ -985,7 +994,13 @@ def stated_regression_pct(
     if first_message is not None:
         own = [c for c in sized if c.evidence is not None and c.evidence.message_id == first_message]
         sized = own or sized
-    point = next((c for c in sized if c.stated_low is None), None)
+    points = [c for c in sized if c.stated_low is None]
+    # the figure the subject states, or one said of the change ("-31.8% performance down with the
+    # commit"), before one said of a setting compared ("it is 50% slower than the intended limit")
+    point = (
+        next((c for c in points if _NAMES_A_CHANGE.search(c.evidence.text or "")), None) if points else None
+    )
+    point = point or (points[0] if points else None)
     if point is not None:
         return point.stated_pct
     if not sized:

@@ -961,3 +961,34 @@ def test_how_full_something_is_is_no_size(text, want):
 )
 def test_a_measure_of_speed_gone_down_is_a_regression(text, expected):
     assert [(c.kind, c.metric, c.stated_pct) for c in find_claims(text)] == expected
+
+
+# the same thread's report, trimmed: a setting compared sized first, the commit measured after
+WORKQUEUE = """\
+The current performance is slower than the previous limit (max_active=16)
+by 27%, or it is 50% slower than the intended limit.
+
+More specifically, I tested the same workload on the commit.
+
+So, it is -31.8% performance down with the commit.
+"""
+
+
+def test_the_size_said_of_the_change_comes_before_one_said_of_a_setting():
+    assert stated_regression_pct(find_claims(WORKQUEUE)) == 31.8
+    # with no figure said of a change, the first stands
+    assert stated_regression_pct(find_claims(WORKQUEUE.replace(" with the commit", ""))) == 50.0
+
+
+def test_the_size_the_subject_states_comes_first():
+    # linux-btrfs, "Scrub of my nvme SSD has slowed by about 2/3" (2023-07): the subject's size, then
+    # a body's figure beside a kernel
+    from lkmlkb.model import Evidence
+
+    subject = "Scrub of my nvme SSD has slowed by about 2/3"
+    said = find_claims(subject)
+    for c in said:
+        c.evidence = Evidence("root@x", 0, 0, "Subject: " + subject)
+    body = find_claims("On 6.4 the scrub runs 70% slower than before.\n")
+    assert [c.stated_pct for c in body] == [70.0]
+    assert stated_regression_pct(said + body) == 66.67
