@@ -493,9 +493,14 @@ def _bisect_result(text: str, hits: list[_Hit], steps_end: int) -> None:
 def _role_from_cue(label: str) -> str | None:
     """The role a cue label gives (None: the cue needs more context)."""
     base = label.removesuffix("_POST")
-    return {"CULPRIT": "culprit", "FIX": "fix", "REVERT": "revert", "TESTED": "tested", "BASE": "base"}.get(
-        base
-    )
+    return {
+        "CULPRIT": "culprit",
+        "CULPRIT_NEXT": "culprit",
+        "FIX": "fix",
+        "REVERT": "revert",
+        "TESTED": "tested",
+        "BASE": "base",
+    }.get(base)
 
 
 _HELPS_RE = re.compile(
@@ -570,7 +575,11 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
             for c in cues[
                 bisect.bisect_left(cue_starts, after_limit) : bisect.bisect_left(cue_starts, after_stop)
             ]
-            if c.label.endswith("_POST") and not _INTRODUCES_A_FEATURE.match(doc_text, c.end)
+            if c.label.endswith("_POST")
+            and not _INTRODUCES_A_FEATURE.match(doc_text, c.end)
+            # "changed" names the culprit only right after it: 'commit 636b927eba5b ("...") changed
+            # WQ_UNBOUND workqueue's behavior', not "... is in 6.8 and nothing changed since"
+            and not (c.label == "CULPRIT_NEXT_POST" and doc_text[after_limit : c.start].strip())
         ]
         chosen = [max(pool, key=_nearness)] if pool else after[:1]
         if not chosen and not lead_ins and _after_lead_in(doc_text, s0):

@@ -710,3 +710,38 @@ def test_a_bad_commit_merge_or_a_fix_that_comes_later_names_no_culprit():
     assert _roles("- Fix a bad commit merge\n\nSee 0123456789ab for the series.\n") == {
         "0123456789ab": "mentioned"
     }
+
+
+@pytest.mark.parametrize(
+    "text,sha,role",
+    [
+        # the change a report or a fix traces its trouble to, named first: Naohiro Aota, "Performance
+        # drop due to alloc_workqueue() misuse and recent change" (linux-block, 2023-12-04); Jan Kara,
+        # "[PATCH] block: do not reverse request order when flushing plug list" (linux-block,
+        # 2023-03-13); Mel Gorman (linux-xfs, 2020-01-27, <20200127143608.GX3466@techsingularity.net>)
+        (
+            'Recently, commit 636b927eba5b ("workqueue: Make unbound workqueues to use\n'
+            "per-cpu pool_workqueues\") changed WQ_UNBOUND workqueue's behavior.\n",
+            "636b927eba5b",
+            "culprit",
+        ),
+        (
+            'Commit 26fed4ac4eab ("block: flush plug based on hardware and software queue\n'
+            'order") changed flushing of plug list to submit requests one device at a time.\n',
+            "26fed4ac4eab",
+            "culprit",
+        ),
+        (
+            'Commit 8ab39f11d974 ("xfs: prevent CIL push holdoff in log recovery")\n'
+            "changed from using bound workqueues to using unbound workqueues.\n",
+            "8ab39f11d974",
+            "culprit",
+        ),
+        ("Commit 0123456789ab has changed the default queue depth.\n", "0123456789ab", "culprit"),
+        # a change of the commit's own, or a commit merely named
+        ("I changed commit 0123456789ab to use the new helper.\n", "0123456789ab", "mentioned"),
+        ("Commit 0123456789ab is in 6.8 and nothing changed since.\n", "0123456789ab", "mentioned"),
+    ],
+)
+def test_a_commit_said_to_have_changed_the_behaviour_is_the_culprit(text, sha, role):
+    assert {c.sha[:12]: c.role for c in find_commits(text)}[sha] == role
