@@ -997,10 +997,9 @@ def stated_regression_pct(
     points = [c for c in sized if c.stated_low is None]
     # the figure the subject states, or one said of the change ("-31.8% performance down with the
     # commit"), before one said of a setting compared ("it is 50% slower than the intended limit")
-    point = (
-        next((c for c in points if _NAMES_A_CHANGE.search(c.evidence.text or "")), None) if points else None
+    point = next(
+        (c for c in points if _NAMES_A_CHANGE.search(c.evidence.text or "")), points[0] if points else None
     )
-    point = point or (points[0] if points else None)
     if point is not None:
         return point.stated_pct
     if not sized:

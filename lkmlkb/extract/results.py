@@ -363,11 +363,16 @@ _HEX_WORD = re.compile(r"\b[0-9a-f]{7,40}\b")
 _UNAME = re.compile(r"\buname[ \t]{1,3}-r\W{0,3}$")
 
 
+def _asks_uname(text: str) -> bool:
+    """Whether a line is a prompt running ``uname -r`` (the substring test first: most lines are not)."""
+    return "uname" in text and bool(_UNAME.search(text.rstrip()))
+
+
 def _label_above(lines: list[Line], lk: _LineKernels, i: int) -> tuple[str, str] | None:
     """The kernel of a label line ("With 6.7:", "6.8-rc1:") at most PROSE_WINDOW lines above line
-    ``i``, or of what ``uname -r`` printed at most HEADING_WINDOW lines above (a shell session's
-    "$ uname -r" / "4.10.0-041000rc1-generic" over the tool it ran next), in its quote level
-    (blank lines between)."""
+    ``i``, or of what ``uname -r`` printed at most HEADING_WINDOW lines above (a pasted shell
+    transcript's "$ uname -r" / "4.10.0-041000rc1-generic" over the tool it ran next), in its
+    quote level (blank lines between)."""
     if i >= len(lines):
         return None
     depth = lines[i].depth
@@ -381,8 +386,8 @@ def _label_above(lines: list[Line], lk: _LineKernels, i: int) -> tuple[str, str]
         if h:
             if i - j <= PROSE_WINDOW and ln.text.rstrip().endswith(":"):
                 return h
-            return h if j > 0 and _UNAME.search(lines[j - 1].text.rstrip()) else None
-        if _UNAME.search(ln.text.rstrip()):
+            return h if j > 0 and _asks_uname(lines[j - 1].text) else None
+        if _asks_uname(ln.text):
             return None  # a kernel asked for and not printed
     return None
 

@@ -460,23 +460,25 @@ def _label_good_series(results: list[Result], kernels: list[KernelMention]) -> N
     if not goods:
         return
     bads = [k.version for k in kernels if k.role == "bad"]
-    bad_series = {series(v) for v in bads}
     for r in results:
         if r.label or not r.kernel or not _named_by_its_kernel(r):
             continue
         version, q = _result_key(r)
-        good = series(version)
-        if good not in goods:
-            # the good kernel named by its line: "from kernel 2.6 to 4.18" over runs on
-            # 2.6.32-754.17.1.el6 (the 2.6 releases' series are three numbers long)
-            good = next((g for g in goods if version.startswith(g + ".")), good)
-        if q or good not in goods or good in bad_series or any(v.startswith(good + ".") for v in bads):
+        good = next((g for g in goods if _of_line(version, g)), None)
+        if q or good is None or any(_of_line(b, good) for b in bads):
             continue
         try:
             if compare(version, good) > 0:  # 4.14.287, not 4.14-rc3
                 r.label = "baseline"
         except (ValueError, TypeError):
             continue
+
+
+def _of_line(version: str, line: str) -> bool:
+    """Whether ``version`` is a release of the series ``line`` names: "4.14.287-215.amzn2" and
+    "4.14-rc3" of "4.14"; "2.6.32-754.17.1.el6" of "2.6" too (a good kernel named by its line:
+    "from kernel 2.6 to 4.18"; the 2.6 releases' series are three numbers long)."""
+    return series(version) == line or version.startswith(line + ".")
 
 
 def _named_by_its_kernel(r: Result) -> bool:
