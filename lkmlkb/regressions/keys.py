@@ -195,6 +195,17 @@ def posting_of(message_id: str | None) -> str | None:
     return None
 
 
+def sender_of(message_id: str | None) -> str | None:
+    """The address git send-email wrote into a Message-ID it made
+    (``20191107001941.30991-1-dmitry.fomichev@wdc.com`` -> ``dmitry.fomichev@wdc.com``), or None
+    (b4's IDs and a mailer's name no one)."""
+    mid = (message_id or "").strip().strip("<>")
+    for rx in _POSTING_RES[:2]:
+        if m := rx.match(mid):
+            return address("", m.group(2).removeprefix("git-send-email-"))
+    return None
+
+
 #: the Message-ID of a kernel test robot report: ``202305230837.db2c233f-yujie.liu@intel.com``
 _ROBOT_MESSAGE_ID_RE = re.compile(r"^\d{12}\.[0-9a-f]{8}-[\w.]{2,40}@intel\.com$")
 
@@ -263,6 +274,24 @@ def person(name: str, addr: str) -> str:
     return (addr or n).split("@")[0].lower()
 
 
+#: addresses many people send from or none reads: a bug tracker's, a robot's relay, a list's own
+_SHARED_ADDRESS_RE = re.compile(
+    r"^(?:[\w.+-]*(?:daemon|no-?reply|bounces?|notifications?|mailer)[\w.+-]*@|[^@]+@(?:vger\.kernel\.org|lists?\.))",
+    re.IGNORECASE,
+)
+
+
+def address(name: str, addr: str) -> str | None:
+    """Who wrote, by the address: one person writes "Jack Wang" in a trailer and "Jinpu Wang" in
+    From: with one address.  None for an address a list put in From: (its name says "via <list>"),
+    one many people send from (a bug tracker's, a list's) or the kernel test robot's (its reports
+    are told apart by their Message-IDs, not by who sent them)."""
+    a = (addr or "").strip().strip("<>").lower()
+    if "@" not in a or " " in a or _SHARED_ADDRESS_RE.match(a) or is_robot(person(name, addr)):
+        return None
+    return None if _VIA_LIST_RE.search(_SPACE_RE.sub(" ", name or "")) else a
+
+
 def copy_fingerprint(m: Mail) -> str | None:
     """The author, the minute and the first words of a message: the same mail read from two sources."""
     words = _SPACE_RE.sub(" ", _QUOTE_LINE_RE.sub(" ", (m.text or "")[: COPY_CHARS * 8])).strip()
@@ -317,6 +346,12 @@ def thread_keys(t: ThreadInput) -> list[Key]:
             keys.append(Key(FIX_COMMIT, s, first_id, t.first_date, f"fixing commit {sha}"))
     if first is not None:
         keys.append(Key(AUTHOR, person(first.from_name, first.from_addr), first_id, first.date))
+        if at := address(first.from_name, first.from_addr):
+            keys.append(Key(AUTHOR, at, first_id, first.date))
+        # a thread whose first message the archive lacks (replies to a patch the list never got):
+        # the patch's Message-ID, as git send-email makes it, names who sent it
+        if first_id != t.thread_id and (at := sender_of(t.thread_id)):
+            keys.append(Key(AUTHOR, at, t.thread_id, t.first_date, f"the Message-ID {t.thread_id}"))
     for p in t.people:
         keys.append(Key(PERSON, person(p, p)))
     title = strip_subject(t.title)
@@ -360,6 +395,8 @@ def thread_keys(t: ThreadInput) -> list[Key]:
             keys.append(Key(COPY, fp, m.message_id, m.date))
         for hit in _TRAILER_RE.finditer(text) if is_patch and ("-by:" in text or "Cc:" in text) else ():
             keys.append(Key(TRAILER, person(hit.group(1), hit.group(2) or "")))
+            if at := address(hit.group(1), hit.group(2) or ""):
+                keys.append(Key(TRAILER, at))
         if is_patch and m is not first and (said_applied := _APPLIED_RE.search(text)):
             applied = True
             keys.append(Key(APPLIED_SAID, "1", m.message_id, m.date, said_applied.group(0).strip()))

@@ -710,3 +710,146 @@ def test_a_regression_posted_as_rfc_and_its_revert_by_one_author_join():
     # another author's revert of the commit is not known to be this regression's
     keys["rev"][1] = Key(K.AUTHOR, "jan kara")
     assert len(group(rows, keys)) == 2
+
+
+def _raid1_latency_threads(reporter_name: str, trailer: str) -> tuple[K.ThreadInput, K.ThreadInput]:
+    """linux-raid, 2019-08: Jinpu Wang's "Kernel 4.14 + has 100 times higher IO latency than Kernel
+    4.4 with raid1", bisected to 4ad23a976413, and Neil Brown's "[PATCH 0/2] Two md fixes suitable
+    for -stable" whose patch 1/2 fixes it; its trailer names the reporter by another form of his
+    name ("Reported-and-tested-by: Jack Wang <jinpu.wang@cloud.ionos.com>")."""
+    report = K.ThreadInput(
+        "CAMGffEkotpvVz8FA78v@mail.gmail.com",
+        title="Kernel 4.14 + has 100 times higher IO latency than Kernel 4.4 with raid1",
+        is_regression_report=True,
+        culprits=["4ad23a976413aa57fe5ba7a25953dc35ccca5b71"],
+        mails=[
+            K.Mail(
+                "CAMGffEkotpvVz8FA78v@mail.gmail.com",
+                "Kernel 4.14 + has 100 times higher IO latency than Kernel 4.4 with raid1",
+                reporter_name,
+                "jinpu.wang@cloud.ionos.com",
+                "2019-08-01T10:00:00+00:00",
+                "Hi,\n\nWe found a problem regarding much higher IO latency when running kernel 4.4.131 compare to\n4.14.133",
+            )
+        ],
+    )
+    text = (
+        'Fixes: 4ad23a976413 ("MD: use per-cpu counter for writes_pending")\n'
+        "Cc: stable@vger.kernel.org (v4.12+)\n"
+        f"Reported-and-tested-by: {trailer}\n"
+        "Signed-off-by: NeilBrown <neilb@suse.de>\n"
+    )
+    pid = "156626036792.15343.14564114570071245486.stgit@noble.brown"
+    patch = K.ThreadInput(
+        pid,
+        title="[PATCH 0/2] Two md fixes suitable for -stable",
+        has_report=False,
+        mails=[
+            K.Mail(
+                pid,
+                "[PATCH 1/2] md: only call set_in_sync() when it is expected to be safe",
+                "NeilBrown",
+                "neilb@suse.de",
+                "2019-08-20T00:19:28+00:00",
+                text,
+            )
+        ],
+    )
+    return report, patch
+
+
+@pytest.mark.parametrize(
+    "reporter,trailer,joined",
+    [
+        ("Jinpu Wang", "Jack Wang <jinpu.wang@cloud.ionos.com>", True),  # one address, two names
+        ("Jinpu Wang", "Jinpu Wang <jwang@example.com>", True),  # one name, two addresses
+        ("Jinpu Wang", "Jack Wang <jack.wang.usish@gmail.com>", False),  # neither
+        # an address a list puts in From: (DMARC) is the list's, not the reporter's
+        ("Jinpu Wang via Linux-raid", "Jack Wang <jinpu.wang@cloud.ionos.com>", False),
+    ],
+)
+def test_a_fix_names_the_reporter_by_name_or_by_address(reporter, trailer, joined):
+    report, patch = _raid1_latency_threads(reporter, trailer)
+    keys = {t.thread_id: K.thread_keys(t) for t in (report, patch)}
+    rows = [
+        ThreadRow(report.thread_id, report.title, is_regression_report=True),
+        ThreadRow(patch.thread_id, patch.title),
+    ]
+    found = group(rows, keys)
+    assert [len(g.members) for g in found] == ([2] if joined else [1])
+    if joined:
+        reason = next(m.reason for m in found[0].members if m.thread_id == patch.thread_id)
+        assert "trailers name the reporter" in reason and "4ad23a976413" in reason
+
+
+def test_an_address_many_people_send_from_names_nobody():
+    assert K.address("Jack Wang", "<Jinpu.Wang@cloud.ionos.com>") == "jinpu.wang@cloud.ionos.com"
+    for name, addr in [
+        ("bugzilla-daemon", "bugzilla-daemon@kernel.org"),
+        ("Chao Yu via Linux-f2fs-devel", "linux-f2fs-devel@lists.sourceforge.net"),
+        ("Someone", "linux-raid@vger.kernel.org"),
+        ("kernel test robot", "oliver.sang@intel.com"),
+        ("GitHub", "notifications@github.com"),
+        ("", "not an address"),
+    ]:
+        assert K.address(name, addr) is None, (name, addr)
+
+
+def test_replies_to_a_repost_the_archive_lacks_join_the_series_of_its_sender():
+    """dm-devel, 2019-11: Dmitry Fomichev posts "[PATCH] dm-zoned: reduce overhead of backing device
+    checks" (20191106223435.30840-1-dmitry.fomichev@wdc.com) and reposts it the next day; the
+    archive lacks the repost, so Damien Le Moal's review opens a thread of its own, rooted at the
+    repost's Message-ID, which git send-email wrote with its sender's address."""
+    subject = "[dm-devel] [PATCH] dm-zoned: reduce overhead of backing device checks"
+    fix = 'Fixes: 75d66ffb48efb3 ("dm zoned: properly handle backing device failure")\n'
+    first = K.ThreadInput(
+        "20191106223435.30840-1-dmitry.fomichev@wdc.com",
+        title=subject,
+        first_date="2019-11-06T22:34:35+00:00",
+        mails=[
+            K.Mail(
+                "20191106223435.30840-1-dmitry.fomichev@wdc.com",
+                subject,
+                "Dmitry Fomichev",
+                "dmitry.fomichev@wdc.com",
+                "2019-11-06T22:34:35+00:00",
+                fix,
+            )
+        ],
+    )
+
+    def review(root: str) -> K.ThreadInput:
+        return K.ThreadInput(
+            root,
+            title="Re: " + subject,
+            first_date="2019-11-08T06:36:18+00:00",
+            mails=[
+                K.Mail(
+                    "BYAPR04MB5816@BYAPR04MB5816.namprd04.prod.outlook.com",
+                    "Re: " + subject,
+                    "Damien Le Moal",
+                    "Damien.LeMoal@wdc.com",
+                    "2019-11-08T06:36:18+00:00",
+                    "Looks good.\n\nReviewed-by: Damien Le Moal <damien.lemoal@wdc.com>\n",
+                )
+            ],
+        )
+
+    def joined(second: K.ThreadInput) -> bool:
+        keys = {t.thread_id: K.thread_keys(t) for t in (first, second)}
+        rows = [
+            ThreadRow(first.thread_id, subject, is_regression_report=True),
+            ThreadRow(second.thread_id, "Re: " + subject),
+        ]
+        return [len(g.members) for g in group(rows, keys)] == [2]
+
+    assert K.sender_of("20191107001941.30991-1-dmitry.fomichev@wdc.com") == "dmitry.fomichev@wdc.com"
+    assert (
+        K.sender_of("1566871552-60946-1-git-send-email-joseph.qi@linux.alibaba.com")
+        == "joseph.qi@linux.alibaba.com"
+    )
+    assert K.sender_of("20240806-isolcpus-io-queues-v3-0-da0eecfeaf8b@suse.de") is None  # b4's
+    assert joined(review("20191107001941.30991-1-dmitry.fomichev@wdc.com"))
+    # a repost by someone else, or a root whose ID names nobody, joins nothing
+    assert not joined(review("20191107001941.30991-1-someone.else@wdc.com"))
+    assert not joined(review("5dc4d2f1.1c69fb81.2ee3c.8bb1@mx.google.com"))
