@@ -168,7 +168,7 @@ _OBJECT_AFTER_DROP = re.compile(
 #: drop in ..."); a finding under a condition stays ("if it is created through sysfs, however,
 #: there is a regression in corner cases", "if you run it with iodepth=32 there is a 20% regression")
 _ASKED_BEFORE = re.compile(r"\b(?:if|whether)\b", re.IGNORECASE)
-#: what ends the clause an "if" opens: punctuation (not ":", a commit title's), "then", a new list
+#: what ends a clause (the one an "if" opens, the one a "change" is sized in): punctuation (not ":", a commit title's), "then", a new list
 #: item or labelled line ("- Fix for a regression ...", "Result: also meet performance degradation")
 _CLAUSE_BREAK = re.compile(r"[,;!?]|\.\s|\bthen\b|\n[ \t]*(?:[-*+\u2022][ \t]|\w[\w ]{0,20}:)", re.IGNORECASE)
 #: a modal before a cue: a slowdown supposed, not measured ("this would be (at worst) a 2x slowdown",
@@ -518,6 +518,7 @@ METRIC_REACH = 60
 CHANGE_NAMES_PATCH_REACH = 12
 #: a negation after a cue ("regression, not really") counts this near its end
 NEG_POST_REACH = 40
+
 #: what is read around a cue word in a long paragraph (reading.parse's ``reach``): SENTENCE_REACH,
 #: a negation after the cue (NEG_POST_REACH and its own words), and the cue's own words (each at
 #: most cue_files.CUE_WORDS_CHARS, and the line breaks a negation may hold)
@@ -563,6 +564,16 @@ def _negated_before(doc, cue) -> bool:
         if content >= reach:  # "doesn't perfectly align with the regression": too far
             return False
     return False
+
+
+def _clause(text: str, lo: int, hi: int, start: int, end: int) -> tuple[int, int]:
+    """The bounds, within ``text[lo:hi]``, of the clause holding ``text[start:end]``: a "change"
+    is sized by a percentage of its own clause ("a 33.65% performance change", "a difference of
+    12%"), not one after a comma ("For such a change, I don't reject it 100%", linux-raid)."""
+    for m in _CLAUSE_BREAK.finditer(text, lo, start):
+        lo = m.end()
+    after = _CLAUSE_BREAK.search(text, end, hi)
+    return lo, after.start() if after else hi
 
 
 def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> tuple[float | None, float | None]:
@@ -813,8 +824,9 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         # a cue opening with the measure it names is sized from its verb: "performance was
         # substantially down by 80%" is as near its size as "down by 80%"
         at = c.start + word.rfind(" down") + 1 if word.endswith(" down") else c.start
+        p0, p1 = _clause(text, s0, s1, c.start, c.end) if c.label == "CHANGE" else (s0, s1)
         pct, low = (
-            _nearest_pct(text, s0, s1, at, reach)
+            _nearest_pct(text, p0, p1, at, reach)
             if kind in ("regression", "improvement", None)
             else (None, None)
         )

@@ -106,10 +106,25 @@ def normalized(value: float, unit: str) -> tuple[float | None, str | None]:
 _TIME_LINE = re.compile(r"^[ \t>]{0,8}(?:real|user|sys)[ \t]{1,8}\d{1,6}m[\d.]{1,12}s[ \t]*$", re.MULTILINE)
 
 
+#: a line of the kernel's log, as dmesg, syslog or journalctl print it ("[  242.560881] INFO: task
+#: mount.smb3:3219 blocked for more than 120 seconds", "Aug  3 10:01:02 host kernel: ..."), or a
+#: hung task's warning copied without its stamp: its times are timeouts and the durations of
+#: the kernel's own steps, and its rates settings ("minimum _guaranteed_ speed: 1000 KB/sec"),
+#: not what the reporter measured
+_LOG_LINE = re.compile(
+    r"^[ \t>]{0,8}(?:<\d>)?\[[ \t]{0,12}\d{1,9}\.\d{3,9}\].*$"
+    r"|^[ \t>]{0,8}[A-Z][a-z]{2}[ \t]{1,2}\d{1,2}[ \t]\d\d:\d\d:\d\d[ \t]\S{1,64}[ \t]kernel:.*$"
+    r"|^.*\bblocked[ \t]for[ \t]more[ \t]than[ \t]\d{1,6}[ \t]seconds.*$",
+    re.MULTILINE,
+)
+
+
 def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
     """(start, end, value, unit as written) of every quantity of speed or time in ``text``, but
-    those of time(1)'s output lines."""
+    those of time(1)'s output lines and of the kernel's log."""
     skip = [m.span() for m in _TIME_LINE.finditer(text)] if "m" in text else []
+    if "]" in text or "kernel:" in text or "blocked" in text:
+        skip += [m.span() for m in _LOG_LINE.finditer(text)]
     for m in QUANTITY.finditer(text):
         if skip and any(a <= m.start() < b for a, b in skip):
             continue

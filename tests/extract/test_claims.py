@@ -992,3 +992,26 @@ def test_the_size_the_subject_states_comes_first():
     body = find_claims("On 6.4 the scrub runs 70% slower than before.\n")
     assert [c.stated_pct for c in body] == [70.0]
     assert stated_regression_pct(said + body) == 66.67
+
+
+@pytest.mark.parametrize(
+    "sentence,want",
+    [
+        # linux-raid, "[PATCH v5 00/14] dm-raid/md/raid: fix v6.7 regressions" (2024-02), a reviewer
+        ("For such a change, I don't\nreject it 100%. I just want to say we need to be more careful.", None),
+        # written for the pattern: a percentage after the clause of "change" / "difference" ends
+        ("This change, as far as I can tell, covers 90% of the users.", None),
+        ("There is no way around the difference; we are 100% sure of that.", None),
+        # a percentage of the clause sizes it, before or after the word
+        ("That is roughly a 33.65% performance change, this is reproducible.", 33.65),
+        ("We see a throughput difference of about 12% between the two kernels.", 12.0),
+        ("The delta: -7.1% in write bandwidth after the upgrade.", 7.1),
+        ("There is a big performance gap (30%) between the runs.", 30.0),
+    ],
+)
+def test_a_change_is_sized_by_a_percentage_of_its_own_clause(sentence, want):
+    """A bare "change" or "difference" takes the direction the text states elsewhere (here the
+    regression the series fixes) and the size its own clause gives it."""
+    text = "This patch set fixes the performance regression of the raid.\n\n" + sentence
+    sized = [c.stated_pct for c in find_claims(text) if c.cue != "regression"]
+    assert sized == ([] if want is None else [want])

@@ -496,3 +496,25 @@ def test_a_setting_changed_is_no_change_measured(text, want):
 )
 def test_a_setting_changed_on_a_line_is_no_pair(line, want):
     assert [(r.value, r.config) for r in find_results(line)] == want
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # linux-cifs, "multiuser mount option regression" (2022): a hung task and suspend's steps
+        "[  242.560881] INFO: task mount.smb3:3219 blocked for more than 120 seconds.",
+        "[ 3400.856311] Filesystems sync: 3.366 seconds",
+        "[ 3400.856559] Freezing user space processes ... (elapsed 0.002 seconds) done.",
+        # written for the pattern: syslog's and journalctl's stamps, a log level, a quote mark,
+        # md's resync floor, and a hung task's warning pasted without its stamp
+        "Aug  3 10:01:02 myhost kernel: md: minimum _guaranteed_  speed: 1000 KB/sec/disk.",
+        "<6>[   12.345678] raid6: avx2x4   gen() 31026 MB/s",
+        "> [ 1234.567890] nvme nvme0: I/O 12 QID 3 timeout, aborting after 30 seconds",
+        "INFO: task kworker/u16:2:123 blocked for more than 122 seconds.",
+    ],
+)
+def test_the_kernels_log_lines_measure_nothing(line):
+    text = f"I reverted it and the mount still hangs:\n\n{line}\n\nWith 6.1 the copy ran at 900 MB/s.\n"
+    assert [v for v, _u, _k, _c in _read(text)[0]] == [900.0]
+    # the same figure written by the reporter is read
+    assert 900.0 in [v for v, *_ in _read("I see 900 MB/s on the array, and 2 seconds per mount.")[0]]
