@@ -60,6 +60,7 @@ _RATE_AFTER_PCT = re.compile(
     r"(?!(?:perf|throughput|bandwidth|bw\b|speed|iops|latenc|rate|read|write|ops\b|op/s|transactions|requests"
     r"|jobs|files|operations|original|baseline|previous|peak|max|normal|usual|expected|what))[a-z]"
     r"|(?:make\s{1,3})?(?-i:sure|certain|confident)\b"  # a certainty: "I cannot be 100% sure" (not "Sure enough")
+    r"|(?:correct|accurate|precise|right|true|wrong)\b"  # how right: "the initial behavior is not 100% correct"
     r"|util(?:i[sz]ation)?\b"  # a level: "once the 100% util is hit"
     # how full or used something is: "once the cache gets about 50% full" (linux-bcache, 2022)
     r"|(?:full|empty|dirty|used|free|busy|idle|occupied|fragmented)\b)",
@@ -252,6 +253,16 @@ _SPEED_WORD = re.compile(
 )
 #: what says a failure to reproduce is a kernel's: "does not reproduce on 6.5", "can't reproduce it
 #: with v6.1 or older", "not reproducible on older kernels"
+#: a problem gone that was there: "not reproducible anymore", "can't be reproduced any more"
+_NO_MORE = re.compile(r"[^.;!?]{0,40}?\bany[ \t\n]?(?:more|longer)\b", re.IGNORECASE)
+#: a fix tried in the sentence: "After applying this patch, the deadlock cannot be reproduced",
+#: "I can't reproduce it either with that patch applied"
+_WITH_THE_FIX = re.compile(
+    r"\b(?:with|after|applying|applied)\b[^.;!?]{0,30}?\b(?:patch(?:es|set)?|fix(?:es)?|series)\b",
+    re.IGNORECASE,
+)
+#: how far before a cue "cannot reproduce" the fix it was tried with may be named
+FIX_NAMED_REACH = 80
 _ON_A_KERNEL = re.compile(
     r"(?:[ \t\n]{1,3}(?:it|this|the[ \t]issue|the[ \t]problem|that))?[ \t\n]{1,3}(?:on|with|in|under|using|before|after)"
     r"[ \t\n]{1,3}(?:(?:linux|kernel|the|an?|v)[ \t\n]{0,3}){0,2}(?:[2-7]\.\d|(?:older|newer|earlier|later|previous|old)"
@@ -813,6 +824,10 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         negated = _negated_before(doc, c) or bool(gone)
         if c.label == "CANNOT_REPRODUCE" and _ON_A_KERNEL.match(text, c.end):
             continue  # "This does not reproduce on 6.5": a kernel without it, found, not a report doubted
+        if c.label == "CANNOT_REPRODUCE" and (
+            _NO_MORE.match(text, c.end) or _WITH_THE_FIX.search(text, max(s0, c.start - FIX_NAMED_REACH), s1)
+        ):
+            continue  # "the problem is not reproducible anymore" with a patch applied: the fix works
         if c.label == "CANNOT_REPRODUCE" or c.label == "NO_CHANGE":
             negated = False  # the negation is part of the cue
         if negated:

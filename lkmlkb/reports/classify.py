@@ -159,15 +159,17 @@ BACKPORT_SUBJECT = re.compile(
     re.I | re.X,
 )
 #: a report taken back: "Sorry this is a false positive report", "please ignore this report",
-#: "so not a regression", "this is not a regression after all", "we cannot reproduce ... false alarm"
+#: "so not a regression", "this is not a regression after all", "we cannot reproduce ... false alarm",
+#: "thankfully it's not a kernel regression"
 RETRACTION = Gated(
     re.compile(
         r"""\bfalse[ \t]{1,3}(?:positive|alarm)\b
       | \bplease[ \t]{1,3}(?:ignore|disregard)[ \t]{1,3}(?:this|the|my)[ \t]{1,3}(?:report|mail|regression)
-      | \b(?:so|thus|therefore|hence)[ \t,]{1,3}(?:it(?:'s|[ \t]is)|this[ \t]is|that's)?[ \t]{0,3}not[ \t]{1,3}a[ \t]{1,3}
-        (?:kernel[ \t]{1,3})?regression
+      | \b(?:so|thus|therefore|hence|thankfully|luckily|fortunately)[ \t,]{1,3}(?:it(?:['’]s|[ \t]is)|this[ \t]is|that['’]s)?
+        [ \t]{0,3}not[ \t]{1,3}a[ \t]{1,3}(?:kernel[ \t]{1,3})?regression
       | \bnot[ \t]{1,3}a[ \t]{1,3}(?:kernel[ \t]{1,3})?regression[ \t]{1,3}(?:after[ \t]{1,3}all|then)\b
-      | \b(?:it|this)[ \t]{1,3}(?:is|was)[ \t]{1,3}not[ \t]{1,3}a[ \t]{1,3}regression[ \t]{0,3}(?:at[ \t]{1,3}all)?[.,;]""",
+      | \b(?:it(?:['’]s|[ \t]is|[ \t]was)|this[ \t](?:is|was)|that['’]s)[ \t]{1,3}not[ \t]{1,3}a[ \t]{1,3}(?:kernel[ \t]{1,3})?regression
+        [ \t]{0,3}(?:at[ \t]{1,3}all)?[.,;!]""",
         re.I | re.X,
     ),
     ("false", "please", "regression"),

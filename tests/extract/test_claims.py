@@ -780,6 +780,14 @@ def test_a_change_stated_as_a_factor_is_sized(text, expected):
         # a certainty is no size: <a4ed8496-60f6-4036-b1f9-75e3448510ec@ans.pl> (linux-ext4), asked, no claim
         ("However, I cannot be 100% sure if this is a relatively recent regression or not, as I think\n", []),
         ("we can't 100% make sure that the slowdown comes from it\n", [("regression", None)]),
+        # how right something is: a btrfs raid56 fix's log (linux-btrfs, 2023-06,
+        # <9874fb351e4374c925d00f9cc1b56730f5d64067.1688086590.git.wqu@suse.com>), and variants
+        (
+            "The situation is more complex than the regression, in fact the initial\nbehavior is not 100% correct either.\n",
+            [("regression", None)],
+        ),
+        ("the regression numbers are not 100% accurate, the box was busy\n", [("regression", None)]),
+        ("I am not 100% right about this regression, but\n", [("regression", None)]),
         # a level, not the size of the drop; a new sentence after a size keeps it
         ("the disk shows 100% util after the IOPS drop\n", [("regression", None)]),
         (
@@ -1015,3 +1023,33 @@ def test_a_change_is_sized_by_a_percentage_of_its_own_clause(sentence, want):
     text = "This patch set fixes the performance regression of the raid.\n\n" + sentence
     sized = [c.stated_pct for c in find_claims(text) if c.cue != "regression"]
     assert sized == ([] if want is None else [want])
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # the fix tried, the problem gone: linux-btrfs, "slow performance due to frequent
+        # memalloc_retry_wait in btrfs_alloc_page_array" (2024-03), linux-xfs and linux-block replies
+        (
+            "I have applied the patch to the running 6.1 kernel (just needed extra_gfp removed) and the problem is not reproducible anymore.",
+            [],
+        ),
+        ("After applying this patch, the possible deadlock issue cannot be reproduced.", []),
+        ("BTW, just tried 3), then the lockup issue can't be reproduced any more:", []),
+        (
+            "Thanks for the information. Indeed, I can't reproduce it anymore after\nupdating the firmware.",
+            [],
+        ),
+        ("you double check, please?  I can't reproduce it either with that patch applied.", []),
+        # written for the pattern: a wrapped line, the patch named after the cue
+        ("With your fix on top of\nrc3 I cannot reproduce the slowdown.", [("no-regression", None)]),
+        # a report doubted stays so
+        ("I could not reproduce this on my machine.", [("cannot-reproduce", None)]),
+        (
+            "I cannot reproduce the slowdown here, with or without fio's --direct.",
+            [("cannot-reproduce", None), ("no-regression", None)],
+        ),
+    ],
+)
+def test_a_problem_gone_with_a_fix_is_no_report_doubted(text, want):
+    assert [(c.kind, c.stated_pct) for c in find_claims(text)] == want

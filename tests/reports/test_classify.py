@@ -1366,3 +1366,38 @@ def test_a_quoted_commit_title_names_no_stall_of_the_thread():
     subject = '[dm-devel] [regression] a potential issue for bow_target after "dm: delay registering the gendisk" applied'
     r = _report(*_thread(subject, "faqiang.zhu@nxp.com", BOW_TARGET))
     assert not r.is_regression_report and _rules(r)[0] == "functional"
+
+
+# linux-block / linux-btrfs, "Weird delay introduced in v6.16-rc only, possible regression"
+# (2025-06, Qu Wenruo): the reporter finds his trimmed config to blame
+DELAY = """\
+Recently I'm hitting a weird delay when booting my VM with v6.16-rc kernels:
+udevadm settle waits 120 seconds before the rootfs gets mounted, while
+v6.15 boots in 5 seconds on the same VM.
+"""
+
+
+@pytest.mark.parametrize(
+    "taken_back,retracted",
+    [
+        ("Sorry for the noise, and thankfully it's not a kernel regression.\n", True),
+        # written for the pattern: other words of relief, a curly apostrophe, a bare statement
+        ("Luckily, this is not a regression: my config lost CONFIG_FOO.\n", True),
+        ("Found it: an old udev rule. So it\u2019s not a regression.\n", True),
+        ("It was not a regression at all, v6.15 with the same config waits too.\n", True),
+        # still a report: a guess about another's cause, and a regression named in another way
+        ("I don't think it's not a regression of the block layer, but of udev\n", False),
+        ("It's not a regression I can bisect quickly, the VM takes ages.\n", False),
+    ],
+)
+def test_a_reporter_taking_the_report_back_retracts_it(taken_back, retracted):
+    msgs = _thread(
+        "Weird delay introduced in v6.16-rc only, possible regression",
+        "wqu@suse.com",
+        DELAY,
+        ("wqu@suse.com", taken_back),
+    )
+    r = _report(*msgs)
+    assert ("retracted" in _rules(r)) is retracted
+    if retracted:
+        assert not r.is_regression_report
