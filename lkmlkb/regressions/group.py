@@ -233,9 +233,35 @@ def _links(
             return f"its trailers name the reporter {sorted(named)[0]}"
         return "its subject says regression" if "regression" in rows[t].title.lower() else None
 
+    def credits(a: str, b: str) -> str | None:
+        """Whom patch ``a``'s trailers credit of patch ``b``'s authors ("Reported-by: Song Liu"
+        in one fix, Song Liu the author of the other), or None."""
+        named = {k.value for k in by_kind[a][K.CREDITED]} & {k.value for k in by_kind[b][K.AUTHOR]}
+        return sorted(named)[0] if named else None
+
     for t in rows:
         for k in by_kind[t][K.FIXES] + by_kind[t][K.REVERTS]:
             for there, kc in blamed(k.value):
+                # two fixes of one commit, one crediting the other's author, are two answers to
+                # one report: Jens Axboe's "[PATCHSET 0/2] Fix raid rebuild performance
+                # regression" (Reported-by: Song Liu) and Song Liu's own fix (linux-block, 2022-03)
+                if (
+                    there != t
+                    and not rows[t].is_regression_report
+                    and is_patch(t)
+                    and rows[there].is_regression_report
+                    and is_patch(there)
+                    and not is_stable(t)
+                    and (who := credits(there, t) or credits(t, there))
+                ):
+                    out.append(
+                        (
+                            t,
+                            there,
+                            f"{k.detail!r} in {k.message_id} names {kc.value}, a fix that credits {who}",
+                        )
+                    )
+                    continue
                 if there == t or not reportlike(there):
                     continue
                 why = f"{k.detail!r} in {k.message_id} names the culprit {kc.value}"

@@ -25,6 +25,7 @@ COPY = "copy"  # a message's author, minute and first words (the same mail from 
 PERSON = "person"  # someone who wrote in the thread
 AUTHOR = "author"  # who wrote the thread's first message
 TRAILER = "trailer"  # someone a patch's trailers name (Reported-by, Tested-by, Cc, ...)
+CREDITED = "credited"  # someone a patch credits with finding or testing its problem (Reported-by, ...)
 REVERTS = "reverts"  # a commit `This reverts commit <sha>` names
 APPLIED_SAID = "applied"  # a reply saying the patch was applied
 WORKLOAD = "workload"  # a normalized workload fingerprint
@@ -156,6 +157,11 @@ _ROBOT_REPORTED_RE = re.compile(
 _TRAILER_RE = re.compile(
     r"^\s{0,4}(?:[A-Za-z]{2,12}(?:-and-[A-Za-z]{2,12})?-by|Reported by|Cc):\s{0,4}([^<\n]{1,80}?)\s{0,4}(?:<([^>\s]{1,120})>)?\s*$",
     re.M,
+)
+#: the trailers crediting someone with the problem a patch fixes: who found, bisected or tested it
+_CREDIT_TRAILER_RE = re.compile(
+    r"\s{0,4}(?:Reported(?:-and-tested)?-by|Reported by|Tested-by|Bisected-by|Debugged-by|Suggested-by):",
+    re.I,
 )
 _SPACE_RE = re.compile(r"\s+")
 _QUOTE_LINE_RE = re.compile(r"^\s{0,3}>.*$", re.M)
@@ -394,9 +400,10 @@ def thread_keys(t: ThreadInput) -> list[Key]:
         if t.has_report and (fp := copy_fingerprint(m)) is not None:
             keys.append(Key(COPY, fp, m.message_id, m.date))
         for hit in _TRAILER_RE.finditer(text) if is_patch and ("-by:" in text or "Cc:" in text) else ():
-            keys.append(Key(TRAILER, person(hit.group(1), hit.group(2) or "")))
-            if at := address(hit.group(1), hit.group(2) or ""):
-                keys.append(Key(TRAILER, at))
+            who = [person(hit.group(1), hit.group(2) or ""), address(hit.group(1), hit.group(2) or "")]
+            keys.extend(Key(TRAILER, w) for w in who if w)
+            if _CREDIT_TRAILER_RE.match(hit.group(0)):
+                keys.extend(Key(CREDITED, w) for w in who if w)
         if is_patch and m is not first and (said_applied := _APPLIED_RE.search(text)):
             applied = True
             keys.append(Key(APPLIED_SAID, "1", m.message_id, m.date, said_applied.group(0).strip()))

@@ -853,3 +853,55 @@ def test_replies_to_a_repost_the_archive_lacks_join_the_series_of_its_sender():
     # a repost by someone else, or a root whose ID names nobody, joins nothing
     assert not joined(review("20191107001941.30991-1-someone.else@wdc.com"))
     assert not joined(review("5dc4d2f1.1c69fb81.2ee3c.8bb1@mx.google.com"))
+
+
+def _fix_thread(tid: str, subject: str, who: str, addr: str, trailers: str, report: bool) -> tuple:
+    text = f'Fixes: d38a9c04c0d5 ("block: only check previous entry for plug merge attempt")\n{trailers}'
+    t = K.ThreadInput(
+        tid,
+        title=subject,
+        is_regression_report=report,
+        culprits=["d38a9c04c0d5"] if report else [],
+        first_date="2022-03-11T17:30:41+00:00",
+        mails=[K.Mail(tid, subject, who, addr, "2022-03-11T17:30:41+00:00", text)],
+    )
+    return t, ThreadRow(tid, subject, is_regression_report=report, first_date="2022-03-11T17:30:41+00:00")
+
+
+@pytest.mark.parametrize(
+    "trailers,joined",
+    [
+        ("Reported-by: Song Liu <song@kernel.org>\nSigned-off-by: Jens Axboe <axboe@kernel.dk>\n", True),
+        ("Tested-by: Song Liu <songliubraving@fb.com>\n", True),  # the name, at another address
+        ("Tested-by: Song Liu <song@kernel.org>\n", True),
+        # a Cc: credits nobody with the problem: two fixes of one commit stay apart
+        ("Cc: Song Liu <song@kernel.org>\nSigned-off-by: Jens Axboe <axboe@kernel.dk>\n", False),
+    ],
+)
+def test_two_fixes_of_one_commit_join_when_one_credits_the_others_author(trailers, joined):
+    """linux-block, 2022-03: Jens Axboe's "[PATCHSET 0/2] Fix raid rebuild performance regression"
+    (Reported-by: Song Liu) and Song Liu's own "[PATCH] block: check more requests for
+    multiple_queues in blk_attempt_plug_merge", both `Fixes: d38a9c04c0d5`."""
+    jens, jens_row = _fix_thread(
+        "20220311173041.165948-1-axboe@kernel.dk",
+        "[PATCHSET 0/2] Fix raid rebuild performance regression",
+        "Jens Axboe",
+        "axboe@kernel.dk",
+        trailers,
+        True,
+    )
+    song, song_row = _fix_thread(
+        "20220309064209.4169303-1-song@kernel.org",
+        "[PATCH] block: check more requests for multiple_queues in blk_attempt_plug_merge",
+        "Song Liu",
+        "song@kernel.org",
+        "Reported-by: Larkin Lowrey <llowrey@nuclearwinter.com>\nSigned-off-by: Song Liu <song@kernel.org>\n",
+        False,
+    )
+    keys = {t.thread_id: K.thread_keys(t) for t in (jens, song)}
+    found = group([jens_row, song_row], keys)
+    assert [len(g.members) for g in found] == ([2] if joined else [1])
+    if joined:
+        assert "a fix that credits" in next(
+            m.reason for m in found[0].members if m.thread_id == song.thread_id
+        )
