@@ -826,8 +826,21 @@ def kernels_changed(t: ThreadFacts, mid: str) -> Reason | None:
     bad beside another (one kernel said to be slow is where the slowdown was seen, not a change);
     or two releases message ``mid`` names, not as a series' base."""
     judged = next((k for k in t.kernels if k.role == "good"), None)
-    if judged is None and len({_release(k.version) for k in t.kernels}) >= 2:
-        judged = next((k for k in t.kernels if k.role == "bad"), None)
+    if judged is None:
+        # a bad kernel beside another its own message names ("slow on 4.19, fine on 4.14"); others
+        # named in other messages (a patch's base, the kernels replies tried) change nothing of it
+        judged = next(
+            (
+                k
+                for k in t.kernels
+                if k.role == "bad"
+                and len(
+                    {_release(o.version) for o in t.kernels if o.evidence.message_id == k.evidence.message_id}
+                )
+                >= 2
+            ),
+            None,
+        )
     if judged is not None:
         e = judged.evidence
         return Reason(

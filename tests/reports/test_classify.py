@@ -1450,3 +1450,45 @@ def test_a_fix_measuring_the_speed_it_restores_reports_its_regression(before, af
     r = _report(*msgs)
     assert r.is_regression_report is report
     assert ("fix-of-slowdown" in _rules(r)) is report
+
+
+# linux-block / linux-ext4, "CFQ idling kills I/O performance on ext4 with blkio cgroup
+# controller" (2019-05-17): two schedulers compared on one kernel; replies name other kernels
+# (a patch's base, where BFQ was tried) as bad too
+CFQ = """\
+One of my colleagues noticed upto 10x - 30x drop in I/O throughput
+running the following command, with the CFQ I/O scheduler:
+
+dd if=/dev/zero of=/root/test.img bs=512 count=10000 oflags=dsync
+
+Throughput with CFQ: 60 KB/s
+Throughput with noop or deadline: 1.5 MB/s - 2 MB/s
+
+These results were reproduced on a Linux VM (kernel v4.19) on ESXi,
+{more}
+"""
+
+
+@pytest.mark.parametrize(
+    "more,reply,report",
+    [
+        # one kernel in the report, another said to show it too in a reply: no change of kernel
+        ("with ext4 on a virtual disk.", "Tested with v5.2-rc4, CFQ still drops to 60 KB/s.\n", False),
+        ("with ext4 on a virtual disk.", "On 5.1.0+ with BFQ the throughput is still 60 KB/s.\n", False),
+        # the report's own message names the kernel that was good (a change)
+        (
+            "while v4.14 on the same VM gets 1.5 MB/s with CFQ too.",
+            "Tested with v5.2-rc4, still slow.\n",
+            True,
+        ),
+    ],
+)
+def test_a_bad_kernel_is_a_change_beside_another_of_its_own_message(more, reply, report):
+    msgs = _thread(
+        "CFQ idling kills I/O performance on ext4 with blkio cgroup controller",
+        "srivatsa@csail.mit.edu",
+        CFQ.format(more=more),
+        ("paolo.valente@linaro.org", reply),
+    )
+    r = _report(*msgs)
+    assert r.is_regression_report is report
