@@ -200,7 +200,8 @@ KERNEL_CHANGE_WORDS = re.compile(
       | \bkernel[ \t]{1,3}(?:upgrade|update|version[ \t]{1,3}change)
       | \bused[ \t]{1,3}to[ \t]{1,3}(?:\w{1,12}[ \t]{1,3}){0,8}?(?:now|today|currently|nowadays)\b
       | \bbetween[ \t]{1,3}(?:v|linux[ \t-]{0,2}|kernels?[ \t]{1,3})?[2-7]\.\d{1,2}\S{0,20}[ \t]{1,3}and[ \t]{1,3}v?[2-7]\.\d
-      | \b(?:with(?:out)?|before|after)[ \t]{1,3}(?:the|this|that|your|his|her|my)?[ \t]{0,3}
+      # not a tree as it is: "on the nvme-5.7-rc1 branch, with no other patches applied"
+      | \b(?:with(?:out)?|before|after)[ \t]{1,3}(?!(?:no|any)[ \t])(?:the|this|that|your|his|her|my)?[ \t]{0,3}
         (?:[\w-]{1,20}[ \t]{1,3}){0,3}(?:patch\w{0,2}|series|change|revert
           # a commit of the kernel's history, not a file system's ("after each commit is
           # finished, the log tree is discarded", "before the transaction commit")

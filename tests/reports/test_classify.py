@@ -1134,6 +1134,13 @@ def test_a_bug_fix_is_no_failure(line, failure):
         ("You could try newer kernels, the code changed a lot.", False),
         ("The same fio job is much slower on newer kernels.", True),
         ("Older kernels were fine with this workload.", True),
+        # a tree as it is (linux-block, "Sighting:  io_uring requests on unexpected core", 2020-04)
+        (
+            "I can replicate this on the baseline of nvme-5.5-rc or nvme-5.7-rc1 branches of the infradead repository, with no other patches applied.",
+            False,
+        ),
+        ("The numbers are from a kernel without any patches on top.", False),
+        ("Without this patch the numbers come back.", True),
     ],
 )
 def test_a_change_of_the_kernel_in_words_is_no_file_systems_commit(line, changes):
