@@ -121,6 +121,12 @@ class _Union:
         return True
 
 
+def _named(people: set[str]) -> str:
+    """Who of ``people`` (one person's name and address keys) a reason names: a name before an
+    address."""
+    return min(people, key=lambda p: ("@" in p, p))
+
+
 def _links(
     rows: dict[str, ThreadRow], keys: dict[str, list[Key]], locate: dict[str, str], resolved: dict[str, str]
 ):
@@ -230,14 +236,14 @@ def _links(
             a.value for a in by_kind[report][K.AUTHOR] if not (other_robot_report and K.is_robot(a.value))
         }
         if named:
-            return f"its trailers name the reporter {sorted(named)[0]}"
+            return f"its trailers name the reporter {_named(named)}"
         return "its subject says regression" if "regression" in rows[t].title.lower() else None
 
     def credits(a: str, b: str) -> str | None:
         """Whom patch ``a``'s trailers credit of patch ``b``'s authors ("Reported-by: Song Liu"
         in one fix, Song Liu the author of the other), or None."""
         named = {k.value for k in by_kind[a][K.CREDITED]} & {k.value for k in by_kind[b][K.AUTHOR]}
-        return sorted(named)[0] if named else None
+        return _named(named) if named else None
 
     for t in rows:
         for k in by_kind[t][K.FIXES] + by_kind[t][K.REVERTS]:
@@ -330,7 +336,7 @@ def _links(
                 d = _days(ka.date, kb.date)
                 if d is not None and d <= SERIES_DAYS:
                     out.append(
-                        (a, b, f"one patch series: {ka.detail!r} and {kb.detail!r} by {sorted(authors_a)[0]}")
+                        (a, b, f"one patch series: {ka.detail!r} and {kb.detail!r} by {_named(authors_a)}")
                     )
     # patches of one posting (one run of git send-email or b4, by their Message-IDs): a patch that
     # lost its In-Reply-To is still part of its series' thread
@@ -370,7 +376,7 @@ def _links(
                 d = _days(ka.date, kb.date)
                 if authors and named and d is not None and d <= SERIES_DAYS:
                     out.append(
-                        (a, b, f"one fix: both fix {ka.value[:12]} ({ka.detail!r}), by {sorted(authors)[0]}")
+                        (a, b, f"one fix: both fix {ka.value[:12]} ({ka.detail!r}), by {_named(authors)}")
                     )
     # the same culprit; two reports stay apart when one says it is another regression and their
     # workloads or metrics differ
