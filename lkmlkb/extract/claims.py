@@ -690,7 +690,9 @@ _WORD_BEFORE_METRIC = re.compile(r"[\w/\-]{1,20}[ \t]{1,3}")
 #: a comparative's head noun of which less is better, a few words after it ("3 times higher write
 #: IO latency", "longer wall clock time"): what rose is the latency, whatever stands nearer
 _LOWER_BETTER_HEAD = re.compile(
-    r"[ \t]{1,3}(?:[\w/-]{1,20}[ \t]{1,3}){0,3}?(?P<m>latenc(?:y|ies)|(?:wall[ \t-]?clock[ \t]{1,3})?(?:run[ \t-]?)?time|overhead)\b",
+    r"{sep}(?:[\w/-]{{1,20}}{sep}){{0,3}}?(?P<m>latenc(?:y|ies)|(?:wall[ \t-]?clock[ \t]{{1,3}})?(?:run[ \t-]?)?time|overhead)\b".format(
+        sep=r"(?:[ \t]{1,3}|[ \t]{0,2}\n[ \t>]{0,6})"  # a space, or a line break ("40% lower\ncompletion latency")
+    ),
     re.IGNORECASE,
 )
 

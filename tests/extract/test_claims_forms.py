@@ -81,6 +81,25 @@ def test_a_rise_of_a_latency_or_a_time_is_a_regression(text, metric):
     assert (kind, got) == ("regression", metric)
 
 
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        # linux-ext4 / linux-xfs, Dave Chinner on FUA (2023-06): the latency the comparative
+        # heads is on the next line, past a write named before it
+        (
+            "flush, then we end up providing O_DSYNC writes with about 40% lower\ncompletion latency than a write + cache flush pair.",
+            "improvement",
+        ),
+        # written for the pattern: a quoted reply's wrap, a rise
+        ("> random reads see about 30% higher\n> tail latency since the update", "regression"),
+        ("the fsync calls show 5 times higher\nlatency on 6.1 than on 5.15", "regression"),
+    ],
+)
+def test_the_latency_a_comparative_heads_may_be_on_the_next_line(text, kind):
+    ((got, _pct, metric),) = [(c.kind, c.stated_pct, c.metric) for c in find_claims(text)]
+    assert (got, metric) in ((kind, "lat"), (kind, "time"))
+
+
 def test_a_rise_of_a_throughput_is_still_a_gain():
     ((kind, _pct, _metric),) = _regressions("6.1 has 3 times higher write throughput than 5.15")
     assert kind == "improvement"
