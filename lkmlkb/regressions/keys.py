@@ -12,6 +12,8 @@ import re
 import urllib.parse
 from dataclasses import dataclass, field
 
+from lkmlkb.threads.threader import own_subject
+
 #: kinds of key
 CULPRIT = "culprit"  # a commit the thread blames (the report's culprit, `#regzbot introduced`)
 FIXES = "fixes"  # a `Fixes:` tag's commit
@@ -232,15 +234,10 @@ def strip_subject(subject: str) -> str:
     return _SPACE_RE.sub(" ", s).strip().lower()
 
 
-#: the old subject a renamed thread keeps after its new one: "Regression in 5.17-rc1 on
-#: pata-falcon (was: Re: [PATCH] m68k: ...)"
-_WAS_RE = re.compile(r"[(\[]\s{0,3}was\s{0,3}:.{0,300}$|\s\bwas\s{0,3}:\s.{0,300}$", re.I)
-
-
 def patch_version(subject: str) -> int | None:
     """The series version of a patch subject (`[PATCH v3 2/5]` is 3, `[PATCH]` 1); None if no
     patch (a renamed thread's "(was: Re: [PATCH] ...)" names the thread it came from)."""
-    m = _PATCH_TAG_RE.search(_WAS_RE.sub("", subject or ""))
+    m = _PATCH_TAG_RE.search(own_subject(subject))
     if not m:
         return None
     v = _VERSION_RE.search(m.group(0))

@@ -43,6 +43,7 @@ from lkmlkb.extract.lines import OpensALine, line_text, word_spans
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.extract.prefilter import BENCHMARK_NAMED
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Reason, Result
+from lkmlkb.threads.threader import own_subject
 
 # ------------------------------------------------------------------ vocabulary
 
@@ -246,7 +247,8 @@ class ThreadFacts:
 
     @property
     def subject(self) -> str:
-        return self.root.subject if self.root is not None else ""
+        """The first message's subject, without the old one a renamed thread keeps ("(was: ...)")."""
+        return own_subject(self.root.subject) if self.root is not None else ""
 
     def new_text(self, m: Message) -> str:
         return own_lines(m)

@@ -31,7 +31,7 @@ from lkmlkb.reports.classify import (
     lowered,
     own_lines,
 )
-from lkmlkb.threads.threader import normalize_subject
+from lkmlkb.threads.threader import normalize_subject, own_subject
 
 #: words saying a fix went in
 LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended up in", "landed in")
@@ -158,7 +158,7 @@ def fixes_its_regression(root: Message | None, messages: list[Message], reasons:
     if any(r.rule == "fix-of-slowdown" for r in reasons):
         return True
     # a patch by its subject: not a report put as a question ("[RFC] Slow down of LTP tests ...")
-    if root is None or not reasons or not PATCH_WORD.search(root.subject or ""):
+    if root is None or not reasons or not PATCH_WORD.search(own_subject(root.subject)):
         return False
     by = next((m for m in messages if m.message_id == reasons[0].message_id), None)
     author = (root.from_addr or "").lower()
@@ -267,7 +267,7 @@ def derive_status(
         if hit:
             # the patch a reply after a report carries, taken by its maintainer in a later reply;
             # not a series' own patches (a series taken whole is fixed only as the fix it is)
-            reply_fix = i > reported_at and not PATCH_WORD.search(messages[0].subject or "")
+            reply_fix = i > reported_at and not PATCH_WORD.search(own_subject(messages[0].subject))
             taken_later = texts[i + 1 :] if reply_fix and restored is not False else []
             for later, later_text in taken_later:
                 taken = PATCH_TAKEN.search(later_text)

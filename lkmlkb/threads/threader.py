@@ -40,6 +40,17 @@ TOPIC_NEUTRAL_TAG = re.compile(
 )
 
 
+#: the old subject a renamed thread keeps after its new one: "Regression in 5.17-rc1 on
+#: pata-falcon (was: Re: [PATCH] m68k: ...)" (linux-block, 2022-01)
+WAS_SUBJECT = re.compile(r"[(\[]\s{0,3}was\s{0,3}:.{0,300}$|\s\bwas\s{0,3}:\s.{0,300}$", re.I)
+
+
+def own_subject(subject: str) -> str:
+    """A subject without the old subject a renamed thread keeps ("(was: ...)"): what the thread
+    is about now."""
+    return WAS_SUBJECT.sub("", subject or "").rstrip() if "was" in (subject or "").lower() else subject or ""
+
+
 def is_reply_subject(subject: str) -> bool:
     return bool(REPLY_PREFIX.match(subject or ""))
 

@@ -745,3 +745,24 @@ def test_a_bad_commit_merge_or_a_fix_that_comes_later_names_no_culprit():
 )
 def test_a_commit_said_to_have_changed_the_behaviour_is_the_culprit(text, sha, role):
     assert {c.sha[:12]: c.role for c in find_commits(text)}[sha] == role
+
+
+@pytest.mark.parametrize(
+    "text,role",
+    [
+        # linux-block, "Regression in 5.17-rc1 on pata-falcon" (Michael Schmitz, 2022-01)
+        (
+            "commit 180dccb0dba4f5e84a4a70c1be1d34cbb6528b32 (blk-mq: fix tag_get wait task can't be awakened) "
+            "does cause a regression on my m68k hardware test rig\n",
+            "culprit",
+        ),
+        # written for the pattern: other auxiliaries and adverbs before the verb
+        ("commit 180dccb0dba4 did introduce the slowdown, reverting it helps.\n", "culprit"),
+        ("commit 180dccb0dba4 indeed causes the drop on my box.\n", "culprit"),
+        # denied or about something else: no culprit
+        ("commit 180dccb0dba4 does not cause a regression on my rig.\n", "mentioned"),
+        ("commit 180dccb0dba4 did not help at all.\n", "mentioned"),
+    ],
+)
+def test_a_commit_said_to_do_cause_the_slowdown_is_the_culprit(text, role):
+    assert {c.sha[:12]: c.role for c in find_commits(text)}["180dccb0dba4"] == role

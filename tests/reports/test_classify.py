@@ -1499,3 +1499,20 @@ def test_a_bad_kernel_is_a_change_beside_another_of_its_own_message(more, reply,
     )
     r = _report(*msgs)
     assert r.is_regression_report is report
+
+
+def test_a_renamed_threads_old_patch_subject_makes_it_no_patch():
+    """linux-block, "Regression in 5.17-rc1 on pata-falcon (was: Re: [PATCH] m68k: mm: Remove check
+    for VM_IO to fix deferred I/O)" (2022-01): a report split off a patch's thread; the old
+    subject after "was:" names where it came from, so the report is no fix of a slowdown."""
+    body = (
+        "commit 180dccb0dba4f5e84a4a70c1be1d34cbb6528b32 (blk-mq: fix tag_get wait task can't be awakened) "
+        "does cause a regression on my m68k hardware test rig.\n\n"
+        "While it usually takes 8 minutes for my system to boot, the boot takes a few hours to\n"
+        "complete since v5.17-rc1.\n"
+    )
+    subject = "Regression in 5.17-rc1 on pata-falcon (was: Re: [PATCH] m68k: mm: Remove check for VM_IO to fix deferred I/O)"
+    r = _report(*_thread(subject, "schmitzmic@gmail.com", body))
+    assert r.is_regression_report
+    assert "fix-of-slowdown" not in _rules(r) and r.status == "bisected"
+    assert {c.sha[:12]: c.role for c in r.commits}["180dccb0dba4"] == "culprit"
