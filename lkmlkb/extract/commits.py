@@ -582,7 +582,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
             and not (c.label == "CULPRIT_NEXT_POST" and doc_text[after_limit : c.start].strip())
         ]
         chosen = [max(pool, key=_nearness)] if pool else after[:1]
-        if not chosen and not lead_ins and _after_lead_in(doc_text, s0):
+        if not chosen and not lead_ins and (_after_lead_in(doc_text, s0) or _below_before(text, s0)):
             # a lead-in may end a paragraph before ("bisected to:\n\ncommit X"): read those too
             doc = reading.parse(text, "commits", near=near, lookback=LEAD_IN_CHARS)
             cues, cue_starts = _live_cues(doc, titles)
@@ -651,13 +651,29 @@ def _after_lead_in(doc_text: str, s0: int) -> bool:
     return doc_text[max(0, s0 - LEAD_IN_CHARS) : s0].rstrip().endswith(":")
 
 
+#: a cue pointing at the citation that follows it, whatever ends its sentence: "a significant
+#: performance regression with the following commit in my Intel P3600 NVMe SSD." (linux-ext4),
+#: "a performance regression after the commit below on phoronix pts/fio test ...:", a Link: line
+#: and then the `commit <sha>` block (io-uring)
+_POINTS_BELOW = re.compile(r"\bfollowing\b|[ \t]{1,3}below\b")
+
+
+def _below_before(text: str, s0: int) -> bool:
+    """Whether the text before the sentence at ``s0`` points below ("the commit below", "the
+    following commit"): its cues are read though the sentence ends otherwise than with ":"."""
+    before = text[max(0, s0 - LEAD_IN_CHARS) : s0]
+    return "below" in before or "following" in before
+
+
 def _cues_of_colon_sentence(doc_text: str, cues, s0: int):
-    """Cues of the sentence before ``s0`` when it ends with ":" (a lead-in)."""
-    if not _after_lead_in(doc_text, s0):
-        return []
-    return [c for c in cues if c.end <= s0 and c.end >= s0 - LEAD_IN_CHARS and not c.label.endswith("_POST")][
-        -1:
-    ]
+    """Cues of the sentence before ``s0`` when it ends with ":" (a lead-in), or a cue before it
+    that points at the citation below ("the commit below")."""
+    near = [c for c in cues if s0 - LEAD_IN_CHARS <= c.end <= s0 and not c.label.endswith("_POST")]
+    if _after_lead_in(doc_text, s0):
+        return near[-1:]
+    return [
+        c for c in near if _POINTS_BELOW.search(c.text) or _POINTS_BELOW.match(doc_text, c.end, c.end + 12)
+    ][-1:]
 
 
 def _to_citation(text: str, h: _Hit) -> CommitCitation:

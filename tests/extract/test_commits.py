@@ -766,3 +766,55 @@ def test_a_commit_said_to_have_changed_the_behaviour_is_the_culprit(text, sha, r
 )
 def test_a_commit_said_to_do_cause_the_slowdown_is_the_culprit(text, role):
     assert {c.sha[:12]: c.role for c in find_commits(text)}["180dccb0dba4"] == role
+
+
+@pytest.mark.parametrize(
+    "text,sha,role",
+    [
+        # linux-ext4, "[RFC] performance regression with "ext4: Allow parallel DIO reads"" (Joseph
+        # Qi, 2019-08): the sentence ends with a full stop, the citation is on the next line
+        (
+            "Hi Ted & Jan,\n\nI've observed an significant performance regression with the following commit "
+            "in my Intel P3600 NVMe SSD.\n16c54688592c ext4: Allow parallel DIO reads\n",
+            "16c54688592c",
+            "culprit",
+        ),
+        # io-uring, "Phoronix pts fio io_uring test regression report on upstream v6.1 and v5.15"
+        # (2023-01): a Link: line between the lead-in and the `commit <sha>` block
+        (
+            "I'm reporting a performance regression after the commit below on phoronix pts/fio test and with "
+            "the config that is added in the end of this email:\n\nLink: https://lore.kernel.org/all/"
+            "20210913131123.597544850@linuxfoundation.org/\n\ncommit 7b3188e7ed54102a5dcc73d07727f41fb528f7c8\n"
+            "Author: Jens Axboe axboe@kernel.dk\nDate:   Mon Aug 30 19:37:41 2021 -0600\n\n"
+            "    io_uring: IORING_OP_WRITE needs hash_reg_file set\n",
+            "7b3188e7ed54",
+            "culprit",
+        ),
+        # written for the pattern: a slowdown "since the following change", then a list
+        (
+            "We see a 20% slowdown since the following change, on every box.\n\n  0123456789ab block: foo\n",
+            "0123456789ab",
+            "culprit",
+        ),
+        # linux-cifs / linux-xfs (2019-10): "the commit below regressed" a test
+        (
+            "I noticed that the commit below regressed cifs/smb3 xfstest 258 on 5.4-rc1 and later.\n\n"
+            "commit 7b3188e7ed54102a5dcc73d07727f41fb528f7c8\nAuthor: X\n",
+            "7b3188e7ed54",
+            "culprit",
+        ),
+        # pointing below without blaming: a backport proposed, commits tested
+        (
+            "I think we should backport the commit below. It'll somewhat degrade perf.\n\ncommit 91f245d5d5de0802428a478802ec051f7e2f5ae5\nAuthor: X\n",
+            "91f245d5d5de",
+            "mentioned",
+        ),
+        (
+            "We tested the following commits. All fine.\n\n91f245d5d5de block: foo\n",
+            "91f245d5d5de",
+            "mentioned",
+        ),
+    ],
+)
+def test_a_slowdown_said_of_the_commit_below_names_it_the_culprit(text, sha, role):
+    assert {c.sha[:12]: c.role for c in find_commits(text)}[sha] == role
