@@ -818,3 +818,25 @@ def test_a_commit_said_to_do_cause_the_slowdown_is_the_culprit(text, role):
 )
 def test_a_slowdown_said_of_the_commit_below_names_it_the_culprit(text, sha, role):
     assert {c.sha[:12]: c.role for c in find_commits(text)}[sha] == role
+
+
+@pytest.mark.parametrize(
+    "text,roles",
+    [
+        # linux-block, "[PATCH] block: ... QUEUE_FLAG_SAME_COMP" thread (2024): a reply names the
+        # commit the report's lore link points at
+        (
+            "So the issue for you with commit af550e4c9682 seems to be that those\ncompletions don't happen on big CPUs.\n",
+            {"af550e4c9682": "culprit"},
+        ),
+        # written for the pattern: the problem of one commit, fixed by another; none denied
+        ("The problem with commit af550e4c9682 is that it skips the IPI.\n", {"af550e4c9682": "culprit"}),
+        (
+            "The problem with commit af550e4c9682 was fixed by 0123456789ab.\n",
+            {"af550e4c9682": "culprit", "0123456789ab": "fix"},
+        ),
+        ("There is no problem with commit af550e4c9682 here.\n", {"af550e4c9682": "mentioned"}),
+    ],
+)
+def test_the_problem_with_a_commit_names_the_culprit(text, roles):
+    assert {c.sha[:12]: c.role for c in find_commits(text)} == roles
