@@ -810,6 +810,20 @@ def kernel_change(t: ThreadFacts, mid: str) -> Reason | None:
         return _subject_reason(t, "kernel-change", "words of a change")
     if any(c.kind == "regression" and REGRESS_WORD.search(c.cue or "") for c in t.subject_claims):
         return _subject_reason(t, "kernel-change", "the subject calls it a regression")
+    # the thread's starter calls it a regression of a kernel named on the line ("There was a report
+    # of write performance regression on 6.5-rc4 on RAID0", linux-btrfs 2024-01)
+    for c in t.claims:
+        e = c.evidence
+        if (
+            c.kind == "regression"
+            and REGRESS_WORD.search(c.cue or "")
+            and e.message_id in t.starter_ids
+            and not e.quoted
+            and find_versions((e.text or "")[:500])
+        ):
+            return Reason(
+                "kernel-change", "a regression of a kernel", e.message_id, e.line_start, (e.text or "")[:300]
+            )
     for m in t.messages:
         if m.message_id != mid:
             continue
@@ -1114,13 +1128,18 @@ def patch_own_numbers(t: ThreadFacts) -> Reason | None:
         return None
     root_id = t.root.message_id if t.root is not None else ""
     # the author's "regression" is a kernel's where kernels are compared ("since 6.5-rc4 write
-    # bandwidth regressed") or a bisection found it; beside its own baseline and current only, it
-    # is the series' own cost ("massive regressions to wait_current_trans in qgroup mode")
-    if any(
-        c.kind == "regression" and REGRESS_WORD.search(c.cue or "") and c.evidence.message_id == root_id
+    # bandwidth regressed"), where its line names the kernel it appeared in ("There was a report of
+    # write performance regression on 6.5-rc4 on RAID0", linux-btrfs 2024-01) or a bisection found
+    # it; beside its own baseline and current only, it is the series' own cost ("massive
+    # regressions to wait_current_trans in qgroup mode")
+    said = [
+        c
         for c in t.claims
-    ) and (
+        if c.kind == "regression" and REGRESS_WORD.search(c.cue or "") and c.evidence.message_id == root_id
+    ]
+    if said and (
         kernels_changed(t, root_id) is not None
+        or any(find_versions((c.evidence.text or "")[:500]) for c in said)
         or (t.root is not None and BISECTION_SAID.search(t.new_text(t.root)))
     ):
         return None  # or a bisection found its cause ("he bisected it down to <a commit's title>")

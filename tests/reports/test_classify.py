@@ -1516,3 +1516,39 @@ def test_a_renamed_threads_old_patch_subject_makes_it_no_patch():
     assert r.is_regression_report
     assert "fix-of-slowdown" not in _rules(r) and r.status == "bisected"
     assert {c.sha[:12]: c.role for c in r.commits}["180dccb0dba4"] == "culprit"
+
+
+# linux-btrfs, "[PATCH 0/2] btrfs: disable inline checksum for multi-dev striped FS" (Naohiro
+# Aota, 2024-01-18) and Roman Mamedov's reply measuring the slowdown the series answers
+INLINE_CSUM = """\
+There was a report of write performance regression on {where} on RAID0
+(4 devices) btrfs [1]. Then, I reported that BTRFS_FS_CSUM_IMPL_FAST
+and doing the checksum inline can be bad for performance on RAID0
+setup [2].
+
+While inlining the fast checksum is good for single (or two) device,
+but it is not fast enough for multi-device striped writing.
+
+Naohiro Aota (2):
+  btrfs: introduce inline_csum_mode to tweak inline checksum behavior
+  btrfs: detect multi-dev stripe and disable automatic inline checksum
+"""
+INLINE_REPLY = """\
+Personal opinion, it is a very awkward criteria to enable or disable the
+inline mode. In [1] the inline mode slashes the performance from
+4 GB/sec to 1.5 GB/sec. A single modern SSD is capable of up to 6 GB/sec.
+"""
+
+
+@pytest.mark.parametrize("where,report", [("6.5-rc4", True), ("some setups", False)])
+def test_a_series_naming_the_kernel_a_regression_appeared_in_answers_it(where, report):
+    r = _report(
+        *_thread(
+            "[PATCH 0/2] btrfs: disable inline checksum for multi-dev striped FS",
+            "naohiro.aota@wdc.com",
+            INLINE_CSUM.format(where=where),
+            ("rm@romanrm.net", INLINE_REPLY),
+        )
+    )
+    assert r.is_regression_report is report
+    assert ("patch-own-numbers" in _rules(r)) is not report
