@@ -253,7 +253,6 @@ def _links(
                 # regression" (Reported-by: Song Liu) and Song Liu's own fix (linux-block, 2022-03)
                 if (
                     there != t
-                    and not rows[t].is_regression_report
                     and is_patch(t)
                     and rows[there].is_regression_report
                     and is_patch(there)

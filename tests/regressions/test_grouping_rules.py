@@ -905,3 +905,7 @@ def test_two_fixes_of_one_commit_join_when_one_credits_the_others_author(trailer
         assert "a fix that credits" in next(
             m.reason for m in found[0].members if m.thread_id == song.thread_id
         )
+    # Song's fix reports the regression too (its log measures the speed it restores): still one
+    song_row.is_regression_report = True
+    found = group([jens_row, song_row], keys)
+    assert [len(g.members) for g in found] == ([2] if joined else [1, 1])
