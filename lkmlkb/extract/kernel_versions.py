@@ -256,6 +256,22 @@ def _plausible_numbers(m: re.Match) -> bool:
     return True
 
 
+#: the NFS protocol's own versions ("the v4.2 client", "NFS v4.2 on 6.1 and v4.1 on 5.15"): on a
+#: line about NFS a "4.0", "4.1", "4.2" or "3.0" of two parts is the protocol's, not the 2015 kernels'
+_NFS_PROTOCOL_VERSIONS = frozenset(("3.0", "4.0", "4.1", "4.2"))
+_NFS_WORD_RE = re.compile(r"\bp?nfs(?:v\d|d)?\b|\bminorversion\b|\bvers=", re.IGNORECASE)
+
+
+def _nfs_protocol(line: str, m: re.Match) -> bool:
+    """Whether the version ``m`` matched is an NFS protocol version: two parts, one of
+    :data:`_NFS_PROTOCOL_VERSIONS`, on a line that speaks of NFS."""
+    if m.group("third") or m.group("rc") or m.group("local") or m.group("nextonly") or m.group("date"):
+        return False
+    if f"{m.group('major')}.{m.group('minor')}" not in _NFS_PROTOCOL_VERSIONS:
+        return False
+    return _NFS_WORD_RE.search(line, max(0, m.start() - 200), m.end() + 200) is not None
+
+
 def _strong_shape(m: re.Match) -> bool:
     """Shapes only kernels have: -rcN, .y/.x, three parts, v/linux prefix, next-."""
     if m.group("nextonly") or m.group("rc") or m.group("date") or m.group("local"):
@@ -305,6 +321,8 @@ def _accept(line: str, m: re.Match) -> bool:
     if not m.group("prefix") and _UNIT_AFTER_RE.match(line, m.end()):
         return False
     if m.group(0)[:6].lower() == "linux-" and _SOURCE_TREE_RE.search(line, 0, m.start()):
+        return False
+    if _nfs_protocol(line, m):
         return False
     if _strong_shape(m):
         return True

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from lkmlkb.extract.kernel_versions import (
     compare,
+    find_versions,
     is_stable_series,
     normalize_version,
     qualifier,
@@ -302,3 +303,20 @@ def test_a_tools_version_or_a_word_is_no_snapshot(text, found):
     from lkmlkb.extract.kernel_versions import find_versions
 
     assert [norm for *_, norm in find_versions(text)] == found
+
+
+@pytest.mark.parametrize(
+    "line,kernels",
+    [
+        # written for the pattern (the NFS protocol's versions beside kernels; linux-cifs has
+        # "supported by btrfs, ocfs2, xfs, nfs (v4.2), cifs and overlayfs", Christoph Hellwig)
+        ("with NFS v4.2 on 6.1 and v4.1 on 5.15 the copy takes twice as long", ["6.1", "5.15"]),
+        ("the v4.2 client is slow over NFS since the upgrade", []),
+        ("pNFS layouts with v4.1 are fine on 6.8-rc3", ["6.8-rc3"]),
+        # kernels of a shape only kernels have stay kernels; a line without NFS keeps 4.1
+        ("NFS writes were fast on v4.1.12 and slow on v4.2-rc3", ["4.1.12", "4.2-rc3"]),
+        ("Linux v4.1 was fast, v4.2 slow on ext4", ["4.1", "4.2"]),
+    ],
+)
+def test_the_nfs_protocols_versions_are_no_kernels(line, kernels):
+    assert [n for *_, n in find_versions(line)] == kernels
