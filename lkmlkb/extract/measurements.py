@@ -119,12 +119,23 @@ _LOG_LINE = re.compile(
 )
 
 
+#: a test harness's line timing one test, its last run "..." this run: blktests' "    runtime
+#: 37.624s  ...  42.272s" under "nvme/012 (...) [passed]", fstests' "generic/475 29s ...  31s"
+#: (linux-block, linux-xfs): how long a functional test took, not a measurement a report compares
+_HARNESS_LINE = re.compile(
+    r"^[ \t>]{0,8}(?:runtime|[\w-]{1,20}/\d{3,4}\b[^\n]{0,120}?)[ \t]+(?:\d[\d.]{0,12}m?s)?[ \t]*\.\.\..*$",
+    re.MULTILINE,
+)
+
+
 def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
     """(start, end, value, unit as written) of every quantity of speed or time in ``text``, but
-    those of time(1)'s output lines and of the kernel's log."""
+    those of time(1)'s output lines, of the kernel's log and of a test harness's timings."""
     skip = [m.span() for m in _TIME_LINE.finditer(text)] if "m" in text else []
     if "]" in text or "kernel:" in text or "blocked" in text:
         skip += [m.span() for m in _LOG_LINE.finditer(text)]
+    if "..." in text:
+        skip += [m.span() for m in _HARNESS_LINE.finditer(text)]
     for m in QUANTITY.finditer(text):
         if skip and any(a <= m.start() < b for a, b in skip):
             continue

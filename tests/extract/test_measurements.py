@@ -518,3 +518,28 @@ def test_the_kernels_log_lines_measure_nothing(line):
     assert [v for v, _u, _k, _c in _read(text)[0]] == [900.0]
     # the same figure written by the reporter is read
     assert 900.0 in [v for v, *_ in _read("I see 900 MB/s on the array, and 2 seconds per mount.")[0]]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # linux-block, "Re: kernel null pointer at nvme_tcp_init_iter[nvme_tcp] with blktests
+        # nvme-tcp/012" (2021): blktests' timing of a test, its last run ... this run
+        "    runtime  37.624s  ...  42.272s",
+        "    runtime      ...  1800.477s",
+        # linux-xfs, "xfs quota test xfs/050 fails with dax mount option ..." (2019-07): fstests'
+        "xfs/050 4s ...  [05:34:13] [05:34:17] 4s",
+        # written for the pattern: a test named with its description, fstests' plain form
+        "nvme/012 (tr=loop) (run mkfs and data verification fio job) [passed] 8.9s ... 9.1s",
+        "generic/475 29s ...  31s",
+    ],
+)
+def test_a_test_harness_timing_a_test_measures_nothing(line):
+    text = (
+        "# nvme_trtype=tcp ./check nvme/012\nnvme/012 (run mkfs and data verification fio job on NVMeOF block\n"
+        f"device-backed ns) [failed]\n{line}\n    something found in dmesg:\n"
+        "    [   69.198819] run blktests nvme/012 at 2021-02-06 21:32:23\n"
+        "    [   69.330277] loop: module loaded\n\n"
+        "The copy took 35 seconds on 6.7 and 90 seconds on 6.8-rc1.\n"
+    )
+    assert [v for v, _u, _k, _c in _read(text)[0]] == [35.0, 90.0]
