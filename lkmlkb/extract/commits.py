@@ -505,7 +505,8 @@ def _role_from_cue(label: str) -> str | None:
 
 _HELPS_RE = re.compile(
     r"""\b(?:fix(?:es|ed)?|improv\w{0,5}|restor\w{0,4}|recover\w{0,4}|solv\w{0,3}|resolv\w{0,4}
-          |helps?|goes\ away|gone|back\ to|brings?\ back|no\ (?:more\ )?regression)""",
+          |helps?|goes\ away|gone|back\ to|brings?\ (?:(?:it|them|the\ \w{1,20}|performance|speed)\ )?back
+          |no\ (?:more\ )?regression)""",
     re.VERBOSE | re.IGNORECASE,
 )
 

@@ -1552,3 +1552,32 @@ def test_a_series_naming_the_kernel_a_regression_appeared_in_answers_it(where, r
     )
     assert r.is_regression_report is report
     assert ("patch-own-numbers" in _rules(r)) is not report
+
+
+@pytest.mark.parametrize(
+    "body,size",
+    [
+        # written for the pattern: a change statement whose "after" names the kernel it ran on
+        ("Server-side copy of a 10G file used to take 4 seconds, now it takes 40 seconds on 6.3.\n", 900.0),
+        ("The nightly rsync went from 12 minutes to 51 minutes with 6.1.\n", 325.0),
+        ("Reads dropped from 900 MB/s to 300 MB/s on 6.6-rc1.\n", 66.67),
+    ],
+)
+def test_the_sides_of_a_change_statement_that_names_its_kernel_size_it(body, size):
+    r = _report(*_thread("[REGRESSION] slow copies since the last upgrade", "a@b.c", body))
+    assert r.is_regression_report and r.regression_pct == pytest.approx(size, abs=0.01)
+    assert [x.label for x in r.results] == ["baseline", "regressed"]
+
+
+@pytest.mark.parametrize(
+    "said,role",
+    [
+        ("Reverting 0123456789ab brings it back.\n", "culprit"),
+        ("Reverting 0123456789ab brings the speed back.\n", "culprit"),
+        ("Reverting 0123456789ab does nothing here.\n", "revert"),
+    ],
+)
+def test_a_revert_bringing_the_speed_back_names_the_culprit(said, role):
+    from lkmlkb.extract.commits import find_commits
+
+    assert [c.role for c in find_commits(said)] == [role]
