@@ -236,13 +236,31 @@ _WENT_DOWN = frozenset(
 _SHARPLY_UP = frozenset(
     ("skyrocket", "skyrockets", "skyrocketed", "skyrocketing", "soars", "soared", "balloons", "ballooned")
 )
-_WENT_UP = frozenset(("increase", "increased", "increases", "higher")) | _SHARPLY_UP
+#: a rise in other words: "went up", "rose", "jumped", "grew", "climbed"
+_ROSE = frozenset(
+    (
+        "went up",
+        "goes up",
+        "go up",
+        "gone up",
+        "going up",
+        "rose",
+        "risen",
+        "rises",
+        "jumped",
+        "jumps",
+        "grew",
+    )
+    + ("grows", "climbed", "climbs")
+)
+_WENT_UP = frozenset(("increase", "increased", "increases", "higher")) | _SHARPLY_UP | _ROSE
 _WENT = _WENT_DOWN | _WENT_UP
 #: words that say only which way something went, of which mail says it of anything ("memory
 #: usage increased", "reduces lock contention"): a claim needs a metric named
 _NEEDS_METRIC = (
     frozenset(("increased", "increases", "decreases", "reduce", "reduces", "reduced", "reducing"))
     | _SHARPLY_UP
+    | _ROSE
 )
 #: a word of speed near a direction word with neither a metric nor a figure ("the performance drops
 #: if ...", "a sizeable drop in perf", "such performance drop can be very obvious"): without one,

@@ -119,6 +119,12 @@ _WEAK_BEFORE = frozenset(
         "back",
     ]
 )
+#: "compared to", "relative to", "as opposed to" right before a bare number: a comparison, as "vs"
+_COMPARED_TO_RE = re.compile(
+    r"\b(?:compared|relative|opposed|comparison)[ \t]{1,3}(?:to|with)[ \t]{1,3}$", re.I
+)
+#: a release named as one before a comparison's other side ("on 6.5", "kernel 6.5", "v6.5")
+_RELEASE_NAMED_RE = re.compile(r"\b(?:on|kernel|linux|v)[ \t]{0,2}v?[2-7]\.\d{1,2}\b", re.I)
 #: software whose version numbers are not kernels: "fio 3.33", "Python 3.11", "gcc 4.8.5"
 _OTHER_SOFTWARE = frozenset(
     [
@@ -329,6 +335,12 @@ def _accept(line: str, m: re.Match) -> bool:
     # a bare two-part number ("6.6"): needs context
     if before in _STRONG_BEFORE:
         return True
+    if (
+        before in ("to", "with")
+        and _COMPARED_TO_RE.search(line, max(0, m.start() - 40), m.start())
+        and _RELEASE_NAMED_RE.search(line, max(0, m.start() - 200), m.start())
+    ):
+        return True  # "20% lower IOPS on 6.5 compared to 6.4": a release compared with a release
     if not line[: m.start()].strip() and _LINE_LABEL_AFTER_RE.match(line, m.end()):
         return True  # table label at line start: "6.6:" / "6.6 result"
     if (

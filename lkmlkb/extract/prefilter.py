@@ -73,6 +73,7 @@ PREFILTER_WORDS = tuple(
             "took",
             "taking",
             "order of magnitude",
+            "latenc",
         )
     )
 )
@@ -87,6 +88,8 @@ PREFILTER = re.compile(
     | \b(?:takes?|taking|took)[ \t](?:[\w~<>.]{1,12}[ \t]){0,3}?~?\d{1,5}(?:\.\d{1,3})?[ \t]?
       (?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b                 # "it takes around 300 seconds"
     | \border[ ]of[ ]magnitude\b                                        # "an order of magnitude slower"
+    | \blatenc(?:y|ies)[ \t](?:[\w-]{1,12}[ \t]){0,3}?(?:went[ \t]up|goes[ \t]up|rose|jumped|grew|increased
+      |doubled|tripled|spiked|skyrocketed)\b                             # "the p99 latency went up from 2 to 9 ms"
     | \bperformance[ ](?:drop|hit|loss|issue|problem|penalty|decrease)  # "a noticeable performance drop"
     | \bbw= | run[ ]status[ ]group | tiobench | \biostat | fs_mark | dbench # tools and their output
     | (?<![^\s>])real[ \t]{1,8}\d{1,6}m\d | elapsed[ ]\(wall[ ]clock\)  # time(1) output, indented or quoted

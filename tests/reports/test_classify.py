@@ -1581,3 +1581,64 @@ def test_a_revert_bringing_the_speed_back_names_the_culprit(said, role):
     from lkmlkb.extract.commits import find_commits
 
     assert [c.role for c in find_commits(said)] == [role]
+
+
+@pytest.mark.parametrize(
+    "subject,body,size,bad",
+    [
+        # written for the pattern (a latency said to rise in words, kernels compared in words)
+        (
+            "iSCSI: completion latency went up on 6.8",
+            "On kernel 6.8 the average completion latency on the initiator went up from 120 usec to\n310 usec; kernel 6.7 is fine.\n",
+            158.33,
+            "6.8",
+        ),
+        (
+            "p99 latency regression",
+            "After the upgrade to 6.1 the p99 latency rose from 2 ms to 9 ms.\n",
+            350.0,
+            None,
+        ),
+        (
+            "nvme-pci: lower IOPS on 6.5",
+            "We see 20% lower IOPS on 6.5 compared to 6.4 with io_uring polled queues (t/io_uring -p1).\n",
+            20.0,
+            "6.5",
+        ),
+    ],
+)
+def test_a_rise_of_a_latency_and_releases_compared_in_words_are_a_report(subject, body, size, bad):
+    r = _report(*_thread(subject, "a@b.c", body))
+    assert r.is_regression_report
+    assert r.regression_pct == pytest.approx(size, abs=0.01) and r.bad_kernel == bad
+
+
+@pytest.mark.parametrize(
+    "text,passes",
+    [
+        ("the average completion latency on the initiator went up from 120 usec to 310 usec", True),
+        ("the p99 latency rose from 2 ms to 9 ms", True),
+        ("latency numbers look fine", False),
+        ("This patch reduces latency.", False),
+    ],
+)
+def test_the_prefilter_lets_a_latency_said_to_rise_through(text, passes):
+    from lkmlkb.extract.prefilter import prefilter
+
+    assert prefilter(text) is passes
+
+
+@pytest.mark.parametrize(
+    "line,kernels",
+    [
+        ("We see 20% lower IOPS on 6.5 compared to 6.4 with io_uring polled queues", ["6.5", "6.4"]),
+        ("kernel 6.6 is 10% slower compared with 6.1", ["6.6", "6.1"]),
+        # a ratio compared with a ratio names no release
+        ("throughput is 3.5 compared to 2.1 before", []),
+        ("the ratio went to 2.5 compared with 1.5 GB/s", []),
+    ],
+)
+def test_a_release_compared_to_a_release_is_a_kernel(line, kernels):
+    from lkmlkb.extract.kernel_versions import find_versions
+
+    assert [n for *_, n in find_versions(line)] == kernels
