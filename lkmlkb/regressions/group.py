@@ -154,6 +154,10 @@ def _links(
         """A regression report that is no patch (a patch's "culprit" is the commit its Fixes: names)."""
         return rows[t].is_regression_report and not is_patch(t)
 
+    def _titles(t: str) -> set[str]:
+        """A thread's patch subjects, as its series keys write them, and its own."""
+        return {k.value for k in by_kind[t][K.SERIES]} | {K.strip_subject(rows[t].title)}
+
     def is_stable(t: str) -> bool:
         return any(k.value.startswith(K.STABLE) for k in by_kind[t][K.PART])
 
@@ -173,11 +177,25 @@ def _links(
     # stable backport's Link: to one patch inside a series' thread says where that patch was
     # posted, not which report it fixes (one to a thread's first message, a report or a fix
     # posted alone, does)
+    # (another author's patch a series carries, its Link: naming where it was posted, says where
+    # the patch came from, not that the series fixes that thread's regression: Jens Axboe's
+    # "[PATCHSET v2 0/5] Improve async iomap DIO performance" carries Andres Freund's "io_uring:
+    # Use io_schedule* in cqring wait", io-uring 2023-07)
     for t in rows:
         backport = any(k.value.startswith(K.STABLE) for k in by_kind[t][K.PART])
+        carried = {(k.value, k.detail) for k in by_kind[t][K.CARRIED]}
         for k in by_kind[t][K.LINK] + by_kind[t][K.DUP_OF]:
             there = locate.get(k.value)
             if backport and k.kind == K.LINK and there is not None and k.value != there:
+                continue
+            if (
+                not backport
+                and k.kind == K.LINK
+                and there in rows
+                and there != t
+                and any(v == k.value and d in _titles(there) for v, d in carried)
+                and not {a.value for a in by_kind[t][K.AUTHOR]} & {a.value for a in by_kind[there][K.AUTHOR]}
+            ):
                 continue
             if there and there != t and there in rows:
                 out.append((t, there, f"{k.detail} in {k.message_id} points at {k.value}"))

@@ -28,6 +28,7 @@ PERSON = "person"  # someone who wrote in the thread
 AUTHOR = "author"  # who wrote the thread's first message
 TRAILER = "trailer"  # someone a patch's trailers name (Reported-by, Tested-by, Cc, ...)
 CREDITED = "credited"  # someone a patch credits with finding or testing its problem (Reported-by, ...)
+CARRIED = "carried"  # a patch's own subject beside the Link: it carries (value: the Message-ID linked)
 REVERTS = "reverts"  # a commit `This reverts commit <sha>` names
 APPLIED_SAID = "applied"  # a reply saying the patch was applied
 WORKLOAD = "workload"  # a normalized workload fingerprint
@@ -376,6 +377,10 @@ def thread_keys(t: ThreadInput) -> list[Key]:
             keys.append(Key(REVERTS, hit.group(1).lower(), m.message_id, m.date, hit.group(0).strip()))
         for hit in _LINK_RE.finditer(text) if "://" in text else ():
             keys.append(Key(LINK, hit.group(2), m.message_id, m.date, hit.group(0).strip()))
+            if hit.group(1) == "Link" and patch_version(m.subject) is not None:
+                # a patch and the Link: it carries: where that patch was posted, when it is the
+                # same patch (another author's, taken into this series)
+                keys.append(Key(CARRIED, hit.group(2), m.message_id, m.date, strip_subject(m.subject)))
         for hit in _ARCHIVE_URL_RE.finditer(text) if "kernel.org/" in text else ():
             linked = urllib.parse.unquote(hit.group(1)).rstrip(".,;:)]>'\"")
             if "@" in linked and linked != m.message_id:

@@ -909,3 +909,72 @@ def test_two_fixes_of_one_commit_join_when_one_credits_the_others_author(trailer
     song_row.is_regression_report = True
     found = group([jens_row, song_row], keys)
     assert [len(g.members) for g in found] == ([2] if joined else [1, 1])
+
+
+def _carrying_series(patch_subject: str, link: str, sender: tuple[str, str]) -> K.ThreadInput:
+    """io-uring, 2023-07: Jens Axboe's "[PATCHSET v2 0/5] Improve async iomap DIO performance", whose
+    patch 1/5 is Andres Freund's "io_uring: Use io_schedule* in cqring wait" with its Link:."""
+    root = "20230718194920.1472184-1-axboe@kernel.dk"
+    text = f"Signed-off-by: Andres Freund <andres@anarazel.de>\nLink: https://lore.kernel.org/r/{link}\n"
+    return K.ThreadInput(
+        root,
+        title="[PATCHSET v2 0/5] Improve async iomap DIO performance",
+        first_date="2023-07-18T19:49:15+00:00",
+        mails=[
+            K.Mail(
+                root,
+                "[PATCHSET v2 0/5] Improve async iomap DIO performance",
+                *sender,
+                "2023-07-18T19:49:15+00:00",
+                "Hi,\n",
+            ),
+            K.Mail(root.replace("-1-", "-2-"), patch_subject, *sender, "2023-07-18T19:49:16+00:00", text),
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    "patch_subject,sender,joined",
+    [
+        # another author's patch carried into the series: where it was posted, not this regression
+        ("[PATCH 1/5] io_uring: Use io_schedule* in cqring wait", ("Jens Axboe", "axboe@kernel.dk"), False),
+        # the author's own patch again (a version of it): one story
+        (
+            "[PATCH 1/5] io_uring: Use io_schedule* in cqring wait",
+            ("Andres Freund", "andres@anarazel.de"),
+            True,
+        ),
+        # a patch of its own whose Link: names the thread it answers
+        (
+            "[PATCH 1/5] io_uring: fix the iowait accounting of cqring waits",
+            ("Jens Axboe", "axboe@kernel.dk"),
+            True,
+        ),
+    ],
+)
+def test_a_series_carrying_anothers_patch_is_not_joined_by_its_link(patch_subject, sender, joined):
+    andres = "20230707162007.194068-1-andres@anarazel.de"
+    first = K.ThreadInput(
+        andres,
+        title="[PATCH v1] io_uring: Use io_schedule* in cqring wait",
+        is_regression_report=True,
+        first_date="2023-07-07T16:20:07+00:00",
+        mails=[
+            K.Mail(
+                andres,
+                "[PATCH v1] io_uring: Use io_schedule* in cqring wait",
+                "Andres Freund",
+                "andres@anarazel.de",
+                "2023-07-07T16:20:07+00:00",
+                "Hi,\n",
+            )
+        ],
+    )
+    series = _carrying_series(patch_subject, andres, sender)
+    keys = {t.thread_id: K.thread_keys(t) for t in (first, series)}
+    rows = [
+        ThreadRow(andres, first.title, is_regression_report=True),
+        ThreadRow(series.thread_id, series.title),
+    ]
+    found = group(rows, keys, locate={andres: andres})
+    assert [len(g.members) for g in found] == ([2] if joined else [1])
