@@ -173,6 +173,7 @@ def _links(
                 f"duplicate copy: {ka.message_id} and {kb.message_id} have one author, date and first lines"
             ),
         )
+
     # Link:/Closes: tags and regzbot dup-of pointing at a message of another report thread; a
     # stable backport's Link: to one patch inside a series' thread says where that patch was
     # posted, not which report it fixes (one to a thread's first message, a report or a fix
@@ -181,21 +182,23 @@ def _links(
     # the patch came from, not that the series fixes that thread's regression: Jens Axboe's
     # "[PATCHSET v2 0/5] Improve async iomap DIO performance" carries Andres Freund's "io_uring:
     # Use io_schedule* in cqring wait", io-uring 2023-07)
+    def carries(t: str, k: Key) -> bool:
+        """Whether ``t``'s Link: ``k`` is that of another author's patch ``t`` carries (not a
+        stable backport's: a backport is the patch's story)."""
+        there = locate.get(k.value)
+        if k.kind != K.LINK or there not in rows or there == t or is_stable(t):
+            return False
+        if not any(k2.value == k.value and k2.detail in _titles(there) for k2 in by_kind[t][K.CARRIED]):
+            return False
+        return not {a.value for a in by_kind[t][K.AUTHOR]} & {a.value for a in by_kind[there][K.AUTHOR]}
+
     for t in rows:
         backport = any(k.value.startswith(K.STABLE) for k in by_kind[t][K.PART])
-        carried = {(k.value, k.detail) for k in by_kind[t][K.CARRIED]}
         for k in by_kind[t][K.LINK] + by_kind[t][K.DUP_OF]:
             there = locate.get(k.value)
             if backport and k.kind == K.LINK and there is not None and k.value != there:
                 continue
-            if (
-                not backport
-                and k.kind == K.LINK
-                and there in rows
-                and there != t
-                and any(v == k.value and d in _titles(there) for v, d in carried)
-                and not {a.value for a in by_kind[t][K.AUTHOR]} & {a.value for a in by_kind[there][K.AUTHOR]}
-            ):
+            if carries(t, k):
                 continue
             if there and there != t and there in rows:
                 out.append((t, there, f"{k.detail} in {k.message_id} points at {k.value}"))
@@ -208,7 +211,9 @@ def _links(
     for t in rows:
         for k in by_kind[t][K.LINK]:
             there = locate.get(k.value)
-            if K.is_robot(k.value) or (there in rows and rows[there].is_regression_report):
+            if (K.is_robot(k.value) or (there in rows and rows[there].is_regression_report)) and not carries(
+                t, k
+            ):
                 pointed[k.value].append((t, k))
         # a fix's log linking the robot's report in its words ("reported a -88.8% regression in
         # <link>"), as a Link: tag does: two fix series of one robot report (linux-xfs, 2023-06)

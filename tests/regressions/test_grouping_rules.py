@@ -971,10 +971,28 @@ def test_a_series_carrying_anothers_patch_is_not_joined_by_its_link(patch_subjec
         ],
     )
     series = _carrying_series(patch_subject, andres, sender)
-    keys = {t.thread_id: K.thread_keys(t) for t in (first, series)}
+    # stable's backport of the patch, its Link: naming the same posting: the patch's story
+    backport_id = "20230716195007.731909670@linuxfoundation.org"
+    backport = K.ThreadInput(
+        backport_id,
+        title="[PATCH 6.4 800/800] io_uring: Use io_schedule* in cqring wait",
+        first_date="2023-07-16T19:50:07+00:00",
+        mails=[
+            K.Mail(
+                backport_id,
+                "[PATCH 6.4 800/800] io_uring: Use io_schedule* in cqring wait",
+                "Greg Kroah-Hartman",
+                "gregkh@linuxfoundation.org",
+                "2023-07-16T19:50:07+00:00",
+                f"commit 8a796565cec3601071cbbd27d6304e202019d014 upstream.\n\nLink: https://lore.kernel.org/r/{andres}\n",
+            )
+        ],
+    )
+    keys = {t.thread_id: K.thread_keys(t) for t in (first, series, backport)}
     rows = [
         ThreadRow(andres, first.title, is_regression_report=True),
         ThreadRow(series.thread_id, series.title),
+        ThreadRow(backport_id, backport.title),
     ]
     found = group(rows, keys, locate={andres: andres})
-    assert [len(g.members) for g in found] == ([2] if joined else [1])
+    assert [len(g.members) for g in found] == ([3] if joined else [2])
