@@ -123,6 +123,25 @@ _WEAK_BEFORE = frozenset(
 _COMPARED_TO_RE = re.compile(
     r"\b(?:compared|relative|opposed|comparison)[ \t]{1,3}(?:to|with)[ \t]{1,3}$", re.I
 )
+#: a verdict on the release a bare number is, right after it: "6.7 is fine", "6.8 is much slower",
+#: "5.15 works", "6.1 regressed" (what mail says of a kernel tried, not of a ratio or a size)
+_VERDICT_AFTER_RE = re.compile(
+    r"[ \t]{1,3}(?:(?:is|was|seems|looks|works|worked|runs|ran)(?:[ \t]{1,3}(?:still|much|also|perfectly|just|really))?"
+    r"[ \t]{1,3}(?:fine|good|ok|okay|bad|slow|slower|fast|faster|broken|affected|unaffected)\b"
+    r"|(?:works|worked)[ \t]{0,3}(?:fine|ok|okay)?\b|regressed\b|is[ \t]{1,3}not[ \t]{1,3}affected\b)",
+    re.IGNORECASE,
+)
+#: words after which a bare number opens a clause of its own ("..., and 6.8 regressed")
+_CLAUSE_OPENERS = frozenset(("and", "but", "while", "whereas", "on", "with", "in", "then", "now"))
+
+
+def _opens_a_clause(line: str, start: int, before: str) -> bool:
+    """Whether the number at ``start`` opens a clause: at the line's start, after punctuation, or
+    after a word that opens one (not "the ratio 2.5 is fine", "a load of 3.5 is bad")."""
+    prev = line[:start].rstrip()
+    return not prev or prev[-1] in ",;:(-" or before in _CLAUSE_OPENERS
+
+
 #: a release named as one before a comparison's other side ("on 6.5", "kernel 6.5", "v6.5")
 _RELEASE_NAMED_RE = re.compile(r"\b(?:on|kernel|linux|v)[ \t]{0,2}v?[2-7]\.\d{1,2}\b", re.I)
 #: software whose version numbers are not kernels: "fio 3.33", "Python 3.11", "gcc 4.8.5"
@@ -349,6 +368,8 @@ def _accept(line: str, m: re.Match) -> bool:
         and LABEL_LINE_END.match(line, m.end())
     ):
         return True  # a label line of its own: "With 6.7:", "On 6.8:", "Before 6.3:"
+    if _VERDICT_AFTER_RE.match(line, m.end()) and _opens_a_clause(line, m.start(), before):
+        return True  # a release judged as a kernel is: "6.7 is fine", "6.8 regressed"
     if before in _WEAK_BEFORE:
         lo, hi = max(0, m.start() - 200), min(len(line), m.end() + 200)
         return bool(_KERNELISH_RE.search(line[lo : m.start()] + " " + line[m.end() : hi]))

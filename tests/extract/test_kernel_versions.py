@@ -320,3 +320,21 @@ def test_a_tools_version_or_a_word_is_no_snapshot(text, found):
 )
 def test_the_nfs_protocols_versions_are_no_kernels(line, kernels):
     assert [n for *_, n in find_versions(line)] == kernels
+
+
+@pytest.mark.parametrize(
+    "line,kernels",
+    [
+        # written for the pattern: kernels tried, each with its verdict
+        ("Tested: 6.6 is fine and 6.7 is much slower", ["6.6", "6.7"]),
+        ("the latency went up from 120 usec to 310 usec, 6.7 is fine.", ["6.7"]),
+        ("6.8 regressed badly for us", ["6.8"]),
+        ("5.15 works fine, so does 5.10", ["5.15"]),
+        # a figure judged is no kernel
+        ("the ratio 2.5 is fine", []),
+        ("a load of 3.5 is bad", []),
+        ("the score 4.5 was good", []),
+    ],
+)
+def test_a_release_with_its_verdict_is_a_kernel(line, kernels):
+    assert [n for *_, n in find_versions(line)] == kernels
