@@ -36,6 +36,7 @@ from lkmlkb.extract.lines import field_listing, line_of, line_text
 from lkmlkb.extract.measurements import metric_of, normalized, quantities
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.extract.nlp import cue_files, reading
+from lkmlkb.extract.prefilter import RISE_WORDS
 from lkmlkb.model import Claim, Evidence
 
 log = logging.getLogger(__name__)
@@ -236,23 +237,8 @@ _WENT_DOWN = frozenset(
 _SHARPLY_UP = frozenset(
     ("skyrocket", "skyrockets", "skyrocketed", "skyrocketing", "soars", "soared", "balloons", "ballooned")
 )
-#: a rise in other words: "went up", "rose", "jumped", "grew", "climbed"
-_ROSE = frozenset(
-    (
-        "went up",
-        "goes up",
-        "go up",
-        "gone up",
-        "going up",
-        "rose",
-        "risen",
-        "rises",
-        "jumped",
-        "jumps",
-        "grew",
-    )
-    + ("grows", "climbed", "climbs")
-)
+#: a rise in other words: "went up", "rose", "jumped", "grew", "climbed" (the prefilter's list)
+_ROSE = frozenset(RISE_WORDS)
 _WENT_UP = frozenset(("increase", "increased", "increases", "higher")) | _SHARPLY_UP | _ROSE
 _WENT = _WENT_DOWN | _WENT_UP
 #: words that say only which way something went, of which mail says it of anything ("memory

@@ -662,8 +662,7 @@ _POINTS_BELOW = re.compile(r"\bfollowing\b|[ \t]{1,3}below\b")
 def _below_before(text: str, s0: int) -> bool:
     """Whether the text before the sentence at ``s0`` points below ("the commit below", "the
     following commit"): its cues are read though the sentence ends otherwise than with ":"."""
-    before = text[max(0, s0 - LEAD_IN_CHARS) : s0]
-    return "below" in before or "following" in before
+    return _POINTS_BELOW.search(text, max(0, s0 - LEAD_IN_CHARS), s0) is not None
 
 
 def _cues_of_colon_sentence(doc_text: str, cues, s0: int):

@@ -128,7 +128,7 @@ _COMPARED_TO_RE = re.compile(
 _VERDICT_AFTER_RE = re.compile(
     r"[ \t]{1,3}(?:(?:is|was|seems|looks|works|worked|runs|ran)(?:[ \t]{1,3}(?:still|much|also|perfectly|just|really))?"
     r"[ \t]{1,3}(?:fine|good|ok|okay|bad|slow|slower|fast|faster|broken|affected|unaffected)\b"
-    r"|(?:works|worked)[ \t]{0,3}(?:fine|ok|okay)?\b|regressed\b|is[ \t]{1,3}not[ \t]{1,3}affected\b)",
+    r"|works\b|worked\b|regressed\b|is[ \t]{1,3}not[ \t]{1,3}affected\b)",
     re.IGNORECASE,
 )
 #: words after which a bare number opens a clause of its own ("..., and 6.8 regressed")

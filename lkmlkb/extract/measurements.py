@@ -107,15 +107,17 @@ _TIME_LINE = re.compile(r"^[ \t>]{0,8}(?:real|user|sys)[ \t]{1,8}\d{1,6}m[\d.]{1
 
 
 #: a line of the kernel's log, as dmesg, syslog or journalctl print it ("[  242.560881] INFO: task
-#: mount.smb3:3219 blocked for more than 120 seconds", "Aug  3 10:01:02 host kernel: ..."), or a
-#: hung task's warning copied without its stamp: its times are timeouts and the durations of
-#: the kernel's own steps, and its rates settings ("minimum _guaranteed_ speed: 1000 KB/sec"),
-#: not what the reporter measured
+#: mount.smb3:3219 blocked for more than 120 seconds", "Aug  3 10:01:02 host kernel: ..."): its
+#: times are timeouts and the durations of the kernel's own steps, and its rates settings
+#: ("minimum _guaranteed_ speed: 1000 KB/sec"), not what the reporter measured
 _LOG_LINE = re.compile(
     r"^[ \t>]{0,8}(?:<\d>)?\[[ \t]{0,12}\d{1,9}\.\d{3,9}\].*$"
-    r"|^[ \t>]{0,8}[A-Z][a-z]{2}[ \t]{1,2}\d{1,2}[ \t]\d\d:\d\d:\d\d[ \t]\S{1,64}[ \t]kernel:.*$"
-    r"|^.*\bblocked[ \t]for[ \t]more[ \t]than[ \t]\d{1,6}[ \t]seconds.*$",
+    r"|^[ \t>]{0,8}[A-Z][a-z]{2}[ \t]{1,2}\d{1,2}[ \t]\d\d:\d\d:\d\d[ \t]\S{1,64}[ \t]kernel:.*$",
     re.MULTILINE,
+)
+#: a hung task's warning copied without its stamp (searched only where its words are)
+_HUNG_TASK_LINE = re.compile(
+    r"^.*\bblocked[ \t]for[ \t]more[ \t]than[ \t]\d{1,6}[ \t]seconds.*$", re.MULTILINE
 )
 
 
@@ -132,8 +134,10 @@ def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
     """(start, end, value, unit as written) of every quantity of speed or time in ``text``, but
     those of time(1)'s output lines, of the kernel's log and of a test harness's timings."""
     skip = [m.span() for m in _TIME_LINE.finditer(text)] if "m" in text else []
-    if "]" in text or "kernel:" in text or "blocked" in text:
+    if "]" in text or "kernel:" in text:
         skip += [m.span() for m in _LOG_LINE.finditer(text)]
+    if "blocked for more than" in text:
+        skip += [m.span() for m in _HUNG_TASK_LINE.finditer(text)]
     if "..." in text:
         skip += [m.span() for m in _HARNESS_LINE.finditer(text)]
     for m in QUANTITY.finditer(text):

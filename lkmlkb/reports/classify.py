@@ -34,6 +34,7 @@ where; a rule that misfires is found there.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -557,7 +558,7 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
     # the log measures the speed its fix brings back: "This improves the check/repair speed of a
     # 20-HDD raid6 from 19 MB/s to 103 MB/s" under "significant regression is observed for RAID
     # check and repair" (linux-block, 2022-03): a gain as large as a slowdown a report would size
-    pair = before_after(t.results, root.message_id)
+    pair = before_after(t.results, root.message_id) if fixes else None
     restored = pair is not None and -(_slowdown_pct(*pair) or 0.0) >= MIN_SLOWDOWN_PCT
     for c in t.claims:
         e = c.evidence
@@ -569,7 +570,7 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
         wrapped = _line_end_before(bodies, e) + " " + _line_start_after(bodies, e)
         if not (
             _speed_regression(c, wrapped)
-            or (c.kind == "regression" and (PERF_NAMED.search(t.subject) or (restored and fixes)))
+            or (c.kind == "regression" and (PERF_NAMED.search(t.subject) or restored))
         ):
             continue
         # a regression it fixes, named so, or what a revert takes back: "fix performance regression",
@@ -846,17 +847,11 @@ def kernels_changed(t: ThreadFacts, mid: str) -> Reason | None:
     if judged is None:
         # a bad kernel beside another its own message names ("slow on 4.19, fine on 4.14"); others
         # named in other messages (a patch's base, the kernels replies tried) change nothing of it
+        releases: dict[str, set[str]] = defaultdict(set)
+        for k in t.kernels:
+            releases[k.evidence.message_id].add(_release(k.version))
         judged = next(
-            (
-                k
-                for k in t.kernels
-                if k.role == "bad"
-                and len(
-                    {_release(o.version) for o in t.kernels if o.evidence.message_id == k.evidence.message_id}
-                )
-                >= 2
-            ),
-            None,
+            (k for k in t.kernels if k.role == "bad" and len(releases[k.evidence.message_id]) >= 2), None
         )
     if judged is not None:
         e = judged.evidence

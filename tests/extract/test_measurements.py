@@ -503,14 +503,14 @@ def test_a_setting_changed_on_a_line_is_no_pair(line, want):
     [
         # linux-cifs, "multiuser mount option regression" (2022): a hung task and suspend's steps
         "[  242.560881] INFO: task mount.smb3:3219 blocked for more than 120 seconds.",
-        "[ 3400.856311] Filesystems sync: 3.366 seconds",
         "[ 3400.856559] Freezing user space processes ... (elapsed 0.002 seconds) done.",
-        # written for the pattern: syslog's and journalctl's stamps, a log level, a quote mark,
-        # md's resync floor, and a hung task's warning pasted without its stamp
-        "Aug  3 10:01:02 myhost kernel: md: minimum _guaranteed_  speed: 1000 KB/sec/disk.",
-        "<6>[   12.345678] raid6: avx2x4   gen() 31026 MB/s",
-        "> [ 1234.567890] nvme nvme0: I/O 12 QID 3 timeout, aborting after 30 seconds",
-        "INFO: task kworker/u16:2:123 blocked for more than 122 seconds.",
+        # written for the pattern (each read as a figure were it not a log line): syslog's and
+        # journalctl's stamps, a quote mark, and a hung task's warning pasted without its stamp
+        "Aug  3 10:01:02 myhost kernel: md0: resync done, 160 MB/s",
+        "[  100.000001] md: resync of RAID array md0 done in 120 seconds",
+        "<6>[  100.000001] EXT4-fs (sda1): mounted filesystem, took 2 seconds",
+        "> [   69.198819] sd 0:0:0:0: [sda] 4096-byte physical blocks, read at 530 MB/s",
+        "On 6.8 the mount hangs: INFO: task mount.cifs:3219 blocked for more than 120 seconds.",
     ],
 )
 def test_the_kernels_log_lines_measure_nothing(line):

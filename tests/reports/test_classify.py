@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lkmlkb.extract.messages import extract_messages
+from lkmlkb.extract.prefilter import RISE_WORDS
 from lkmlkb.model import Message
 from lkmlkb.reports.build import build_report
 
@@ -1642,3 +1643,14 @@ def test_a_release_compared_to_a_release_is_a_kernel(line, kernels):
     from lkmlkb.extract.kernel_versions import find_versions
 
     assert [n for *_, n in find_versions(line)] == kernels
+
+
+@pytest.mark.parametrize("word", RISE_WORDS)
+def test_every_word_of_a_rise_is_let_through_and_read_as_a_latencys_regression(word):
+    """The prefilter and the claims read one list of rise words: none can be added to one alone."""
+    from lkmlkb.extract.claims import find_claims
+    from lkmlkb.extract.prefilter import prefilter
+
+    sentence = f"the p99 latency {word} from 2 ms to 9 ms"
+    assert prefilter(sentence)
+    assert [(c.kind, c.metric) for c in find_claims(sentence)] == [("regression", "lat")]
