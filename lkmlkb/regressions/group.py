@@ -313,18 +313,33 @@ def _links(
     def agree(xs: set[str], ys: set[str]) -> list[str]:
         return sorted(min(x, y, key=len) for x in xs for y in ys if x.startswith(y) or y.startswith(x))
 
+    def other_authors_fix(a: str, b: str) -> bool:
+        """Both patches fixing a regression (no backport), by authors known and none in common."""
+        aa, ab = ({k.value for k in by_kind[x][K.AUTHOR]} for x in (a, b))
+        return (
+            all(rows[x].is_regression_report and is_patch(x) and not is_stable(x) for x in (a, b))
+            and bool(aa and ab)
+            and not aa & ab
+        )
+
     for t in rows:
         for k in by_kind[t][K.REFERS]:
             there = locate.get(k.value)
             if not there or there == t or there not in rows:
                 continue
-            if not (reportlike(t) or reportlike(there)):
-                continue
-            report, other = (t, there) if reportlike(t) else (there, t)
-            if reportlike(other) or (is_patch(other) and not is_stable(other)):
-                common = agree(blames(report), blames(other) if reportlike(other) else repairs(other))
+            if reportlike(t) or reportlike(there):
+                report, other = (t, there) if reportlike(t) else (there, t)
+                if reportlike(other) or (is_patch(other) and not is_stable(other)):
+                    common = agree(blames(report), blames(other) if reportlike(other) else repairs(other))
+                else:
+                    common = []
+            elif other_authors_fix(t, there):
+                # two authors' fixes of one commit's regression, one citing the other ("Dave
+                # Chinner reported a problem ... (see <link>)": linux-mm via linux-xfs, 2019-08);
+                # one author's versions are the series rules' to join
+                common = agree(repairs(t), repairs(there))
             else:
-                common = []
+                continue
             if common:
                 out.append((t, there, f"{k.message_id} links {k.value} and both name {common[0]}"))
                 pointing.add(frozenset((t, there)))
@@ -360,6 +375,35 @@ def _links(
                     out.append(
                         (a, b, f"one patch series: {ka.detail!r} and {kb.detail!r} by {_named(authors_a)}")
                     )
+    # versions of one series under another cover: patches of one author posted in both, within
+    # SERIES_DAYS, two of them at least (one when a thread posts a single patch) and half of the
+    # larger posting's: a patch carried into a long series (a "patchbomb" of sixty) or into an
+    # unrelated one is one of many there, and such a series would bridge every regression it touches
+    posted: dict[str, list[tuple[str, Key]]] = defaultdict(list)
+    counts: dict[str, int] = defaultdict(int)
+    for t in rows:
+        for k in dict((k.value, k) for k in by_kind[t][K.PATCH]).values():
+            posted[k.value].append((t, k))
+            counts[t] += 1
+    shared: dict[tuple[str, str], list[tuple[Key, Key]]] = defaultdict(list)
+    for found in posted.values():
+        for i, (a, ka) in enumerate(found):
+            for b, kb in found[i + 1 :]:
+                if a != b:
+                    shared[(a, b)].append((ka, kb))
+    for (a, b), both in shared.items():
+        authors = {k.value for k in by_kind[a][K.AUTHOR]} & {k.value for k in by_kind[b][K.AUTHOR]}
+        d = _days(both[0][0].date, both[0][1].date)
+        alike = len(both) >= min(2, counts[a], counts[b]) and 2 * len(both) >= max(counts[a], counts[b])
+        if authors and alike and d is not None and d <= SERIES_DAYS:
+            ka, kb = both[0]
+            out.append(
+                (
+                    a,
+                    b,
+                    f"one series: {ka.detail!r} and {kb.detail!r} by {_named(authors)} ({len(both)} patches alike)",
+                )
+            )
     # patches of one posting (one run of git send-email or b4, by their Message-IDs): a patch that
     # lost its In-Reply-To is still part of its series' thread
     postings: dict[str, list[tuple[str, Key]]] = defaultdict(list)

@@ -22,6 +22,7 @@ FIX_SUBJECT = "fix-subject"  # `#regzbot fix:` naming a patch by its subject (no
 LINK = "link"  # a Message-ID a `Link:`/`Closes:` tag or `#regzbot dup-of:` points at
 DUP_OF = "dup-of"  # a Message-ID `#regzbot dup-of:` points at
 SERIES = "series"  # a patch's subject without `[PATCH vN m/n]` (detail: the version)
+PATCH = "patch"  # the subject of a patch its series posts (the first message's and each numbered patch's)
 SUBJECT = "subject"  # the thread's normalized subject (for replies that lost their References)
 COPY = "copy"  # a message's author, minute and first words (the same mail from another source)
 PERSON = "person"  # someone who wrote in the thread
@@ -337,6 +338,31 @@ def link_targets(text: str) -> list[tuple[str, str]]:
     return out
 
 
+_REPLY_RE = re.compile(r"^\s*(?:\[[^\]]{0,80}\]\s*)?(?:re|fwd?|aw|sv|答复|回复)\s{0,2}:", re.I)
+
+
+def _posted_patches(t: ThreadInput, first: Mail | None) -> list[Key]:
+    """:data:`PATCH` keys: the subjects of the patches the thread's first message's author posts
+    in it (the first message's own, and each later patch's), of three words or more: a series and
+    its next version under another cover ("[PATCH 0/4] btrfs: shrink delalloc fixes", then
+    "[PATCH 0/6] ENOSPC delalloc flushing fixes" with the same four patches) share them."""
+    if first is None:
+        return []
+    author = person(first.from_name, first.from_addr)
+    out = []
+    for m in t.mails:
+        if _REPLY_RE.match(m.subject or "") or (
+            m is not first and person(m.from_name, m.from_addr) != author
+        ):
+            continue  # a reply ("Re: [PATCH 2/4] ..."; a thread's first the archive kept), or another's patch
+        if _PATCH_TAG_RE.search(own_subject(m.subject or "")) is None:
+            continue
+        title = strip_subject(m.subject or "")
+        if len(title.split()) >= 3:
+            out.append(Key(PATCH, title, m.message_id, m.date, m.subject))
+    return out
+
+
 def thread_keys(t: ThreadInput) -> list[Key]:
     """Every key of a report thread (see the kinds above), each with its message and evidence."""
     keys: list[Key] = []
@@ -441,6 +467,7 @@ def thread_keys(t: ThreadInput) -> list[Key]:
     if v is not None and not stable:
         versions.add(v)
         keys.append(Key(SERIES, low, first_id, t.first_date, subject))
+        keys.extend(_posted_patches(t, first))
         if posting := posting_of(first_id):
             keys.append(Key(POSTING, posting, first_id, t.first_date, subject))
         for bug in dict.fromkeys(_BUG_URL_RE.findall((first.text if first else "")[:KEY_CHARS])):

@@ -996,3 +996,129 @@ def test_a_series_carrying_anothers_patch_is_not_joined_by_its_link(patch_subjec
     ]
     found = group(rows, keys, locate={andres: andres})
     assert [len(g.members) for g in found] == ([3] if joined else [2])
+
+
+JOSEF = ("Josef Bacik", "josef@toxicpanda.com")
+#: the four patches of "[PATCH 0/4] btrfs: shrink delalloc fixes" (linux-btrfs, 2021-06-11), which
+#: "[PATCH 0/6] ENOSPC delalloc flushing fixes" (2021-06-28) posts again under another cover
+DELALLOC = [
+    "btrfs: wait on async extents when flushing delalloc",
+    "btrfs: wake up async_delalloc_pages waiters after submit",
+    "fs: add a filemap_fdatawrite_wbc helper",
+    "btrfs: use the filemap_fdatawrite_wbc helper for delalloc shrinking",
+]
+
+
+def _series(
+    tid: str, cover: str, patches: list[str], date: str, who=JOSEF, tag: str = "PATCH"
+) -> K.ThreadInput:
+    """A posting: the cover letter, its numbered patches and a reviewer's reply to the first."""
+    n = len(patches)
+    mails = [K.Mail(tid, f"[{tag} 0/{n}] {cover}", *who, date, "cover letter")]
+    mails += [
+        K.Mail(f"{tid}-{i}", f"[{tag} {i}/{n}] {p}", *who, date, "patch") for i, p in enumerate(patches, 1)
+    ]
+    mails.append(
+        K.Mail(f"{tid}-r", f"Re: [{tag} 1/{n}] {patches[0]}", "Nikolay Borisov", "nb@suse.com", date, "ok")
+    )
+    return K.ThreadInput(tid, title=mails[0].subject, first_date=date, mails=mails)
+
+
+def _joined(*threads: K.ThreadInput) -> list[int]:
+    """The sizes of the regressions the first thread (a regression report) and the others make."""
+    keys = {t.thread_id: K.thread_keys(t) for t in threads}
+    rows = [
+        ThreadRow(t.thread_id, t.title, is_regression_report=i == 0, first_date=t.first_date)
+        for i, t in enumerate(threads)
+    ]
+    return sorted(len(g.members) for g in group(rows, keys))
+
+
+def test_a_series_posted_again_under_another_cover_joins_its_first_posting():
+    """linux-btrfs, 2021-06: Josef Bacik's "shrink delalloc fixes" (a regression's fix) and, 17
+    days later, "ENOSPC delalloc flushing fixes" carrying its four patches and two more."""
+    first = _series("c1", "btrfs: shrink delalloc fixes", DELALLOC, "2021-06-11T13:53:56+00:00")
+    more = [
+        "btrfs: enable a tracepoint when we fail tickets",
+        "btrfs: handle shrink_delalloc pages calculation differently",
+    ]
+    again = _series("c2", "ENOSPC delalloc flushing fixes", more + DELALLOC, "2021-06-28T15:37:05+00:00")
+    assert _joined(first, again) == [2]
+    keys = [k for k in K.thread_keys(again) if k.kind == K.PATCH]
+    assert len(keys) == 7  # the cover and six patches; not the reply "Re: [PATCH 1/6] ..."
+    # under an RFC tag, with a version, as a patchset
+    assert _joined(
+        first, _series("c2", "ENOSPC flushing", DELALLOC[:3], "2021-06-20T00:00:00+00:00", tag="RFC PATCH v2")
+    ) == [2]
+    # another author's series of the same patches, or one posted a year later, stays apart
+    other = ("Qu Wenruo", "wqu@suse.com")
+    assert _joined(
+        first, _series("c2", "ENOSPC delalloc flushing fixes", DELALLOC, first.first_date, who=other)
+    ) == [1]
+    assert _joined(
+        first, _series("c2", "ENOSPC delalloc flushing fixes", DELALLOC, "2022-09-01T00:00:00+00:00")
+    ) == [1]
+    # one patch alike is too few, unless a thread posts that one patch alone
+    assert _joined(
+        first, _series("c2", "ENOSPC delalloc flushing fixes", more + DELALLOC[:1], again.first_date)
+    ) == [1]
+    single = K.ThreadInput(
+        "s",
+        title=f"[PATCH] {DELALLOC[0]}",
+        first_date="2021-06-01T00:00:00+00:00",
+        mails=[K.Mail("s", f"[PATCH] {DELALLOC[0]}", *JOSEF, "2021-06-01T00:00:00+00:00", "patch")],
+    )
+    assert _joined(single, _series("c2", "x y z", DELALLOC[:1], again.first_date)) == [2]
+    # a long series carrying two of the patches among many ("a patchbomb") bridges nothing
+    bomb = [f"btrfs: cleanup number {i} of the bomb" for i in range(20)]
+    assert _joined(first, _series("c2", "btrfs: the bomb", bomb + DELALLOC[:2], again.first_date)) == [1]
+    # replies under the patches' subjects post nothing
+    replies = _series("c2", "other work of the same days", ["btrfs: one", "btrfs: two"], again.first_date)
+    replies.mails += [
+        K.Mail(f"c2-re{i}", f"Re: [PATCH {i}/4] {p}", *JOSEF, again.first_date, "reply")
+        for i, p in enumerate(DELALLOC, 1)
+    ]
+    assert _joined(first, replies) == [1]
+
+
+def test_another_authors_fix_of_one_commit_citing_a_fix_joins_it():
+    """linux-xfs (from linux-mm), 2019-08: Dave Chinner's "[PATCH] [Regression, v5.0] mm: boosted
+    kswapd reclaim b0rks system cache balance" and Mel Gorman's "[PATCH] mm, vmscan: Do not
+    special-case slab reclaim when watermarks are boosted", whose log says "Dave Chinner reported
+    a problem pointing a finger at commit 1c30844d2dfe ... (see https://lore.kernel.org/linux-mm/
+    20190807091858.2857-1-david@fromorbit.com/)"; both carry "Fixes: 1c30844d2dfe"."""
+    dave = "20190807091858.2857-1-david@fromorbit.com"
+    link = f"https://lore.kernel.org/linux-mm/{dave}/"
+
+    def keys_of(author: str, fixes: str, refers: bool) -> list[Key]:
+        out = [Key(K.AUTHOR, author), Key(K.FIXES, fixes), Key(K.PART, "fix proposed v1")]
+        return out + ([Key(K.REFERS, dave, "mel@x", "2019-08-08T18:29:46+00:00", link)] if refers else [])
+
+    rows = [ThreadRow("dave", is_regression_report=True), ThreadRow("mel", is_regression_report=True)]
+
+    def sizes(keys: dict[str, list[Key]]) -> list[int]:
+        return sorted(len(g.members) for g in group(rows, keys, {dave: "dave"}))
+
+    keys = {
+        "dave": keys_of("dave chinner", "1c30844d2dfe", False),
+        "mel": keys_of("mel gorman", "1c30844d2dfe", True),
+    }
+    assert sizes(keys) == [2]
+    found = group(rows, keys, {dave: "dave"})
+    assert any("links" in m.reason and "1c30844d2dfe" in m.reason for m in found[0].members)
+    # fixes of other commits, or a fix that is no regression's, stay apart
+    keys["mel"] = keys_of("mel gorman", "5a1c84b404a7", True)
+    assert sizes(keys) == [1, 1]
+    keys["mel"] = keys_of("mel gorman", "1c30844d2dfe", True)
+    rows[1].is_regression_report = False
+    assert sizes(keys) == [1]
+    rows[1].is_regression_report = True
+    # one author's fixes (versions of one) are the series rules' to join, not the link's
+    keys = {
+        "dave": keys_of("dave chinner", "1c30844d2dfe", False),
+        "mel": keys_of("dave chinner", "1c30844d2dfe", True),
+    }
+    assert sizes(keys) == [1, 1]
+    # without the link, two authors' fixes of one commit are two fixes
+    keys["mel"] = keys_of("mel gorman", "1c30844d2dfe", False)
+    assert sizes(keys) == [1, 1]
