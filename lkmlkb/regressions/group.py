@@ -385,13 +385,13 @@ def _links(
         for k in dict((k.value, k) for k in by_kind[t][K.PATCH]).values():
             posted[k.value].append((t, k))
             counts[t] += 1
-    shared: dict[tuple[str, str], list[tuple[Key, Key]]] = defaultdict(list)
+    alike_pairs: dict[tuple[str, str], list[tuple[Key, Key]]] = defaultdict(list)
     for found in posted.values():
         for i, (a, ka) in enumerate(found):
             for b, kb in found[i + 1 :]:
                 if a != b:
-                    shared[(a, b)].append((ka, kb))
-    for (a, b), both in shared.items():
+                    alike_pairs[(a, b)].append((ka, kb))
+    for (a, b), both in alike_pairs.items():
         authors = {k.value for k in by_kind[a][K.AUTHOR]} & {k.value for k in by_kind[b][K.AUTHOR]}
         d = _days(both[0][0].date, both[0][1].date)
         alike = len(both) >= min(2, counts[a], counts[b]) and 2 * len(both) >= max(counts[a], counts[b])
