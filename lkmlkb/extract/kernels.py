@@ -59,6 +59,31 @@ _MOVE_TO_HEAD_RE = re.compile(
     re.IGNORECASE,
 )
 _FROM_GAP_RE = re.compile(r"\s{1,3}from\s{1,3}(?:(?:kernels?|linux)\s{1,3})?$", re.IGNORECASE)
+#: two kernels compared by "than" within one clause: "Lower SSD-performance in 4.10 than in 4.9
+#: kernel", "Kernel 4.14 + has 3 times higher write IO latency than Kernel 4.4"; the gap up to
+#: "than" (no sentence or clause break in it) and what follows it up to the second kernel
+_THAN_GAP_RE = re.compile(
+    r"^(?P<between>[^.;:!?\n]{0,80}?)\bthan\s{1,3}(?:(?:in|on|with|for|using|under)\s{1,3})?"
+    r"(?:(?:the\s{1,3})?(?:kernels?|linux|versions?|v)\s{0,3})?$",
+    re.IGNORECASE,
+)
+#: the clause before the first kernel, back to a sentence or clause break
+_CLAUSE_HEAD_RE = re.compile(r"[^.;:!?\n]{0,80}$")
+#: a comparative saying the first kernel of a "than" pair is the worse one ("slower", "lower
+#: performance", "higher latency", "takes longer") or the better one ("faster", "lower latency")
+_WORSE_RE = re.compile(
+    r"\b(?:slower|worse|poorer|longer|less\s{1,3}(?:throughput|bandwidth|iops|performance|speed)"
+    r"|lower(?!(?:\s{1,3}[\w-]{1,20}){0,3}?\s{1,3}(?:latenc\w{1,3}|cpu|overhead|time))"
+    r"|(?:higher|more|bigger|larger)(?:\s{1,3}[\w-]{1,20}){0,3}?\s{1,3}(?:latenc\w{1,3}|cpu|overhead|load|time|iowait))\b",
+    re.IGNORECASE,
+)
+_BETTER_RE = re.compile(
+    r"\b(?:faster|better|quicker|shorter|lower(?:\s{1,3}[\w-]{1,20}){0,3}?\s{1,3}(?:latenc\w{1,3}|cpu|overhead|time)"
+    r"|(?:higher|more)(?:\s{1,3}[\w-]{1,20}){0,3}?\s{1,3}(?:throughput|bandwidth|iops|performance|speed))\b",
+    re.IGNORECASE,
+)
+#: a comparison made with a patch, a fix or a revert applied judges that, not the kernels
+_PATCHED_RE = re.compile(r"\b(?:patch\w{0,4}|fix\w{0,3}|revert\w{0,3}|workaround)\b", re.IGNORECASE)
 #: list continuation: "in v5.4.190 and in v5.15.35", "6.0, 6.1 and 6.2"
 _LIST_GAP_RE = re.compile(
     r"\s{0,3}(?:,|and|or|&|/)\s{0,3}(?:(?:in|on|with)\s{1,3})?(?:also\s{1,3})?$", re.IGNORECASE
@@ -115,6 +140,7 @@ def _pair_roles(text: str, found: list, roles: list) -> None:
         )
         back = not pair and _MOVE_TO_HEAD_RE.search(head) and _FROM_GAP_RE.search(gap)
         if not (pair or back):
+            _than_roles(text, found, roles, i)
             continue
         sent = text[max(0, a0 - 200) : min(len(text), b0 + 200)]
         if not _REGRESSION_WORDS_RE.search(sent):
@@ -125,6 +151,27 @@ def _pair_roles(text: str, found: list, roles: list) -> None:
         else:
             roles[i] = ("good", "between/from")
             roles[i + 1] = ("bad", "between/to")
+
+
+def _than_roles(text: str, found: list, roles: list, i: int) -> None:
+    """ "slower in A than in B": A bad, B good; "faster on A than on B": A good, B bad (the
+    comparative in A's clause before it, or between A and "than")."""
+    (a0, a1, _, _), (b0, _, _, _) = found[i], found[i + 1]
+    gap = _THAN_GAP_RE.match(text[a1:b0]) if b0 - a1 <= 120 else None
+    if gap is None:
+        return
+    said = _CLAUSE_HEAD_RE.search(text[max(0, a0 - 80) : a0]).group(0) + " " + gap.group("between")
+    if _PATCHED_RE.search(said):
+        return  # "With the attached patch, I see significantly better performance in 5.10 than 4.15"
+    worse, better = _WORSE_RE.search(said), _BETTER_RE.search(said)
+    if bool(worse) == bool(better):
+        return  # no comparative, or both ("faster writes but higher latency")
+    first, second = ("bad", "good") if worse else ("good", "bad")
+    cue = (worse or better).group(0) + " ... than"
+    if roles[i][0] is None:
+        roles[i] = (first, cue)
+    if roles[i + 1][0] is None:
+        roles[i + 1] = (second, cue)
 
 
 def _revert_role(text: str, raw: str) -> str | None:

@@ -220,3 +220,48 @@ def test_pathological_input_is_fast_and_safe(text):
 )
 def test_a_move_written_to_then_from_names_the_bad_kernel_first(text, want):
     assert {k.version: k.role for k in find_kernels(text)} == want
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-ide, 2021-02 (a report no reply answered): the subject of hdparm runs per kernel
+        ("Lower SSD-performance in 4.10 than in 4.9 kernel\n", {"4.10": "bad", "4.9": "good"}),
+        # linux-raid, 2018-06: the comparative between the kernels
+        (
+            "Bisected: Kernel 4.14 + has 3 times higher write IO latency than Kernel 4.4 with raid1\n",
+            {"4.14": "bad", "4.4": "good"},
+        ),
+        ("Writes are much slower on v6.1 than on v5.15.\n", {"6.1": "bad", "5.15": "good"}),
+        ("The test takes longer on 6.8-rc1 than on 6.7.\n", {"6.8-rc1": "bad", "6.7": "good"}),
+        (
+            "Sequential reads get less bandwidth with 6.6.3 than with 6.1.64.\n",
+            {"6.6.3": "bad", "6.1.64": "good"},
+        ),
+        # the better kernel first
+        ("Writes are faster on v6.1 than on v5.15.\n", {"6.1": "good", "5.15": "bad"}),
+        ("We get higher throughput with kernel 5.10 than with kernel 5.4.\n", {"5.10": "good", "5.4": "bad"}),
+        ("fsync has lower latency on v6.6 than on v6.1.\n", {"6.6": "good", "6.1": "bad"}),
+        # no comparative of speed, both kinds, or a sentence between: no roles
+        ("Kernel 6.1 was released later than kernel 5.15.\n", {"6.1": None, "5.15": None}),
+        ("Kernel 6.1 has faster writes but higher latency than kernel 5.15.\n", {"6.1": None, "5.15": None}),
+        ("Our servers run kernel 6.1. Slower than kernel 5.15 it is not.\n", {"6.1": None, "5.15": None}),
+        # a comparison with a patch applied (linux-xfs, 2023-06, "iomap regression for aio dio 4k
+        # writes": the regression is 4.15's 1056 MiB/s against 5.10's 1004)
+        (
+            "I tested on kernel 5.10 and kernel 4.15.\n"
+            "With the attached patch, I see significantly better performance in 5.10 than 4.15.\n",
+            {"5.10": None, "4.15": None},
+        ),
+        (
+            "With the patch applied, kernel 6.1 gives higher throughput than kernel 5.15.\n",
+            {"6.1": None, "5.15": None},
+        ),
+        (
+            "After the revert, kernel 6.1 gives higher throughput than kernel 5.15.\n",
+            {"6.1": None, "5.15": None},
+        ),
+    ],
+)
+def test_two_kernels_compared_by_than_name_the_worse_one(text, want):
+    assert {k.version: k.role for k in find_kernels(text)} == want
