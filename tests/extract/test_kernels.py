@@ -265,3 +265,22 @@ def test_a_move_written_to_then_from_names_the_bad_kernel_first(text, want):
 )
 def test_two_kernels_compared_by_than_name_the_worse_one(text, want):
     assert {k.version: k.role for k in find_kernels(text)} == want
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-btrfs, 2023-07-31 (Wang Yugui): fio's WRITE lines under "6.5-rc4/rc3" and "6.4.0"
+        (
+            "I noticed a btrfs write-bandwidth performance regression of 6.5-rc4/rc3\n"
+            "with the compare to btrfs 6.4.0\n",
+            {"6.5-rc4": "bad", "6.4.0": "good"},
+        ),
+        ("We see a performance regression of kernel 5.10 against 4.19.\n", {"5.10": "bad", "4.19": None}),
+        ("There is a 30% slowdown of linux 6.8-rc1 here.\n", {"6.8-rc1": "bad"}),
+        # a size is no kernel
+        ("We see a regression of 5.4% in IOPS on 6.1.\n", {"6.1": "bad"}),
+    ],
+)
+def test_a_regression_of_a_kernel_names_it_bad(text, want):
+    assert {k.version: k.role for k in find_kernels(text)} == want
