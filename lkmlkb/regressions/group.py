@@ -401,7 +401,8 @@ def _links(
                 (
                     a,
                     b,
-                    f"one series: {ka.detail!r} and {kb.detail!r} by {_named(authors)} ({len(both)} patches alike)",
+                    f"one series: {ka.detail!r} and {kb.detail!r} by {_named(authors)}"
+                    f" ({len(both)} patch{'es' if len(both) > 1 else ''} alike)",
                 )
             )
     # patches of one posting (one run of git send-email or b4, by their Message-IDs): a patch that

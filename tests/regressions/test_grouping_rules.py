@@ -1044,6 +1044,9 @@ def test_a_series_posted_again_under_another_cover_joins_its_first_posting():
     ]
     again = _series("c2", "ENOSPC delalloc flushing fixes", more + DELALLOC, "2021-06-28T15:37:05+00:00")
     assert _joined(first, again) == [2]
+    rows = [ThreadRow("c1", first.title, True, first_date=first.first_date), ThreadRow("c2", again.title)]
+    (found,) = group(rows, {t.thread_id: K.thread_keys(t) for t in (first, again)})
+    assert any("one series:" in m.reason and "(4 patches alike)" in m.reason for m in found.members)
     keys = [k for k in K.thread_keys(again) if k.kind == K.PATCH]
     assert len(keys) == 7  # the cover and six patches; not the reply "Re: [PATCH 1/6] ..."
     # under an RFC tag, with a version, as a patchset
