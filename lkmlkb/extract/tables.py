@@ -227,8 +227,9 @@ def _lkp_row(text: str) -> tuple[list[tuple[float, float | None]], str] | None:
 
 
 def _lkp_columns(lines: list[Line], header: int) -> list[str]:
-    """Column labels of an LKP table: the SHA line above the dashes, else the ``commit:`` list."""
-    for j in range(header - 1, max(-1, header - 5), -1):
+    """Column labels of an LKP table: the SHA line above the dashes (a "fail:runs" block of three
+    lines may stand between them and the header), else the ``commit:`` list."""
+    for j in range(header - 1, max(-1, header - 8), -1):
         m = _LKP_COLS.match(lines[j].text)
         if m:
             return m["cols"].split()
@@ -306,7 +307,10 @@ def find_lkp_tables(lines: list[Line]) -> list[Result]:
                         )
                     )
             j += 1
-        after = j  # the line that ended the table may open the next one
+        # the line that ended the table may open the next one; a head that read no row consumed
+        # nothing (the rule under the commits of the robot's 2019 layout, whose "fail:runs" block
+        # stands between it and the "%stddev %change %stddev" header)
+        after = j if rows else i + 1
     return out
 
 

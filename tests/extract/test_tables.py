@@ -384,3 +384,35 @@ def test_a_t_io_uring_run_under_its_kernel_is_that_kernels():
 
 def test_fios_own_iops_lines_are_not_t_io_uring():
     assert find_tables("  read: IOPS=412k, BW=1609MiB/s (1687MB/s)(94.3GiB/60001msec)\n") == []
+
+
+#: the kernel test robot's layout of 2019-2022: a "fail:runs" block between the rule under the
+#: columns' commits and the "%stddev %change %stddev" header (linux-ext4, 2022-10-27,
+#: 202210271720.1af1ecc3-yujie.liu@intel.com, "[linus:master] [ext4] 613c5a8589: fxmark...")
+LKP_WITH_FAIL_RUNS = """\
+commit:
+  1940265ede ("ext4: avoid unnecessary spreading of allocations among groups")
+  613c5a8589 ("ext4: make directory inode spreading reflect flexbg size")
+
+1940265ede6683f6 613c5a85898d1cd44e68f28d65e
+---------------- ---------------------------
+       fail:runs  %reproduction    fail:runs
+           |             |             |
+           :6          100%           6:6     stderr.Couldn't_synthesize_bpf_events
+         %stddev     %change         %stddev
+             \\          |                \\
+    323.96 ± 12%     +28.7%     417.02 ±  7%  fxmark.ssd_ext4_no_jnl_dbench_client_72_directio.idle_sec
+      1583 ±  3%     +30.8%       2072 ±  2%  fxmark.ssd_ext4_no_jnl_dbench_client_72_directio.iowait_sec
+"""
+
+
+@pytest.mark.parametrize("between", [3, 1, 0])
+def test_an_lkp_table_with_a_fail_runs_block_under_its_commits_is_read(between):
+    """The rule under the commits opens no table of its own when the header stands further down."""
+    lines = LKP_WITH_FAIL_RUNS.splitlines(keepends=True)
+    # the block's lines may be fewer, or none (the layout people copy without it)
+    text = "".join(lines[:6] + lines[6 : 6 + between] + lines[9:])
+    res = find_tables(text)
+    idle = [(r.value, r.config) for r in res if r.metric.endswith(".idle_sec")]
+    assert idle == [(323.96, "1940265ede6683f6"), (417.02, "613c5a85898d1cd44e68f28d65e")]
+    assert [r.value for r in res if r.metric.endswith(".iowait_sec")] == [1583, 2072]
