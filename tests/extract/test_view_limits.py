@@ -262,3 +262,45 @@ def test_a_reports_benchmark_or_degrade_passes_the_prefilter(line, passes):
     from lkmlkb.extract.prefilter import prefilter
 
     assert prefilter(line) is passes
+
+
+#: rows of the kernel test robot's "[linux-next:master] [btrfs] 28270e25c6:
+#: fxmark.ssd_btrfs_MWUM_72_bufferedio.works/sec -90.4% regression" (linux-btrfs, 2023-10-25,
+#: 202310251607.fb6746aa-oliver.sang@intel.com): a 175 KB report whose table holds hundreds of
+#: monitor rows before the benchmark's own, sorted by name
+LKP_HEADER_LINES = [
+    "28270e25c6 (robot's columns)",
+    "         %stddev     %change         %stddev",
+    "             \\          |                \\  ",
+]
+LKP_MONITOR_ROW = (
+    "      4.25 ± 12%    -100.0%       0.00        perf-sched.wait_time.avg.ms.wait_current_trans.n{}"
+)
+LKP_HEADLINE_ROW = (
+    "      1911 ± 48%     -90.4%     182.60 ±  5%  fxmark.ssd_btrfs_MWUM_72_bufferedio.works/sec"
+)
+
+
+@pytest.mark.parametrize("monitors", [60, 900])
+def test_a_robot_table_stays_whole_in_a_long_view(monitors):
+    """The header passes the prefilter, the rows do not: in a view over 64 KB (or past its
+    500th line that can hold a report) the rows far below the header are the benchmark's own."""
+    from lkmlkb.extract.results import find_results
+    from lkmlkb.extract.views import View, focus_view
+
+    prose = [
+        "kernel test robot noticed a -90.4% regression of fxmark.ssd_btrfs_MWUM_72_bufferedio.works/sec on:"
+    ]
+    rows = [LKP_MONITOR_ROW.format(k) for k in range(monitors)] + [LKP_HEADLINE_ROW]
+    # a long report: a perf profile past the table, far from anything the prefilter passes
+    profile = [
+        f"      0.{k % 97:02d} ±  9%      +0.1        0.{k % 89:02d}        perf-profile.self.cycles-pp.f{k}"
+        for k in range(1500)
+    ]
+    text = "\n".join(prose + [""] * 3 + LKP_HEADER_LINES + rows + [""] + profile) + "\n"
+    assert len(text) > 64_000
+    focused = focus_view(View(text, {})).text
+    headline = [r.value for r in find_results(focused) if r.metric.endswith("MWUM_72_bufferedio.works/sec")]
+    assert headline == [1911, 182.6]
+    # the profile below the table's blank line is still blanked
+    assert "perf-profile.self.cycles-pp.f1400" not in focused
