@@ -117,6 +117,9 @@ PREFILTER = re.compile(
     ),
     re.I | re.X | re.M,
 )
+#: the header of the kernel test robot's comparison table ("%stddev     %change         %stddev"):
+#: the tables read under it, a long view keeps the table whole
+LKP_HEADER = re.compile(r"%stddev\s{1,20}%change\s{1,20}%stddev")
 #: the prefilter reads at most this much of a text (a report says what it is about long before)
 MAX_VIEW_CHARS = 2_000_000
 

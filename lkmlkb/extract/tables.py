@@ -26,6 +26,7 @@ from lkmlkb.extract.fio_output import Line, cue_lines, evidence, filled_lines, j
 from lkmlkb.extract.kernel_versions import find_versions, normalize_version, opens_with_version, qualifier
 from lkmlkb.extract.lines import word_lines
 from lkmlkb.extract.metric_units import normalize, parse_count, parse_quantity, to_float
+from lkmlkb.extract.prefilter import LKP_HEADER
 from lkmlkb.extract.setup import main_benchmark
 from lkmlkb.model import Result
 
@@ -125,8 +126,7 @@ def _context_direction(lines: list[Line], start: int, back: int = 4) -> str | No
 # --------------------------------------------------------------------------
 # kernel test robot comparison tables
 
-_LKP_HEADER = re.compile(r"%stddev\s{1,20}%change\s{1,20}%stddev")  # "%stddev     %change         %stddev"
-_LKP_HEADER_CUE = ("%change",)  # in every _LKP_HEADER match: the lines holding it are found at once
+_LKP_HEADER_CUE = ("%change",)  # in every LKP_HEADER match: the lines holding it are found at once
 #: the rule under a table's commits: "---------------- ---------------------------"
 _LKP_DASHES = re.compile(r"^\s{0,8}-{8,40}(?:\s{1,8}-{8,40}){1,8}\s{0,8}$")
 _LKP_COLS = re.compile(
@@ -255,7 +255,7 @@ def find_lkp_tables(lines: list[Line]) -> list[Result]:
     """
     out: list[Result] = []
     after = 0  # the first line past the last table read
-    heads = [i for i in cue_lines(lines, _LKP_HEADER_CUE) if _LKP_HEADER.search(lines[i].text)]
+    heads = [i for i in cue_lines(lines, _LKP_HEADER_CUE) if LKP_HEADER.search(lines[i].text)]
     # the layout copied by people into their replies without the "%stddev %change" line: the
     # columns' commits over a rule of dashes ("ecd788a92460eef4 2edf06a50f5b...", "------ ------")
     heads += [
@@ -264,7 +264,7 @@ def find_lkp_tables(lines: list[Line]) -> list[Result]:
         if _LKP_DASHES.match(lines[i].text)
         and i > 0
         and _LKP_COLS.match(lines[i - 1].text)
-        and not any(_LKP_HEADER.search(lines[k].text) for k in range(i + 1, min(len(lines), i + 3)))
+        and not any(LKP_HEADER.search(lines[k].text) for k in range(i + 1, min(len(lines), i + 3)))
     ]
     for i in sorted(heads):
         if i < after:

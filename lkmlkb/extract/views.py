@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lkmlkb.extract.prefilter import MAX_VIEW_CHARS, prefilter, prefilter_lines
+from lkmlkb.extract.prefilter import LKP_HEADER, MAX_VIEW_CHARS, prefilter, prefilter_lines
 from lkmlkb.model import Message, Segment
 
 #: extractors read at most this much of a line: no line of a real report comes near (they
@@ -109,8 +109,6 @@ _KERNEL_LOG_LINE = re.compile(r"[ \t]{0,8}\[[ \t]{0,12}\d{1,12}\.\d{1,9}\]")
 #: Real reports hold far fewer, the longest test robot reports included; a view with more is a
 #: dump (a stress-ng iostat log) that yields nothing past its first lines.
 FOCUS_MAX_LINES = 500
-#: the header of the kernel test robot's comparison table ("%stddev     %change         %stddev")
-_LKP_HEADER = re.compile(r"%stddev\s{1,20}%change\s{1,20}%stddev")
 #: a robot's table is kept whole up to this many rows (its longest on the lists hold about 1,700)
 LKP_TABLE_MAX_LINES = 5_000
 
@@ -146,7 +144,7 @@ def focus_view(view: View) -> View:
         end = min(len(lines), passing[FOCUS_MAX_LINES - 1] + FOCUS_RADIUS + 1)
         keep[:end] = b"\x01" * end
     for i in passing:
-        if keep[i] and _LKP_HEADER.search(lines[i]):
+        if keep[i] and LKP_HEADER.search(lines[i]):
             # the kernel test robot's comparison table stays whole to its blank line: its header
             # passes the prefilter, its rows (hundreds of monitors before the benchmark's own, in
             # the name's order) need not, and the row of the metric its report names may be far down

@@ -12,7 +12,7 @@ import re
 import urllib.parse
 from dataclasses import dataclass, field
 
-from lkmlkb.threads.threader import own_subject
+from lkmlkb.threads.threader import BRACKET_TAG, is_reply_subject, own_subject
 
 #: kinds of key
 CULPRIT = "culprit"  # a commit the thread blames (the report's culprit, `#regzbot introduced`)
@@ -338,7 +338,9 @@ def link_targets(text: str) -> list[tuple[str, str]]:
     return out
 
 
-_REPLY_RE = re.compile(r"^\s*(?:\[[^\]]{0,80}\]\s*)?(?:re|fwd?|aw|sv|答复|回复)\s{0,2}:", re.I)
+def _is_reply(subject: str) -> bool:
+    """A reply's subject, also behind a list's tag ("[dm-devel] Re: [PATCH 2/4] ...")."""
+    return is_reply_subject(subject) or is_reply_subject(BRACKET_TAG.sub("", subject, count=1))
 
 
 def _posted_patches(t: ThreadInput, first: Mail | None) -> list[Key]:
@@ -351,9 +353,7 @@ def _posted_patches(t: ThreadInput, first: Mail | None) -> list[Key]:
     author = person(first.from_name, first.from_addr)
     out = []
     for m in t.mails:
-        if _REPLY_RE.match(m.subject or "") or (
-            m is not first and person(m.from_name, m.from_addr) != author
-        ):
+        if _is_reply(m.subject or "") or (m is not first and person(m.from_name, m.from_addr) != author):
             continue  # a reply ("Re: [PATCH 2/4] ..."; a thread's first the archive kept), or another's patch
         if _PATCH_TAG_RE.search(own_subject(m.subject or "")) is None:
             continue

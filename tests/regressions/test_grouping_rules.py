@@ -1082,6 +1082,11 @@ def test_a_series_posted_again_under_another_cover_joins_its_first_posting():
         for i, p in enumerate(DELALLOC, 1)
     ]
     assert _joined(first, replies) == [1]
+    # also behind a tag a list put before "Re:" ("[OT] Re: [PATCH 86/87] fs: switch timespec64
+    # fields in inode to discrete integers", linux-erofs and ceph-devel, 2023-10)
+    for m in replies.mails[-4:]:
+        m.subject = "[OT] " + m.subject
+    assert _joined(first, replies) == [1]
 
 
 def test_another_authors_fix_of_one_commit_citing_a_fix_joins_it():
