@@ -209,7 +209,7 @@ def test_joined_text_is_the_lines_texts():
 
 def test_every_finder_pattern_match_holds_its_word():
     checks = [
-        (tables._LKP_HEADER.search, tables._LKP_HEADER_CUE),
+        (tables.LKP_HEADER.search, tables._LKP_HEADER_CUE),
         (fio_output._TERSE.match, fio_output._TERSE_CUE),
         (fio_output._JSON_OPEN.match, fio_output._JSON_OPEN_CUE),
         (tables._IOSTAT_HEADER.match, tables._IOSTAT_CUE),
