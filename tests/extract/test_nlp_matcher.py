@@ -17,10 +17,8 @@ CUE_FILES = ("claims", "commits", "kernels")
 def matchers():
     pipe = matcher.get_pipeline(*CUE_FILES)
     reference = Matcher(pipe.nlp.vocab)
-    for name in CUE_FILES:
-        for pat in cue_files.load_patterns(name):
-            if isinstance(pat["pattern"], list):
-                reference.add(pat["id"], [pat["pattern"]])
+    for pid, words in pipe.token_patterns.items():
+        reference.add(pid, [words])
     return pipe, reference
 
 
@@ -37,8 +35,14 @@ def test_every_cue_pattern_runs_sparse():
     """The cue files stay inside the subset the sparse matcher runs (else spaCy's runs them, slowly)."""
     pipe = matcher.get_pipeline(*CUE_FILES)
     assert len(pipe.matcher) == 0
-    assert len(pipe.tokens.patterns) == sum(
-        isinstance(p["pattern"], list) for name in CUE_FILES for p in cue_files.load_patterns(name)
+    assert (
+        len(pipe.tokens.patterns)
+        == len(pipe.token_patterns)
+        == sum(
+            isinstance(p["pattern"], list) or len(p["pattern"].split()) > 1
+            for name in CUE_FILES
+            for p in cue_files.load_patterns(name)
+        )
     )
 
 
@@ -129,3 +133,26 @@ def test_an_anchor_word_is_found_as_a_token_of_its_own():
         assert rx.search(text.lower()), text
     for text in ("cycles-pp.down_read.xfs_ilock", "perf-c2c.hitm", "slowdown_work", "dropbox2"):
         assert not rx.search(text.lower()), text
+
+
+@pytest.mark.parametrize(
+    "text,label,cue",
+    [
+        # Jan Kara, linux-xfs, 2021-10-04: "a performance regression caused\nby commit ab23a77687"
+        ('a performance regression caused\nby commit ab23a77687 ("xfs: ...")', "CULPRIT", "caused by"),
+        ("The slowdown was introduced\n  by commit 0123456789ab.", "CULPRIT", "introduced by"),
+        ("I bisected\nthe problem to commit 0123456789ab.", "CULPRIT", "bisected the problem to"),
+        ("This is fixed\nby commit 0123456789ab.", "FIX", "fixed by"),
+        ("> the regression was caused\n> by commit 0123456789ab", "CULPRIT", "caused by"),
+    ],
+)
+def test_a_cue_of_several_words_is_found_across_a_line_break(text, label, cue):
+    """Mail is wrapped at about 72 columns: a cue's words on two lines are still the cue, and it
+    reads as one would say it."""
+    doc = reading.parse(text, "commits")
+    assert (label, cue) in {(c.label, c.text) for c in reading.cues(doc)}
+
+
+def test_a_cue_is_not_found_across_a_blank_line():
+    doc = reading.parse("the regression was caused\n\nby commit 0123456789ab", "commits")
+    assert "caused by" not in {c.text for c in reading.cues(doc)}

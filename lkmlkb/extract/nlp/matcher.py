@@ -7,6 +7,12 @@ of cue files go into a sparse token matcher (validated as spaCy token
 patterns) and a ``PhraseMatcher`` on LOWER (strings), keyed by pattern id.
 Unlike an EntityRuler, overlapping cues are all kept ("is broken" and
 "broken since").
+
+Mail is wrapped at about 72 columns, so a cue of several words is often cut
+by a line break ("a performance regression caused\nby commit ab23a77687"),
+which spaCy reads as a token of its own: every pattern of more than one word
+is matched with an optional whitespace token between its words
+(:func:`across_line_breaks`).
 """
 
 from __future__ import annotations
@@ -280,6 +286,22 @@ def _ends(specs: list, cols: list[list[int]], start: int) -> set[int]:
     return ends
 
 
+def across_line_breaks(words: list[dict]) -> list[dict]:
+    """``words`` (a token pattern) with an optional whitespace token between each two of its tokens
+    that are not whitespace themselves: "caused by" also matches "caused\nby" (a wrapped line) and
+    "caused  by"; a blank line ends the paragraph a cue is read in, so no cue spans one.
+
+    Not after optional words that begin a pattern: a match would begin at the whitespace."""
+    out: list[dict] = []
+    required = False
+    for tok in words:
+        if required and "IS_SPACE" not in tok and "IS_SPACE" not in out[-1]:
+            out.append({"IS_SPACE": True, "OP": "?"})
+        out.append(tok)
+        required = required or tok.get("OP", "") in ("", "+")
+    return out
+
+
 class CuePipeline:
     """A blank pipeline plus sparse token patterns and a PhraseMatcher holding cue patterns by id."""
 
@@ -294,6 +316,9 @@ class CuePipeline:
         self.phrases = PhraseMatcher(self.nlp.vocab, attr="LOWER")
         self.labels: dict[str, str] = {}
         self.patterns: dict[str, object] = {}
+        #: per pattern id: the token pattern matched (a phrase of several words made one, each
+        #: with line breaks allowed between its words); single words stay the PhraseMatcher's
+        self.token_patterns: dict[str, list[dict]] = {}
         self._anchor_res: dict[frozenset[str], object] = {}
         for name in names:
             for pat in load_patterns(name):
@@ -301,19 +326,23 @@ class CuePipeline:
                     raise CueFileError(name, f"id {pat['id']!r} also used in another cue file")
                 self.labels[pat["id"]] = pat["label"]
                 self.patterns[pat["id"]] = pat["pattern"]
-                if isinstance(pat["pattern"], str):
-                    self.phrases.add(pat["id"], [self.nlp.make_doc(pat["pattern"])])
-                    continue
-                errors = validate_token_pattern(
-                    pat["pattern"]
-                )  # spaCy's check, also for those it will not run
+                words = pat["pattern"]
+                if isinstance(words, str):
+                    phrase = [t.lower_ for t in self.nlp.make_doc(words) if not t.is_space]
+                    if len(phrase) == 1:
+                        self.phrases.add(pat["id"], [self.nlp.make_doc(words)])
+                        continue
+                    # the phrase's words, as the PhraseMatcher compares them
+                    words = [{"LOWER": w} for w in phrase]
+                errors = validate_token_pattern(words)  # spaCy's check, also for those it will not run
                 if errors:
                     raise CueFileError(f"{name}.jsonl", f"pattern {pat['id']!r}: {'; '.join(errors)}")
-                if TokenPatterns.supports(pat["pattern"]):
-                    self.tokens.add(pat["id"], pat["pattern"])
+                words = self.token_patterns[pat["id"]] = across_line_breaks(words)
+                if TokenPatterns.supports(words):
+                    self.tokens.add(pat["id"], words)
                     continue
                 try:
-                    self.matcher.add(pat["id"], [pat["pattern"]])
+                    self.matcher.add(pat["id"], [words])
                 except (ValueError, KeyError) as exc:
                     raise CueFileError(f"{name}.jsonl", f"pattern {pat['id']!r}: {exc}") from exc
         log.debug("built spaCy cue pipeline %s with %d patterns", names, len(self.labels))

@@ -466,7 +466,7 @@ class _Record:
                             pid,
                             self.to_text(span.start_char),
                             self.to_text(span.end_char, end=True),
-                            span.text,
+                            " ".join(span.text.split()),  # a cue wrapped over two lines, on one
                             s0,
                             s1,
                         ),
