@@ -1010,7 +1010,18 @@ _MMTESTS_ROW = re.compile(
     re.VERBOSE,
 )
 _MMTESTS_WORD_ROW = re.compile(r"^[A-Z][a-z]{1,10}\s")  # "Stddev  1 ...": a row, not the header of kernels
-_MMTESTS_CELL = re.compile(r"(?P<v>" + _NUM + r")\s{0,4}[(*]\s{0,4}[-+]?\d{1,8}(?:\.\d{1,4})?%\s{0,4}[)*]")
+_MMTESTS_CELL = re.compile(
+    r"(?P<v>" + _NUM + r")\s{0,4}(?P<mark>[(*])\s{0,4}(?P<pct>[-+]?\d{1,8}(?:\.\d{1,4})?)%\s{0,4}[)*]"
+)
+
+
+def mmtests_cells(row: str) -> list[tuple[float, float, bool]]:
+    """(value, change, significant) of each cell of an mmtests compare row, left to right.
+
+    mmtests prints each column's change against the first column with the sign of a gain
+    (a lower time and a higher rate are both positive), and stars the changes it finds
+    significant: ``135527.05 * -12.60%*`` is a significant drop of 12.60 %."""
+    return [(float(c["v"]), float(c["pct"]), c["mark"] == "*") for c in _MMTESTS_CELL.finditer(row)]
 
 
 def find_mmtests(lines: list[Line]) -> list[Result]:

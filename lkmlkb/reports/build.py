@@ -39,6 +39,7 @@ from lkmlkb.reports.labels import (
     other_of_two,
     results_on_the_one_kernel,
     roles_from_statements,
+    significant_drop,
     unlabel_unaffected,
 )
 from lkmlkb.reports.merge import dedupe_jobs, dedupe_results, merge_commits, merge_kernels
@@ -208,6 +209,13 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         before, after = pair
         before.label, after.label = "regressed", "fixed"
         computed = computed_change(after, before)
+    if is_regression and stated is None and pair is None:
+        # an mmtests table whose columns no kernel or good/bad names: its baseline is the first
+        # column, and its regression the largest drop mmtests marks significant
+        pair = significant_drop(results)
+        if pair is not None:
+            pair[0].label, pair[1].label = "baseline", "regressed"
+            computed = computed_change(*pair)
     pct = stated if stated is not None else computed
     if is_regression and stated is None and computed is not None and computed < 0:
         # the pair read shows a gain (a fix's own "reduce from 6.7s to 1.3s", or kernels labelled the

@@ -7,6 +7,7 @@ import re
 
 from lkmlkb.extract.kernel_versions import compare, normalize_version, qualifier, series, sort_key
 from lkmlkb.extract.metric_units import lower_is_better
+from lkmlkb.extract.tables import mmtests_cells
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Result
 from lkmlkb.reports.classify import PATCH_SUBJECT
 
@@ -511,6 +512,34 @@ def unlabel_unaffected(results: list[Result], claims: list[Claim]) -> None:
             r.label = None
 
 
+def significant_drop(results: list[Result]) -> tuple[Result, Result] | None:
+    """The pair an mmtests compare table sizes its regression by: in the column with the most
+    drops mmtests marks significant (``* -12.60%*``), the row where it dropped most, beside
+    the first column's value of that row (mmtests' baseline).
+
+    A table of many rows (clients, threads, file sizes) states no one size; its largest
+    significant drop is what its reader is shown as the regression ("up to 12.6 %"), and the
+    column holding the most of them is the regressed kernel (a fix's column beside it is
+    mostly within noise)."""
+    rows: dict[tuple[str, int], list[Result]] = {}
+    for r in results:
+        if r.tool == "mmtests" and r.evidence is not None:
+            rows.setdefault((r.evidence.message_id, r.evidence.line_start), []).append(r)
+    drops: dict[tuple[str, int], list[tuple[float, Result, Result]]] = {}
+    for (message_id, _), row in rows.items():
+        cells = mmtests_cells(row[0].evidence.text or "")
+        if len(cells) != len(row) or any(v != r.value for (v, _, _), r in zip(cells, row)):
+            continue  # a row some of whose cells were dropped as repeats: its columns are unknown
+        for col, ((_, change, significant), r) in enumerate(zip(cells, row)):
+            if col and significant and change < 0:
+                drops.setdefault((message_id, col), []).append((-change, row[0], r))
+    if not drops:
+        return None
+    column = max(drops.values(), key=lambda ds: (len(ds), max(d[0] for d in ds)))
+    _, base, bad = max(column, key=lambda d: d[0])
+    return base, bad
+
+
 def headline(results: list[Result]) -> tuple[Result, Result] | None:
     """The first metric with a baseline and a regressed value, in headline order; a tool's
     figures before what prose rounds ("around 15 minutes" beside time(1)'s "15m36.508s").
@@ -519,6 +548,9 @@ def headline(results: list[Result]) -> tuple[Result, Result] | None:
     and the write of "6.12 -> Read 6600MB/s, write 4500MB/s" and "6.18 -> Read 6900MB/s,
     write 900MB/s"): the first pair of one message that got worse, else the first (runs of
     two messages are not paired by their order)."""
+    drop = significant_drop(results)
+    if drop is not None and (drop[0].label, drop[1].label) == ("baseline", "regressed"):
+        return drop  # a table of many rows, sized by mmtests' own largest significant drop
     by_metric: dict[tuple[str, str | None], dict[str, list[Result]]] = {}
     for r in sorted(results, key=lambda r: r.tool == "prose"):
         if r.label in ("baseline", "regressed"):
