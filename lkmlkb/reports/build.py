@@ -37,6 +37,7 @@ from lkmlkb.reports.labels import (
     label_with_without,
     older_and_newer,
     other_of_two,
+    restated_figures,
     results_on_the_one_kernel,
     roles_from_statements,
     significant_drop,
@@ -155,6 +156,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
     label_with_without(results, commits, root)
     label_by_headings(results, commits)
     unlabel_unaffected(results, claims)
+    restated_figures(results)
     tools = list(dict.fromkeys(t for f in findings for t in f.tools))
     setup = []
     seen_setup = set()

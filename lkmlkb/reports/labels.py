@@ -148,6 +148,40 @@ def results_on_the_one_kernel(results: list[Result], own_kernels: list[KernelMen
             r.kernel = longest
 
 
+def restated_figures(results: list[Result]) -> None:
+    """A figure a message gives twice, once in a tool's output and once in its own words, was
+    measured once: the copy that names no kernel, side or configuration takes the kernel and
+    side of the copy that does (the named copy stays the one a size is computed from) ("Rate: 948.61MiB/s" in a pasted status, "slowed ... to about
+    949 mb/sec" on the new kernel in the prose).
+
+    The same message and metric, the named copy's value the other's rounded to the digits the
+    named copy was written with, and at least two significant digits of it (a "1 minute" says
+    too little to be matched)."""
+    named: dict[tuple[str, str], list[Result]] = {}
+    for r in results:
+        if r.kernel and r.evidence is not None and _significant_digits(r.value) >= 2:
+            named.setdefault((r.evidence.message_id, r.metric), []).append(r)
+    if not named:
+        return
+    for r in results:
+        if r.kernel or r.config or r.label or r.evidence is None:
+            continue
+        for n in named.get((r.evidence.message_id, r.metric), ()):
+            if round(r.value, _decimals(n.value)) == n.value:
+                r.kernel, r.config = n.kernel, n.config  # no label: the named copy is the pair's
+                break
+
+
+def _decimals(value: float) -> int:
+    """The decimals ``value`` is written with (949.0: 0, 2.9: 1)."""
+    text = repr(value)
+    return 0 if text.endswith(".0") else len(text.partition(".")[2])
+
+
+def _significant_digits(value: float) -> int:
+    return len(repr(abs(value)).removesuffix(".0").replace(".", "").lstrip("0"))
+
+
 def _result_key(r: Result) -> tuple[str, str]:
     version = _kernel_base(r.kernel)
     q = _qual(r.kernel) or _qual(
@@ -526,6 +560,7 @@ def significant_drop(results: list[Result]) -> tuple[Result, Result] | None:
         if r.tool == "mmtests" and r.evidence is not None:
             rows.setdefault((r.evidence.message_id, r.evidence.line_start), []).append(r)
     drops: dict[tuple[str, int], list[tuple[float, Result, Result]]] = {}
+    gains: dict[tuple[str, int], int] = {}
     for (message_id, _), row in rows.items():
         cells = mmtests_cells(row[0].evidence.text or "")
         if len(cells) != len(row) or any(v != r.value for (v, _, _), r in zip(cells, row)):
@@ -533,6 +568,11 @@ def significant_drop(results: list[Result]) -> tuple[Result, Result] | None:
         for col, ((_, change, significant), r) in enumerate(zip(cells, row)):
             if col and significant and change < 0:
                 drops.setdefault((message_id, col), []).append((-change, row[0], r))
+            elif col and significant and change > 0:
+                gains[(message_id, col)] = gains.get((message_id, col), 0) + 1
+    # a column that mostly gains is a fix or a better setting beside a first column that is
+    # itself the slow one (MQ against SQ and MQ-patched): its odd drop sizes no regression
+    drops = {col: ds for col, ds in drops.items() if len(ds) > gains.get(col, 0)}
     if not drops:
         return None
     column = max(drops.values(), key=lambda ds: (len(ds), max(d[0] for d in ds)))

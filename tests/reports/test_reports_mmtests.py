@@ -14,6 +14,7 @@ from lkmlkb.extract.messages import extract_messages
 from lkmlkb.extract.tables import mmtests_cells
 from lkmlkb.model import Message
 from lkmlkb.reports.build import build_report
+from lkmlkb.reports.labels import significant_drop
 
 
 def _report(body: str, subject: str):
@@ -109,3 +110,42 @@ def test_drops_mmtests_does_not_mark_significant_size_nothing_of_their_own():
 )
 def test_mmtests_cells_read_value_change_and_significance(row, cells):
     assert mmtests_cells(row) == cells
+
+
+# Jan Kara, "[PATCH 2/2] blk-mq: Improve performance of non-mq IO schedulers with multiple HW
+# queues" (linux-block, 2021-01-11, <20210111164717.21937-3-jack@suse.cz>), trimmed: the first
+# column (MQ) is the slow one, the others gain; SQ's one significant drop is no regression's size
+FIRST_COLUMN_IS_THE_SLOW_ONE = """\
+Below is a comparison of dbench runs on XFS filesystem where the storage
+is a raid card with 64 HW queues and to it attached a single rotating
+disk. BFQ is used as IO scheduler:
+
+      clients           MQ                     SQ             MQ-Patched
+Amean 1      39.12 (0.00%)       43.29 * -10.67%*       36.09 *   7.74%*
+Amean 2     128.58 (0.00%)      101.30 *  21.22%*       96.14 *  25.23%*
+Amean 4     577.42 (0.00%)      494.47 *  14.37%*      508.49 *  11.94%*
+Amean 8     610.95 (0.00%)      363.86 *  40.44%*      362.12 *  40.73%*
+Amean 512 10281.61 (0.00%)    10211.16 *   0.69%*    10447.53 *  -1.61%*
+
+Numbers are times so lower is better. MQ is stock 5.10-rc6 kernel.
+You can see multiple hardware queues heavily hurt performance in
+combination with BFQ. The patch restores the performance.
+"""
+
+
+def test_a_column_that_mostly_gains_sizes_nothing_by_its_odd_drop():
+    msg = Message(
+        "mq@example.org", subject="[PATCH 2/2] blk-mq: Improve performance", body=FIRST_COLUMN_IS_THE_SLOW_ONE
+    )
+    ((_, (_, findings)),) = extract_messages([msg]).items()
+    results = [r for f in findings for r in f.results]
+    assert len(results) == 15
+    assert significant_drop(results) is None
+    # the same table with SQ's column mostly dropping sizes by its largest drop
+    slower = FIRST_COLUMN_IS_THE_SLOW_ONE.replace("*  21.22%*", "* -21.22%*").replace(
+        "*  14.37%*", "* -14.37%*"
+    )
+    msg = Message("mq@example.org", subject="[PATCH 2/2] blk-mq: Improve performance", body=slower)
+    ((_, (_, findings)),) = extract_messages([msg]).items()
+    base, bad = significant_drop([r for f in findings for r in f.results])
+    assert (base.value, bad.value) == (128.58, 101.30)
