@@ -44,6 +44,7 @@ from lkmlkb.extract.lines import OpensALine, line_text, word_spans
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.extract.prefilter import BENCHMARK_NAMED
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Reason, Result
+from lkmlkb.threads.people import same_sender
 from lkmlkb.threads.threader import own_subject
 
 # ------------------------------------------------------------------ vocabulary
@@ -259,10 +260,8 @@ class ThreadFacts:
         """The ids of the first message and of every message its author sent in the thread."""
         if self.root is None:
             return set()
-        who = (self.root.from_addr or "").lower()
-        return {m.message_id for m in self.messages if (m.from_addr or "").lower() == who} | {
-            self.root.message_id
-        }
+        root = self.root
+        return {m.message_id for m in self.messages if same_sender(m, root)} | {root.message_id}
 
 
 #: how much of a message the rules that read wording read
@@ -396,10 +395,9 @@ def retracted(t: ThreadFacts) -> Reason | None:
     report", "present in 4.19/5.4 too, so not a regression")."""
     if t.root is None:
         return None
-    reporter = (t.root.from_addr or "").lower()
     robot = ROBOT_SUBJECT.match(t.subject) is not None or ROBOT_BODY.search(t.root.body[:4000]) is not None
     for m in t.messages:
-        by_reporter = reporter and (m.from_addr or "").lower() == reporter
+        by_reporter = same_sender(m, t.root)
         by_robot_team = robot and ROBOT_TEAM.search(m.from_addr or "")
         if not (by_reporter or by_robot_team):
             continue
@@ -417,7 +415,7 @@ def functional(t: ThreadFacts) -> Reason | None:
     # the reporter's own sized slowdown makes it one; a reply's ("we see a 5-10% degradation when
     # using ImmediateData=No", the cost of a workaround in a corruption thread) does not
     by_starter = t.starter_ids
-    if robot_change(t) is not None or any(
+    if robot_change(t) is not None or any(_robot_slowdown(m) for m in t.messages[1:]) or any(
         _speed_regression(c)
         and c.stated_pct is not None
         and c.evidence.message_id in by_starter
@@ -507,6 +505,21 @@ def robot_change(t: ThreadFacts) -> Reason | None:
                 change.group(0),
             )
     return None
+
+
+def _robot_slowdown(m: Message) -> bool:
+    """A message of the kernel test robot's reporting a regression of a metric (its subject or its
+    first lines): a reply in a patch's thread ("[fsnotify] 4c40d6efc8: unixbench.score -3.3%
+    regression" below the series' cover) measures a slowdown whatever failures the thread names."""
+    found = ROBOT_SUBJECT.match(m.subject or "")
+    if found and PERF_WORD.search(found.group("found")):
+        change = ROBOT_CHANGE.search(found.group("found"))
+        return change is not None and change.group("kind").lower() == "regression"
+    head = m.body[:4000]
+    if ROBOT_BODY.search(head):
+        change = ROBOT_CHANGE.search(head)
+        return change is not None and change.group("kind").lower() == "regression"
+    return False
 
 
 def robot_failure(root: Message | None) -> bool:

@@ -31,6 +31,7 @@ from lkmlkb.reports.classify import (
     lowered,
     own_lines,
 )
+from lkmlkb.threads.people import same_sender
 from lkmlkb.threads.threader import normalize_subject, own_subject
 
 #: words saying a fix went in
@@ -161,8 +162,7 @@ def fixes_its_regression(root: Message | None, messages: list[Message], reasons:
     if root is None or not reasons or not PATCH_WORD.search(own_subject(root.subject)):
         return False
     by = next((m for m in messages if m.message_id == reasons[0].message_id), None)
-    author = (root.from_addr or "").lower()
-    return by is not None and bool(author) and (by.from_addr or "").lower() == author
+    return by is not None and same_sender(by, root)
 
 
 def _first_possible_fix(

@@ -1411,6 +1411,21 @@ def test_a_reporter_taking_the_report_back_retracts_it(taken_back, retracted):
         assert not r.is_regression_report
 
 
+def test_a_reporter_taking_the_report_back_on_a_page_without_addresses_retracts_it():
+    """lkml.org prints "Name <>": the reporter is known by name."""
+    msgs = _thread(
+        "Weird delay introduced in v6.16-rc only, possible regression",
+        "",
+        DELAY,
+        ("", "Sorry for the noise, and thankfully it's not a kernel regression.\n"),
+    )
+    for m in msgs:
+        m.from_name = "Qu Wenruo"
+    assert "retracted" in _rules(_report(*msgs))
+    msgs[1].from_name = "Someone Else"  # another reader's opinion takes nothing back
+    assert "retracted" not in _rules(_report(*msgs))
+
+
 # linux-block, "[PATCH] block: check more requests for multiple_queues in blk_attempt_plug_merge"
 # (Song Liu, 2022-03-09): the regression is named without a measure of speed; the log measures
 # the speed the fix brings back

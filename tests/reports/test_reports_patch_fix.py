@@ -255,6 +255,9 @@ def _series_and_robot(with_patch: bool = True) -> list[Message]:
         references=list(dict.fromkeys([root.message_id, above.message_id])),
         date_utc="2021-07-31T06:38:18+00:00",
     )
+    for m in (root, patch):
+        m.from_name, m.from_addr = "Gabriel Krisman Bertazi", "krisman@collabora.com"
+    robot.from_name, robot.from_addr = "kernel test robot", "oliver.sang@intel.com"
     return [root, patch, robot] if with_patch else [root, robot]
 
 
@@ -763,3 +766,25 @@ def test_a_fix_tagged_with_the_commit_that_slowed_things_reports_a_regression(su
     if is_report:
         assert r.status == "fix proposed"
         assert {c.sha[:12]: c.role for c in r.commits}["dc8a01ae1dbd"] == "culprit"
+
+
+@pytest.mark.parametrize(
+    "subject,body",
+    [
+        # written: the robot's report of a failed test in the series, not of a metric
+        (
+            "[fsnotify]  4c40d6efc8:  xfstests.generic.475.fail",
+            'FYI, we noticed the following commit:\n\ncommit: 4c40d6efc8b22b88a45c335ffd6d25b55d769f5b ("x")\n',
+        ),
+        # and of a gain
+        (
+            "[fsnotify]  4c40d6efc8:  unixbench.score 3.3% improvement",
+            ROBOT_UNIXBENCH.replace("a -3.3% regression", "a 3.3% improvement"),
+        ),
+    ],
+)
+def test_a_robot_reply_of_no_slowdown_leaves_a_failures_thread_functional(subject, body):
+    root, patch, robot = _series_and_robot()
+    robot.subject, robot.body = subject, body
+    r = _report(root, patch, robot)
+    assert not r.is_regression_report
