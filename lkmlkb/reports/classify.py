@@ -415,12 +415,16 @@ def functional(t: ThreadFacts) -> Reason | None:
     # the reporter's own sized slowdown makes it one; a reply's ("we see a 5-10% degradation when
     # using ImmediateData=No", the cost of a workaround in a corruption thread) does not
     by_starter = t.starter_ids
-    if robot_change(t) is not None or any(_robot_slowdown(m) for m in t.messages[1:]) or any(
-        _speed_regression(c)
-        and c.stated_pct is not None
-        and c.evidence.message_id in by_starter
-        and not c.evidence.quoted
-        for c in t.claims
+    if (
+        robot_change(t) is not None
+        or any(_robot_slowdown(m) for m in t.messages[1:])
+        or any(
+            _speed_regression(c)
+            and c.stated_pct is not None
+            and c.evidence.message_id in by_starter
+            and not c.evidence.quoted
+            for c in t.claims
+        )
     ):
         return None
     if FAILURE.search(t.subject) and not PERF_NAMED.search(t.subject):
