@@ -151,23 +151,30 @@ def results_on_the_one_kernel(results: list[Result], own_kernels: list[KernelMen
 def restated_figures(results: list[Result]) -> None:
     """A figure a message gives twice, once in a tool's output and once in its own words, was
     measured once: the copy that names no kernel, side or configuration takes the kernel and
-    side of the copy that does (the named copy stays the one a size is computed from) ("Rate: 948.61MiB/s" in a pasted status, "slowed ... to about
-    949 mb/sec" on the new kernel in the prose).
+    side of the copy that does ("Rate: 948.61MiB/s" in a pasted status, "slowed ... to about
+    949 mb/sec" on the new kernel in the prose); the named copy stays the one a size is
+    computed from.
 
     The same message and metric, the named copy's value the other's rounded to the digits the
     named copy was written with, and at least two significant digits of it (a "1 minute" says
-    too little to be matched)."""
-    named: dict[tuple[str, str], list[Result]] = {}
+    too little to be matched).  Each unnamed figure is looked up once per number of decimals
+    the named ones are written with, so a message of thousands of figures costs linear time."""
+    named: dict[tuple[str, str, float], Result] = {}
+    decimals: dict[tuple[str, str], set[int]] = {}
     for r in results:
         if r.kernel and r.evidence is not None and _significant_digits(r.value) >= 2:
-            named.setdefault((r.evidence.message_id, r.metric), []).append(r)
+            key = (r.evidence.message_id, r.metric)
+            named.setdefault((*key, r.value), r)
+            decimals.setdefault(key, set()).add(_decimals(r.value))
     if not named:
         return
     for r in results:
         if r.kernel or r.config or r.label or r.evidence is None:
             continue
-        for n in named.get((r.evidence.message_id, r.metric), ()):
-            if round(r.value, _decimals(n.value)) == n.value:
+        key = (r.evidence.message_id, r.metric)
+        for d in sorted(decimals.get(key, ())):
+            n = named.get((*key, round(r.value, d)))
+            if n is not None:
                 r.kernel, r.config = n.kernel, n.config  # no label: the named copy is the pair's
                 break
 

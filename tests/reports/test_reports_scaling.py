@@ -116,3 +116,45 @@ def test_result_labels_equal_one_update_per_result(stored, reported):
     got.executemany("UPDATE results SET report_id=?, label=? WHERE rowid=?", _result_rows(got, "t", results))
     q = "SELECT rowid, report_id, label FROM results ORDER BY rowid"
     assert got.execute(q).fetchall() == want.execute(q).fetchall()
+
+
+def _restated_oracle(results: list[Result]) -> list[set]:
+    """Per result, the kernels restated_figures may give it, by comparing every pair."""
+    from lkmlkb.reports.labels import _decimals, _significant_digits
+
+    out = []
+    for r in results:
+        if r.kernel or r.config or r.label:
+            out.append({r.kernel})
+            continue
+        found = {
+            n.kernel
+            for n in results
+            if n.kernel
+            and _significant_digits(n.value) >= 2
+            and n.evidence.message_id == r.evidence.message_id
+            and n.metric == r.metric
+            and round(r.value, _decimals(n.value)) == n.value
+        }
+        out.append(found or {None})
+    return out
+
+
+_FIGURES = st.builds(
+    Result,
+    metric=st.sampled_from(["bw", "elapsed"]),
+    value=st.sampled_from([949.0, 948.61, 948.6, 12.0, 12.3, 1.0, 1.2, 51.0, 50.9, 2.9, 2.93]),
+    unit=st.just("MB/s"),
+    kernel=st.sampled_from([None, None, "6.3.9", "6.4.1"]),
+    evidence=st.builds(Evidence, message_id=st.sampled_from(["m1", "m2"])),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_FIGURES, max_size=12))
+def test_restated_figures_gives_what_comparing_every_pair_allows(results):
+    from lkmlkb.reports.labels import restated_figures
+
+    allowed = _restated_oracle(results)
+    restated_figures(results)
+    assert all(r.kernel in ok for r, ok in zip(results, allowed))
