@@ -304,3 +304,31 @@ def test_a_robot_table_stays_whole_in_a_long_view(monitors):
     assert headline == [1911, 182.6]
     # the profile below the table's blank line is still blanked
     assert "perf-profile.self.cycles-pp.f1400" not in focused
+
+
+def test_a_robot_tables_monitors_past_the_benchmarks_rows_are_not_read_in_a_long_view():
+    """The layout of 2021 puts the benchmark's rows first, then thousands of monitor rows
+    ("[fsnotify] 4c40d6efc8: unixbench.score -3.3% regression", linux-ext4, 2021-08-03,
+    <20210803142225.GA28609@xsang-OptiPlex-9020>: 3,500 rows): the table is read to the last
+    benchmark row, the monitors past it are left to the view's radius."""
+    from lkmlkb.extract.results import find_results
+    from lkmlkb.extract.views import FOCUS_RADIUS, View, focus_view
+
+    prose = [
+        "FYI, we noticed a -3.3% regression of unixbench.score due to commit:",
+        "",
+        "in testcase: unixbench",
+    ]
+    rows = [
+        "      1562            +8.0%       1688        unixbench.score",
+        "    390.37            +0.0%     390.37        unixbench.time.elapsed_time",
+    ] + [
+        f"      4.25 ± 12%    -100.0%       0.00        perf-sched.wait_time.avg.ms.n{k}" for k in range(3000)
+    ]
+    text = "\n".join(prose + [""] * 3 + LKP_HEADER_LINES + rows) + "\n"
+    assert len(text) > 64_000
+    focused = focus_view(View(text, {})).text
+    assert [r.value for r in find_results(focused) if r.metric == "unixbench.score"] == [1562, 1688]
+    assert "perf-sched.wait_time.avg.ms.n5\n" in focused  # within the header's radius
+    assert f"perf-sched.wait_time.avg.ms.n{FOCUS_RADIUS * 2}\n" not in focused
+    assert "perf-sched.wait_time.avg.ms.n2999" not in focused
