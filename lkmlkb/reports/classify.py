@@ -489,41 +489,42 @@ def named_slowdown(t: ThreadFacts) -> Reason | None:
 # ------------------------------------------------------------------ what makes a report
 
 
-def robot_change(t: ThreadFacts) -> Reason | None:
-    """The kernel test robot's report of a metric's change (in its subject or its first lines)."""
-    m = ROBOT_SUBJECT.match(t.subject)
+def _robot_change_said(subject: str, body: str) -> tuple[str, re.Match[str] | None] | None:
+    """(regression | improvement, where the body says it: None when the subject does) of a kernel
+    test robot's report of a metric's change, read in its subject or its first lines."""
+    m = ROBOT_SUBJECT.match(subject)
     if m and PERF_WORD.search(m.group("found")):
         change = ROBOT_CHANGE.search(m.group("found"))
         if change:
-            kind = change.group("kind").lower()
-            return _subject_reason(t, "robot-report", "regression" if kind == "regression" else "improvement")
-    if t.root is not None and ROBOT_BODY.search(t.root.body[:4000]):
-        change = ROBOT_CHANGE.search(t.root.body[:4000])
+            return change.group("kind").lower(), None
+    head = body[:4000]
+    if ROBOT_BODY.search(head):
+        change = ROBOT_CHANGE.search(head)
         if change:
-            kind = change.group("kind").lower()
-            return Reason(
-                "robot-report",
-                "regression" if kind == "regression" else "improvement",
-                t.root.message_id,
-                t.root.body[: change.start()].count("\n"),
-                change.group(0),
-            )
+            return change.group("kind").lower(), change
     return None
+
+
+def robot_change(t: ThreadFacts) -> Reason | None:
+    """The kernel test robot's report of a metric's change (in its subject or its first lines)."""
+    said = _robot_change_said(t.subject, t.root.body if t.root is not None else "")
+    if said is None:
+        return None
+    kind, change = said
+    verdict = "regression" if kind == "regression" else "improvement"
+    if change is None or t.root is None:
+        return _subject_reason(t, "robot-report", verdict)
+    return Reason(
+        "robot-report", verdict, t.root.message_id, t.root.body[: change.start()].count("\n"), change.group(0)
+    )
 
 
 def _robot_slowdown(m: Message) -> bool:
     """A message of the kernel test robot's reporting a regression of a metric (its subject or its
     first lines): a reply in a patch's thread ("[fsnotify] 4c40d6efc8: unixbench.score -3.3%
     regression" below the series' cover) measures a slowdown whatever failures the thread names."""
-    found = ROBOT_SUBJECT.match(m.subject or "")
-    if found and PERF_WORD.search(found.group("found")):
-        change = ROBOT_CHANGE.search(found.group("found"))
-        return change is not None and change.group("kind").lower() == "regression"
-    head = m.body[:4000]
-    if ROBOT_BODY.search(head):
-        change = ROBOT_CHANGE.search(head)
-        return change is not None and change.group("kind").lower() == "regression"
-    return False
+    said = _robot_change_said(m.subject or "", m.body)
+    return said is not None and said[0] == "regression"
 
 
 def robot_failure(root: Message | None) -> bool:
