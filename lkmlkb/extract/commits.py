@@ -262,6 +262,14 @@ class _Spans:
         return i >= 0 and self.reach[i] >= b
 
 
+def _cites_title(line: str, m: re.Match) -> bool:
+    """A word of decimal digits followed by a title in parentheses and quotes ("3430818739 (\"btrfs:
+    add extra device item checks\")") is a commit cited, though most such words are numbers."""
+    b = m.end("sha")
+    sha = m.group("sha")
+    return sha.isdigit() and "0000" not in sha and line[b : b + 3].lstrip(" ")[:2] in ('("', "(\u201c")
+
+
 def looks_like_sha(sha: str) -> bool:
     """A commit id has letters and digits, and is not a kernel address (ffff8881...)."""
     if not any(c.isdigit() for c in sha) or not any(c in "abcdef" for c in sha):
@@ -310,7 +318,9 @@ def find_sha_hits(text: str) -> list[_Hit]:
         shas = [
             m
             for m in _SHA_RE.finditer(cut)
-            if looks_like_sha(m.group("sha")) and not _quoted_string(cut, m) and not _prompt_host(cut, m)
+            if (looks_like_sha(m.group("sha")) or _cites_title(cut, m))
+            and not _quoted_string(cut, m)
+            and not _prompt_host(cut, m)
         ]
         if shas and not _SKIP_LINE_RE.search(cut) and not _hexdump_line(cut):
             if excluded is None:
@@ -431,20 +441,33 @@ def _apply_lkp(text: str, hits: list[_Hit]) -> None:
                     h.role, h.cue, h.form = "culprit", "kernel test robot noticed ... commit:", "lkp"
                     h.extra["decided"] = True
             continue
-        # empty "commit:" then one SHA per line: base, then the tested head
-        block = [h for h in hits if m.end() < h.start <= m.end() + 400]
-        block = [
-            h
-            for h in block
-            if "\n" not in text[m.end() + 1 : h.start].strip(" \t\n")
-            or text[m.end() : h.start].count("\n") <= len(block) + 1
-        ][:2]
+        # empty "commit:" then one SHA opening each line up to a blank one: base, then the tested
+        # head (a third is a commit tried after them); the table's header below is no part of it
+        block = _line_openers(text, m.end(), hits)[:2]
         if len(block) == 2:
             for h, role in zip(block, ("base", "culprit")):
                 if not h.extra.get("decided"):
                     h.role, h.form = role, "lkp"
                     h.cue = "kernel test robot commit: block"
                     h.extra["decided"] = True
+
+
+def _line_openers(text: str, at: int, hits: list[_Hit]) -> list[_Hit]:
+    """The hits that open the lines after the one ending at ``at`` (after a quote's "> " and
+    indentation), up to the first line that a hit does not open (a blank one)."""
+    starts = {h.start: h for h in hits}
+    out: list[_Hit] = []
+    pos = at + 1
+    while pos < len(text) and len(out) < 8:
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        line = text[pos:end]
+        opener = starts.get(pos + len(line) - len(line.lstrip(" \t>")))
+        if opener is None:
+            break
+        out.append(opener)
+        pos = end + 1
+    return out
 
 
 def _apply_git_output(text: str, hits: list[_Hit]) -> None:

@@ -412,7 +412,7 @@ def _sha_hits_line_by_line(text):
             shas = [
                 m
                 for m in cm._SHA_RE.finditer(cut)
-                if cm.looks_like_sha(m.group("sha"))
+                if (cm.looks_like_sha(m.group("sha")) or cm._cites_title(cut, m))
                 and not cm._quoted_string(cut, m)
                 and not cm._prompt_host(cut, m)
             ]
@@ -435,6 +435,7 @@ def test_sha_hits_found_through_the_whole_text_are_those_of_every_line():
     words = [
         "0123abc",
         "deadbee",
+        "3430818739",
         "1f2e3d4c5b6a",
         "a1b2c3d4e5f60718293a",
         "commit",
@@ -840,3 +841,53 @@ def test_a_slowdown_said_of_the_commit_below_names_it_the_culprit(text, sha, rol
 )
 def test_the_problem_with_a_commit_names_the_culprit(text, roles):
     assert {c.sha[:12]: c.role for c in find_commits(text)} == roles
+
+
+# the robot's report of <202602122319.d71b793c-lkp@intel.com> (linux-btrfs, 2026-02), trimmed: its
+# base's short id "3430818739" has no letter; the table's header repeats both ids below a blank line
+ROBOT_DECIMAL_BASE = """\
+kernel test robot noticed a 6.5% regression of fio.write_iops on:
+
+
+commit: 4e159150a9a56d66d247f4b5510bed46fe58aa1c ("btrfs: do not strictly require dirty metadata threshold for metadata writepages")
+https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git master
+
+commit:{blank}
+  3430818739 ("btrfs: add extra device item checks at mount")
+  4e159150a9 ("btrfs: do not strictly require dirty metadata threshold for metadata writepages")
+
+34308187395ff01f 4e159150a9a56d66d247f4b5510{blank}
+---------------- ---------------------------{blank}
+         %stddev     %change         %stddev
+     80085            -6.5%      74897        vmstat.io.bo
+""".replace("{blank}", " ")
+
+
+@pytest.mark.parametrize("quote", ["", "> ", ">> "])
+def test_a_robot_base_of_decimal_digits_is_the_base_and_the_header_no_culprit(quote):
+    text = "".join(quote + line + "\n" for line in ROBOT_DECIMAL_BASE.split("\n"))
+    roles = {c.sha[:10]: c.role for c in find_commits(text)}
+    assert roles == {"4e159150a9": "culprit", "3430818739": "base"}
+
+
+@pytest.mark.parametrize(
+    "text, cited",
+    [
+        ('This reverts commit 1234567890 ("block: drop the plug").\n', ["1234567890"]),
+        ("commit 2023110812 (\u201cext4: fix a race\u201d) made it slower\n", ["2023110812"]),
+        ("Throughput: 1234567890 bytes in 60 s\n", []),
+        ('"1234567890" ("not a title")\n', []),
+    ],
+)
+def test_decimal_words_are_commits_only_before_a_quoted_title(text, cited):
+    assert [c.sha for c in find_commits(text)] == cited
+
+
+def test_a_commit_block_without_its_base_line_names_no_base():
+    """Only the lines right after "commit:" are its block: when the first of them names no commit
+    (a version, a word), the block is not read at all, and the table header is not taken for it."""
+    text = ROBOT_DECIMAL_BASE.replace("  3430818739 (", "  v6.19-rc3 (")
+    roles = {c.sha[:10]: c.role for c in find_commits(text)}
+    assert roles["4e159150a9"] == "culprit"
+    assert "base" not in roles.values()
+    assert roles.get("34308187395ff01f"[:10]) in (None, "mentioned")
