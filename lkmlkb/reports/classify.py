@@ -224,6 +224,61 @@ CHANGE_CONDITION = re.compile(
 )
 
 
+#: a maintainer taking a patch, in a reply of its own, at the start of a line (not a diff's context
+#: line): "Applied, thanks!" (b4's thank-you opens so), "Applied to for-6.8/block", "Queued for
+#: 6.9", "Thanks, applied"; not a tester's "Applied and trying", a wrapped line of prose ("applied
+#: at full swing?"), the robot's "If your patch is applied to the wrong git tree", nor "Can this
+#: be picked up?" or "queued up a revert" (of 25 "queued/picked ... up" in linux-block and
+#: linux-xfs replies, 14 took nothing)
+PATCH_TAKEN = Gated(
+    re.compile(
+        r"^(?:Applied|Queued)(?:[,.!]|[ \t]{1,3}(?:to|into|for|in)\b|[ \t]*$)"
+        r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b"
+        # not a tester's "I applied it to my tree and ran fio", "I applied it to 6.1.30 and ..."
+        r"|^(?i:(?:I've|I[ \t]have|I)[ \t]{1,3}(?:applied|queued)[ \t]{1,3}(?:this|it|the[ \t]{1,3}patch))\b"
+        r"(?![ \t]{1,3}(?i:to|on)[ \t]{1,3}(?i:my|our|a|v?\d))"
+        # ... nor "I applied this to Fedora's 5.10.7-200.fc33.x86_64 and timed an untar"
+        r"(?!(?:[^\n.]|\.(?=\w)){0,60}\b(?i:ran|run|test(?:ed|ing)?|tried|try|timed|measured|benchmarked)\b)"
+        # after a word of thanks on the same line: "Nice catch, thanks, applied."
+        r"|^(?i:[\w ,!]{1,30}?[,.!][ \t]{1,3}thanks,?[ \t]{1,3}(?:applied|queued))\b"
+        # a set, or a tree named in the middle of a line: "Applied the set to md-next", "I added a
+        # comment and applied it to md-fixes"; not a tester's "applied it to my tree"
+        r"|^Applied[ \t]{1,3}(?:the[ \t]{1,3}(?:set|series|patch(?:es|set)?|fix(?:es)?)|it|this|them|both|all)"
+        r"[ \t]{1,3}(?:to|into)\b"
+        r"|\b(?i:applied[ \t]{1,3}(?:it|this|them|the[ \t]{1,3}(?:set|series|patch(?:es)?|fix))[ \t]{1,3}(?:to|into))"
+        r"[ \t]{1,3}(?:[\w.]{1,20}-(?:next|fixes|current|linus|stable)|for-[\w./-]{1,30}|[\w-]{1,30}/[\w.-]{1,30}\.git)\b"
+        # the patchwork bot: "This patch was applied to jaegeuk/f2fs.git (dev)", "This series was
+        # applied to netdev/net.git (main)"
+        r"|^This[ \t](?:patch|series|pull[ \t]request)[ \t](?:was|has[ \t]been)[ \t]applied[ \t]to\b"
+        # "Merged, thanks!", "Merged to misc-next"; not a changelog's "Merged patches 8 and 11 of v4"
+        r"|^Merged(?:[,.!]|[ \t]{1,3}(?:to|into)\b|[ \t]*$)"
+        # a tree's maintainer: "Added to misc-next, thanks", "I've added the series to for-next",
+        # "Patch added to misc-next", "Moved from for-next to misc-next", "I'll add it to
+        # misc-next", "patch added to devel queue"
+        r"|(?i:\b(?:added|pushed|moved|(?:I'll|I[ \t]will)[ \t]{1,3}add)\b[^\n.?]{0,30}?\bto[ \t]{1,3}"
+        r"(?:misc-next|for-next|for-[\w.]{1,20}|[\w.]{1,20}-next|devel[ \t]queue))\b"
+        # stable's queue holds only what mainline took: "the patch has been queued to 6.15 & 6.12
+        # stable", "It's in the 6.10.y queue now"
+        r"|(?i:\b(?:queued|added)[ \t]{1,3}(?:to|for|in)[ \t]{1,3}(?:the[ \t]{1,3})?\d[\d.]{2,8}[\d., &y]{0,30}?[ \t]stable)\b"
+        r"|(?i:\bin[ \t]{1,3}the[ \t]{1,3}\d[\d.]{2,8}(?:\.y)?[ \t]{1,3}(?:stable[ \t]{1,3})?queue)\b"
+        # the fix sent on upstream by its tree's maintainer: "The pull including this fix has been
+        # sent off to Linus", "I'm going to send another rc3 pull request with this patch", "I
+        # pushed the fix and sent it out as an rc2 fix"; not a request ("Could you send a pull
+        # request with this fix?")
+        r"|(?i:\bpull(?:[ \t]{1,3}request)?[ \t]{1,3}(?:with|including|containing|carrying)[ \t]{1,3}"
+        r"(?:this|the|that|your)[ \t]{1,3}(?:fix|patch)\b)(?![^\n]{0,80}\?)"
+        r"|(?i:\bsent[ \t]{1,3}(?:it|this|the[ \t]{1,3}fix)[ \t]{1,3}(?:out[ \t]{1,3})?(?:to[ \t]{1,3}Linus\b"
+        r"|as[ \t]{1,3}an?[ \t]{1,3}(?:v?\d[\d.]{0,6})?-?rc\d{1,2}[ \t]{1,3}fix\b))"
+        # the maintainer's promise: "I'll apply this for 5.11, thanks"; not a tester's "I'll apply it
+        # and test"
+        r"|(?:^|[.!][ \t]{1,3})(?i:I'll|I[ \t]will)[ \t]{1,3}(?i:apply|queue)[ \t]{1,3}(?i:this|it|the[ \t]{1,3}patch)\b"
+        r"(?![^\n.]{0,40}\b(?i:and|to[ \t]test|test|try|run|see|report|check)\b)",
+        re.M,
+    ),
+    ("appl", "queue", "add", "pushed", "moved", "merged", "pull", "sent"),
+    lines=True,
+)
+
 # ------------------------------------------------------------------ the thread, as the rules read it
 
 
@@ -557,6 +612,13 @@ def _speed_regression(c: Claim, wrapped: str = "") -> bool:
     )
 
 
+#: a patch's log telling of a regression someone reported, which it answers: "We've had reports of
+#: significant performance regression of sub-block (unaligned) direct writes due to ..." (linux-ext4,
+#: 2023-02), "The kernel test robot reported a performance regression in v6"; not "people could
+#: complain about a performance regression"
+REPORTED_SAID = re.compile(r"\b(?:reported|reports?[ \t]{1,3}of|reports?[ \t]{1,3}about)\b", re.I)
+
+
 def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
     """A patch or a revert whose own log says it fixes a performance regression: "jbd2: fix
     checkpoint cleanup performance regression", a Fixes: tag beside "we catch a performance
@@ -603,7 +665,7 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
         )
         if not (REGRESS_WORD.search(c.cue or "") or REGRESS_WORD.search(t.subject) or revert or tagged):
             continue
-        if fixes or FIX_WORD.search(e.text or ""):
+        if fixes or FIX_WORD.search(e.text or "") or REPORTED_SAID.search(wrapped + " " + (e.text or "")):
             return _claim_reason("fix-of-slowdown", "regression", c)
     # the subject says so: "block: fix revalidate performance regression", "Fix raid rebuild
     # performance regression" (a fix, a regression, and a measure of speed named in one subject)
@@ -1009,7 +1071,9 @@ def _days_between(first: Message, later: Message) -> float | None:
 #: was merged", "bisected to this commit", "our nightly CI"): a regression of a kernel, however soon
 IN_A_TREE = re.compile(
     r"\blinux-next\b|\bnext-20\d{6}\b|\b(?:was|got|been|is)[ \t]{1,3}(?:merged|applied|queued)\b"
-    r"|\bbisect\w{0,4}\b|\b(?:mainline|upstream)\b|\bnightly\b|\bour[ \t]{1,3}CI\b",
+    r"|\bbisect\w{0,4}\b|\b(?:mainline|upstream)\b|\bnightly\b|\bour[ \t]{1,3}CI\b"
+    # a tree's branch: "if I revert this commit from the misc-next branch", "in for-next"
+    r"|\b(?:misc|for|md|dev)-next\b",
     re.I,
 )
 
@@ -1034,12 +1098,12 @@ def reply_reports_slowdown(t: ThreadFacts) -> Reason | None:
         return None
     by_author = t.starter_ids
     texts = {}
+    taken = False  # a maintainer took the patch in an earlier reply: it is in a tree since
     for m in t.messages[1:]:
-        if m.message_id in by_author:
-            continue
         text = t.new_text(m)
-        if late_reply(root, m) or IN_A_TREE.search(text):
+        if m.message_id not in by_author and (taken or late_reply(root, m) or IN_A_TREE.search(text)):
             texts[m.message_id] = (m, text)
+        taken = taken or bool(PATCH_TAKEN.search(text))
     for c in t.claims:
         e = c.evidence
         if e.message_id not in texts or e.quoted or c.kind != "regression":
@@ -1063,6 +1127,16 @@ def reply_reports_slowdown(t: ThreadFacts) -> Reason | None:
                     e.line_start,
                     (e.text or "")[:300],
                 )
+    # a slowdown said beside the reply's own figures, unsized ("btrfs/187 becomes incredibly slow
+    # with this patch applied ... It only takes 765 seconds if I revert this commit", linux-btrfs
+    # 2022-04, after "Added to misc-next")
+    measured_in = {r.evidence.message_id for r in t.results}
+    for c in t.claims:
+        e = c.evidence
+        if e.message_id not in texts or e.message_id not in measured_in or e.quoted:
+            continue
+        if _speed_regression(c) and c.stated_pct is None and BLAMES_THE_PATCH.search(texts[e.message_id][1]):
+            return _claim_reason("reply-reports-slowdown", "regression", c)
     return None
 
 
@@ -1156,6 +1230,18 @@ def patch_own_numbers(t: ThreadFacts) -> Reason | None:
         or (t.root is not None and BISECTION_SAID.search(t.new_text(t.root)))
     ):
         return None  # or a bisection found its cause ("he bisected it down to <a commit's title>")
+    # the author telling in a later reply the regression the patch answers, bisected ("It
+    # reproduces only about 20% difference between good & bad kernels ... the revert of what I've
+    # bisected to actually fixes their issue", linux-xfs 2025-09)
+    for m in t.messages[1:]:
+        if m.message_id not in by_author:
+            continue
+        mine = any(
+            c.kind == "regression" and c.evidence.message_id == m.message_id and not c.evidence.quoted
+            for c in t.claims
+        )
+        if mine and BISECTION_SAID.search(t.new_text(m)):
+            return None
     return _subject_reason(t, "patch-own-numbers", "not a regression")
 
 

@@ -23,6 +23,8 @@ import re
 
 from lkmlkb.model import Claim, CommitCitation, Message, Reason
 from lkmlkb.reports.classify import (
+    PATCH_SUBJECT,
+    PATCH_TAKEN,
     PATCH_WORD,
     REVERT_SUBJECT,
     THIS_REVERTS,
@@ -36,60 +38,6 @@ from lkmlkb.threads.threader import normalize_subject, own_subject
 
 #: words saying a fix went in
 LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended up in", "landed in")
-#: a maintainer taking a patch, in a reply of its own, at the start of a line (not a diff's context
-#: line): "Applied, thanks!" (b4's thank-you opens so), "Applied to for-6.8/block", "Queued for
-#: 6.9", "Thanks, applied"; not a tester's "Applied and trying", a wrapped line of prose ("applied
-#: at full swing?"), the robot's "If your patch is applied to the wrong git tree", nor "Can this
-#: be picked up?" or "queued up a revert" (of 25 "queued/picked ... up" in linux-block and
-#: linux-xfs replies, 14 took nothing)
-PATCH_TAKEN = Gated(
-    re.compile(
-        r"^(?:Applied|Queued)(?:[,.!]|[ \t]{1,3}(?:to|into|for|in)\b|[ \t]*$)"
-        r"|^(?i:thanks,?[ \t]{1,3}(?:applied|queued))\b"
-        # not a tester's "I applied it to my tree and ran fio", "I applied it to 6.1.30 and ..."
-        r"|^(?i:(?:I've|I[ \t]have|I)[ \t]{1,3}(?:applied|queued)[ \t]{1,3}(?:this|it|the[ \t]{1,3}patch))\b"
-        r"(?![ \t]{1,3}(?i:to|on)[ \t]{1,3}(?i:my|our|a|v?\d))"
-        # ... nor "I applied this to Fedora's 5.10.7-200.fc33.x86_64 and timed an untar"
-        r"(?!(?:[^\n.]|\.(?=\w)){0,60}\b(?i:ran|run|test(?:ed|ing)?|tried|try|timed|measured|benchmarked)\b)"
-        # after a word of thanks on the same line: "Nice catch, thanks, applied."
-        r"|^(?i:[\w ,!]{1,30}?[,.!][ \t]{1,3}thanks,?[ \t]{1,3}(?:applied|queued))\b"
-        # a set, or a tree named in the middle of a line: "Applied the set to md-next", "I added a
-        # comment and applied it to md-fixes"; not a tester's "applied it to my tree"
-        r"|^Applied[ \t]{1,3}(?:the[ \t]{1,3}(?:set|series|patch(?:es|set)?|fix(?:es)?)|it|this|them|both|all)"
-        r"[ \t]{1,3}(?:to|into)\b"
-        r"|\b(?i:applied[ \t]{1,3}(?:it|this|them|the[ \t]{1,3}(?:set|series|patch(?:es)?|fix))[ \t]{1,3}(?:to|into))"
-        r"[ \t]{1,3}(?:[\w.]{1,20}-(?:next|fixes|current|linus|stable)|for-[\w./-]{1,30}|[\w-]{1,30}/[\w.-]{1,30}\.git)\b"
-        # the patchwork bot: "This patch was applied to jaegeuk/f2fs.git (dev)", "This series was
-        # applied to netdev/net.git (main)"
-        r"|^This[ \t](?:patch|series|pull[ \t]request)[ \t](?:was|has[ \t]been)[ \t]applied[ \t]to\b"
-        # "Merged, thanks!", "Merged to misc-next"; not a changelog's "Merged patches 8 and 11 of v4"
-        r"|^Merged(?:[,.!]|[ \t]{1,3}(?:to|into)\b|[ \t]*$)"
-        # a tree's maintainer: "Added to misc-next, thanks", "I've added the series to for-next",
-        # "Patch added to misc-next", "Moved from for-next to misc-next", "I'll add it to
-        # misc-next", "patch added to devel queue"
-        r"|(?i:\b(?:added|pushed|moved|(?:I'll|I[ \t]will)[ \t]{1,3}add)\b[^\n.?]{0,30}?\bto[ \t]{1,3}"
-        r"(?:misc-next|for-next|for-[\w.]{1,20}|[\w.]{1,20}-next|devel[ \t]queue))\b"
-        # stable's queue holds only what mainline took: "the patch has been queued to 6.15 & 6.12
-        # stable", "It's in the 6.10.y queue now"
-        r"|(?i:\b(?:queued|added)[ \t]{1,3}(?:to|for|in)[ \t]{1,3}(?:the[ \t]{1,3})?\d[\d.]{2,8}[\d., &y]{0,30}?[ \t]stable)\b"
-        r"|(?i:\bin[ \t]{1,3}the[ \t]{1,3}\d[\d.]{2,8}(?:\.y)?[ \t]{1,3}(?:stable[ \t]{1,3})?queue)\b"
-        # the fix sent on upstream by its tree's maintainer: "The pull including this fix has been
-        # sent off to Linus", "I'm going to send another rc3 pull request with this patch", "I
-        # pushed the fix and sent it out as an rc2 fix"; not a request ("Could you send a pull
-        # request with this fix?")
-        r"|(?i:\bpull(?:[ \t]{1,3}request)?[ \t]{1,3}(?:with|including|containing|carrying)[ \t]{1,3}"
-        r"(?:this|the|that|your)[ \t]{1,3}(?:fix|patch)\b)(?![^\n]{0,80}\?)"
-        r"|(?i:\bsent[ \t]{1,3}(?:it|this|the[ \t]{1,3}fix)[ \t]{1,3}(?:out[ \t]{1,3})?(?:to[ \t]{1,3}Linus\b"
-        r"|as[ \t]{1,3}an?[ \t]{1,3}(?:v?\d[\d.]{0,6})?-?rc\d{1,2}[ \t]{1,3}fix\b))"
-        # the maintainer's promise: "I'll apply this for 5.11, thanks"; not a tester's "I'll apply it
-        # and test"
-        r"|(?:^|[.!][ \t]{1,3})(?i:I'll|I[ \t]will)[ \t]{1,3}(?i:apply|queue)[ \t]{1,3}(?i:this|it|the[ \t]{1,3}patch)\b"
-        r"(?![^\n.]{0,40}\b(?i:and|to[ \t]test|test|try|run|see|report|check)\b)",
-        re.M,
-    ),
-    ("appl", "queue", "add", "pushed", "moved", "merged", "pull", "sent"),
-    lines=True,
-)
 #: a revert that stays: "has been reverted", "was reverted upstream", "the revert is queued"; not
 #: "if I revert it" or "reverting it restores the speed" (a revert tried to find the culprit)
 REVERTED = Gated(
@@ -171,15 +119,28 @@ def _first_possible_fix(
     """The index of the first message whose patch can be a fix: any reply, but where the culprit is
     one of the thread's own patches (the kernel test robot measuring a posted series: "commit:
     <sha> ("[PATCH v8 08/14] fs: add __remove_file_privs() ...")"), only those after the report:
-    the series posted before it is what regressed."""
+    the series posted before it is what regressed.  Where the report is a reply in a series' own
+    thread, the series' parts its author posted before the report are no fix of it either (a
+    reply to "[PATCH 5/6] block: use iomap for writes to block devices" finding writes at 130
+    MB/s, not 330: the six patches regressed, none of them fixes)."""
     ids = [m.message_id for m in messages]
     if reported_in not in ids:
         return 1
-    posted = {normalize_subject(m.subject or "").lower() for m in messages[: ids.index(reported_in)]}
+    reported_at = ids.index(reported_in)
+    posted = {normalize_subject(m.subject or "").lower() for m in messages[:reported_at]}
     own = any(
         c.role == "culprit" and c.subject and normalize_subject(c.subject).lower() in posted for c in commits
     )
-    return ids.index(reported_in) + 1 if own else 1
+    if own:
+        return reported_at + 1
+    root, after = messages[0], 1
+    while (
+        after < reported_at
+        and PATCH_SUBJECT.match(messages[after].subject or "")
+        and same_sender(messages[after], root)
+    ):
+        after += 1
+    return after
 
 
 def _at(rule: str, verdict: str, m: Message, text: str, pos: int) -> Reason:

@@ -788,3 +788,109 @@ def test_a_robot_reply_of_no_slowdown_leaves_a_failures_thread_functional(subjec
     robot.subject, robot.body = subject, body
     r = _report(root, patch, robot)
     assert not r.is_regression_report
+
+
+# "allow building a kernel without buffer_heads v3" (Christoph Hellwig, linux-xfs and linux-block,
+# 2023-08): two of its six patches, each with its diffstat and a hunk, trimmed; and Xu Yang's reply
+# to the fifth, nine months later, <20240426103727.hzzv4hv54an5jzab@hippo>, trimmed
+BH_COVER = """\
+This series allows to build a kernel without buffer_heads, which I
+think is useful to show where the dependencies are.
+"""
+BH_PATCH = """\
+Use iomap in buffer_head compat mode to write to block devices.
+
+Signed-off-by: Christoph Hellwig <hch@lst.de>
+---
+ block/Kconfig |  1 +
+ block/fops.c  | 31 +++++++++++++++++++++++++++++--
+ 2 files changed, 30 insertions(+), 2 deletions(-)
+
+diff --git a/block/Kconfig b/block/Kconfig
+--- a/block/Kconfig
++++ b/block/Kconfig
+@@ -5,6 +5,7 @@
+ menuconfig BLOCK
++       select FS_IOMAP
+"""
+BH_REPORT = """\
+Hi Christoph,
+
+I'm testing SSD block device write performance recently. I found the write
+speed descrased greatly on my board (330MB/s -> 130MB/s). Then I spent some
+time to find cause, finally find that it's caused by this patch and if I
+revert this patch, write speed can recover to 330MB/s.
+
+I'm using below command to test write performance:
+dd if=/dev/zero of=/dev/sda bs=4M count=1024
+"""
+
+
+def _buffer_heads(*later: Message) -> list[Message]:
+    root = Message(
+        "20230801172201.1923299-1-hch@lst.de",
+        subject="[PATCH 0/6] allow building a kernel without buffer_heads v3",
+        body=BH_COVER,
+        date_utc="2023-08-01T17:21:55+00:00",
+    )
+    parts = [
+        Message(
+            f"20230801172201.1923299-{n + 1}-hch@lst.de",
+            subject=f"[PATCH {n}/6] {title}",
+            body=BH_PATCH,
+            in_reply_to=root.message_id,
+            references=[root.message_id],
+            date_utc=f"2023-08-01T17:2{n}:00+00:00",
+        )
+        for n, title in (
+            (3, "block: open code __generic_file_write_iter"),
+            (5, "block: use iomap for writes"),
+        )
+    ]
+    report = Message(
+        "20240426103727.hzzv4hv54an5jzab@hippo",
+        subject="Re: [PATCH 5/6] block: use iomap for writes to block devices",
+        body=BH_REPORT,
+        in_reply_to=parts[1].message_id,
+        references=[root.message_id, parts[1].message_id],
+        date_utc="2024-04-26T10:37:27+00:00",
+    )
+    for m in (root, *parts):
+        m.from_name, m.from_addr = "Christoph Hellwig", "hch@lst.de"
+    report.from_name, report.from_addr = "Xu Yang", "xu.yang_2@nxp.com"
+    return [root, *parts, report, *later]
+
+
+def test_a_series_own_patches_before_a_reply_reporting_its_regression_fix_nothing():
+    r = _report(*_buffer_heads())
+    assert r.is_regression_report
+    assert r.status == "reported"  # the series' diffs posted before the report are what regressed
+
+
+def test_a_patch_its_author_posts_after_the_report_is_a_fix_proposed():
+    fix = Message(
+        "ZiuX7pYRFa3Qzxyz@infradead.org",
+        subject="Re: [PATCH 5/6] block: use iomap for writes to block devices",
+        body="Can you try this?\n\n" + BH_PATCH,
+        in_reply_to="20240426103727.hzzv4hv54an5jzab@hippo",
+        references=["20230801172201.1923299-1-hch@lst.de", "20240426103727.hzzv4hv54an5jzab@hippo"],
+        date_utc="2024-04-27T08:00:00+00:00",
+    )
+    fix.from_name, fix.from_addr = "Christoph Hellwig", "hch@lst.de"
+    assert _report(*_buffer_heads(fix)).status == "fix proposed"
+
+
+def test_a_patch_by_another_before_the_report_still_counts_as_offered():
+    """Only the series' own parts are read as what regressed: a reviewer's patch in between is a
+    patch offered like any other."""
+    msgs = _buffer_heads()
+    other = Message(
+        "reviewer-patch@x",
+        subject="Re: [PATCH 5/6] block: use iomap for writes",
+        body="Maybe fold this in:\n\n" + BH_PATCH,
+        in_reply_to=msgs[2].message_id,
+        references=[msgs[0].message_id, msgs[2].message_id],
+        date_utc="2023-08-02T09:00:00+00:00",
+    )
+    other.from_name, other.from_addr = "Luis Chamberlain", "mcgrof@kernel.org"
+    assert _report(*msgs[:3], other, msgs[3]).status == "fix proposed"

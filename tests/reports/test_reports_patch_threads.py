@@ -1,0 +1,225 @@
+"""A patch's thread that reports a regression: a reply once the patch is in a tree, the author
+telling the bisected regression the patch answers, a patch log telling a regression reported.
+
+Real mail, trimmed: each text says where it came from.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lkmlkb.extract.messages import extract_messages
+from lkmlkb.model import Message
+from lkmlkb.reports.build import build_report
+
+
+def _report(*messages: Message):
+    ((tid, (msgs, findings)),) = extract_messages(list(messages)).items()
+    return build_report(tid, msgs, findings)
+
+
+def _msg(mid, subject, body, date, who, parent=None):
+    m = Message(mid, subject=subject, body=body, date_utc=date)
+    m.from_name, m.from_addr = who
+    if parent is not None:
+        m.in_reply_to, m.references = parent.message_id, [parent.message_id]
+    return m
+
+
+# "[PATCH] btrfs: wait between incomplete batch allocations" (linux-btrfs, 2022-04), taken by its
+# tree's maintainer, and Naohiro Aota's reply four days later <20220411071124.zwtcarqngqqkdd6q@naota-xeon>
+TEA = ("Sweet Tea Dorminy", "sweettea-kernel@dorminy.me")
+SUBJECT = "[PATCH] btrfs: wait between incomplete batch allocations"
+PATCH = """\
+When allocating memory in a loop, each iteration should call
+memalloc_retry_wait() in order to prevent starving memory-freeing
+processes (and to mark where allcoation loops are).
+
+Signed-off-by: Sweet Tea Dorminy <sweettea-kernel@dorminy.me>
+"""
+SLOW = """\
+The fstests btrfs/187 becomes incredibly slow with this patch applied.
+
+For example, on a nvme ZNS SSD (zoned) device, it takes over 10 hours to
+finish the test case. It only takes 765 seconds if I revert this commit
+from the misc-next branch.
+
+I also confirmed the same slowdown occurs on regular btrfs. For the
+baseline, with this commit reverted, it takes 335 seconds on 8GB ZRAM
+device running on QEMU (8GB RAM), and takes 768 seconds on a (non-zoned)
+HDD running on a real machine (128GB RAM).
+"""
+
+
+def _batch_allocations(taken: bool, reply: str = SLOW, who=("Naohiro Aota", "naohiro.aota@wdc.com")):
+    root = _msg(
+        "07d6dbf34243.1649268923.git.sweettea-kernel@dorminy.me",
+        SUBJECT,
+        PATCH,
+        "2022-04-06T18:24:18+00:00",
+        TEA,
+    )
+    msgs = [root]
+    if taken:
+        msgs.append(
+            _msg(
+                "20220407145221.GF15609@twin.jikos.cz",
+                "Re: " + SUBJECT,
+                "Added to misc-next, thanks.\n",
+                "2022-04-07T14:52:21+00:00",
+                ("David Sterba", "dsterba@suse.cz"),
+                root,
+            )
+        )
+    msgs.append(
+        _msg(
+            "20220411071124.zwtcarqngqqkdd6q@naota-xeon",
+            "Re: " + SUBJECT,
+            reply,
+            "2022-04-11T07:11:24+00:00",
+            who,
+            msgs[-1],
+        )
+    )
+    return msgs
+
+
+def test_a_reply_slowed_by_a_patch_its_maintainer_took_reports_a_regression():
+    r = _report(*_batch_allocations(taken=True))
+    assert r.is_regression_report
+    assert r.reasons[0].rule == "reply-reports-slowdown"
+    assert r.reasons[0].message_id == "20220411071124.zwtcarqngqqkdd6q@naota-xeon"
+
+
+def test_the_same_reply_in_review_of_a_patch_not_taken_reports_none():
+    """Four days after posting, the patch in no tree the reply names: a reviewer's measurement."""
+    reply = SLOW.replace("\nfrom the misc-next branch.", ".")
+    assert "misc-next" not in reply
+    assert not _report(*_batch_allocations(taken=False, reply=reply)).is_regression_report
+
+
+def test_a_reply_naming_the_tree_the_patch_is_in_reports_it_too():
+    assert _report(*_batch_allocations(taken=False)).is_regression_report  # "from the misc-next branch"
+
+
+def test_the_patch_authors_own_slowdown_after_it_was_taken_is_no_reply_report():
+    r = _report(*_batch_allocations(taken=True, who=TEA))
+    assert all(x.rule != "reply-reports-slowdown" for x in r.reasons)
+
+
+# "[PATCH RFC] xfs: Don't hold XFS_ILOCK_SHARED over log force during fsync" (Jan Kara, linux-xfs,
+# 2025-09) and his reply a week later <vpsyvzbupclvb76axyzytms5rh5yzubcyj5l5h2iwpk3d7xf6a@dw6pemmdfcka>
+JAN = ("Jan Kara", "jack@suse.cz")
+ILOCK_SUBJECT = "[PATCH RFC] xfs: Don't hold XFS_ILOCK_SHARED over log force during fsync"
+ILOCK = """\
+Holding XFS_ILOCK_SHARED over log force in xfs_fsync_flush_log()
+significantly increases contention on ILOCK for O_DSYNC | O_DIRECT
+writes to file preallocated with fallocate.
+
+With this patch DB2 database restore operation speeds up by a factor of
+about 2.5x in a VM with 4 CPUs, 16GB of RAM and NVME SSD as a backing
+store.
+
+Signed-off-by: Jan Kara <jack@suse.cz>
+"""
+BISECTED = """\
+BTW I don't have customer setup with DB2 available where the huge
+difference is visible but I have written a tool that replays the
+same set of pwrites from same set of threads I've captured from syscall
+trace. It reproduces only about 20% difference between good & bad kernels
+on my test machine but it was good enough for the bisection and analysis
+and the customer confirmed that the revert of what I've bisected to
+actually fixes their issue (rwsem reader lockstealing logic).
+
+BTW, your patch seems to be about 2% slower on average than what I have
+written and somewhat more variable.
+"""
+
+
+def _ilock(reply: str, who=JAN):
+    root = _msg("20250908151248.1290-2-jack@suse.cz", ILOCK_SUBJECT, ILOCK, "2025-09-08T15:12:49+00:00", JAN)
+    dave = _msg(
+        "aL9yc4WJLdqtCFOK@dread.disaster.area",
+        "Re: " + ILOCK_SUBJECT,
+        "Racy read - the new field is protected by ili_lock.\n",
+        "2025-09-09T00:18:59+00:00",
+        ("Dave Chinner", "david@fromorbit.com"),
+        root,
+    )
+    jan = _msg(
+        "vpsyvzbupclvb76axyzytms5rh5yzubcyj5l5h2iwpk3d7xf6a@dw6pemmdfcka",
+        "Re: " + ILOCK_SUBJECT,
+        reply,
+        "2025-09-16T13:32:42+00:00",
+        who,
+        dave,
+    )
+    return [root, dave, jan]
+
+
+def test_a_patch_whose_author_tells_the_bisected_regression_it_answers_is_a_report():
+    r = _report(*_ilock(BISECTED))
+    assert r.is_regression_report
+    assert r.regression_pct == 20.0
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # the same figure with no bisection: the patch's own measurement
+        BISECTED.replace(
+            "good enough for the bisection and analysis", "good enough for the analysis"
+        ).replace("the revert of what I've bisected to", "the patch"),
+    ],
+)
+def test_the_authors_figure_without_a_bisection_stays_the_patchs_own(reply):
+    assert not _report(*_ilock(reply)).is_regression_report
+
+
+# "[PATCH] ext4: allow concurrent unaligned dio overwrites" (Brian Foster, linux-ext4, 2023-02),
+# <20230223191626.263331-1-bfoster@redhat.com>, trimmed
+UNALIGNED = """\
+We've had reports of significant performance regression of sub-block
+(unaligned) direct writes due to the added exclusivity restrictions
+in ext4. The purpose of the exclusivity requirement for unaligned
+direct writes is to avoid data corruption caused by unserialized
+partial block zeroing in the iomap dio layer across overlapping
+writes.
+
+Update the dio write submission path to allow concurrent submission
+of unaligned direct writes that are purely overwrite.
+
+Signed-off-by: Brian Foster <bfoster@redhat.com>
+"""
+
+
+@pytest.mark.parametrize(
+    "first, listed",
+    [
+        ("We've had reports of significant performance regression of sub-block", True),
+        ("Users reported a significant performance regression of sub-block", True),
+        ("There was a report about a performance regression of sub-block", True),
+        # a regression feared, not reported
+        ("People could complain about a significant performance regression of sub-block", False),
+        ("This avoids a significant performance regression of sub-block", False),
+    ],
+)
+def test_a_patch_telling_of_a_regression_reported_answers_it(first, listed):
+    body = UNALIGNED.replace("We've had reports of significant performance regression of sub-block", first)
+    root = _msg(
+        "20230223191626.263331-1-bfoster@redhat.com",
+        "[PATCH] ext4: allow concurrent unaligned dio overwrites",
+        body,
+        "2023-02-23T19:16:26+00:00",
+        ("Brian Foster", "bfoster@redhat.com"),
+    )
+    r = _report(root)
+    assert r.is_regression_report is listed
+    if listed:
+        assert r.reasons[0].rule == "fix-of-slowdown" and r.status == "fix proposed"
+
+
+def test_a_reply_after_the_patch_was_taken_needs_no_tree_named():
+    reply = SLOW.replace("\nfrom the misc-next branch.", ".")
+    r = _report(*_batch_allocations(taken=True, reply=reply))
+    assert r.is_regression_report and r.reasons[0].rule == "reply-reports-slowdown"
