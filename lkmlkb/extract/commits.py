@@ -621,8 +621,36 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         if role is None and cue.label.startswith("CULPRIT_IF_HELPS"):
             sent_text = text[s0:s1]
             role = "culprit" if _HELPS_RE.search(sent_text) else "revert"
+        if (
+            role == "culprit"
+            and cue.text[:10].lower() == "introduced"
+            and _FEATURE_INTRODUCED_BY.search(doc_text, max(s0, cue.start - FEATURE_BEFORE_CHARS), cue.start)
+            and not _FAULT_NAMED.search(doc_text, s0, s1)
+        ):
+            continue  # "iowait boost in schedutil was introduced by commit X": a feature's history
         if role:
             h.role, h.cue = role, cue.text
+
+
+#: a feature, not a fault, said to be "introduced by" the commit after, its sentence naming no fault:
+#: "iowait boost in schedutil was introduced by\ncommit (\"21ca6d2c52f8 cpufreq: ...\")" (io-uring,
+#: 2024-09), "The logic of linear search was introduced by Commit 91b587ba79e1" (linux-ext4); not "the
+#: slowdown was introduced by commit 63304558ba5d", "This is introduced by commit b330e6a49d", nor a
+#: feature's line that names a fault too ("... introduced by commit X and it regressed fio")
+_FEATURE_INTRODUCED_BY = re.compile(
+    r"""\b(?i:interfaces?|options?|features?|support|helpers?|functions?|flags?|knobs?|parameters?|fields?
+          |ioctls?|tunables?|settings?|modes?|macros?|values?|logic|idea|rules?|code|boost(?:ing)?|mechanisms?
+          |heuristics?)\b""",
+    re.VERBOSE,
+)
+#: how far before "introduced by" the feature it introduced is looked for
+FEATURE_BEFORE_CHARS = 120
+#: a fault named in the sentence: then what was introduced is one
+_FAULT_NAMED = re.compile(
+    r"""(?i:regress|bug|issue|problem|slow|drop|degrad|fail|warn|break|broke|race|leak|deadlock|hang|crash
+          |inversion|mistake|corrupt|overhead|error|oops|wrong|incorrect|lockdep|latenc|stall)""",
+    re.VERBOSE,
+)
 
 
 #: what a commit "introduces" when that is no culprit's deed: a feature ("Commit 196e402adf2e (...)

@@ -891,3 +891,36 @@ def test_a_commit_block_without_its_base_line_names_no_base():
     assert roles["4e159150a9"] == "culprit"
     assert "base" not in roles.values()
     assert roles.get("34308187395ff01f"[:10]) in (None, "mentioned")
+
+
+@pytest.mark.parametrize(
+    "text, role",
+    [
+        # io-uring, "[RFT RFC PATCH 0/8] cpufreq: cpuidle: Remove iowait behaviour" (2024-09): history
+        (
+            "iowait boost in schedutil was introduced by\n"
+            'commit ("21ca6d2c52f8 cpufreq: schedutil: Add iowait boosting")\n'
+            "with it more or less following intel_pstate's approach.\n",
+            "mentioned",
+        ),
+        # linux-ext4 (2023): the code a fix changes, and when it came
+        ("The logic of linear search was introduced by Commit 21ca6d2c52f8.\n", "mentioned"),
+        ("The new sysfs knob was introduced by commit 21ca6d2c52f8 for that.\n", "mentioned"),
+        # a fault introduced: the culprit
+        ("It looks to be the slowdown was introduced by commit 21ca6d2c52f8\n", "culprit"),
+        ("This is introduced by commit 21ca6d2c52f8 (md: convert to kvmalloc)\n", "culprit"),
+        ("The regression in the flush code was introduced by commit 21ca6d2c52f8.\n", "culprit"),
+        (
+            "The logic of linear search was introduced by commit 21ca6d2c52f8 and it regressed fio.\n",
+            "culprit",
+        ),
+        # the feature word far before the cue, in another clause
+        (
+            "We tuned the writeback code for weeks and weeks and weeks and weeks and weeks and weeks and "
+            "weeks and weeks and weeks and weeks and then saw this was introduced by commit 21ca6d2c52f8.\n",
+            "culprit",
+        ),
+    ],
+)
+def test_a_feature_introduced_by_a_commit_is_its_history_not_a_culprit(text, role):
+    assert [(c.sha, c.role) for c in find_commits(text)] == [("21ca6d2c52f8", role)]

@@ -1498,6 +1498,12 @@ These results were reproduced on a Linux VM (kernel v4.19) on ESXi,
         # one kernel in the report, another said to show it too in a reply: no change of kernel
         ("with ext4 on a virtual disk.", "Tested with v5.2-rc4, CFQ still drops to 60 KB/s.\n", False),
         ("with ext4 on a virtual disk.", "On 5.1.0+ with BFQ the throughput is still 60 KB/s.\n", False),
+        # the report's own message naming a second kernel where it is seen too: one slowness, twice
+        (
+            "backed by a rotational hard disk. The same problem was\nalso seen with the BFQ I/O scheduler in kernel v5.1.",
+            "Thanks, looking into it.\n",
+            False,
+        ),
         # the report's own message names the kernel that was good (a change)
         (
             "while v4.14 on the same VM gets 1.5 MB/s with CFQ too.",

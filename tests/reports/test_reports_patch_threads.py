@@ -223,3 +223,91 @@ def test_a_reply_after_the_patch_was_taken_needs_no_tree_named():
     reply = SLOW.replace("\nfrom the misc-next branch.", ".")
     r = _report(*_batch_allocations(taken=True, reply=reply))
     assert r.is_regression_report and r.reasons[0].rule == "reply-reports-slowdown"
+
+
+# "[PATCH 00/29] use refcount+RCU method to implement lockless slab shrink" (Qi Zheng, linux-xfs,
+# 2023-06), <20230622082454.4090236-1-qi.zheng@linux.dev>, trimmed: a regression reported and
+# reverted before this series, which does the work again another way
+SHRINK = """\
+We used to implement the lockless slab shrink with SRCU [1], but then kernel
+test robot reported -88.8% regression in stress-ng.ramfs.ops_per_sec test
+case [2], so we reverted it [3].
+
+This patch series aims to re-implement the lockless slab shrink using the
+refcount+RCU method proposed by Dave Chinner [4].
+"""
+
+
+@pytest.mark.parametrize(
+    "said, listed",
+    [
+        ("case [2], so we reverted it [3].", False),
+        ("case [2], and it was reverted [3].", False),
+        ("case [2], which this series fixes [3].", True),
+        ("case [2] that we still see [3].", True),
+    ],
+)
+def test_a_regression_reported_and_reverted_before_the_series_is_its_history(said, listed):
+    body = SHRINK.replace("case [2], so we reverted it [3].", said)
+    root = _msg(
+        "20230622082454.4090236-1-qi.zheng@linux.dev",
+        "[PATCH 00/29] use refcount+RCU method to implement lockless slab shrink",
+        body,
+        "2023-06-22T08:24:25+00:00",
+        ("Qi Zheng", "qi.zheng@linux.dev"),
+    )
+    assert _report(root).is_regression_report is listed
+
+
+# "[PATCH v5 00/14] blk-mq: Reduce static requests memory footprint for shared sbitmap" (John
+# Garry, linux-block, 2021-10), queued, then Kashyap Desai's test report, trimmed
+SBITMAP_SUBJECT = "[PATCH v5 00/14] blk-mq: Reduce static requests memory footprint for shared sbitmap"
+SBITMAP_TEST = """\
+John -
+
+I tested on 5.15-rc4 (master) -
+
+#1 I noticed some performance regression @mq-deadline scheduler which is not
+related to this series. I will bisect and get more detail about this issue
+separately.
+
+Test #1 : Total 24 SAS SSDs in JBOD mode.
+With mq-deadline I get 1.1M IOPS, with none 3.1M IOPS.
+"""
+
+
+@pytest.mark.parametrize(
+    "cleared, listed",
+    [
+        ("which is not\nrelated to this series.", False),
+        ("which is\nunrelated to this series.", False),
+        ("which is\ncaused by this series.", True),
+    ],
+)
+def test_a_slowdown_a_reply_says_the_series_did_not_cause_is_no_report_of_it(cleared, listed):
+    root = _msg(
+        "1633429419-228500-1-git-send-email-john.garry@huawei.com",
+        SBITMAP_SUBJECT,
+        "Currently a full set of static requests are allocated per hw queue.\n",
+        "2021-10-05T10:23:25+00:00",
+        ("John Garry", "john.garry@huawei.com"),
+    )
+    queued = _msg(
+        "ae33dde8-96e8-2978-5f32-c7e0a6136e8e@kernel.dk",
+        "Re: " + SBITMAP_SUBJECT,
+        "Applied, thanks.\n",
+        "2021-10-05T12:35:52+00:00",
+        ("Jens Axboe", "axboe@kernel.dk"),
+        root,
+    )
+    body = SBITMAP_TEST.replace("which is not\nrelated to this series.", cleared)
+    test = _msg(
+        "e4e92abbe9d52bcba6b8cc6c91c442cc@mail.gmail.com",
+        "RE: " + SBITMAP_SUBJECT,
+        body,
+        "2021-10-07T20:31:52+00:00",
+        ("Kashyap Desai", "kashyap.desai@broadcom.com"),
+        queued,
+    )
+    r = _report(root, queued, test)
+    assert any(x.rule == "reply-reports-slowdown" for x in r.reasons) is listed
