@@ -114,7 +114,7 @@ def fixes_its_regression(root: Message | None, messages: list[Message], reasons:
 
 
 def _first_possible_fix(
-    messages: list[Message], commits: list[CommitCitation], reported_in: str | None
+    messages: list[Message], commits: list[CommitCitation], reported_in: str | None, claims: list[Claim] = ()
 ) -> int:
     """The index of the first message whose patch can be a fix: any reply, but where the culprit is
     one of the thread's own patches (the kernel test robot measuring a posted series: "commit:
@@ -134,8 +134,15 @@ def _first_possible_fix(
     if own:
         return reported_at + 1
     root, after = messages[0], 1
+    # a series whose cover tells a regression it answers ("an around 20% regression on random writes
+    # ... Enter this patchset") is a fix: its parts are the fix proposed
+    answers = any(
+        c.kind == "regression" and c.evidence.message_id == root.message_id and not c.evidence.quoted
+        for c in claims
+    )
     while (
-        after < reported_at
+        not answers
+        and after < reported_at
         and PATCH_SUBJECT.match(messages[after].subject or "")
         and same_sender(messages[after], root)
     ):
@@ -216,7 +223,7 @@ def derive_status(
         return "fix proposed", Reason(
             "status-fix-proposed", "fix proposed", e.message_id, e.line_start, e.text[:300]
         )
-    after = _first_possible_fix(messages, commits, reported_in)
+    after = _first_possible_fix(messages, commits, reported_in, claims)
     ids = [m.message_id for m in messages]
     reported_at = ids.index(reported_in) if reported_in in ids else 0
     # the last reply saying a patch tried did not help, read once for the patches before it

@@ -894,3 +894,16 @@ def test_a_patch_by_another_before_the_report_still_counts_as_offered():
     )
     other.from_name, other.from_addr = "Luis Chamberlain", "mcgrof@kernel.org"
     assert _report(*msgs[:3], other, msgs[3]).status == "fix proposed"
+
+
+def test_a_series_whose_cover_tells_the_regression_it_answers_is_the_fix_proposed():
+    """ "[PATCH 0/9] Improve preemptive ENOSPC flushing" (Josef Bacik, linux-btrfs, 2020-09): its
+    cover opens with the regression it answers; a reply's measurement does not make its parts the
+    regression."""
+    msgs = _buffer_heads()
+    msgs[0].body = (
+        "A while ago Nikolay started digging into a problem where they were seeing an\n"
+        "around 20% regression on random writes, and he bisected it down to\n\n"
+        "  btrfs: don't end the transaction for delayed refs in throttle\n\n" + BH_COVER
+    )
+    assert _report(*msgs).status == "fix proposed"
