@@ -16,15 +16,18 @@ import re
 from lkmlkb.extract.claims import find_claims, stated_regression_pct
 from lkmlkb.extract.commits import find_commits
 from lkmlkb.extract.kernels import find_kernels
-from lkmlkb.model import Claim, Evidence, Findings, KernelMention, Message, Report
+from lkmlkb.model import Claim, Evidence, Findings, KernelMention, Message, Report, Result
 from lkmlkb.reports.classify import (
+    MIN_SLOWDOWN_PCT,
     PATCH_WORD,
     PERF_WORD,
     ROBOT_SUBJECT,
     ThreadFacts,
+    before_after,
     classify,
     is_patch_thread,
     series_changelog_lines,
+    slowdown_pct,
 )
 from lkmlkb.reports.labels import (
     attribute_commit_results,
@@ -125,6 +128,28 @@ def _outside_changelogs(messages: list[Message], claims: list[Claim]) -> list[Cl
     ]
 
 
+def _own_fall(
+    results: list[Result], claims: list[Claim], root: Message | None
+) -> tuple[Result, Result] | None:
+    """The pair of a change the report's first message states in its own lines ("maximum IOPS had
+    fallen from ~10000 to ~100"), the second worse, where neither its subject nor its text (what it
+    quotes too: a reply that is the first message read quotes the report) states a size: or None."""
+    if root is None:
+        return None
+    if any(
+        c.kind == "regression"
+        and c.stated_pct is not None
+        and (c.evidence is None or c.evidence.message_id == root.message_id)
+        for c in claims
+    ):
+        return None
+    pair = before_after(results, root.message_id)
+    if pair is None or any(r.evidence.quoted for r in pair):
+        return None
+    fall = slowdown_pct(*pair)
+    return pair if fall is not None and fall >= MIN_SLOWDOWN_PCT else None
+
+
 def build_report(thread_id: str, messages: list[Message], findings: list[Findings]) -> Report:
     """The report of one thread (messages in date order, findings aligned with them)."""
     root = messages[0] if messages else None
@@ -218,6 +243,12 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         if pair is not None:
             pair[0].label, pair[1].label = "baseline", "regressed"
             computed = computed_change(*pair)
+    own = _own_fall(results, claims, root) if is_regression else None
+    if own is not None:
+        # the report's own "from ~10000 to ~100" sizes it where its first message and subject state
+        # no size: a later message's figure (a quoted robot line on another benchmark) does not
+        own[0].label, own[1].label = "baseline", "regressed"
+        stated, computed = None, computed_change(*own)
     pct = stated if stated is not None else computed
     if is_regression and stated is None and computed is not None and computed < 0:
         # the pair read shows a gain (a fix's own "reduce from 6.7s to 1.3s", or kernels labelled the

@@ -619,6 +619,13 @@ def _speed_regression(c: Claim, wrapped: str = "") -> bool:
 REPORTED_SAID = re.compile(r"\b(?:reported|reports?[ \t]{1,3}of|reports?[ \t]{1,3}about)\b", re.I)
 
 
+#: the change a reported regression is put on, in its lines: "due to the added exclusivity
+#: restrictions", "caused by", "since"; without it or a kernel named, a report "on some setups" is
+#: background a series gives
+CAUSE_SAID = re.compile(
+    r"\b(?:due[ \t\n]{1,3}to|caused[ \t\n]{1,3}by|because[ \t\n]{1,3}of|since|after|introduced|bisected)\b",
+    re.I,
+)
 #: a regression reported and taken back already, the history a new version of the work tells: "then
 #: kernel test robot reported -88.8% regression in stress-ng.ramfs.ops_per_sec test case [2], so we
 #: reverted it [3]. This patch series aims to re-implement ..." (linux-xfs, 2023-06)
@@ -647,7 +654,7 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
     # 20-HDD raid6 from 19 MB/s to 103 MB/s" under "significant regression is observed for RAID
     # check and repair" (linux-block, 2022-03): a gain as large as a slowdown a report would size
     pair = before_after(t.results, root.message_id) if fixes else None
-    restored = pair is not None and -(_slowdown_pct(*pair) or 0.0) >= MIN_SLOWDOWN_PCT
+    restored = pair is not None and -(slowdown_pct(*pair) or 0.0) >= MIN_SLOWDOWN_PCT
     for c in t.claims:
         e = c.evidence
         if e.message_id != root.message_id or e.quoted:
@@ -674,7 +681,11 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
         if not (REGRESS_WORD.search(c.cue or "") or REGRESS_WORD.search(t.subject) or revert or tagged):
             continue
         around = _line_end_before(bodies, e) + " " + (e.text or "") + " " + _line_start_after(bodies, e)
-        reported = REPORTED_SAID.search(around) and not REVERTED_SINCE.search(around)
+        reported = (
+            REPORTED_SAID.search(around)
+            and (CAUSE_SAID.search(around) or find_versions(around))
+            and not REVERTED_SINCE.search(around)
+        )
         if fixes or FIX_WORD.search(e.text or "") or reported:
             return _claim_reason("fix-of-slowdown", "regression", c)
     # the subject says so: "block: fix revalidate performance regression", "Fix raid rebuild
@@ -1156,7 +1167,7 @@ def reply_reports_slowdown(t: ThreadFacts) -> Reason | None:
     for mid, (_message, text) in texts.items():
         pair = before_after(t.results, mid)
         if pair is not None and blames_the_patch(text):
-            change = _slowdown_pct(*pair)
+            change = slowdown_pct(*pair)
             if change is not None and change >= REPLY_MIN_PCT:
                 e = pair[1].evidence
                 return Reason(
@@ -1199,7 +1210,7 @@ def before_after(results: list[Result], mid: str) -> tuple[Result, Result] | Non
     return None
 
 
-def _slowdown_pct(before: Result, after: Result) -> float | None:
+def slowdown_pct(before: Result, after: Result) -> float | None:
     """How much slower ``after`` is than ``before``, in percent of ``before`` (negative: faster)."""
     a = before.normalized_value if before.normalized_value is not None else before.value
     b = after.normalized_value if after.normalized_value is not None else after.value

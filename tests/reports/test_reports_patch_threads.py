@@ -243,8 +243,8 @@ refcount+RCU method proposed by Dave Chinner [4].
     [
         ("case [2], so we reverted it [3].", False),
         ("case [2], and it was reverted [3].", False),
-        ("case [2], which this series fixes [3].", True),
-        ("case [2] that we still see [3].", True),
+        ("case [2] caused by it, which this series fixes [3].", True),
+        ("case [2] since then, that we still see [3].", True),
     ],
 )
 def test_a_regression_reported_and_reverted_before_the_series_is_its_history(said, listed):
@@ -311,3 +311,17 @@ def test_a_slowdown_a_reply_says_the_series_did_not_cause_is_no_report_of_it(cle
     )
     r = _report(root, queued, test)
     assert any(x.rule == "reply-reports-slowdown" for x in r.reasons) is listed
+
+
+def test_a_regression_reported_with_no_change_it_is_put_on_is_background():
+    """No cause and no kernel in its lines ("on some setups"): what a series tells of its field."""
+    body = UNALIGNED.replace("due to the added exclusivity restrictions", "on some setups")
+    assert "due to" not in body
+    root = _msg(
+        "20230223191626.263331-1-bfoster@redhat.com",
+        "[PATCH] ext4: allow concurrent unaligned dio overwrites",
+        body,
+        "2023-02-23T19:16:26+00:00",
+        ("Brian Foster", "bfoster@redhat.com"),
+    )
+    assert not _report(root).is_regression_report
