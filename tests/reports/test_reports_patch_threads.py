@@ -18,6 +18,12 @@ def _report(*messages: Message):
     return build_report(tid, msgs, findings)
 
 
+def _root_report(head: tuple, body: str):
+    """The report of a thread of one message: ``head`` its id, subject, date and sender."""
+    mid, subject, date, who = head
+    return _report(_msg(mid, subject, body, date, who))
+
+
 def _msg(mid, subject, body, date, who, parent=None):
     m = Message(mid, subject=subject, body=body, date_utc=date)
     m.from_name, m.from_addr = who
@@ -191,6 +197,12 @@ of unaligned direct writes that are purely overwrite.
 
 Signed-off-by: Brian Foster <bfoster@redhat.com>
 """
+UNALIGNED_HEAD = (
+    "20230223191626.263331-1-bfoster@redhat.com",
+    "[PATCH] ext4: allow concurrent unaligned dio overwrites",
+    "2023-02-23T19:16:26+00:00",
+    ("Brian Foster", "bfoster@redhat.com"),
+)
 
 
 @pytest.mark.parametrize(
@@ -206,14 +218,7 @@ Signed-off-by: Brian Foster <bfoster@redhat.com>
 )
 def test_a_patch_telling_of_a_regression_reported_answers_it(first, listed):
     body = UNALIGNED.replace("We've had reports of significant performance regression of sub-block", first)
-    root = _msg(
-        "20230223191626.263331-1-bfoster@redhat.com",
-        "[PATCH] ext4: allow concurrent unaligned dio overwrites",
-        body,
-        "2023-02-23T19:16:26+00:00",
-        ("Brian Foster", "bfoster@redhat.com"),
-    )
-    r = _report(root)
+    r = _root_report(UNALIGNED_HEAD, body)
     assert r.is_regression_report is listed
     if listed:
         assert r.reasons[0].rule == "fix-of-slowdown" and r.status == "fix proposed"
@@ -236,6 +241,12 @@ case [2], so we reverted it [3].
 This patch series aims to re-implement the lockless slab shrink using the
 refcount+RCU method proposed by Dave Chinner [4].
 """
+SHRINK_HEAD = (
+    "20230622082454.4090236-1-qi.zheng@linux.dev",
+    "[PATCH 00/29] use refcount+RCU method to implement lockless slab shrink",
+    "2023-06-22T08:24:25+00:00",
+    ("Qi Zheng", "qi.zheng@linux.dev"),
+)
 
 
 @pytest.mark.parametrize(
@@ -249,14 +260,7 @@ refcount+RCU method proposed by Dave Chinner [4].
 )
 def test_a_regression_reported_and_reverted_before_the_series_is_its_history(said, listed):
     body = SHRINK.replace("case [2], so we reverted it [3].", said)
-    root = _msg(
-        "20230622082454.4090236-1-qi.zheng@linux.dev",
-        "[PATCH 00/29] use refcount+RCU method to implement lockless slab shrink",
-        body,
-        "2023-06-22T08:24:25+00:00",
-        ("Qi Zheng", "qi.zheng@linux.dev"),
-    )
-    assert _report(root).is_regression_report is listed
+    assert _root_report(SHRINK_HEAD, body).is_regression_report is listed
 
 
 # "[PATCH v5 00/14] blk-mq: Reduce static requests memory footprint for shared sbitmap" (John
@@ -317,11 +321,4 @@ def test_a_regression_reported_with_no_change_it_is_put_on_is_background():
     """No cause and no kernel in its lines ("on some setups"): what a series tells of its field."""
     body = UNALIGNED.replace("due to the added exclusivity restrictions", "on some setups")
     assert "due to" not in body
-    root = _msg(
-        "20230223191626.263331-1-bfoster@redhat.com",
-        "[PATCH] ext4: allow concurrent unaligned dio overwrites",
-        body,
-        "2023-02-23T19:16:26+00:00",
-        ("Brian Foster", "bfoster@redhat.com"),
-    )
-    assert not _report(root).is_regression_report
+    assert not _root_report(UNALIGNED_HEAD, body).is_regression_report
