@@ -663,9 +663,17 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
         # performance of non-mq IO schedulers", then "This patch series aims to fix a regression")
         # or whose log measures the speed it restores
         wrapped = _line_end_before(bodies, e) + " " + _line_start_after(bodies, e)
+        around = _line_end_before(bodies, e) + " " + (e.text or "") + " " + _line_start_after(bodies, e)
+        reported = (
+            c.kind == "regression"
+            and REPORTED_SAID.search(around)
+            and (CAUSE_SAID.search(around) or find_versions(around))
+            and not REVERTED_SINCE.search(around)
+        )
         if not (
             _speed_regression(c, wrapped)
             or (c.kind == "regression" and (PERF_NAMED.search(t.subject) or restored))
+            or (reported and PERF_NAMED.search(around))  # "a report about a performance\ndrop"
         ):
             continue
         # a regression it fixes, named so, or what a revert takes back: "fix performance regression",
@@ -678,14 +686,12 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
             and any(sc.kind == "regression" for sc in t.subject_claims)  # the fix names the slowdown
             and FIXES_TRAILER.search(body)
         )
-        if not (REGRESS_WORD.search(c.cue or "") or REGRESS_WORD.search(t.subject) or revert or tagged):
+        # a slowdown reported and put on a change is a regression in other words: "at least one
+        # report about a performance drop which bisected to that particular change" (linux-btrfs)
+        if not (
+            REGRESS_WORD.search(c.cue or "") or REGRESS_WORD.search(t.subject) or revert or tagged or reported
+        ):
             continue
-        around = _line_end_before(bodies, e) + " " + (e.text or "") + " " + _line_start_after(bodies, e)
-        reported = (
-            REPORTED_SAID.search(around)
-            and (CAUSE_SAID.search(around) or find_versions(around))
-            and not REVERTED_SINCE.search(around)
-        )
         if fixes or FIX_WORD.search(e.text or "") or reported:
             return _claim_reason("fix-of-slowdown", "regression", c)
     # the subject says so: "block: fix revalidate performance regression", "Fix raid rebuild

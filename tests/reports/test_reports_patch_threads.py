@@ -322,3 +322,39 @@ def test_a_regression_reported_with_no_change_it_is_put_on_is_background():
     body = UNALIGNED.replace("due to the added exclusivity restrictions", "on some setups")
     assert "due to" not in body
     assert not _root_report(UNALIGNED_HEAD, body).is_regression_report
+
+
+# "[PATCH 3/3] btrfs: make fast fsyncs wait only for writeback" (Filipe Manana, linux-btrfs,
+# 2020-08), <20200811114358.693993-1-fdmanana@kernel.org>, trimmed: the slowdown reported is a
+# "performance drop", not named a regression
+FSYNC = """\
+After that, for fast fsyncs, we started to wait for
+ordered extents to complete before starting to log, which adds some
+latency to fsyncs and we even got at least one report about a performance
+drop which bisected to that particular change:
+
+https://lore.kernel.org/linux-btrfs/20181109215148.GF23260@techsingularity.net/
+
+Signed-off-by: Filipe Manana <fdmanana@suse.com>
+"""
+FSYNC_HEAD = (
+    "20200811114358.693993-1-fdmanana@kernel.org",
+    "[PATCH 3/3] btrfs: make fast fsyncs wait only for writeback",
+    "2020-08-11T11:43:58+00:00",
+    ("Filipe Manana", "fdmanana@kernel.org"),
+)
+
+
+@pytest.mark.parametrize(
+    "said, listed",
+    [
+        ("drop which bisected to that particular change:", True),
+        ("drop on some machines:", False),  # no change it is put on
+        ("drop which bisected to that change, and it was reverted:", False),
+    ],
+)
+def test_a_performance_drop_reported_and_put_on_a_change_is_a_regression_fixed(said, listed):
+    r = _root_report(FSYNC_HEAD, FSYNC.replace("drop which bisected to that particular change:", said))
+    assert r.is_regression_report is listed
+    if listed:
+        assert r.reasons[0].rule == "fix-of-slowdown"
