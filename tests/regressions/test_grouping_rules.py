@@ -855,17 +855,25 @@ def test_replies_to_a_repost_the_archive_lacks_join_the_series_of_its_sender():
     assert not joined(review("5dc4d2f1.1c69fb81.2ee3c.8bb1@mx.google.com"))
 
 
-def _fix_thread(tid: str, subject: str, who: str, addr: str, trailers: str, report: bool) -> tuple:
+def _fix_thread(
+    tid: str,
+    subject: str,
+    who: str,
+    addr: str,
+    trailers: str,
+    report: bool,
+    date: str = "2022-03-11T17:30:41+00:00",
+) -> tuple:
     text = f'Fixes: d38a9c04c0d5 ("block: only check previous entry for plug merge attempt")\n{trailers}'
     t = K.ThreadInput(
         tid,
         title=subject,
         is_regression_report=report,
         culprits=["d38a9c04c0d5"] if report else [],
-        first_date="2022-03-11T17:30:41+00:00",
-        mails=[K.Mail(tid, subject, who, addr, "2022-03-11T17:30:41+00:00", text)],
+        first_date=date,
+        mails=[K.Mail(tid, subject, who, addr, date, text)],
     )
-    return t, ThreadRow(tid, subject, is_regression_report=report, first_date="2022-03-11T17:30:41+00:00")
+    return t, ThreadRow(tid, subject, is_regression_report=report, first_date=date)
 
 
 @pytest.mark.parametrize(
@@ -909,6 +917,34 @@ def test_two_fixes_of_one_commit_join_when_one_credits_the_others_author(trailer
     song_row.is_regression_report = True
     found = group([jens_row, song_row], keys)
     assert [len(g.members) for g in found] == ([2] if joined else [1, 1])
+
+
+@pytest.mark.parametrize(
+    "date, joined", [("2022-04-20T10:00:00+00:00", True), ("2025-07-14T13:03:27+00:00", False)]
+)
+def test_a_fix_crediting_another_fixs_author_years_later_fixes_another_bug(date, joined):
+    """linux-ext4: Baokun Li's 2025 "better scalability" series carries "Fixes: 196e402adf2e" and
+    credits Jan Kara, the author of the 2022 fix of the mb_optimize_scan regression, which names
+    that commit too: a fix of another bug of it, years later, not a version of that fix."""
+    jens, jens_row = _fix_thread(
+        "20220311173041.165948-1-axboe@kernel.dk",
+        "[PATCHSET 0/2] Fix raid rebuild performance regression",
+        "Jens Axboe",
+        "axboe@kernel.dk",
+        "Signed-off-by: Jens Axboe <axboe@kernel.dk>\n",
+        True,
+    )
+    later, later_row = _fix_thread(
+        "20250714130327.1830534-1-someone@example.org",
+        "[PATCH v3 00/17] block: better scalability of plug merging",
+        "Some One",
+        "someone@example.org",
+        "Reported-by: Jens Axboe <axboe@kernel.dk>\nSigned-off-by: Some One <someone@example.org>\n",
+        True,
+        date,
+    )
+    keys = {t.thread_id: K.thread_keys(t) for t in (jens, later)}
+    assert [len(g.members) for g in group([jens_row, later_row], keys)] == ([2] if joined else [1, 1])
 
 
 def _carrying_series(patch_subject: str, link: str, sender: tuple[str, str]) -> K.ThreadInput:
