@@ -632,15 +632,21 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
             h.role, h.cue = role, cue.text
 
 
+#: the things a commit introduces that are features, not faults: "introduces the sysfs control
+#: interface", "the logic of linear search was introduced by"
+_FEATURE_NOUNS = (
+    "interfaces?|options?|features?|support|helpers?|functions?|flags?|knobs?|parameters?|fields?|ioctls?"
+    "|tunables?|settings?|modes?|macros?"
+)
 #: a feature, not a fault, said to be "introduced by" the commit after, its sentence naming no fault:
 #: "iowait boost in schedutil was introduced by\ncommit (\"21ca6d2c52f8 cpufreq: ...\")" (io-uring,
 #: 2024-09), "The logic of linear search was introduced by Commit 91b587ba79e1" (linux-ext4); not "the
 #: slowdown was introduced by commit 63304558ba5d", "This is introduced by commit b330e6a49d", nor a
 #: feature's line that names a fault too ("... introduced by commit X and it regressed fio")
 _FEATURE_INTRODUCED_BY = re.compile(
-    r"""\b(?i:interfaces?|options?|features?|support|helpers?|functions?|flags?|knobs?|parameters?|fields?
-          |ioctls?|tunables?|settings?|modes?|macros?|values?|logic|idea|rules?|code|boost(?:ing)?|mechanisms?
-          |heuristics?)\b""",
+    r"""\b(?i:FEATURES|values?|logic|idea|rules?|code|boost(?:ing)?|mechanisms?|heuristics?)\b""".replace(
+        "FEATURES", _FEATURE_NOUNS
+    ),
     re.VERBOSE,
 )
 #: how far before "introduced by" the feature it introduced is looked for
@@ -657,8 +663,7 @@ _FAULT_NAMED = re.compile(
 #: introduces the sysfs control interface "mb_max_linear_groups" to address the problem", linux-ext4)
 _INTRODUCES_A_FEATURE = re.compile(
     r"""(?<=[Ii]ntroduced|[Ii]ntroduces)[ \t\n]{1,3}(?:(?:the|a|an|new|this|that)[ \t\n]{1,3})?(?:[\w"'/.-]{1,40}[ \t\n]{1,3}){0,3}?
-        (?:interfaces?|options?|features?|support|helpers?|functions?|flags?|knobs?|parameters?|apis?|fields?|ioctls?
-          |sysfs|tunables?|settings?|modes?|structs?|macros?)\b""",
+        (?:FEATURES|apis?|sysfs|structs?)\b""".replace("FEATURES", _FEATURE_NOUNS),
     re.VERBOSE,
 )
 

@@ -277,14 +277,13 @@ def _links(
                 # within SERIES_DAYS: years later, a fix of another bug of that commit credits
                 # the first fix's author as its reviewer (Baokun Li's 2025 "better scalability"
                 # series, "Fixes: 196e402adf2e" of Jan Kara's 2022 mb_optimize_scan fix)
-                d = _days(rows[t].first_date, rows[there].first_date)
                 if (
                     there != t
                     and is_patch(t)
                     and rows[there].is_regression_report
                     and is_patch(there)
                     and not is_stable(t)
-                    and d is not None
+                    and (d := _days(rows[t].first_date, rows[there].first_date)) is not None
                     and d <= SERIES_DAYS
                     and (who := credits(there, t) or credits(t, there))
                 ):

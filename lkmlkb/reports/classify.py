@@ -662,8 +662,9 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
         # of speed: sized or named so, or in a patch whose subject is about speed ("blk-mq: Improve
         # performance of non-mq IO schedulers", then "This patch series aims to fix a regression")
         # or whose log measures the speed it restores
-        wrapped = _line_end_before(bodies, e) + " " + _line_start_after(bodies, e)
-        around = _line_end_before(bodies, e) + " " + (e.text or "") + " " + _line_start_after(bodies, e)
+        before, after = _line_end_before(bodies, e), _line_start_after(bodies, e)
+        wrapped = before + " " + after
+        around = before + " " + (e.text or "") + " " + after
         reported = (
             c.kind == "regression"
             and REPORTED_SAID.search(around)
@@ -1153,46 +1154,47 @@ def reply_reports_slowdown(t: ThreadFacts) -> Reason | None:
     if root is None or not is_patch_thread(root):
         return None
     by_author = t.starter_ids
-    texts = {}
+    # the replies that count: not the author's, once the patch is in a tree, putting a slowdown on it
+    blaming: list[str] = []
     taken = False  # a maintainer took the patch in an earlier reply: it is in a tree since
     for m in t.messages[1:]:
         text = t.new_text(m)
-        if m.message_id not in by_author and (taken or late_reply(root, m) or IN_A_TREE.search(text)):
-            texts[m.message_id] = (m, text)
+        if (
+            m.message_id not in by_author
+            and (taken or late_reply(root, m) or IN_A_TREE.search(text))
+            and blames_the_patch(text)
+        ):
+            blaming.append(m.message_id)
         taken = taken or bool(PATCH_TAKEN.search(text))
     for c in t.claims:
         e = c.evidence
-        if e.message_id not in texts or e.quoted or c.kind != "regression":
+        if e.message_id not in blaming or e.quoted or c.kind != "regression":
             continue
-        if c.stated_pct is None or c.stated_pct < REPLY_MIN_PCT:
-            continue
-        if blames_the_patch(texts[e.message_id][1]):
+        if c.stated_pct is not None and c.stated_pct >= REPLY_MIN_PCT:
             return _claim_reason("reply-reports-slowdown", "regression", c)
     # the figures say it where the words do not ("write speed descrased greatly (330MB/s -> 130MB/s)
     # ... caused by this patch", linux-block 2024-04)
-    for mid, (_message, text) in texts.items():
+    for mid in blaming:
         pair = before_after(t.results, mid)
-        if pair is not None and blames_the_patch(text):
-            change = slowdown_pct(*pair)
-            if change is not None and change >= REPLY_MIN_PCT:
-                e = pair[1].evidence
-                return Reason(
-                    "reply-reports-slowdown",
-                    f"regression ({change:g}% measured)",
-                    mid,
-                    e.line_start,
-                    (e.text or "")[:300],
-                )
+        change = slowdown_pct(*pair) if pair is not None else None
+        if pair is not None and change is not None and change >= REPLY_MIN_PCT:
+            e = pair[1].evidence
+            return Reason(
+                "reply-reports-slowdown",
+                f"regression ({change:g}% measured)",
+                mid,
+                e.line_start,
+                (e.text or "")[:300],
+            )
     # a slowdown said beside the reply's own figures, unsized ("btrfs/187 becomes incredibly slow
     # with this patch applied ... It only takes 765 seconds if I revert this commit", linux-btrfs
     # 2022-04, after "Added to misc-next")
     measured_in = {r.evidence.message_id for r in t.results}
     for c in t.claims:
         e = c.evidence
-        if e.message_id not in texts or e.message_id not in measured_in or e.quoted:
-            continue
-        if _speed_regression(c) and c.stated_pct is None and blames_the_patch(texts[e.message_id][1]):
-            return _claim_reason("reply-reports-slowdown", "regression", c)
+        if e.message_id in blaming and e.message_id in measured_in and not e.quoted:
+            if _speed_regression(c) and c.stated_pct is None:
+                return _claim_reason("reply-reports-slowdown", "regression", c)
     return None
 
 
