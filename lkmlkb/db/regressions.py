@@ -86,7 +86,7 @@ def _thread_without_report(conn: sqlite3.Connection, thread_id: str) -> tuple | 
 def report_columns(r: Report) -> tuple:
     """The columns of a ``reports`` row the grouping reads (title, regression report, status,
     culprits, fixes, people, first date, headline metric), as :func:`write_report` stores them."""
-    pair = headline(r.results)
+    pair = headline(r.results, r.title)
     return (
         r.title,
         int(r.is_regression_report),

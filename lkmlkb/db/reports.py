@@ -43,7 +43,7 @@ def write_report(conn: sqlite3.Connection, r: Report, keys: list[Key] | None = N
         store_thread_keys(conn, rid, thread_keys_of(conn, rid, r) if keys is None else keys)
         return rid
     setup = {s.key: s.value for s in r.setup}
-    pair = headline(r.results)
+    pair = headline(r.results, r.title)
     title, is_reg, status, culprits, fixes, people, first_date, metric = report_columns(r)
     workload = "; ".join(
         " ".join(f"{k}={v}" if v != "" else k for k, v in j.options.items()) for j in r.fio_jobs[:4]

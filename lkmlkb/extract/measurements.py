@@ -55,7 +55,7 @@ _TIME_UNIT = (
 #: between a mean and its unit ("51724.6+/-2.4e+04 files/sec", fs_mark's) is the mean's, no value
 QUANTITY = re.compile(
     rf"""
-    (?<![\w.,/:=-])
+    (?:(?<![\w.,/:=-])|(?<=latency=))                                              # dbench's "max_latency=86.861 ms"
     (?:
         (?P<mins>\d{{1,4}})m[ ]?(?P<secs>\d{{1,2}}(?:\.\d{{1,6}})?)s                  # "1m20s", "3m28.093s"
       | (?P<num>\d{{1,3}}(?:,\d{{3}})+(?![\d.])|\d{{1,12}}(?:\.\d{{1,6}})?)          # "12,345", "949", "2.9"
@@ -253,6 +253,8 @@ _MEASURED = re.compile(
           |mount\w{0,3}|resync\w{0,3}|rebuild\w{0,3}|format\w{0,3})\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+#: pv's line before its average rate: the bytes moved, the time taken ("13.5GiB 0:00:28 [ 487MiB/s]")
+_PV_RATE = re.compile(r"\d[\d.]{0,8}[ \t]?[KMGT]i?B[ \t]{1,3}\d{1,3}:\d\d:\d\d[ \t]{1,3}\[[ \t]{0,3}$")
 #: how far from a lone value its words of a run may stand
 CONTEXT_REACH = 60
 #: the longest gap between the two values of one statement
@@ -393,9 +395,12 @@ def _find(text: str) -> tuple[list[Result], list[KernelMention]]:
         end = text.find("\n", starts[line])
         line_text = text[starts[line] : end if end >= 0 else len(text)]
         nv, nu = normalized(q[2], q[3])
+        metric = metric_of(q[3])
+        if metric == "elapsed" and text.endswith("latency=", 0, pos):
+            metric = "lat"  # a latency written as a key's value ("max_latency=536.777 ms")
         results.append(
             Result(
-                metric=metric_of(q[3]),
+                metric=metric,
                 value=q[2],
                 unit=q[3],
                 kernel=kernel,
@@ -608,8 +613,11 @@ def _alone(para: _Para, q: tuple[int, int, float, str], emit) -> None:
         emit(para, q, None, "after")
         return
     kernel = _after_in_clause(para, q) or _before_in_clause(para, q)
-    if kernel is None and not _MEASURED.search(
-        t, max(0, q[0] - CONTEXT_REACH), min(len(t), q[1] + CONTEXT_REACH)
+    if (
+        kernel is None
+        and not t.endswith("latency=", 0, q[0])  # a tool's measured latency ("max_latency=86.861 ms")
+        and not _PV_RATE.search(t, max(0, q[0] - 40), q[0])
+        and not _MEASURED.search(t, max(0, q[0] - CONTEXT_REACH), min(len(t), q[1] + CONTEXT_REACH))
     ):
         return  # "devices with 8ms seek time", "a 10ms timeout": a number of the discussion, not a run
     emit(para, q, kernel, kernel)

@@ -48,7 +48,11 @@ _NEGATED = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-_HEAD_LEAD = ("", "on", "kernel", "linux", "-", "*", "with", "for", "test on", "tested on", "results on")
+_HEAD_LEAD = (
+    "", "on", "kernel", "linux", "-", "*", "with", "for", "test on", "tested on", "results on",
+    # a block of a tool's output per kernel: "result of 6.6.15(rc1)" over dbench's table (linux-btrfs)
+    "result of", "results of", "result on", "result for", "results for",
+)  # fmt: skip
 _KERNEL_KV = re.compile(
     r"""
     ^\W{0,6}(?:kernel|kernel\ version|linux|uname\ -r)\s{0,3}:   # "- kernel: latest linus tree(v5.12-rc7, ...)"
@@ -376,6 +380,7 @@ def _label_above(lines: list[Line], lk: _LineKernels, i: int) -> tuple[str, str]
     if i >= len(lines):
         return None
     depth = lines[i].depth
+    prose_between = False
     for j in range(i - 1, max(-1, i - HEADING_WINDOW - 1), -1):
         ln = lines[j]
         if not ln.text.strip():
@@ -386,10 +391,29 @@ def _label_above(lines: list[Line], lk: _LineKernels, i: int) -> tuple[str, str]
         if h:
             if i - j <= PROSE_WINDOW and ln.text.rstrip().endswith(":"):
                 return h
-            return h if j > 0 and _asks_uname(lines[j - 1].text) else None
+            if j > 0 and _asks_uname(lines[j - 1].text):
+                return h
+            # a heading over a tool's output, no sentence in it or between ("result of 6.6.15(rc1)",
+            # dbench's table, its "Throughput 225.11 MB/sec" summary; "kernel 5.15.46" and "6.0.15"
+            # over pv's lines): a bare version only within a sentence's reach
+            bare = _BARE_HEADING.match(ln.text) is not None
+            if prose_between or _PROSE_LINE.search(ln.text) or (bare and i - j > PROSE_WINDOW):
+                return None
+            return h
         if _asks_uname(ln.text):
             return None  # a kernel asked for and not printed
+        if _PROSE_LINE.search(ln.text):
+            prose_between = True
     return None
+
+
+#: a heading that is a version alone, no word before it ("6.0.15", "v6.8-rc1")
+_BARE_HEADING = re.compile(r"[ \t]{0,8}v?\d")
+#: a line of prose, not a tool's output: five words running ("it used to be much closer than"), or
+#: a sentence's end after a word
+_PROSE_LINE = re.compile(
+    r"(?:[A-Za-z][a-z']{1,20}[ \t]{1,3}){4}[A-Za-z][a-z']{1,20}|[a-z]{2}[.?!](?:[ \t]|$)"
+)
 
 
 def _condition_above(lines: list[Line], i: int) -> str | None:
@@ -448,7 +472,7 @@ def find_results(text: str) -> list[Result]:
             # "Without the series:")
             h = _label_above(lines, lk, r.evidence.line_start) if not (r.kernel or r.config) else None
             if h:
-                r.kernel = h[0]
+                r.kernel = r.config = h[0]  # the label names the run's condition, as a sentence does
             elif not (r.kernel or r.config) and (above := _condition_above(lines, r.evidence.line_start)):
                 r.config = above
         results.extend(prose)

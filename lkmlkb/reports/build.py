@@ -169,8 +169,15 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
         # replies name more kernels ("5 minutes vs 1, both on 5.11-rc2 and 5.10.5"): the two
         # releases the report itself names are still the two sides of its change
         releases = older_and_newer([k for k in kernels if k.evidence.message_id == root.message_id])
-    ordered = None if patch_thread else releases
     results = dedupe_results(findings)
+    if releases is None and not any(k.role for k in kernels):
+        # the report names more kernels than it measured ("with kernel 5.19 or 6.0 ... slower than
+        # before" over pv's runs on 5.15.46 and 6.0.15): the two it measured on are the change's sides
+        measured_on = {r.kernel for r in results if r.kernel}
+        named = [k for k in kernels if k.version in measured_on]
+        if len({k.version for k in named}) == len(measured_on):  # no run on a commit (its row is read so)
+            releases = older_and_newer(named)
+    ordered = None if patch_thread else releases
     jobs = dedupe_jobs(findings)
     roles_from_statements(results, kernels)
     if not patch_thread:  # a series names the tree it is based on, not what it measured on
@@ -190,7 +197,7 @@ def build_report(thread_id: str, messages: list[Message], findings: list[Finding
             if (s.key, s.value) not in seen_setup:
                 seen_setup.add((s.key, s.value))
                 setup.append(s)
-    pair = headline(results)
+    pair = headline(results, root.subject if root is not None else "")
     computed = computed_change(*pair) if pair else None
     stated = stated_regression_pct(claims, computed, root.message_id if root is not None else None)
     facts = ThreadFacts(

@@ -469,6 +469,8 @@ def label_results(
             r.label = "baseline" if column.group(1).lower() == "good" else "regressed"
     if not any(r.label == "regressed" for r in results):
         _label_later_kernels(results, kernels)
+    if not any(r.label == "baseline" for r in results):
+        _label_beside_the_bad(results, kernels)
     _label_good_series(results, kernels)
 
 
@@ -494,6 +496,43 @@ def _label_later_kernels(results: list[Result], kernels: list[KernelMention]) ->
                 r.label = "regressed"
         except (ValueError, TypeError):
             continue
+
+
+def _label_beside_the_bad(results: list[Result], kernels: list[KernelMention]) -> None:
+    """A thread naming its bad kernel and no good one ("dd performance regression in 6.8", "slow
+    writes on 6.6"), with runs on the bad kernel's releases and on one older release: the older
+    release is the baseline, the bad kernel's runs ("6.8.0", "6.6.3") the regressed.
+
+    With two older releases measured, which was the last good one is not said: nothing is labelled.
+    """
+    if any(k.role == "good" for k in kernels):
+        return
+    bads = {k.version for k in kernels if k.role == "bad" and not _qual(k.raw)}
+    if not bads:
+        return
+    first_bad = min(bads, key=sort_key)
+    on_bad: list[Result] = []
+    older: dict[str, list[Result]] = {}
+    for r in results:
+        if r.label not in (None, "regressed") or not r.kernel or not _named_by_its_kernel(r):
+            continue
+        version, q = _result_key(r)
+        if q:
+            continue
+        if any(version == b or (series(version) == b and series(b) == b) for b in bads):
+            on_bad.append(r)
+            continue
+        try:
+            if compare(version, first_bad) < 0:
+                older.setdefault(version, []).append(r)
+        except (ValueError, TypeError):
+            continue
+    if not on_bad or len(older) != 1:
+        return
+    for r in on_bad:
+        r.label = "regressed"
+    for r in next(iter(older.values())):
+        r.label = "baseline"
 
 
 def _label_good_series(results: list[Result], kernels: list[KernelMention]) -> None:
@@ -587,9 +626,25 @@ def significant_drop(results: list[Result]) -> tuple[Result, Result] | None:
     return base, bad
 
 
-def headline(results: list[Result]) -> tuple[Result, Result] | None:
-    """The first metric with a baseline and a regressed value, in headline order; a tool's
-    figures before what prose rounds ("around 15 minutes" beside time(1)'s "15m36.508s").
+#: the metrics a subject names as what regressed: "dbench (sync open) max_latency regression",
+#: "IOPS drop on 6.1", "write throughput regression"
+_SUBJECT_METRICS = (
+    (re.compile(r"latenc", re.I), ("lat", "clat")),
+    (re.compile(r"\biops\b", re.I), ("iops",)),
+    (re.compile(r"throughput|bandwidth", re.I), ("bw", "throughput")),
+)
+
+
+def subject_metrics(subject: str) -> tuple[str, ...]:
+    """The metrics ``subject`` names (see _SUBJECT_METRICS); () for none."""
+    return tuple(m for rx, metrics in _SUBJECT_METRICS if rx.search(subject) for m in metrics)
+
+
+def headline(results: list[Result], subject: str = "") -> tuple[Result, Result] | None:
+    """The first metric with a baseline and a regressed value, in headline order (a metric the
+    thread's ``subject`` names first: dbench's latency, not its throughput, in "max_latency
+    regression"); a tool's figures before what prose rounds ("around 15 minutes" beside time(1)'s
+    "15m36.508s").
 
     A metric measured more than once on each side is paired in the order written (the read
     and the write of "6.12 -> Read 6600MB/s, write 4500MB/s" and "6.18 -> Read 6900MB/s,
@@ -598,12 +653,26 @@ def headline(results: list[Result]) -> tuple[Result, Result] | None:
     drop = significant_drop(results)
     if drop is not None and (drop[0].label, drop[1].label) == ("baseline", "regressed"):
         return drop  # a table of many rows, sized by mmtests' own largest significant drop
+    labelled = [r for r in results if r.label in ("baseline", "regressed")]
+    # a run whose direction was not read is of the metric's one direction where only one was read
+    # (dd's command gives its write to the output under it, not to the same output further down)
+    directions: dict[str, set[str]] = {}
+    for r in labelled:
+        if r.direction is not None:
+            directions.setdefault(r.metric, set()).add(r.direction)
     by_metric: dict[tuple[str, str | None], dict[str, list[Result]]] = {}
-    for r in sorted(results, key=lambda r: r.tool == "prose"):
-        if r.label in ("baseline", "regressed"):
-            by_metric.setdefault((r.metric, r.direction), {}).setdefault(r.label, []).append(r)
+    for r in sorted(labelled, key=lambda r: r.tool == "prose"):
+        direction = r.direction
+        if direction is None and len(directions.get(r.metric, ())) == 1:
+            direction = next(iter(directions[r.metric]))
+        by_metric.setdefault((r.metric, direction), {}).setdefault(r.label, []).append(r)
+    named = subject_metrics(subject) if subject else ()
     order = sorted(
-        by_metric, key=lambda md: HEADLINE_METRICS.index(md[0]) if md[0] in HEADLINE_METRICS else 99
+        by_metric,
+        key=lambda md: (
+            md[0] not in named,
+            HEADLINE_METRICS.index(md[0]) if md[0] in HEADLINE_METRICS else 99,
+        ),
     )
     for md in order:
         sides = by_metric[md]

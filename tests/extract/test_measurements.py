@@ -543,3 +543,35 @@ def test_a_test_harness_timing_a_test_measures_nothing(line):
         "The copy took 35 seconds on 6.7 and 90 seconds on 6.8-rc1.\n"
     )
     assert [v for v, _u, _k, _c in _read(text)[0]] == [35.0, 90.0]
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # dbench's summary (linux-btrfs, 2024-01-31): its latency is a key's value
+        (
+            "Throughput 225.11 MB/sec (sync open)  4 clients  4 procs  max_latency=86.861 ms\n",
+            [("bw", 225.11, "MB/sec"), ("lat", 86.861, "ms")],
+        ),
+        # pv's line (linux-btrfs, 2023-01-27): bytes moved, the time, the average rate in brackets
+        ("13.5GiB 0:00:28 [ 487MiB/s]\n", [("bw", 487.0, "MiB/s")]),
+    ],
+)
+def test_a_tools_own_line_is_measured(text, want):
+    results, _ = find_measurements(text)
+    assert [(r.metric, r.value, r.unit) for r in results] == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # options and settings written as a key's value are no measurement
+        "runtime=60s ramp_time=5s\n",
+        "fio ran the reads with runtime=60s and ramp_time=5s\n",
+        "io_timeout=30 ms\n",
+        # a rate in brackets without pv's bytes and time before it
+        "the limit is [ 500MiB/s] for now\n",
+    ],
+)
+def test_a_keys_value_or_a_bracketed_rate_alone_is_no_measurement(text):
+    assert find_measurements(text)[0] == []

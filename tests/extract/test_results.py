@@ -357,3 +357,56 @@ def test_a_label_two_lines_up_or_in_another_quote_level_heads_nothing():
     assert all(r.config is None for r in find_results(far))
     quoted = "> Without patch:\n  write: IOPS=1570, BW=6283KiB/s (6434kB/s)(368MiB/60001msec)\n"
     assert all(r.config is None for r in find_results(quoted))
+
+
+# a heading naming the kernel over a block of a tool's output, no sentence between: dbench's table and
+# summary under "result of 6.6.15(rc1)" (linux-btrfs, 2024-01-31, Wang Yugui), pv's lines under "kernel
+# 5.15.46" and a bare "6.0.15" (linux-btrfs, 2023-01-27, Jorge Bastos); trimmed, and variants
+DBENCH_BLOCK = """\
+result of 6.6.15(rc1)
+ Operation      Count    AvgLat    MaxLat
+ ----------------------------------------
+ NTCreateX     430533     0.014    63.764
+ WriteX        214235     0.978    86.843
+
+Throughput 225.11 MB/sec (sync open)  4 clients  4 procs  max_latency=86.861 ms
+"""
+PV_BLOCK = """\
+kernel 5.15.46
+
+single
+13.5GiB 0:00:28 [ 487MiB/s]
+
+6.0.15
+raid1
+13.5GiB 0:00:38 [ 359MiB/s]
+"""
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        (DBENCH_BLOCK, {(225.11, "6.6.15"), (86.861, "6.6.15")}),
+        (DBENCH_BLOCK.replace("result of", "results for"), {(225.11, "6.6.15"), (86.861, "6.6.15")}),
+        (PV_BLOCK, {(487.0, "5.15.46"), (359.0, "6.0.15")}),
+    ],
+)
+def test_a_heading_over_a_tools_output_names_its_kernel(text, want):
+    assert {(r.value, r.kernel) for r in find_results(text)} == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a sentence between the heading and the figure: the figure is the sentence's
+        DBENCH_BLOCK.replace(
+            "\nThroughput", "\nThe box was rebooted and the test run again after that.\nThroughput"
+        ),
+        # a heading that is itself a sentence
+        DBENCH_BLOCK.replace(
+            "result of 6.6.15(rc1)", "result of 6.6.15 was not what I expected here at all."
+        ),
+    ],
+)
+def test_a_heading_with_prose_between_names_no_kernel(text):
+    assert {r.kernel for r in find_results(text)} == {None}
