@@ -634,6 +634,30 @@ REVERTED_SINCE = re.compile(
 )
 
 
+#: an earlier version of the series itself named as what regressed: "The kernel test robot reported a
+#: performance regression in v6 due to the changes to current_time()" under "[PATCH v7 00/11]"
+#: (linux-xfs, linux-ext4, linux-btrfs, 2024-09), "the regression of the previous version"
+EARLIER_VERSION = re.compile(
+    r"""\b(?:in|of|with|from|by)[ \t\n]{1,3}(?:the[ \t\n]{1,3})?
+        (?:v(?P<n>\d{1,2})\b(?![.\d])
+          |(?:previous|last|earlier|prior|first)[ \t\n]{1,3}(?:version|posting|revision|iteration|spin))""",
+    re.I | re.X,
+)
+#: the version of a series its subject gives: "[PATCH v7 00/11]", "[RFC PATCH v3 2/5]"
+SERIES_VERSION = re.compile(r"\[[^\]]{0,60}?\bv(?P<m>\d{1,2})\b", re.I)
+
+
+def _of_an_earlier_version(subject: str, text: str) -> bool:
+    """Whether ``text`` puts a regression on an earlier version of the series ``subject`` posts."""
+    version = SERIES_VERSION.search(subject)
+    if version is None:
+        return False
+    return any(
+        m.group("n") is None or int(m.group("n")) < int(version.group("m"))
+        for m in EARLIER_VERSION.finditer(text)
+    )
+
+
 def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
     """A patch or a revert whose own log says it fixes a performance regression: "jbd2: fix
     checkpoint cleanup performance regression", a Fixes: tag beside "we catch a performance
@@ -671,6 +695,8 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
             and (CAUSE_SAID.search(around) or find_versions(around))
             and not REVERTED_SINCE.search(around)
         )
+        if _of_an_earlier_version(t.subject, around):
+            continue  # the series' own earlier cost, answered by this version: no kernel regressed
         if not (
             _speed_regression(c, wrapped)
             or (c.kind == "regression" and (PERF_NAMED.search(t.subject) or restored))
@@ -1280,7 +1306,10 @@ def patch_own_numbers(t: ThreadFacts) -> Reason | None:
     said = [
         c
         for c in t.claims
-        if c.kind == "regression" and REGRESS_WORD.search(c.cue or "") and c.evidence.message_id == root_id
+        if c.kind == "regression"
+        and REGRESS_WORD.search(c.cue or "")
+        and c.evidence.message_id == root_id
+        and not _of_an_earlier_version(t.subject, c.evidence.text or "")
     ]
     if said and (
         kernels_changed(t, root_id) is not None

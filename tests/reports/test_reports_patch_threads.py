@@ -358,3 +358,65 @@ def test_a_performance_drop_reported_and_put_on_a_change_is_a_regression_fixed(s
     assert r.is_regression_report is listed
     if listed:
         assert r.reasons[0].rule == "fix-of-slowdown"
+
+
+# "[PATCH v7 00/11] fs: multigrain timestamp redux" (Jeff Layton, linux-xfs, linux-ext4 and linux-btrfs,
+# 2024-09-13, <20240913-mgtime-v7-0-92d4020e3b00@kernel.org>): the regression the cover answers was
+# the series' own v6, measured against the tree it is based on
+MGTIME_HEAD = (
+    "mgtime-v7@example.org",
+    "[PATCH v7 00/11] fs: multigrain timestamp redux",
+    "2024-09-13T13:54:09+00:00",
+    ("Jeff Layton", "jlayton@kernel.org"),
+)
+MGTIME = """\
+This is a replacement for the v6 series sitting in Christian's
+vfs.mgtime branch.
+
+The kernel test robot reported a performance regression in v6 due to the
+changes to current_time(). This patchset addresses that by moving the
+ctime floor handling into the timekeeper code.
+
+The pipe1_threads test shows these averages on my test rig:
+
+    v6.11-rc7\t\t\t\t103561295 (baseline)
+    v6.11-rc7 + v6 series\t\t95995565  (~7% slower)
+    v6.11-rc7 + v7 series\t\t101357203 (~2% slower)
+
+...so the performance difference here is significant.
+
+Jeff Layton (11):
+      timekeeping: move multigrain timestamp floor handling into timekeeper
+
+ fs/inode.c | 85 +++++++++++++++++
+ 2 files changed, 85 insertions(+)
+"""
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "reported a performance regression in v6 due to the",
+        # the same said of the previous version in words
+        "reported a performance regression in the previous version due to the",
+    ],
+)
+def test_a_series_answering_its_own_earlier_versions_regression_reports_none(said):
+    r = _root_report(MGTIME_HEAD, MGTIME.replace("reported a performance regression in v6 due to the", said))
+    assert not r.is_regression_report
+    assert [x.rule for x in r.reasons][:2] == ["measured-slowdown", "patch-own-numbers"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # a kernel release is no version of the series
+        "reported a performance regression in v6.10 due to the",
+        # a later version than this one is no earlier version
+        "reported a performance regression in v8 due to the",
+    ],
+)
+def test_a_regression_of_a_kernel_or_a_later_version_is_still_answered(said):
+    r = _root_report(MGTIME_HEAD, MGTIME.replace("reported a performance regression in v6 due to the", said))
+    assert r.is_regression_report
+    assert r.reasons[0].rule == "fix-of-slowdown"
