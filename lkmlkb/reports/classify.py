@@ -178,6 +178,10 @@ RETRACTION = Gated(
     ("false", "please", "regression"),
     lines=True,
 )
+#: the regression tracker's verdict, a command in its own line of new text ("#regzbot invalid: test too
+#: noisy and the results aren't clear cut.", linux-btrfs 2022-02), whoever sends it: the reporter, the
+#: tracker's keeper or a maintainer; not the command quoted as an example inside a sentence
+REGZBOT_INVALID = Gated(re.compile(r"^[ \t]{0,3}#regzbot[ \t]{1,3}invalid\b", re.I | re.M), ("#regzbot",))
 #: the kernel test robot's team, who may take its report back
 ROBOT_TEAM = re.compile(r"@intel\.com>?$|lkp@|oliver\.sang|kernel test robot", re.I)
 #: a failure: what a functional regression is about (not a commit's purpose, "an intentional bug fix",
@@ -447,7 +451,8 @@ def backport_bundle(t: ThreadFacts) -> Reason | None:
 
 def retracted(t: ThreadFacts) -> Reason | None:
     """The robot's team or the reporter takes the report back ("Sorry this is a false positive
-    report", "present in 4.19/5.4 too, so not a regression")."""
+    report", "present in 4.19/5.4 too, so not a regression"), or a person's report is marked
+    invalid for the regression tracker ("#regzbot invalid: ...")."""
     if t.root is None:
         return None
     robot = ROBOT_SUBJECT.match(t.subject) is not None or ROBOT_BODY.search(t.root.body[:4000]) is not None
@@ -458,6 +463,13 @@ def retracted(t: ThreadFacts) -> Reason | None:
             continue
         text = t.new_text(m)
         hit = RETRACTION.search(text)
+        if hit:
+            return _line_reason("retracted", "not a regression", m, text, hit.start())
+    if robot:
+        return None  # the robot's measurement stands: the tracker drops a report nobody took up too
+    for m in t.messages[1:]:
+        text = t.new_text(m)
+        hit = REGZBOT_INVALID.search(text)
         if hit:
             return _line_reason("retracted", "not a regression", m, text, hit.start())
     return None

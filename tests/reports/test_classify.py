@@ -1426,6 +1426,66 @@ def test_a_reporter_taking_the_report_back_on_a_page_without_addresses_retracts_
     assert "retracted" not in _rules(_report(*msgs))
 
 
+# linux-btrfs, Josef Bacik, "[REGRESSION] 5-10% increase in IO latencies with nohz balance patch"
+# (2021-11-29, <YaUH5GFFoLiS4/3/@localhost.localdomain>) and his reply of 2022-02-18
+# <Yg+8lsJw00qEWEza@localhost.localdomain>, trimmed: the regression tracker's command ends it
+NOHZ = """\
+I've been running fsperf on our overnight tests and the p99 write completion
+latency on 5.16-rc1 is 5-10% worse than on 5.15, I bisected it to
+2127d22509aec3a83dffb2a3c736df7ba747a7ce.
+"""
+NOHZ_INVALID = """\
+Given this test is relatively bursty anyways and the fact that we can't
+reproduce it internally, it's simply too noisy to get a handle on to
+actually call it a problem.
+
+#regzbot invalid: test too noisy and the results aren't clear cut.
+"""
+# Thorsten Leemhuis's reminder in the same thread: the command quoted as an example
+REGZBOT_HOWTO = """\
+If you think there are valid reasons to drop this regressions from the
+tracking, let me know; you can do this directly or simply tell my
+regression tracking bot yourself by sending a reply to this mail with a
+paragraph containing a regzbot command like "#regzbot invalid: Some
+explanation" (without the quotes).
+
+#regzbot backburner: Culprit is hard to track down
+"""
+
+
+@pytest.mark.parametrize(
+    "who,reply,retracted",
+    [
+        ("josef@toxicpanda.com", NOHZ_INVALID, True),
+        # the tracker's keeper or a maintainer sends the command for the reporter
+        (
+            "regressions@leemhuis.info",
+            "#regzbot invalid: it's not a regression and the bisection is invalid\n",
+            True,
+        ),
+        # the command quoted as an example, another command
+        ("regressions@leemhuis.info", REGZBOT_HOWTO, False),
+        # the command quoted from another's mail is not this mail's
+        ("someone@example.org", "> #regzbot invalid: test too noisy\n\nI still see it.\n", False),
+    ],
+)
+def test_a_report_marked_invalid_for_the_regression_tracker_is_retracted(who, reply, retracted):
+    subject = "[REGRESSION] 5-10% increase in IO latencies with nohz balance patch"
+    r = _report(*_thread(subject, "josef@toxicpanda.com", NOHZ, (who, reply)))
+    assert ("retracted" in _rules(r)) is retracted
+    assert r.is_regression_report is not retracted
+
+
+def test_the_robots_report_marked_invalid_stays_a_measured_regression():
+    # "#regzbot invalid: 0-day report that didn't get traction" (the tracker's keeper, linux-xfs):
+    # the robot measured it; nobody took it up
+    subject = "[linux-next:master] [xfs]  1aa91d9c99:  fio.write_iops -12.5% regression"
+    body = "Greeting,\n\nFYI, we noticed a -12.5% regression of fio.write_iops due to commit:\n"
+    reply = "#regzbot invalid: 0-day report that didn't get traction; likely of no relevance\n"
+    r = _report(*_thread(subject, "oliver.sang@intel.com", body, ("regressions@leemhuis.info", reply)))
+    assert r.is_regression_report
+
+
 # linux-block, "[PATCH] block: check more requests for multiple_queues in blk_attempt_plug_merge"
 # (Song Liu, 2022-03-09): the regression is named without a measure of speed; the log measures
 # the speed the fix brings back
