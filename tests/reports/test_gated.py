@@ -78,6 +78,8 @@ PHRASES = [
     "It made no difference here.",
     "has been reverted",
     "the revert is queued",
+    "#regzbot invalid: test too noisy",
+    'a regzbot command like "#regzbot invalid: Some explanation"',
     "we have merged the revert",
     "I'm going to queue up a revert for -rc6 just in case.",
     "Should I queue up a revert?",
