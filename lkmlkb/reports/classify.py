@@ -985,6 +985,33 @@ def kernel_change(t: ThreadFacts, mid: str) -> Reason | None:
     return None
 
 
+#: a subject comparing two things: "Huge reduction in write bandwidth with filesystem vs direct block
+#: device" (linux-xfs, 2020-03), "fiemap on btrfs versus ext4"
+SUBJECT_VERSUS = re.compile(
+    r"(?P<a>[^,:;()\[\]]{2,80}?)[ \t]{1,3}(?:vs\.?|versus)[ \t]{1,3}(?P<b>[^,:;()\[\]]{2,80})", re.I
+)
+#: a side of a comparison that is a kernel or a state of one ("5.4", "old kernel", "with the patch")
+_KERNEL_SIDE = re.compile(
+    r"\d\.\d|\b(?:kernels?|linux|v\d|rc\d|releases?|upgrade|update|before|after|old|older|new|newer|patch\w{0,2}"
+    r"|commits?|reverts?|revert\w{1,3}|series|next|mainline|stable|distro|rhel|sles|ubuntu|fedora|debian)\b",
+    re.I,
+)
+
+
+def configurations_compared(t: ThreadFacts) -> Reason | None:
+    """A subject comparing two configurations, neither a kernel (a file system and the raw block
+    device under it), in a thread that blames no commit and tells no bisection: what it measures is
+    the difference between two set-ups, not a change of the kernel."""
+    m = SUBJECT_VERSUS.search(t.subject) if not PATCH_WORD.search(t.subject) else None
+    if m is None or _KERNEL_SIDE.search(m.group("a")) or _KERNEL_SIDE.search(m.group("b")):
+        return None
+    if any(c.role in ("culprit", "revert") for c in t.own_commits):
+        return None
+    if any(BISECTION_SAID.search(t.new_text(x)) for x in t.messages if x.message_id in t.starter_ids):
+        return None
+    return _subject_reason(t, "config-comparison", "not a regression")
+
+
 def kernels_changed(t: ThreadFacts, mid: str) -> Reason | None:
     """The kernel part of :func:`kernel_change`: a kernel the thread calls good, or one it calls
     bad beside another (one kernel said to be slow is where the slowdown was seen, not a change);
@@ -1389,6 +1416,9 @@ def classify(t: ThreadFacts) -> Classification:
     own = patch_own_numbers(t)
     if own is not None:
         return Classification(False, None, [measured, own])
+    compared = configurations_compared(t)
+    if compared is not None:
+        return Classification(False, None, [measured, compared])
     change = kernel_change(t, measured.message_id)
     if change is None:
         return Classification(

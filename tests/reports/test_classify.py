@@ -1426,6 +1426,61 @@ def test_a_reporter_taking_the_report_back_on_a_page_without_addresses_retracts_
     assert "retracted" not in _rules(_report(*msgs))
 
 
+# linux-xfs, Rick Warner, "Huge reduction in write bandwidth with filesystem vs direct block device"
+# (2021-01-25, <fdc3fca3-f6e9-d484-b0c5-9e7c8b71dfc4@microway.com>) and Dave Chinner's reply
+# <20210125205856.GG4662@dread.disaster.area>, trimmed: a file system against the raw device under it
+FS_VS_DEVICE = """\
+We're working with NVME storage systems and are seeing a significant reduction in write speed
+with an XFS filesystem vs direct access to the block device.
+
+Using a 5 disk software RAID5, we're able to get ~16GB/s write speed direct to the device.  If
+we put an XFS filesystem on the software RAID and run the same fio command we only get ~2.5GB/s
+write speed.
+"""
+FS_VS_DEVICE_REPLY = """\
+No evidence that there's a bug yet. You're not testing apples to apples.
+
+What kernel? If it's older than 5.11, you may be hitting the problem fixed by
+52262ee567ad ("sched/fair: Allow a per-CPU kthread waking a task to
+stack on the same CPU, to fix XFS performance regression").
+"""
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "Huge reduction in write bandwidth with filesystem vs direct block device",
+        # written for the pattern: two set-ups compared in the subject
+        "RAID-10N2 vs RAID-1 - much slower writes",
+        "io_uring versus libaio: 40% lower IOPS",
+    ],
+)
+def test_a_subject_comparing_two_setups_reports_no_regression(subject):
+    r = _report(
+        *_thread(subject, "rick@microway.com", FS_VS_DEVICE, ("david@fromorbit.com", FS_VS_DEVICE_REPLY))
+    )
+    assert not r.is_regression_report
+    assert _rules(r)[:2] == ["measured-slowdown", "config-comparison"]
+
+
+@pytest.mark.parametrize(
+    "subject,body",
+    [
+        # a side is a kernel, or a state of one
+        ("write bandwidth on 5.10 vs 5.15", FS_VS_DEVICE),
+        ("write bandwidth, old kernel vs new kernel", FS_VS_DEVICE),
+        # the thread bisects the difference to a commit
+        (
+            "Huge reduction in write bandwidth with filesystem vs direct block device",
+            FS_VS_DEVICE + "\nI bisected the drop on the filesystem to the writeback rework.\n",
+        ),
+    ],
+)
+def test_a_comparison_of_kernels_or_a_bisected_one_is_no_setup_comparison(subject, body):
+    r = _report(*_thread(subject, "rick@microway.com", body, ("david@fromorbit.com", FS_VS_DEVICE_REPLY)))
+    assert "config-comparison" not in _rules(r)
+
+
 # linux-btrfs, Josef Bacik, "[REGRESSION] 5-10% increase in IO latencies with nohz balance patch"
 # (2021-11-29, <YaUH5GFFoLiS4/3/@localhost.localdomain>) and his reply of 2022-02-18
 # <Yg+8lsJw00qEWEza@localhost.localdomain>, trimmed: the regression tracker's command ends it
