@@ -1325,12 +1325,16 @@ def patch_own_numbers(t: ThreadFacts) -> Reason | None:
     # a culprit named otherwise than by a Fixes: tag; but a reviewer recalling an old commit that
     # was reverted ("commit 5dae222a5ff0 ... was reverted by 868f9f2f8e00") names none of this thread
     by_author = t.starter_ids
+    # a reviewer's culprit counts in a reply telling of a regression; "V4 ... is quite hard to
+    # implement since commit b4fd63f42647" (linux-block, 2020-07) blames no slowdown
+    claiming = {c.evidence.message_id for c in t.claims if c.kind == "regression"}
     if any(
         c.role == "culprit"
         and c.form != "fixes"
         and not (
             c.form == "prose" and c.evidence.message_id not in by_author and "revert" in (c.cue or "").lower()
         )
+        and (c.evidence.message_id in by_author or c.evidence.message_id in claiming)
         for c in t.own_commits
     ):
         return None

@@ -420,3 +420,73 @@ def test_a_regression_of_a_kernel_or_a_later_version_is_still_answered(said):
     r = _root_report(MGTIME_HEAD, MGTIME.replace("reported a performance regression in v6 due to the", said))
     assert r.is_regression_report
     assert r.reasons[0].rule == "fix-of-slowdown"
+
+
+# "[PATCH RFC v7 00/12] blk-mq/scsi: Provide hostwide shared tags for SCSI HBAs" (John Garry,
+# linux-block, 2020-06-10), Ming Lei's reply <20200728084511.GA1326626@T590> and Kashyap Desai's
+# <afe5eb1be7f416a48d7b5d473f3053d0@mail.gmail.com>, trimmed: a tester measures the unmerged series'
+# cost; a reviewer's "since commit" blames nothing for it (his quote's last line is written anew, so
+# that the prefilter reads his reply, as it read the whole of it)
+HOSTWIDE = (
+    "hostwide@example.org",
+    "[PATCH RFC v7 00/12] blk-mq/scsi: Provide hostwide shared tags for SCSI HBAs",
+)
+GARRY = ("John Garry", "john.garry@huawei.com")
+MING_SINCE = """\
+On Tue, Jul 28, 2020 at 08:54:27AM +0100, John Garry wrote:
+> OK, so dynamically allocating the sbitmap could be good. I was thinking
+> previously that we still allocate for nr_cpus size, and search a limited
+> range - but this would have a bigger performance hit.
+
+Another update is that V4 of 'scsi: core: only re-run queue in scsi_end_request()
+if device queue is busy' is quite hard to implement since commit b4fd63f42647110c9
+("Revert "scsi: core: run queue if SCSI device queue isn't ready and queue is idle").
+"""
+KASHYAP = """\
+I have completed testing and this particular latest performance issue on
+Volume is outstanding.
+Currently it is 20-25% performance drop in IOPs and we want that to be
+closed before shared host tag is enabled for <megaraid_sas> driver.
+"""
+
+
+def _hostwide(ming_says: str):
+    root = _msg(
+        HOSTWIDE[0],
+        HOSTWIDE[1],
+        "Hi all,\n\nHere is v7 of the hostwide tags series.\n",
+        "2020-06-10T00:00:00+00:00",
+        GARRY,
+    )
+    ming = _msg(
+        "ming@example.org",
+        "Re: " + HOSTWIDE[1],
+        ming_says,
+        "2020-07-28T00:00:00+00:00",
+        ("Ming Lei", "ming.lei@redhat.com"),
+        root,
+    )
+    kashyap = _msg(
+        "kashyap@example.org",
+        "RE: " + HOSTWIDE[1],
+        KASHYAP,
+        "2020-08-04T00:00:00+00:00",
+        ("Kashyap Desai", "kashyap.desai@broadcom.com"),
+        ming,
+    )
+    return _report(root, ming, kashyap)
+
+
+def test_a_reviewers_since_commit_blames_no_slowdown_of_the_series():
+    r = _hostwide(MING_SINCE)
+    assert not r.is_regression_report
+    assert [x.rule for x in r.reasons][:2] == ["measured-slowdown", "patch-own-numbers"]
+
+
+def test_a_reviewer_blaming_a_commit_for_the_drop_names_its_culprit():
+    r = _hostwide(
+        "The IOPS drop is a regression of mainline, not of this series.\n\nThe volume case was fine\n"
+        "in 5.7 and the series does not touch that path.\n\nI looked at the history of the\n"
+        "dispatch path: the drop is caused by commit b4fd63f42647110c9.\n"
+    )
+    assert "patch-own-numbers" not in [x.rule for x in r.reasons]
