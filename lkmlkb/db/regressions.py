@@ -257,19 +257,10 @@ def key_new_link_threads(conn: sqlite3.Connection) -> int:
     return n
 
 
-def regroup(conn: sqlite3.Connection) -> int:
-    """Group every thread with keys into regressions and rewrite ``regressions`` and
-    ``regression_threads`` (in the caller's transaction); returns the regressions written.
-    Threads without a report that say a link line since the last call get their keys first."""
-    key_new_link_threads(conn)
-    state = "{} {} {}".format(
-        *conn.execute(
-            "SELECT coalesce(max(rowid), 0), count(*), (SELECT count(*) FROM commits) FROM regression_keys"
-        ).fetchone()
-    )
-    if state == _kb_info(conn, BUILT_KEY):
-        return conn.execute("SELECT count(*) FROM regressions").fetchone()[0]
-    conn.execute("INSERT OR REPLACE INTO kb_info(key, value) VALUES (?, ?)", (BUILT_KEY, state))
+def thread_rows(conn: sqlite3.Connection) -> list[ThreadRow]:
+    """The report threads with keys as grouping sees them: each report's row (a regression report's
+    with the message its classification read the regression in), then the threads with keys and no
+    report."""
     rows = []
     for (
         tid,
@@ -306,12 +297,38 @@ def regroup(conn: sqlite3.Connection) -> int:
                 message_count=count or 0,
             )
         )
+    # where each regression report's classification read its regression (its first reason's message)
+    reported_in = dict(
+        conn.execute(
+            "SELECT report_id, message_id FROM report_reasons WHERE seq = 0 AND report_id IN "
+            "(SELECT report_id FROM reports WHERE is_regression_report = 1)"
+        )
+    )
+    for r in rows:
+        r.reported_in = reported_in.get(r.thread_id)
     for tid, title, first, last, count in conn.execute(
         "SELECT t.thread_id, t.subject, t.first_date, t.last_date, t.message_count FROM threads t "
         "WHERE t.thread_id IN (SELECT DISTINCT thread_id FROM regression_keys) "
         "AND NOT EXISTS (SELECT 1 FROM reports r WHERE r.report_id = t.thread_id)"
     ):
         rows.append(ThreadRow(tid, title or "", first_date=first, last_date=last, message_count=count or 0))
+    return rows
+
+
+def regroup(conn: sqlite3.Connection) -> int:
+    """Group every thread with keys into regressions and rewrite ``regressions`` and
+    ``regression_threads`` (in the caller's transaction); returns the regressions written.
+    Threads without a report that say a link line since the last call get their keys first."""
+    key_new_link_threads(conn)
+    state = "{} {} {}".format(
+        *conn.execute(
+            "SELECT coalesce(max(rowid), 0), count(*), (SELECT count(*) FROM commits) FROM regression_keys"
+        ).fetchone()
+    )
+    if state == _kb_info(conn, BUILT_KEY):
+        return conn.execute("SELECT count(*) FROM regressions").fetchone()[0]
+    conn.execute("INSERT OR REPLACE INTO kb_info(key, value) VALUES (?, ?)", (BUILT_KEY, state))
+    rows = thread_rows(conn)
     keys: dict[str, list[Key]] = {}
     targets: list[str] = []
     synthetic: set[str] = set()

@@ -40,6 +40,7 @@ class ThreadRow:
     numbers: str | None = None  # the headline numbers, as the timeline shows them
     synthetic: bool = False  # its messages have no Message-ID of their own (a pasted copy)
     message_count: int = 0
+    reported_in: str | None = None  # the message its classification read the regression in
 
 
 @dataclass
@@ -192,13 +193,30 @@ def _links(
             return False
         return not {a.value for a in by_kind[t][K.AUTHOR]} & {a.value for a in by_kind[there][K.AUTHOR]}
 
+    # a Closes: to a reply inside a patch's thread closes the bug that reply found: a review's
+    # finding the patch answers ("Closes:" Jan Kara's review of the ext4 large folio series, in
+    # Zhang Yi's "fix insufficient credits", linux-ext4 2025-05), not the regression a tester
+    # reported in another reply of that thread; the reply that reported it, the patch itself and
+    # the robot's mail are what a fix of it closes (a Link: to a reply is the discussion it
+    # continues: a renamed series' next version, a second series for the same slowness)
+    def review_reply(k: Key, there: str | None) -> bool:
+        return (
+            k.kind == K.LINK
+            and (k.detail or "").lower().startswith("closes")
+            and there in rows
+            and k.value != there
+            and K.patch_version(rows[there].title or "") is not None
+            and k.value != rows[there].reported_in
+            and not K.is_robot(k.value)
+        )
+
     for t in rows:
         backport = any(k.value.startswith(K.STABLE) for k in by_kind[t][K.PART])
         for k in by_kind[t][K.LINK] + by_kind[t][K.DUP_OF]:
             there = locate.get(k.value)
             if backport and k.kind == K.LINK and there is not None and k.value != there:
                 continue
-            if carries(t, k):
+            if carries(t, k) or review_reply(k, there):
                 continue
             if there and there != t and there in rows:
                 out.append((t, there, f"{k.detail} in {k.message_id} points at {k.value}"))
@@ -211,8 +229,10 @@ def _links(
     for t in rows:
         for k in by_kind[t][K.LINK]:
             there = locate.get(k.value)
-            if (K.is_robot(k.value) or (there in rows and rows[there].is_regression_report)) and not carries(
-                t, k
+            if (
+                (K.is_robot(k.value) or (there in rows and rows[there].is_regression_report))
+                and not carries(t, k)
+                and not review_reply(k, there)
             ):
                 pointed[k.value].append((t, k))
         # a fix's log linking the robot's report in its words ("reported a -88.8% regression in

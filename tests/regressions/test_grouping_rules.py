@@ -1166,3 +1166,53 @@ def test_another_authors_fix_of_one_commit_citing_a_fix_joins_it():
     # without the link, two authors' fixes of one commit are two fixes
     keys["mel"] = keys_of("mel gorman", "1c30844d2dfe", False)
     assert sizes(keys) == [1, 1]
+
+
+# linux-ext4, Zhang Yi's "[PATCH v2 0/8] ext4: enable large folio for regular files" (2025-05-12,
+# <20250512063319.3539411-1-yi.zhang@huaweicloud.com>, a tester's lmbench slowdown in a reply) and his
+# "ext4: fix insufficient credits ..." series (2025-05-30, <20250530062858.458039-1-yi.zhang@huaweicloud.com>),
+# whose patch closes Jan Kara's review of the first <nhxfuu53wyacsrq7xqgxvgzcggyscu2tbabginahcygvmc45hy@t4fvmyeky33e>
+FOLIO = "20250512063319.3539411-1-yi.zhang@huaweicloud.com"
+FOLIO_TITLE = "[PATCH v2 0/8] ext4: enable large folio for regular files"
+JAN_REVIEW = "nhxfuu53wyacsrq7xqgxvgzcggyscu2tbabginahcygvmc45hy@t4fvmyeky33e"
+TESTER_REPLY = "tester-lmbench@example.org"
+CREDITS = "20250530062858.458039-1-yi.zhang@huaweicloud.com"
+
+
+def _folio_and_credits(tag: str, target: str):
+    rows = [
+        ThreadRow(FOLIO, title=FOLIO_TITLE, is_regression_report=True, reported_in=TESTER_REPLY),
+        ThreadRow(CREDITS, title="[PATCH 0/6] ext4: fix insufficient credits when writing back large folios"),
+    ]
+    keys = {
+        FOLIO: [Key(K.SERIES, strip_subject(FOLIO_TITLE)), Key(K.PART, "fix proposed v2")],
+        CREDITS: [
+            Key(
+                K.LINK,
+                target,
+                "20250530062858.458039-5-yi.zhang@huaweicloud.com",
+                None,
+                f"{tag}: https://lore.kernel.org/linux-ext4/{target}/",
+            ),
+            Key(K.PART, "fix proposed v1"),
+        ],
+    }
+    locate = {JAN_REVIEW: FOLIO, TESTER_REPLY: FOLIO, FOLIO: FOLIO}
+    return [sorted(m.thread_id for m in g.members) for g in group(rows, keys, locate)]
+
+
+def test_a_patch_closing_a_review_reply_in_a_series_thread_does_not_join_its_regression():
+    # the review's finding is the bug the patch closes, not the slowdown a tester reported there
+    assert _folio_and_credits("Closes", JAN_REVIEW) == [[FOLIO]]
+
+
+@pytest.mark.parametrize(
+    "tag,target",
+    [
+        ("Closes", TESTER_REPLY),  # the reply that reported the regression
+        ("Closes", FOLIO),  # the series' own first message
+        ("Link", JAN_REVIEW),  # a Link: continues the discussion (a renamed series' next version)
+    ],
+)
+def test_a_patch_closing_the_report_or_linking_the_discussion_joins(tag, target):
+    assert _folio_and_credits(tag, target) == [sorted([FOLIO, CREDITS])]

@@ -58,7 +58,7 @@ from repo_helpers import copy_kb
 
 from lkmlkb.cli import main
 from lkmlkb.db.connection import connect
-from lkmlkb.db.regressions import list_regressions, regression_data, regression_of
+from lkmlkb.db.regressions import list_regressions, regression_data, regression_of, thread_rows
 from lkmlkb.ingest.run import ingest
 
 ROBOT_AIOL = "202412122112.ca47bcec-lkp@intel.com"
@@ -198,3 +198,15 @@ def test_link_without_a_tree_keeps_the_regressions(kb, tmp_path):
         connect(copy, create=False).execute("SELECT * FROM regression_threads ORDER BY thread_id").fetchall()
     )
     assert after == before
+
+
+def test_a_regression_reports_row_says_where_its_regression_was_read(conn):
+    # the grouping reads a Closes: to a reply of a patch's thread by whether that reply is where
+    # the thread's regression was reported: the first reason's message of each regression report
+    rows = {r.thread_id: r for r in thread_rows(conn)}
+    first_reason = dict(conn.execute("SELECT report_id, message_id FROM report_reasons WHERE seq = 0"))
+    regressions = [r for r in rows.values() if r.is_regression_report]
+    assert regressions
+    for r in regressions:
+        assert r.reported_in == first_reason[r.thread_id] and r.reported_in
+    assert all(r.reported_in is None for r in rows.values() if not r.is_regression_report)
