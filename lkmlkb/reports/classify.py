@@ -178,10 +178,22 @@ RETRACTION = Gated(
     ("false", "please", "regression"),
     lines=True,
 )
-#: the regression tracker's verdict, a command in its own line of new text ("#regzbot invalid: test too
-#: noisy and the results aren't clear cut.", linux-btrfs 2022-02), whoever sends it: the reporter, the
-#: tracker's keeper or a maintainer; not the command quoted as an example inside a sentence
-REGZBOT_INVALID = Gated(re.compile(r"^[ \t]{0,3}#regzbot[ \t]{1,3}invalid\b", re.I | re.M), ("#regzbot",))
+#: the regression tracker's verdict that there is no regression, a command in its own line of new
+#: text whose reason doubts the slowdown itself ("#regzbot invalid: test too noisy and the results
+#: aren't clear cut.", linux-btrfs 2022-02; "it's not a regression and the bisection is invalid"),
+#: whoever sends it; not one that keeps the slowdown and drops its tracking ("#regzbot invalid:
+#: caused by a change of defaults", linux-ext4 2022-09: a measured slowdown, intended), nor the
+#: command quoted as an example inside a sentence
+REGZBOT_INVALID = Gated(
+    re.compile(
+        r"""^[ \t]{0,3}\#regzbot[ \t]{1,3}invalid\b[^\n]{0,120}?
+            (?:nois[ey]|not[ \t]{1,3}(?:a|the[ \t]{1,3}kernel'?s?)[ \t]{1,3}regression|not[ \t]{1,3}reproduc
+              |(?:can'?t|cannot|could[ \t]{1,3}not|couldn'?t)[ \t]{1,3}reproduce|user[ \t-]?space|hardware
+              |false[ \t]{1,3}(?:alarm|positive)|bisect\w{0,3}[ \t]{1,3}(?:is|was)[ \t]{1,3}(?:invalid|wrong|bogus))""",
+        re.I | re.M | re.X,
+    ),
+    ("#regzbot",),
+)
 #: the kernel test robot's team, who may take its report back
 ROBOT_TEAM = re.compile(r"@intel\.com>?$|lkp@|oliver\.sang|kernel test robot", re.I)
 #: a failure: what a functional regression is about (not a commit's purpose, "an intentional bug fix",

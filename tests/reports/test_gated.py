@@ -80,6 +80,7 @@ PHRASES = [
     "the revert is queued",
     "#regzbot invalid: test too noisy",
     'a regzbot command like "#regzbot invalid: Some explanation"',
+    "#regzbot invalid: caused by a change of defaults",
     "we have merged the revert",
     "I'm going to queue up a revert for -rc6 just in case.",
     "Should I queue up a revert?",
