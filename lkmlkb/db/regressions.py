@@ -298,14 +298,17 @@ def thread_rows(conn: sqlite3.Connection) -> list[ThreadRow]:
             )
         )
     # where each regression report's classification read its regression (its first reason's message)
-    reported_in = dict(
-        conn.execute(
-            "SELECT report_id, message_id FROM report_reasons WHERE seq = 0 AND report_id IN "
+    # and who wrote that message
+    reported = {
+        tid: (mid, f"{name or ''} {addr or ''}".strip())
+        for tid, mid, name, addr in conn.execute(
+            "SELECT rr.report_id, rr.message_id, m.from_name, m.from_addr FROM report_reasons rr "
+            "LEFT JOIN messages m ON m.message_id = rr.message_id WHERE rr.seq = 0 AND rr.report_id IN "
             "(SELECT report_id FROM reports WHERE is_regression_report = 1)"
         )
-    )
+    }
     for r in rows:
-        r.reported_in = reported_in.get(r.thread_id)
+        r.reported_in, r.reported_by = reported.get(r.thread_id, (None, None))
     for tid, title, first, last, count in conn.execute(
         "SELECT t.thread_id, t.subject, t.first_date, t.last_date, t.message_count FROM threads t "
         "WHERE t.thread_id IN (SELECT DISTINCT thread_id FROM regression_keys) "

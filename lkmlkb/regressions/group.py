@@ -41,6 +41,7 @@ class ThreadRow:
     synthetic: bool = False  # its messages have no Message-ID of their own (a pasted copy)
     message_count: int = 0
     reported_in: str | None = None  # the message its classification read the regression in
+    reported_by: str | None = None  # who wrote that message ("kernel test robot lkp@intel.com")
 
 
 @dataclass
@@ -152,8 +153,16 @@ def _links(
         return any(k.value.startswith(patch_parts) for k in by_kind[t][K.PART])
 
     def reportlike(t: str) -> bool:
-        """A regression report that is no patch (a patch's "culprit" is the commit its Fixes: names)."""
-        return rows[t].is_regression_report and not is_patch(t)
+        """A regression report that is no patch (a patch's "culprit" is the commit its Fixes: names),
+        or a patch's thread whose regression the robot reported in a reply: the robot's commit is
+        the patch as merged ("[PATCH 0/4] xfs: fix random format verification issues", aim7 -5.6%
+        on its first patch as dc04db2aa7c9, linux-xfs 2022-05), a culprit its fixes name."""
+        return rows[t].is_regression_report and (not is_patch(t) or robot_reply(t))
+
+    def robot_reply(t: str) -> bool:
+        """Whether ``t``'s regression was reported by the robot in a reply."""
+        row = rows[t]
+        return row.reported_in not in (None, t) and K.is_robot(row.reported_by or "")
 
     def _titles(t: str) -> set[str]:
         """A thread's patch subjects, as its series keys write them, and its own."""
@@ -280,6 +289,12 @@ def _links(
         }
         if named:
             return f"its trailers name the reporter {_named(named)}"
+        if (
+            robot_reply(report)
+            and not other_robot_report
+            and any(K.is_robot(k.value) for k in by_kind[t][K.TRAILER])
+        ):
+            return "its trailers name the robot, who reported it"
         return "its subject says regression" if "regression" in rows[t].title.lower() else None
 
     def credits(a: str, b: str) -> str | None:

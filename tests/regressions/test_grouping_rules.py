@@ -1216,3 +1216,60 @@ def test_a_patch_closing_a_review_reply_in_a_series_thread_does_not_join_its_reg
 )
 def test_a_patch_closing_the_report_or_linking_the_discussion_joins(tag, target):
     assert _folio_and_credits(tag, target) == [sorted([FOLIO, CREDITS])]
+
+
+# linux-xfs, Dave Chinner's "[PATCH 0/4] xfs: fix random format verification issues" (2022-05-02,
+# <20220502082018.1076561-1-david@fromorbit.com>): the robot replies with aim7 -5.6% on its first
+# patch as merged, dc04db2aa7c9 <20220506092250.GI23061@xsang-OptiPlex-9020>; his "[PATCH 0/3] xfs:
+# small fixes for 5.19 cycle" (<20220524022158.1849458-1-david@fromorbit.com>) carries "Fixes:
+# dc04db2aa7c9" and "Reported-by: kernel test robot"
+ROBOT_SHA = "dc04db2aa7c9"
+ROBOT_REPLY = "20220506092250.GI23061@xsang-OptiPlex-9020"
+
+
+def _robot_reply_and_fix(reported_by: str, fix_trailer: str):
+    rows = [
+        ThreadRow(
+            "series",
+            title="[PATCH 0/4] xfs: fix random format verification issues",
+            is_regression_report=True,
+            reported_in=ROBOT_REPLY,
+            reported_by=reported_by,
+        ),
+        ThreadRow(
+            "fix",
+            title="[PATCH 0/3] xfs: small fixes for 5.19 cycle",
+            is_regression_report=True,
+            reported_in="fix",
+        ),
+    ]
+    keys = {
+        "series": [Key(K.CULPRIT, ROBOT_SHA), Key(K.AUTHOR, "dave chinner"), Key(K.PART, "fix proposed v1")],
+        "fix": [
+            Key(K.CULPRIT, ROBOT_SHA),
+            Key(K.FIXES, ROBOT_SHA, "fix-2@x", None, f"Fixes: {ROBOT_SHA}"),
+            Key(K.TRAILER, fix_trailer),
+            Key(K.AUTHOR, "dave chinner"),
+            Key(K.PART, "fix proposed v1"),
+        ],
+    }
+    return [sorted(m.thread_id for m in g.members) for g in group(rows, keys, {})]
+
+
+def test_a_fix_of_the_robots_report_in_a_series_thread_joins_it():
+    assert _robot_reply_and_fix("kernel test robot oliver.sang@intel.com", "kernel test robot") == [
+        ["fix", "series"]
+    ]
+
+
+@pytest.mark.parametrize(
+    "reported_by,fix_trailer",
+    [
+        # the series' regression reported by a person in review: the series measures itself
+        ("carel si carel.si@example.org", "kernel test robot"),
+        # the fix credits someone else: a fix of another bug of that commit
+        ("kernel test robot oliver.sang@intel.com", "christoph hellwig"),
+    ],
+)
+def test_a_fix_joins_a_series_thread_only_for_the_robots_report_it_credits(reported_by, fix_trailer):
+    assert len(_robot_reply_and_fix(reported_by, fix_trailer)) == 2

@@ -207,6 +207,11 @@ def test_a_regression_reports_row_says_where_its_regression_was_read(conn):
     first_reason = dict(conn.execute("SELECT report_id, message_id FROM report_reasons WHERE seq = 0"))
     regressions = [r for r in rows.values() if r.is_regression_report]
     assert regressions
+    writer = {
+        mid: f"{name or ''} {addr or ''}".strip()
+        for mid, name, addr in conn.execute("SELECT message_id, from_name, from_addr FROM messages")
+    }
     for r in regressions:
         assert r.reported_in == first_reason[r.thread_id] and r.reported_in
+        assert r.reported_by == writer[r.reported_in] and r.reported_by  # who, for the robot's replies
     assert all(r.reported_in is None for r in rows.values() if not r.is_regression_report)
