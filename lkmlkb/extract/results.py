@@ -98,6 +98,7 @@ class _LineKernels:
         self.result_lines = result_lines
         self._heading: dict[int, tuple[str, str] | None] = {}
         self._prose: dict[int, tuple[str, str] | None] = {}
+        self._sentence: dict[int, bool] = {}
         self._runs: _DepthRuns | None = None  # made when a result first needs it
         self._block: dict[int, tuple[str, str] | None] = {}
         #: per quote depth: line k -> (line, bottom): ``line`` is the last line of ``bottom..k`` that is
@@ -113,6 +114,12 @@ class _LineKernels:
         if j not in self._prose:
             self._prose[j] = _prose_kernel(self.lines[j].text)
         return self._prose[j]
+
+    def sentence(self, j: int) -> bool:
+        """Whether line ``j`` is prose (:data:`_PROSE_LINE`), not a tool's output."""
+        if j not in self._sentence:
+            self._sentence[j] = _PROSE_LINE.search(self.lines[j].text) is not None
+        return self._sentence[j]
 
     def block(self, i: int) -> tuple[str, str] | None:
         if self._runs is None:
@@ -397,12 +404,12 @@ def _label_above(lines: list[Line], lk: _LineKernels, i: int) -> tuple[str, str]
             # dbench's table, its "Throughput 225.11 MB/sec" summary; "kernel 5.15.46" and "6.0.15"
             # over pv's lines): a bare version only within a sentence's reach
             bare = _BARE_HEADING.match(ln.text) is not None
-            if prose_between or _PROSE_LINE.search(ln.text) or (bare and i - j > PROSE_WINDOW):
+            if prose_between or lk.sentence(j) or (bare and i - j > PROSE_WINDOW):
                 return None
             return h
         if _asks_uname(ln.text):
             return None  # a kernel asked for and not printed
-        if _PROSE_LINE.search(ln.text):
+        if not prose_between and lk.sentence(j):
             prose_between = True
     return None
 
