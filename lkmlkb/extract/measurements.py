@@ -55,7 +55,7 @@ _TIME_UNIT = (
 #: between a mean and its unit ("51724.6+/-2.4e+04 files/sec", fs_mark's) is the mean's, no value
 QUANTITY = re.compile(
     rf"""
-    (?:(?<![\w.,/:=-])|(?<=latency=))                                              # dbench's "max_latency=86.861 ms"
+    (?<![\w.,/:=-])
     (?:
         (?P<mins>\d{{1,4}})m[ ]?(?P<secs>\d{{1,2}}(?:\.\d{{1,6}})?)s                  # "1m20s", "3m28.093s"
       | (?P<num>\d{{1,3}}(?:,\d{{3}})+(?![\d.])|\d{{1,12}}(?:\.\d{{1,6}})?)          # "12,345", "949", "2.9"
@@ -65,6 +65,12 @@ QUANTITY = re.compile(
     )
     (?![\w/%])
     """,
+    re.VERBOSE,
+)
+#: a quantity of time after a latency key: only a time unit, as QUANTITY's groups name it
+_LATENCY_VALUE = re.compile(
+    rf"""(?<=latency=)(?P<mins>(?!))?(?P<secs>(?!))?(?P<num>\d{{1,12}}(?:\.\d{{1,6}})?)(?P<mult>(?!))?
+        [ ]?(?P<unit>{_TIME_UNIT})(?![\w/%])""",
     re.VERBOSE,
 )
 _KINDS = [
@@ -140,7 +146,10 @@ def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
         skip += [m.span() for m in _HUNG_TASK_LINE.finditer(text)]
     if "..." in text:
         skip += [m.span() for m in _HARNESS_LINE.finditer(text)]
-    for m in QUANTITY.finditer(text):
+    found = list(QUANTITY.finditer(text))
+    if "latency=" in text:  # a latency as a key's value (dbench's "max_latency=86.861 ms"), in order
+        found = sorted(found + list(_LATENCY_VALUE.finditer(text)), key=lambda m: m.start())
+    for m in found:
         if skip and any(a <= m.start() < b for a, b in skip):
             continue
         if m.group("mins") is not None:
@@ -695,13 +704,18 @@ def _before_in_clause(para: _Para, q: tuple[int, int, float, str]) -> str | None
 
 def _may_measure(text: str, lo: int, hi: int) -> bool:
     """Whether the paragraph ``text[lo:hi]`` can hold a value :class:`_Para` reads: a QUANTITY,
-    or a "from" whose "from A to B" writes the unit once (:func:`_with_unit_written_once`).
+    or a "from" whose "from A to B" writes the unit once (:func:`_with_unit_written_once`), or a
+    latency written as a key's value.
 
     Searched in ``text`` itself, without the paragraph's copy: a paragraph starts after a line
     break (or at the text's start) and ends before one (or at its end), and QUANTITY matches
     no line break, so its lookbehind and lookaheads answer at the paragraph's ends as at the
     ends of a copy (the search's end is the copy's end)."""
-    return QUANTITY.search(text, lo, hi) is not None or text.find("from", lo, hi) >= 0
+    return (
+        QUANTITY.search(text, lo, hi) is not None
+        or text.find("from", lo, hi) >= 0
+        or (text.find("latency=", lo, hi) >= 0 and _LATENCY_VALUE.search(text, lo, hi) is not None)
+    )
 
 
 def _paragraphs(text: str) -> Iterator[tuple[int, int]]:

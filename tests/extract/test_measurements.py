@@ -553,6 +553,8 @@ def test_a_test_harness_timing_a_test_measures_nothing(line):
             "Throughput 225.11 MB/sec (sync open)  4 clients  4 procs  max_latency=86.861 ms\n",
             [("bw", 225.11, "MB/sec"), ("lat", 86.861, "ms")],
         ),
+        # the latency alone in its paragraph
+        ("  4 procs  max_latency=536.777 ms\n", [("lat", 536.777, "ms")]),
         # pv's line (linux-btrfs, 2023-01-27): bytes moved, the time, the average rate in brackets
         ("13.5GiB 0:00:28 [ 487MiB/s]\n", [("bw", 487.0, "MiB/s")]),
     ],
