@@ -67,11 +67,11 @@ QUANTITY = re.compile(
     """,
     re.VERBOSE,
 )
-#: a quantity of time after a latency key: only a time unit, as QUANTITY's groups name it
+#: a latency written as a key's value (dbench's "max_latency=86.861 ms"): QUANTITY refuses a value
+#: after "=" (fio's "runtime=60s" is a setting), this key's value is measured
+LATENCY_KEY = "latency="
 _LATENCY_VALUE = re.compile(
-    rf"""(?<=latency=)(?P<mins>(?!))?(?P<secs>(?!))?(?P<num>\d{{1,12}}(?:\.\d{{1,6}})?)(?P<mult>(?!))?
-        [ ]?(?P<unit>{_TIME_UNIT})(?![\w/%])""",
-    re.VERBOSE,
+    rf"(?<={LATENCY_KEY})(?P<num>\d{{1,12}}(?:\.\d{{1,6}})?)[ ]?(?P<unit>{_TIME_UNIT})(?![\w/%])"
 )
 _KINDS = [
     (re.compile(_RATE_UNIT + "$"), "bw"),
@@ -147,18 +147,19 @@ def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
     if "..." in text:
         skip += [m.span() for m in _HARNESS_LINE.finditer(text)]
     found = list(QUANTITY.finditer(text))
-    if "latency=" in text:  # a latency as a key's value (dbench's "max_latency=86.861 ms"), in order
+    if LATENCY_KEY in text:  # in the order written
         found = sorted(found + list(_LATENCY_VALUE.finditer(text)), key=lambda m: m.start())
     for m in found:
         if skip and any(a <= m.start() < b for a, b in skip):
             continue
-        if m.group("mins") is not None:
-            yield m.start(), m.end(), int(m.group("mins")) * 60 + float(m.group("secs")), "s"
+        g = m.groupdict()
+        if g.get("mins") is not None:
+            yield m.start(), m.end(), int(g["mins"]) * 60 + float(g["secs"]), "s"
             continue
-        value = float(m.group("num").replace(",", ""))
-        if m.group("mult"):
-            value *= 1e6 if m.group("mult") == "M" else 1e3
-        yield m.start(), m.end(), value, m.group("unit")
+        value = float(g["num"].replace(",", ""))
+        if g.get("mult"):
+            value *= 1e6 if g["mult"] == "M" else 1e3
+        yield m.start(), m.end(), value, g["unit"]
 
 
 # ------------------------------------------------------------------ kernels in sentences
@@ -405,7 +406,7 @@ def _find(text: str) -> tuple[list[Result], list[KernelMention]]:
         line_text = text[starts[line] : end if end >= 0 else len(text)]
         nv, nu = normalized(q[2], q[3])
         metric = metric_of(q[3])
-        if metric == "elapsed" and text.endswith("latency=", 0, pos):
+        if metric == "elapsed" and text.endswith(LATENCY_KEY, 0, pos):
             metric = "lat"  # a latency written as a key's value ("max_latency=536.777 ms")
         results.append(
             Result(
@@ -624,7 +625,7 @@ def _alone(para: _Para, q: tuple[int, int, float, str], emit) -> None:
     kernel = _after_in_clause(para, q) or _before_in_clause(para, q)
     if (
         kernel is None
-        and not t.endswith("latency=", 0, q[0])  # a tool's measured latency ("max_latency=86.861 ms")
+        and not t.endswith(LATENCY_KEY, 0, q[0])  # a tool's measured latency ("max_latency=86.861 ms")
         and not _PV_RATE.search(t, max(0, q[0] - 40), q[0])
         and not _MEASURED.search(t, max(0, q[0] - CONTEXT_REACH), min(len(t), q[1] + CONTEXT_REACH))
     ):
@@ -714,7 +715,7 @@ def _may_measure(text: str, lo: int, hi: int) -> bool:
     return (
         QUANTITY.search(text, lo, hi) is not None
         or text.find("from", lo, hi) >= 0
-        or (text.find("latency=", lo, hi) >= 0 and _LATENCY_VALUE.search(text, lo, hi) is not None)
+        or (text.find(LATENCY_KEY, lo, hi) >= 0 and _LATENCY_VALUE.search(text, lo, hi) is not None)
     )
 
 

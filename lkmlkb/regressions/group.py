@@ -214,7 +214,7 @@ def _links(
             and (k.detail or "").lower().startswith("closes")
             and there in rows
             and k.value != there
-            and K.patch_version(rows[there].title or "") is not None
+            and K.patch_version(rows[there].title) is not None
             and k.value != rows[there].reported_in
             and not K.is_robot(k.value)
         )

@@ -12,7 +12,7 @@ import re
 import urllib.parse
 from dataclasses import dataclass, field
 
-from lkmlkb.threads.threader import BRACKET_TAG, is_reply_subject, own_subject
+from lkmlkb.threads.threader import BRACKET_TAG, PATCH_TAG, is_reply_subject, own_subject, patch_version
 
 #: kinds of key
 CULPRIT = "culprit"  # a commit the thread blames (the report's culprit, `#regzbot introduced`)
@@ -112,8 +112,6 @@ _REGZBOT_RE = re.compile(
 )
 _MSGID_IN_URL_RE = re.compile(r"/(?:r/)?([^/\s>]{1,200}@[^/\s>]{1,200}?)/?>?\s*$")
 _SHA_START_RE = re.compile(r"^([0-9a-fA-F]{7,40})\b")
-_PATCH_TAG_RE = re.compile(r"\[(?:[^\]]{0,40}\s)?(?:PATCH|RFC|PATCHSET)(?P<rest>[^\]]{0,60})\]", re.I)
-_VERSION_RE = re.compile(r"\bv(\d{1,2})\b", re.I)
 _STABLE_TAG_RE = re.compile(r"\[PATCH\s{1,3}(?:AUTOSEL\s{1,3})?(?:\d+\.\d+|[0-9.]+-stable)(?:\.y)?\b", re.I)
 _PREFIX_RE = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|答复|回复)\s{0,2}:\s*|\[[^\]]{0,80}\]\s*)", re.I)
 _APPLIED_RE = re.compile(
@@ -236,16 +234,6 @@ def strip_subject(subject: str) -> str:
     return _SPACE_RE.sub(" ", s).strip().lower()
 
 
-def patch_version(subject: str) -> int | None:
-    """The series version of a patch subject (`[PATCH v3 2/5]` is 3, `[PATCH]` 1); None if no
-    patch (a renamed thread's "(was: Re: [PATCH] ...)" names the thread it came from)."""
-    m = _PATCH_TAG_RE.search(own_subject(subject))
-    if not m:
-        return None
-    v = _VERSION_RE.search(m.group(0))
-    return int(v.group(1)) if v else 1
-
-
 def normalize_sha(sha: str) -> str | None:
     s = (sha or "").strip().lower()
     return s if HEX_RE.match(s) else None
@@ -355,7 +343,7 @@ def _posted_patches(t: ThreadInput, first: Mail | None) -> list[Key]:
     for m in t.mails:
         if _is_reply(m.subject or "") or (m is not first and person(m.from_name, m.from_addr) != author):
             continue  # a reply ("Re: [PATCH 2/4] ..."; a thread's first the archive kept), or another's patch
-        if _PATCH_TAG_RE.search(own_subject(m.subject or "")) is None:
+        if PATCH_TAG.search(own_subject(m.subject or "")) is None:
             continue
         title = strip_subject(m.subject or "")
         if len(title.split()) >= 3:

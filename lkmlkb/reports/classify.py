@@ -45,7 +45,7 @@ from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.extract.prefilter import BENCHMARK_NAMED
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Reason, Result
 from lkmlkb.threads.people import same_sender
-from lkmlkb.threads.threader import own_subject
+from lkmlkb.threads.threader import own_subject, patch_version
 
 # ------------------------------------------------------------------ vocabulary
 
@@ -667,19 +667,14 @@ EARLIER_VERSION = re.compile(
           |(?:previous|last|earlier|prior|first)[ \t\n]{1,3}(?:version|posting|revision|iteration|spin))""",
     re.I | re.X,
 )
-#: the version of a series its subject gives: "[PATCH v7 00/11]", "[RFC PATCH v3 2/5]"
-SERIES_VERSION = re.compile(r"\[[^\]]{0,60}?\bv(?P<m>\d{1,2})\b", re.I)
 
 
 def _of_an_earlier_version(subject: str, text: str) -> bool:
     """Whether ``text`` puts a regression on an earlier version of the series ``subject`` posts."""
-    version = SERIES_VERSION.search(subject)
+    version = patch_version(subject)
     if version is None:
         return False
-    return any(
-        m.group("n") is None or int(m.group("n")) < int(version.group("m"))
-        for m in EARLIER_VERSION.finditer(text)
-    )
+    return any(m.group("n") is None or int(m.group("n")) < version for m in EARLIER_VERSION.finditer(text))
 
 
 def fix_of_slowdown(t: ThreadFacts) -> Reason | None:

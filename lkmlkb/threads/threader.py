@@ -51,6 +51,21 @@ def own_subject(subject: str) -> str:
     return WAS_SUBJECT.sub("", subject or "").rstrip() if "was" in (subject or "").lower() else subject or ""
 
 
+#: a patch's bracketed tag: "[PATCH v3 2/5]", "[RFC PATCH]", "[PATCHSET v2 0/5]"
+PATCH_TAG = re.compile(r"\[(?:[^\]]{0,40}\s)?(?:PATCH|RFC|PATCHSET)(?P<rest>[^\]]{0,60})\]", re.I)
+_SERIES_VERSION = re.compile(r"\bv(\d{1,2})\b", re.I)
+
+
+def patch_version(subject: str) -> int | None:
+    """The series version of a patch subject (`[PATCH v3 2/5]` is 3, `[PATCH]` 1); None if no
+    patch (a renamed thread's "(was: Re: [PATCH] ...)" names the thread it came from)."""
+    m = PATCH_TAG.search(own_subject(subject))
+    if not m:
+        return None
+    v = _SERIES_VERSION.search(m.group(0))
+    return int(v.group(1)) if v else 1
+
+
 def is_reply_subject(subject: str) -> bool:
     return bool(REPLY_PREFIX.match(subject or ""))
 

@@ -131,6 +131,12 @@ def test_two_older_releases_measured_leave_the_baseline_unsaid():
         "result of  6.7.0",
     )
     r = _report(third, DBENCH_SUBJECT)
+    # each run read on its own kernel, the bad kernel's runs regressed, neither older one the baseline
+    assert {(x.metric, x.kernel) for x in r.results if x.kernel == "6.5.13"} == {
+        ("bw", "6.5.13"),
+        ("lat", "6.5.13"),
+    }
+    assert {x.kernel for x in r.results if x.label == "regressed"} == {"6.7.0"}
     assert not any(x.label == "baseline" for x in r.results)
     assert r.regression_pct is None
 
@@ -170,4 +176,9 @@ def test_three_releases_measured_are_no_two_sides():
         "over 2 minutes, with 6.5.9 it takes 70 seconds. Same disk.\n"
     )
     r = _report(body, "slow writes on 6.6")
+    assert [(x.value, x.kernel, x.label) for x in r.results] == [
+        (25.0, "6.1.55", None),
+        (2.0, "6.6.3", None),
+        (70.0, "6.5.9", None),
+    ]
     assert r.regression_pct is None
