@@ -50,14 +50,17 @@ from lkmlkb.threads.threader import own_subject, patch_version
 # ------------------------------------------------------------------ vocabulary
 
 
-@lru_cache(maxsize=1024)
-def lowered(text: str) -> str:
+def folded(text: str) -> str:
     """``text`` in lower case as ``re.I`` folds it (the long s and the dotless and dotted I
-    match s and i), one character for one: made once for the many tests of one message."""
+    match s and i), one character for one."""
     low = text.lower()
     if not low.isascii():
         low = low.replace("\u017f", "s").replace("\u0131", "i").replace("i\u0307", "i")
     return low
+
+
+#: :func:`folded`, made once for the many tests of one message
+lowered = lru_cache(maxsize=1024)(folded)
 
 
 class Gated:
@@ -69,15 +72,22 @@ class Gated:
     runs each gated pattern with and without its gate over the bundled mail and the dev set."""
 
     def __init__(
-        self, pattern: re.Pattern[str], needles: tuple[str, ...], exact: bool = False, lines: bool = False
+        self,
+        pattern: re.Pattern[str],
+        needles: tuple[str, ...],
+        exact: bool = False,
+        lines: bool = False,
+        once: bool = False,
     ):
         self.pattern = pattern
         self.needles = needles
         self.exact = exact
         self.lines = lines
+        #: read on texts made for one test (a message's first lines): their lower case is not kept
+        self.fold = folded if once else lowered
 
     def search(self, text: str) -> re.Match[str] | None:
-        hay = text if self.exact else lowered(text)
+        hay = text if self.exact else self.fold(text)
         if not any(n in hay for n in self.needles):
             return None
         if not self.lines or len(hay) != len(text):  # lower() may change a length: no line map
@@ -109,7 +119,11 @@ ROBOT_SUBJECT = re.compile(
 ROBOT_CHANGE = re.compile(
     r"(?P<pct>[-+]?\d{1,4}(?:\.\d{1,2})?)%\s{1,3}(?P<kind>regression|improvement)\b", re.I
 )
-ROBOT_BODY = re.compile(r"kernel\s+test\s+robot\s+noticed|FYI,\s+we\s+noticed|Greeting,\s+FYI", re.I)
+ROBOT_BODY = Gated(
+    re.compile(r"kernel\s+test\s+robot\s+noticed|FYI,\s+we\s+noticed|Greeting,\s+FYI", re.I),
+    ("noticed", "fyi"),
+    once=True,
+)
 #: a diff, a cover letter's diffstat or a pull request in the first message
 DIFF_IN_BODY = re.compile(
     r"""^(?:diff[ ]--git[ ]a/ | ---[ ]a/\S | \+\+\+[ ]b/\S          # a diff
@@ -1229,15 +1243,18 @@ def reply_reports_slowdown(t: ThreadFacts) -> Reason | None:
     # the replies that count: not the author's, once the patch is in a tree, putting a slowdown on it
     blaming: list[str] = []
     taken = False  # a maintainer took the patch in an earlier reply: it is in a tree since
-    for m in t.messages[1:]:
+    read_upto = 1  # the replies before this one were read for a taking (only once one blames)
+    for k, m in enumerate(t.messages[1:], 1):
         text = t.new_text(m)
-        if (
-            m.message_id not in by_author
-            and (taken or late_reply(root, m) or IN_A_TREE.search(text))
-            and blames_the_patch(text)
-        ):
-            blaming.append(m.message_id)
-        taken = taken or bool(PATCH_TAKEN.search(text))
+        if m.message_id in by_author or not blames_the_patch(text):
+            continue
+        if not (late_reply(root, m) or IN_A_TREE.search(text)):
+            while not taken and read_upto < k:
+                taken = bool(PATCH_TAKEN.search(t.new_text(t.messages[read_upto])))
+                read_upto += 1
+            if not taken:
+                continue
+        blaming.append(m.message_id)
     for c in t.claims:
         e = c.evidence
         if e.message_id not in blaming or e.quoted or c.kind != "regression":

@@ -186,9 +186,9 @@ def derive_status(
     revert_thread = root is not None and (
         REVERT_SUBJECT.match(root.subject or "") or THIS_REVERTS.search(root.body[:50_000])
     )
-    for m, text in texts[1:]:
+    for m, text in texts[1:] if revert_thread else ():
         taken = PATCH_TAKEN.search(text)
-        if taken and revert_thread:
+        if taken:
             return "reverted", _at("status-reverted", "reverted", m, text, taken.start())
     # a patch's own log telling its culprit's history ("The commit was reverted in the end for other
     # reasons", a series fixing what that commit left) reverts nothing; its replies may

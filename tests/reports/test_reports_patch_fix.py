@@ -15,6 +15,10 @@ Fixture texts, trimmed, from lore.kernel.org:
 - Petr Vorel, "[RFC] Slow down of LTP tests aiodio_sparse.c and dio_sparse.c in kernel 6.6",
   linux-block, 2024-07-19, <20240719174325.GA775414@pevik>, and his reply, 2024-07-24,
   <20240724131816.GA950793@pevik>
+- Maxim Mikityanskiy, "[PATCH] Revert "block: simplify set_init_blocksize" to regain lost
+  performance", linux-block, 2021-01-26, <20210126195907.2273494-1-maxtram95@gmail.com>, Bart
+  Van Assche's question, 2021-01-27, <d3effbdc-12c2-c6aa-98ba-7bde006fc4e1@acm.org>, and Jens
+  Axboe's reply, 2021-01-27, <eac57824-f2eb-9a81-aa5f-3fd62f8e531d@kernel.dk>
 """
 
 from __future__ import annotations
@@ -907,3 +911,70 @@ def test_a_series_whose_cover_tells_the_regression_it_answers_is_the_fix_propose
         "  btrfs: don't end the transaction for delayed refs in throttle\n\n" + BH_COVER
     )
     assert _report(*msgs).status == "fix proposed"
+
+
+REVERT_SUBJECT = '[PATCH] Revert "block: simplify set_init_blocksize" to regain lost performance'
+REVERT_LOG = """\
+The cited commit introduced a serious regression with SATA write speed,
+as found by bisecting. This patch reverts this commit, which restores
+write speed back to the values observed before this commit.
+
+Applying this patch doesn't hurt read performance, while improves the
+write speed by 1.5x - 3.5x (more impact on RAID tests).
+
+Signed-off-by: Maxim Mikityanskiy <maxtram95@gmail.com>
+Fixes: 5ff9f19231a0 ("block: simplify set_init_blocksize")
+"""
+
+
+def _revert_thread(*replies: tuple[str, str, str]) -> list[Message]:
+    root = Message(
+        "20210126195907.2273494-1-maxtram95@gmail.com",
+        subject=REVERT_SUBJECT,
+        body=REVERT_LOG,
+        from_name="Maxim Mikityanskiy",
+        from_addr="maxtram95@gmail.com",
+        date_utc="2021-01-26T19:59:07+00:00",
+    )
+    out = [root]
+    for k, (mid, who, body) in enumerate(replies):
+        out.append(
+            Message(
+                mid,
+                subject="Re: " + REVERT_SUBJECT,
+                body=body,
+                from_name=who,
+                from_addr=who.split()[0].lower() + "@example.org",
+                in_reply_to=root.message_id,
+                references=[root.message_id],
+                date_utc=f"2021-01-27T0{k + 4}:00:00+00:00",
+            )
+        )
+    return out
+
+
+QUESTION = (
+    "d3effbdc-12c2-c6aa-98ba-7bde006fc4e1@acm.org",
+    "Bart Van Assche",
+    "How can this patch affect write speed? I haven't found any calls of\n"
+    "set_init_blocksize() in the I/O path. Did I perhaps overlook something?\n",
+)
+TAKEN = (
+    "eac57824-f2eb-9a81-aa5f-3fd62f8e531d@kernel.dk",
+    "Jens Axboe",
+    "Can't argue with these numbers, and while this should probably get\n"
+    "fixed up instead, let's leave that for future kernels. I'll apply this\n"
+    "for 5.11, thanks.\n",
+)
+
+
+def test_a_revert_taken_by_its_maintainer_is_reverted():
+    r = _report(*_revert_thread(QUESTION, TAKEN))
+    assert r.is_regression_report
+    assert r.status == "reverted"
+    said = next(x for x in r.reasons if x.rule == "status-reverted")
+    assert said.message_id == TAKEN[0]
+
+
+def test_a_revert_nobody_took_yet_is_the_fix_proposed():
+    assert _report(*_revert_thread(QUESTION)).status == "fix proposed"
