@@ -41,6 +41,13 @@ _MAX_THIRD = {2: 40, 3: 400, 4: 400, 5: 400, 6: 400, 7: 400}
 #: sort position of a ``.y``/``.x`` stable series: after every point release
 _SERIES_STABLE = 10**6
 
+#: how the local part of a release opens: a build number ("6.1.0-13-amd64", "5.14.0-362.el9",
+#: "6.8.0-rc3-00012-gabcdef"), a patch set's snapshot ("2.6.12-rc2-mm3", "2.6.11-bk7") or a
+#: distribution's or a patch set's build ("6.6.7-arch1-1", "6.9.1-zen1-1-zen",
+#: "6.7.5-x64v3-xanmod1", "6.1.0-rpi7-rpi-v8", "6.6.13-gentoo-dist")
+_LOCAL_LEAD = (
+    r"(?:\d|(?:mm|bk|git|rt|ck|mjb)\d|(?:arch|zen|hardened|rpi|x64v|lqx|xanmod)\d|gentoo\b|cachyos\b)"
+)
 _VERSION_RE = re.compile(
     r"""
     (?<![\w.\-/=+@$#%\\])          # not glued to a word, path, option value: fio-3.19, bw=2.5
@@ -57,8 +64,8 @@ _VERSION_RE = re.compile(
         (?:-rc(?P<rc>\d{1,2}))?                        # "2.6.32-rc5", "v6.8-rc7"
         (?:-next-(?P<date>20\d{6}))?                   # "6.19.0-rc1-next-20251219"
         (?P<local>                                     # "6.1.0-13-amd64", "5.14.0-362.el9",
-            -(?:\d|(?:mm|bk|git|rt|ck|mjb)\d)          #   "6.8.0-rc3-00012-gabcdef"; a patch set's
-            [A-Za-z0-9_.~]{0,60}                       #   snapshot: "2.6.12-rc2-mm3", "2.6.11-bk7"
+            -LOCAL_LEAD                                #   "6.8.0-rc3-00012-gabcdef", "2.6.11-bk7",
+            [A-Za-z0-9_.~]{0,60}                       #   "6.6.7-arch1-1" (see _LOCAL_LEAD)
             (?:-[A-Za-z0-9_~][A-Za-z0-9_.~]{0,60}){0,5}
         )?
     )
@@ -68,7 +75,7 @@ _VERSION_RE = re.compile(
       | \+(?![\w.])                                    # "6.8.0-rc3+" (locally modified tree)
     )?
     (?![\w]|\.\d|\.[A-Za-z]\w)      # not "3.10GHz", not an IP "10.1.2.3", not "1.2.foo"
-    """,
+    """.replace("LOCAL_LEAD", _LOCAL_LEAD),
     re.VERBOSE | re.IGNORECASE,
 )
 
@@ -255,6 +262,13 @@ _KERNELISH_RE = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+#: what follows the running kernel's release where the kernel prints it: `uname -a` and
+#: /proc/version ("Linux fedora 6.7.4-200.fc39.x86_64 #1 SMP PREEMPT_DYNAMIC ...") and the boot
+#: banner ("Linux version 6.1.0-13-amd64 (debian-kernel@lists.debian.org) (gcc-12 ...) #1 SMP"):
+#: the word before it is a host name or "version", never software of its own
+_RUNNING_TAIL_RE = re.compile(
+    r"[ \t]{1,3}(?:\#\d{1,6}[ \t]{1,3}(?:SMP|PREEMPT)\b|\([\w.+-]{1,64}@[\w.-]{1,100}\)[ \t]{1,3}\()"
+)
 #: a distro release glued to its name, then the kernel: "RHEL9 5.14", "el8 4.18"
 _DISTRO_RELEASE_RE = re.compile(r"(?:rhel|el|centos|ol|sles|uek)\d{1,2}")
 _LINE_LABEL_AFTER_RE = re.compile(r"\s{0,3}(?::|(?:result|results|kernel)\b)", re.IGNORECASE)
@@ -341,6 +355,8 @@ def _accept(line: str, m: re.Match) -> bool:
     before = _word_before(line, m.start())
     if _DISTRO_RELEASE_RE.fullmatch(before):
         return True
+    if (m.group("third") or m.group("local") or m.group("rc")) and _RUNNING_TAIL_RE.match(line, _raw_end(m)):
+        return True  # what `uname -a` and the boot banner print: whatever word comes before
     if before in _OTHER_SOFTWARE or before.rstrip("0123456789") in _OTHER_SOFTWARE:
         return False
     if not m.group("prefix") and _UNIT_AFTER_RE.match(line, m.end()):
@@ -488,11 +504,11 @@ _NORM_RE = re.compile(
       | \d\.\d{1,2}(?:\.(?:\d{1,3}|[xy])){0,2}
         (?:-rc\d{1,2})?
         (?:-next-20\d{6})?
-        (?:-(?:\d|(?:mm|bk|git|rt|ck|mjb)\d)[a-z0-9_.~]{0,60}(?:-[a-z0-9_~][a-z0-9_.~]{0,60}){0,5})?
+        (?:-LOCAL_LEAD[a-z0-9_.~]{0,60}(?:-[a-z0-9_~][a-z0-9_.~]{0,60}){0,5})?
     )
     (?P<qual>\s{0,2}\+.{0,20})?                # "+ Revert", "+"
     \s{0,4}$
-    """,
+    """.replace("LOCAL_LEAD", _LOCAL_LEAD),
     re.VERBOSE | re.IGNORECASE,
 )
 

@@ -125,6 +125,55 @@ def test_version_shapes(text, versions):
     assert [v[3] for v in find_versions(text)] == versions
 
 
+@pytest.mark.parametrize(
+    "text,versions",
+    [
+        # a distribution's build of a release, as `uname -r` writes it (linux-btrfs, 2025-06 and
+        # 2025-05: "6.15.4-arch2-1", "Not tainted 6.12.21-gentoo #1")
+        ("6.15.4-arch2-1", ["6.15.4-arch2-1"]),
+        ("map_0x178e45670 Not tainted 6.12.21-gentoo #1", ["6.12.21-gentoo"]),
+        ("On 6.9.1-zen1-1-zen it is slow, 6.8.9-arch1-2 is fine", ["6.9.1-zen1-1-zen", "6.8.9-arch1-2"]),
+        ("6.7.5-x64v3-xanmod1 and 6.1.0-rpi7-rpi-v8", ["6.7.5-x64v3-xanmod1", "6.1.0-rpi7-rpi-v8"]),
+        # ... but no word glued to a release: a name, not a build
+        ("v6.8-archive and v6.8-zenith", ["6.8", "6.8"]),
+    ],
+)
+def test_a_distributions_build_is_read_whole(text, versions):
+    assert [v[3] for v in find_versions(text)] == versions
+
+
+@pytest.mark.parametrize(
+    "text,versions",
+    [
+        # `uname -a` (linux-btrfs, 2025-05 and 2025-06): the host name before the release
+        ("Linux vch01 6.12.21-gentoo #2 SMP Thu May 15 18:02:52 CEST 2025 x86_64", ["6.12.21-gentoo"]),
+        ("Linux host 6.14.6-300.fc42.x86_64 #1 SMP PREEMPT_DYNAMIC Fri May 9", ["6.14.6-300.fc42.x86_64"]),
+        ("Linux version 5.2.0 #1 PREEMPT Tue Jul 9", ["5.2.0"]),
+        # the boot banner (and /proc/version): "version" before it, the builder and compiler after
+        (
+            "[    0.000000] Linux version 6.1.0-13-amd64 (debian-kernel@lists.debian.org) "
+            "(gcc-12 (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP",
+            ["6.1.0-13-amd64"],
+        ),
+    ],
+)
+def test_the_running_kernel_as_the_kernel_prints_it(text, versions):
+    assert [v[3] for v in find_versions(text)] == versions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mdadm version 4.2 #1 SMP",  # two parts: no release of its own shape
+        "fedora 39 (debian-kernel@lists.debian.org) (gcc",
+        "xfsprogs version 6.1.0 (user@host) is installed",  # no compiler's parenthesis after it
+        "Python 3.11.4 #1 on linux",
+    ],
+)
+def test_other_software_stays_out_with_a_tail_of_its_own(text):
+    assert find_versions(text) == []
+
+
 def test_a_source_trees_name_is_a_kernel_outside_a_file_command():
     assert [v[3] for v in find_versions("linux-5.10 is slower than linux-5.4")] == ["5.10", "5.4"]
     assert [v[3] for v in find_versions("git checkout linux-5.10")] == ["5.10"]
