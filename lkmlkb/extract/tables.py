@@ -344,8 +344,20 @@ _CPU_CELL = re.compile(
     r"usr=\s{0,3}(?P<usr>\d{1,3}(?:\.\d{1,4})?)%,?\s{0,3}sys=\s{0,3}(?P<sys>\d{1,3}(?:\.\d{1,4})?)%"
 )  # "usr=1.13%, sys=14.75%"
 _UNIT_IN_HEADER = re.compile(
-    r"\(\s{0,3}(?P<u>[KMGT]?i?B/s|MBps|[KMG]?IOPS|[um]?sec|[mun]s|%)\s{0,3}\)", re.I
-)  # "bw (MB/s)"
+    r"\(\s{0,3}(?P<u>[KMGT]?i?B/s|MBps|[KMG]?IOPS|[um]?sec|[mun]s|%)\s{0,3}\)"
+    # seconds or minutes written short only apart from the name: "time (s)", not "thread(s)"
+    r"|(?<=\s)\(\s{0,3}(?P<t>s|secs|seconds?|mins?|minutes?)\s{0,3}\)",
+    re.I,
+)  # "bw (MB/s)", "Lat avg (usec)", "time (s)"
+#: a latency column named with its statistic: "Lat avg (usec)", "Lat Max (usec)", "avg-lat(us)",
+#: "p99 lat": the mean is the latency, any other statistic a metric of its own ("lat_max")
+_LATENCY_WORD = frozenset({"lat", "latency", "clat"})
+_MEAN_WORD = frozenset({"avg", "average", "mean"})
+_STATISTIC_WORD = re.compile(r"max|min|median|stddev|stdev|p\d{1,2}(?:\.\d{1,2})?|\d{1,2}(?:\.\d{1,2})?th")
+#: a percentile in a header ("p99 lat", "99.9th"): its digits are a name, not a figure
+_PERCENTILE_NAME = re.compile(
+    r"(?<![A-Za-z0-9])(?:p\d{1,2}(?:\.\d{1,2})?|\d{1,2}(?:\.\d{1,2})?th)(?![0-9])", re.I
+)
 _TWO_NUMS = re.compile(
     r"^\s{0,4}(?P<a>" + _NUM + r")\s{0,4},\s{0,4}(?P<b>" + _NUM + r")\s{0,4}$"
 )  # "6.625, 1683.66"
@@ -355,9 +367,15 @@ def _header_meaning(name: str, tool: str | None) -> tuple[str, str | None, str]:
     """(metric, direction, unit) a column header stands for."""
     low = name.lower().strip()
     um = _UNIT_IN_HEADER.search(name)
-    unit = um["u"] if um else ""
+    unit = (um["u"] or um["t"]) if um else ""
     words = re.sub(r"\([^)]{0,20}\)", " ", low).split()
     w = words[0] if words else low
+    parts = [x for x in re.split(r"[\s_-]+", " ".join(words)) if x]
+    if len(parts) > 1 and any(x in _LATENCY_WORD for x in parts):
+        stats = [x for x in parts if x not in _LATENCY_WORD]
+        if all(x in _MEAN_WORD or _STATISTIC_WORD.fullmatch(x) for x in stats):
+            named = [x for x in stats if x not in _MEAN_WORD]
+            return ("lat" if not named else f"lat_{named[0]}"), None, unit
     if "iops" in low:
         return "iops", None, "IOPS"
     lat_dirs = {"rlat": "read", "rrlat": "randread", "wlat": "write", "rwlat": "randwrite"}
@@ -611,7 +629,9 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
         if i < 0 or not lines[i].text or not _WS_ROW.match(lines[row].text):
             continue  # no row under it: nothing is read whatever the line is (a pasted .config's lines)
         h = lines[i].text.strip()
-        if not h or len(h) > 200 or _DIGIT.search(h) or "|" in h or h.lower().startswith("device"):
+        if not h or len(h) > 200 or _DIGIT.search(_PERCENTILE_NAME.sub("", h)) or "|" in h:
+            continue
+        if h.lower().startswith("device"):
             continue
         if _ROW_HEAD.match(lines[i].text):
             continue  # metric rows under conditions: find_metric_rows reads them
@@ -649,6 +669,8 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
             for k, c in enumerate(plain):
                 idx = len(names) - len(plain) + k
                 name = names[idx] if 0 <= idx < len(names) else ""
+                if name.lower().split()[-1:] in ([w] for w in _PARAM_HEADERS):
+                    continue  # a parameter of the run ("Trim size  4k", "QD  32"), not a measurement
                 meaning = _header_meaning(name, None)
                 got = _cell_results(c, meaning, j, lines, kernel=kernel, config=cfg if kernel else label)
                 if listing and len(plain) == 1 and not _STATISTIC_LABEL.match(label):

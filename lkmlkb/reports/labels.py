@@ -322,11 +322,20 @@ def label_pairs(
     bad = next((k.version for k in kernels if k.role == "bad"), None)
     if good is None and bad is None and ordered is not None:
         good, bad = ordered
+    # rows measured on commits tell the change's sides themselves (a culprit's row and its
+    # parent's): the releases above and below them are not its two sides
+    on_commits = any(_SHA_CONFIG.fullmatch(r.config or "") for r in results)
     for r in results:
         config = r.config or ""
-        if releases is not None and r.label is None and r.kernel in releases and config == r.kernel:
+        if (
+            releases is not None
+            and r.label is None
+            and r.kernel in releases
+            and (config == r.kernel or (not config and not on_commits))
+        ):
             # a run on one of the two releases ("The kernel 6.9 removes a DM block device in 73ms.
-            # The kernel 6.10-rc in 103ms.", linux-block 2024-06): the older is before the change
+            # The kernel 6.10-rc in 103ms.", linux-block 2024-06; a row or a line labelled by
+            # its release, "6.1.80: 120 us"): the older is before the change
             r.label = "baseline" if r.kernel == releases[0] else "regressed"
             continue
         # a statement's "before"/"after ..."; a label line's "Before"/"After" alone (a heading's

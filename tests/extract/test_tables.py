@@ -416,3 +416,61 @@ def test_an_lkp_table_with_a_fail_runs_block_under_its_commits_is_read(between):
     idle = [(r.value, r.config) for r in res if r.metric.endswith(".idle_sec")]
     assert idle == [(323.96, "1940265ede6683f6"), (417.02, "613c5a85898d1cd44e68f28d65e")]
     assert [r.value for r in res if r.metric.endswith(".iowait_sec")] == [1583, 2072]
+
+
+# Jens Axboe, "Re: [PATCH v4 0/8] implement async block discards and other ops via io_uring",
+# linux-block, 2024-09, <14a6ec2f-dbb8-4372-bccd-8e91c9527ea3@kernel.dk>
+NULL_BLK_TRIMS = (
+    "Type\tTrim size\tIOPS\tLat avg (usec)\tLat Max (usec)\n"
+    "==============================================================\n"
+    "sync\t4k\t\t 144K\t    444\t\t   20314\n"
+    "async\t4k\t\t1353K\t     47\t\t     595\n"
+)
+# Pradeep P V K, "[PATCH v1] block, bfq: set default slice_idle to zero for SSDs", linux-block,
+# 2019-11-13, <1573656800-14815-1-git-send-email-ppvk@codeaurora.org>
+BFQ_IDLING = (
+    " Idling   iops    avg-lat(us)    stddev       bw\n"
+    " ----------------------------------------------------\n"
+    " On       4136    1189.07        17221.65    16.9MB/s\n"
+    " Off      7246     670.11        1054.76     29.7MB/s\n"
+)
+
+
+def test_a_latency_column_is_named_by_its_statistic():
+    got = {(r.config, r.metric): (r.value, r.unit) for r in find_tables(NULL_BLK_TRIMS)}
+    assert got[("sync", "lat")] == (444.0, "usec")  # the mean is the latency
+    assert got[("sync", "lat_max")] == (20314.0, "usec")  # the maximum is a metric of its own
+    assert got[("async", "iops")] == (1353000.0, "IOPS")
+    got = {(r.config, r.metric): r.value for r in find_tables(BFQ_IDLING)}
+    assert got[("On", "lat")] == 1189.07 and got[("Off", "lat")] == 670.11
+
+
+def test_a_column_of_the_runs_parameter_is_no_measurement():
+    # the size of each trim is what the run was given ("4k" read as 4,000 otherwise)
+    assert not [r for r in find_tables(NULL_BLK_TRIMS) if r.value == 4000.0]
+    text = "Sched        QD    IOPS\nnone         32    512K\nmq-deadline  32    401K\n"
+    assert [(r.config, r.metric, r.value) for r in find_tables(text)] == [
+        ("none", "iops", 512000.0),
+        ("mq-deadline", "iops", 401000.0),
+    ]
+
+
+@pytest.mark.parametrize(
+    "header,metric,unit",
+    [
+        # the same two rows under headers written as real reports write them
+        ("kernel    avg lat (us)   p99 lat (us)", "lat_p99", "us"),  # a percentile's digits
+        ("kernel    avg_lat(us)    p99_lat(us)", "lat_p99", "us"),
+        ("kernel    Lat avg (usec)   Lat Max (usec)", "lat_max", "usec"),
+        ("kernel    time (s)       wall time (s)", "wall", "s"),  # seconds apart from the name
+    ],
+)
+def test_release_rows_under_headers_with_their_units(header, metric, unit):
+    text = f"{header}\n6.1.80    120            410\n6.6.20    185            902\n"
+    got = [(r.kernel or r.config, r.metric, r.value, r.unit) for r in find_tables(text)]
+    assert ("6.1.80", metric, 410.0, unit) in got and ("6.6.20", metric, 902.0, unit) in got
+
+
+def test_a_plural_in_parentheses_is_no_unit_of_seconds():
+    text = "Config       thread(s)   IOPS\nnone         4           512K\nbfq          4           401K\n"
+    assert not [r for r in find_tables(text) if r.unit == "s"]

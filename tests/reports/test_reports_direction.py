@@ -696,3 +696,26 @@ def test_rows_named_by_a_later_release_of_the_bad_kernel_are_the_regressed_runs(
         (136.0, "baseline"),
     ]
     assert r.regression_pct == pytest.approx(86.49, abs=0.01)  # 77.7 -> 10.5 MB/s
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        # Josef Bacik's untar timings as his patch wrote them (linux-btrfs, 2021-01-04,
+        # <270ea622955d197137bf510ba82ec7f7fa0e425c.1609791839.git.josef@toxicpanda.com>)
+        "5.9\t0m54.258s\n5.10\t1m26.212s\n",
+        # the same figures as a report might write them: each line labelled by its release, and
+        # rows under a header with its unit
+        "5.9: 54.258 s\n5.10: 86.212 s\n",
+        "kernel    time (s)\n5.9.0     54.258\n5.10.0    86.212\n",
+    ],
+)
+def test_runs_on_two_releases_without_roles_take_the_older_as_the_baseline(table):
+    r = _report_of(
+        "The user reported reproducer was a simple untarring of a large tarball of\n"
+        "the source code for Firefox.  The results are as follows\n\n" + table,
+        subject="untarring the firefox sources got slower",
+    )
+    labels = sorted((x.label, x.value) for x in r.results)
+    assert labels == [("baseline", 54.258), ("regressed", 86.212)]
+    assert r.regression_pct == pytest.approx(58.9, abs=0.1)
