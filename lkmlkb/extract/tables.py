@@ -669,7 +669,7 @@ def find_whitespace_tables(lines: list[Line]) -> list[Result]:
             for k, c in enumerate(plain):
                 idx = len(names) - len(plain) + k
                 name = names[idx] if 0 <= idx < len(names) else ""
-                if name.lower().split()[-1:] in ([w] for w in _PARAM_HEADERS):
+                if name.split() and name.split()[-1].lower() in _PARAM_HEADERS:
                     continue  # a parameter of the run ("Trim size  4k", "QD  32"), not a measurement
                 meaning = _header_meaning(name, None)
                 got = _cell_results(c, meaning, j, lines, kernel=kernel, config=cfg if kernel else label)
