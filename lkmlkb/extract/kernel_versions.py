@@ -295,6 +295,18 @@ def _plausible_numbers(m: re.Match) -> bool:
     return True
 
 
+def plausible_release(version: str) -> bool:
+    """Whether a normalized version's numbers fall in the ranges real kernels used ("6.1",
+    "5.10.24"; not "0.5", "9.1", "2.0" as a column of factors or other software writes them)."""
+    m = re.match(r"(\d)\.(\d{1,2})(?:\.(\d{1,3}))?", version)
+    if m is None:
+        return version.startswith("next-")
+    major, minor = int(m[1]), int(m[2])
+    if major not in _MAX_MINOR or minor > _MAX_MINOR[major]:
+        return False
+    return not (m[3] and int(m[3]) > _MAX_THIRD[major])
+
+
 #: the NFS protocol's own versions ("the v4.2 client", "NFS v4.2 on 6.1 and v4.1 on 5.15"): on a
 #: line about NFS a "4.0", "4.1", "4.2" or "3.0" of two parts is the protocol's, not the 2015 kernels'
 _NFS_PROTOCOL_VERSIONS = frozenset(("3.0", "4.0", "4.1", "4.2"))

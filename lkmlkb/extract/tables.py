@@ -23,7 +23,13 @@ import logging
 import re
 
 from lkmlkb.extract.fio_output import Line, cue_lines, evidence, filled_lines, joined_text, prepare_lines
-from lkmlkb.extract.kernel_versions import find_versions, normalize_version, opens_with_version, qualifier
+from lkmlkb.extract.kernel_versions import (
+    find_versions,
+    normalize_version,
+    opens_with_version,
+    plausible_release,
+    qualifier,
+)
 from lkmlkb.extract.lines import word_lines
 from lkmlkb.extract.metric_units import normalize, parse_count, parse_quantity, to_float
 from lkmlkb.extract.prefilter import LKP_HEADER
@@ -1160,6 +1166,82 @@ def find_metric_rows(lines: list[Line]) -> list[Result]:
     return out
 
 
+#: a header of kernels as columns over a blank corner ("                        5.4.95        5.10.24",
+#: Paul Menzel's raid6 report, linux-raid 2021-03): two to six releases, nothing before them
+_KERNEL_COLUMNS = re.compile(
+    r"^[ \t]{4,80}(?P<names>v?\d\.\d{1,2}[\w.+-]{0,40}(?:[ \t]{2,40}v?\d\.\d{1,2}[\w.+-]{0,40}){1,5})[ \t]*$"
+)
+#: a row under it: what was measured ("raid6: avx2x4 gen()", "read IOPS", "BW (MiB/s)"), then its
+#: figures, apart by two spaces or a tab
+_MEASURE_ROW = re.compile(
+    r"^[ \t]{0,12}(?P<label>[A-Za-z][^\t]{0,60}?)(?:\t|[ ]{2})[ \t]{0,40}(?P<cells>[-+~]?\d.{0,300})$"
+)
+_CELL_SPLIT = re.compile(r"\t[ \t]{0,40}|[ ]{2,40}")
+
+
+_ROW_DIRECTION = re.compile(
+    r"\b(?:(?P<rand>rand(?:om)?[ _-]?)|seq(?:uential)?[ _-]?)?(?P<dir>read|write)s?\b", re.I
+)
+
+
+def _row_direction(label: str) -> str | None:
+    """The I/O direction a row's name says: "read IOPS" read, "random write bw" randwrite."""
+    m = _ROW_DIRECTION.search(label)
+    if m is None:
+        return None
+    return ("rand" if m["rand"] else "") + m["dir"].lower()
+
+
+def find_kernel_columns(lines: list[Line]) -> list[Result]:
+    """Rows of measures under a header of kernels, its first cell blank::
+
+                                5.4.95        5.10.24
+        ----------------------------------------------
+        raid6: avx2x4 gen()   18429 MB/s     6155 MB/s
+
+    Each figure is its row's measure on its column's kernel (``kernel`` and ``config``); the row's
+    name is the metric where it names no measure the headers know ("read IOPS" is iops, "BW
+    (MiB/s)" bw in MiB/s).  A row counts only with a figure under every kernel."""
+    out: list[Result] = []
+    for h in getattr(lines, "filled", None) or range(len(lines)):
+        text = lines[h].text
+        if not text or text[0] not in " \t":
+            continue
+        m = _KERNEL_COLUMNS.match(text)
+        if not m:
+            continue
+        names = m["names"].split()
+        kernels = [normalize_version(n) for n in names]
+        if not all(k and plausible_release(k) for k in kernels):
+            continue  # not releases: block sizes, factors ("0.5  1.0  2.0"), a clock's "3.10GHz"
+        j = h + 1
+        if j < len(lines) and _RULE.match(lines[j].text):
+            j += 1
+        while j < len(lines):
+            row = _MEASURE_ROW.match(lines[j].text)
+            if not row:
+                break
+            cells = [c for c in _CELL_SPLIT.split(row["cells"].strip()) if c]
+            label = " ".join(row["label"].split())
+            metric, direction, unit = _header_meaning(label, None)
+            if metric not in _MEASURES:
+                metric = label
+            elif direction is None:  # "read IOPS" and "write IOPS" are two measures
+                direction = _row_direction(label)
+            quantities = [parse_quantity(c, "IOPS" if metric == "iops" else unit) for c in cells]
+            if len(cells) != len(names) or not all(quantities):
+                break
+            for name, kernel, q in zip(names, kernels, quantities):
+                assert q is not None
+                out.append(
+                    _result(
+                        metric, q[0], q[1] or unit, j, lines, direction=direction, kernel=kernel, config=name
+                    )
+                )
+            j += 1
+    return out
+
+
 def find_tables(text: str, lines: list[Line] | None = None) -> list[Result]:
     """Every figure in tables and per-kernel summary lines in ``text``.  Never raises.
 
@@ -1183,6 +1265,7 @@ def find_tables(text: str, lines: list[Line] | None = None) -> list[Result]:
         find_t_io_uring,
         find_mmtests,
         find_metric_rows,
+        find_kernel_columns,
     ):
         try:
             out.extend(finder(lines))

@@ -474,3 +474,60 @@ def test_release_rows_under_headers_with_their_units(header, metric, unit):
 def test_a_plural_in_parentheses_is_no_unit_of_seconds():
     text = "Config       thread(s)   IOPS\nnone         4           512K\nbfq          4           401K\n"
     assert not [r for r in find_tables(text) if r.unit == "s"]
+
+
+# Paul Menzel, "[regression 5.4.97 → 5.10.24]: raid6 avx2x4 speed drops from 18429 MB/s to 6155
+# MB/s", linux-raid, 2021-03-29, <6a1b0110-07f1-8c2e-fc7f-379758dbd8ca@molgen.mpg.de>
+RAID6_SPEEDS = (
+    "On an two socket AMD EPYC 7601, we noticed a decrease in raid6 avx2x4\n"
+    "speed shown at the beginning of the boot.\n\n"
+    "                        5.4.95        5.10.24\n"
+    "----------------------------------------------\n"
+    "raid6: avx2x4 gen()   18429 MB/s     6155 MB/s\n"
+    "raid6: avx2x4 xor()    6644 MB/s     4274 MB/s\n"
+)
+
+
+def test_kernels_as_columns_over_rows_of_measures():
+    got = [(r.metric, r.value, r.unit, r.kernel) for r in find_tables(RAID6_SPEEDS)]
+    assert got == [
+        ("raid6: avx2x4 gen()", 18429.0, "MB/s", "5.4.95"),
+        ("raid6: avx2x4 gen()", 6155.0, "MB/s", "5.10.24"),
+        ("raid6: avx2x4 xor()", 6644.0, "MB/s", "5.4.95"),
+        ("raid6: avx2x4 xor()", 4274.0, "MB/s", "5.10.24"),
+    ]
+
+
+def test_kernel_columns_rows_named_by_a_measure_and_a_direction():
+    text = (
+        "                 v6.1       v6.6-rc1\n"
+        "read IOPS        512k       401k\n"
+        "random write IOPS  300k     250k\n"
+        "BW (MiB/s)       2000       1566\n"
+    )
+    got = [(r.metric, r.direction, r.value, r.unit, r.kernel) for r in find_tables(text)]
+    assert got == [
+        ("iops", "read", 512000.0, "IOPS", "6.1"),
+        ("iops", "read", 401000.0, "IOPS", "6.6-rc1"),
+        ("iops", "randwrite", 300000.0, "IOPS", "6.1"),
+        ("iops", "randwrite", 250000.0, "IOPS", "6.6-rc1"),
+        ("bw", None, 2000.0, "MiB/s", "6.1"),
+        ("bw", None, 1566.0, "MiB/s", "6.6-rc1"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # block sizes or factors, not kernels, as columns
+        "                 4k         128k\nread IOPS        512k       401k\n",
+        "                 0.5        2.0\nspeedup          6.1        6.6\n",
+        "                 9.1        9.6\nread IOPS        6.1        6.6\n",
+        # a row short of a figure under a kernel is no row of the table
+        "                 6.1        6.6\nread IOPS        512k\n",
+        # the header has a name in its first cell: a table of another shape
+        "fio job          6.1        6.6\n",
+    ],
+)
+def test_no_kernel_columns_where_the_shape_is_another(text):
+    assert not [r for r in find_tables(text) if r.kernel]
