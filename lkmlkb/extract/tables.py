@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
 
 from lkmlkb.extract.fio_output import Line, cue_lines, evidence, filled_lines, joined_text, prepare_lines
 from lkmlkb.extract.kernel_versions import (
@@ -1121,6 +1122,20 @@ def _unit_from_name(name: str) -> str:
     return ""
 
 
+def _rows_under(lines: list[Line], h: int, row_re: re.Pattern[str]) -> Iterator[tuple[int, re.Match[str]]]:
+    """(line number, match) of each row ``row_re`` matches under the header on line ``h`` (a rule
+    line between skipped), up to the first line that is no row."""
+    j = h + 1
+    if j < len(lines) and _RULE.match(lines[j].text):
+        j += 1
+    while j < len(lines):
+        row = row_re.match(lines[j].text)
+        if not row:
+            return
+        yield j, row
+        j += 1
+
+
 def find_metric_rows(lines: list[Line]) -> list[Result]:
     """Rows of metrics under a header naming the conditions they were measured under (fsperf)::
 
@@ -1138,13 +1153,7 @@ def find_metric_rows(lines: list[Line]) -> list[Result]:
         if not m:
             continue
         names = m["names"].split()
-        j = h + 1
-        if j < len(lines) and _RULE.match(lines[j].text):
-            j += 1
-        while j < len(lines):
-            row = _METRIC_ROW.match(lines[j].text)
-            if not row:
-                break
+        for j, row in _rows_under(lines, h, _METRIC_ROW):
             cells = row["cells"].split()
             if len(cells) == len(names):
                 label = row["label"]
@@ -1162,7 +1171,6 @@ def find_metric_rows(lines: list[Line]) -> list[Result]:
                             normalize_version(name) if _VERSION_COLUMN.match(name) else None
                         )
                         out.append(_result(label, value, unit, j, lines, kernel=kernel, config=name))
-            j += 1
     return out
 
 
@@ -1214,13 +1222,7 @@ def find_kernel_columns(lines: list[Line]) -> list[Result]:
         kernels = [normalize_version(n) for n in names]
         if not all(k and plausible_release(k) for k in kernels):
             continue  # not releases: block sizes, factors ("0.5  1.0  2.0"), a clock's "3.10GHz"
-        j = h + 1
-        if j < len(lines) and _RULE.match(lines[j].text):
-            j += 1
-        while j < len(lines):
-            row = _MEASURE_ROW.match(lines[j].text)
-            if not row:
-                break
+        for j, row in _rows_under(lines, h, _MEASURE_ROW):
             cells = [c for c in _CELL_SPLIT.split(row["cells"].strip()) if c]
             label = " ".join(row["label"].split())
             metric, direction, unit = _header_meaning(label, None)
@@ -1238,7 +1240,6 @@ def find_kernel_columns(lines: list[Line]) -> list[Result]:
                         metric, q[0], q[1] or unit, j, lines, direction=direction, kernel=kernel, config=name
                     )
                 )
-            j += 1
     return out
 
 
