@@ -156,6 +156,10 @@ def line_text(text: str, line: int) -> str:
 #: a device's capability flag in a tool's listing: "TimeoutDis+", "LTR-" (lspci -vv)
 _FLAG = re.compile(r"(?<![\w+-])[A-Za-z][A-Za-z0-9]{1,15}[+-](?=[,\s]|$)")
 _FIELD_NAME = re.compile(r"(?:^|[\s,;])[A-Z][\w ]{0,24}?[ \t]?:[ \t]")
+#: a PCI Express register as lspci -vv names it, opening its line ("LnkCap:\tPort #0, Speed 8GT/s,
+#: ..., Exit Latency L0s <2us", "DevCap: ... Latency L0s <64ns, L1 <1us", "LnkSta2: ..."): what
+#: follows is what the device can do or is set to, never a time or a speed measured
+_PCI_REGISTER = re.compile(r"[ \t]*(?:Dev|Lnk|Slt|Root)(?:Cap|Ctl|Sta)2?:[ \t]")
 #: three "Name: value" fields parted by " - " (nvme id-ns: "Metadata Size: 8 bytes - Data Size: 512
 #: bytes - Relative Performance: 0x3 Degraded")
 _DASHED_FIELDS = re.compile(r"(?:[A-Z][\w ]{0,24}:[ \t][^:\n]{1,40}?[ \t]-[ \t]){2}[A-Z][\w ]{0,24}:[ \t]")
@@ -165,9 +169,12 @@ def field_listing(line: str) -> bool:
     """Whether ``line`` is a tool's listing of a device's fields, not prose or a measurement:
     lspci's "DevCtl2: Completion Timeout: 65ms to 210ms, TimeoutDis-, LTR-, OBFF Disabled" (a
     capability's range, two flags), nvme id-ns's "LBA Format 3 : Metadata Size: 8 bytes - Data
-    Size: 512 bytes - Relative Performance: 0x3 Degraded" (a rating)."""
+    Size: 512 bytes - Relative Performance: 0x3 Degraded" (a rating), a PCI Express register's
+    line ("LnkCap: Port #0, Speed 5GT/s, Width x8, ASPM L0s, Exit Latency L0s <4us")."""
     if ":" not in line:
         return False
+    if _PCI_REGISTER.match(line):
+        return True
     if ("+" in line or "-" in line) and len(_FLAG.findall(line)) >= 2 and _FIELD_NAME.search(line):
         return True
     return " - " in line and _DASHED_FIELDS.search(line) is not None

@@ -7,6 +7,13 @@ range read as a change from 65 ms to 210 ms listed a feature series as a 223 % r
 Shroff, "[Bug Report] nvme-cli fails re-formatting NVMe namespace", linux-block, 2024-03-15,
 <7a3b35dd-7365-4427-95a0-929b28c64e73@linux.ibm.com> (nvme id-ns): an LBA format's rating
 "Degraded" read as a slowdown listed a failed format as a regression.
+
+A PCI device's registers as lspci -vv prints them, indented or with the mail's tabs lost: Qian Cai's
+listing above; Lennert Buytenhek, "Re: ASMedia ASM1062 (AHCI) hang after ...", linux-ide,
+2024-01-23, <ZbAo_LqpbiGMfTtW@wantstofly.org>; Robin Peiremans, "sysfs: cannot create duplicate
+filename", linux-rdma, 2022-02-13, <CAJt3DjCM1uKkutB0srAiofuLUunX8hJZ+h+xkkTKmN3p_r+OLg@mail.gmail.com>
+(a driver that stopped showing its ports, bisected: the link's exit latencies, "<64ns", "<4us", were
+read as measured times and listed the failure as a regression).
 """
 
 from __future__ import annotations
@@ -21,6 +28,16 @@ LSPCI = """\
 \t\tDevCap2: Completion Timeout: Range BC, TimeoutDis+, LTR-, OBFF Not Supported
 \t\tDevCtl2: Completion Timeout: 65ms to 210ms, TimeoutDis-, LTR-, OBFF Disabled
 """
+#: the registers of three listings: ASPM's exit latencies and a link's speed are capabilities
+PCI_REGISTERS = """\
+\t\tDevCap:\tMaxPayload 4096 bytes, PhantFunc 0, Latency L0s <64ns, L1 <1us
+\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x8, ASPM L0s, Exit Latency L0s <2us
+                LnkCap: Port #4, Speed 16GT/s, Width x1, ASPM L1, Exit Latency L1 <32us
+                LnkSta: Speed 5GT/s, Width x1
+DevCap: MaxPayload 512 bytes, PhantFunc 0, Latency L0s <64ns, L1 <1us
+LnkCap: Port #0, Speed 5GT/s, Width x8, ASPM L0s, Exit Latency L0s <4us
+LnkSta: Speed 5GT/s (ok), Width x4 (downgraded)
+"""
 NVME_ID_NS = """\
 LBA Format  0 : Metadata Size: 0   bytes - Data Size: 4096 bytes - Relative Performance: 0 Best (in use)
 LBA Format  3 : Metadata Size: 8   bytes - Data Size: 512 bytes - Relative Performance: 0x3 Degraded
@@ -28,7 +45,7 @@ LBA Format  4 : Metadata Size: 64  bytes - Data Size: 4096 bytes - Relative Perf
 """
 
 
-@pytest.mark.parametrize("line", [*LSPCI.splitlines(), *NVME_ID_NS.splitlines()])
+@pytest.mark.parametrize("line", [*LSPCI.splitlines(), *PCI_REGISTERS.splitlines(), *NVME_ID_NS.splitlines()])
 def test_the_lines_of_a_device_listing_are_field_listings(line):
     assert field_listing(line)
 
@@ -41,6 +58,9 @@ def test_the_lines_of_a_device_listing_are_field_listings(line):
         "  WRITE: bw=745MiB/s (781MB/s), 745MiB/s-745MiB/s (781MB/s-781MB/s), io=43.6GiB (46.8GB)",
         "pre- and post-processing: 10ms to 20ms",
         "Latency: p99 went from 65ms to 210ms - regression: yes",
+        # a person's words that open like a register: not lspci's
+        "Devcap: the exit latency went from <4us to 64us after the upgrade",
+        "LnkSta dropped: reads now 5 GB/s, not 8 GB/s",
     ],
 )
 def test_prose_and_measurements_are_no_field_listings(line):
@@ -59,3 +79,10 @@ def test_a_capabilitys_range_is_no_change_measured():
 def test_a_format_rated_degraded_is_no_slowdown():
     assert find_claims(NVME_ID_NS) == []
     assert [c.kind for c in find_claims("Write performance degraded badly on 6.8.\n")] == ["regression"]
+
+
+def test_a_links_exit_latencies_are_no_times_measured():
+    assert find_results(PCI_REGISTERS) == []
+    assert find_claims(PCI_REGISTERS) == []
+    # a latency said in prose is one
+    assert [(r.value, r.unit) for r in find_results("Exit latency is now 64us, it was 4us on 6.1.\n")] != []

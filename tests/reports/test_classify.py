@@ -1807,3 +1807,37 @@ def test_every_word_of_a_rise_is_let_through_and_read_as_a_latencys_regression(w
     sentence = f"the p99 latency {word} from 2 ms to 9 ms"
     assert prefilter(sentence)
     assert [(c.kind, c.metric) for c in find_claims(sentence)] == [("regression", "lat")]
+
+
+# linux-rdma, "sysfs: cannot create duplicate filename" (Robin Peiremans, 2022-02-13,
+# <CAJt3DjCM1uKkutB0srAiofuLUunX8hJZ+h+xkkTKmN3p_r+OLg@mail.gmail.com>; trimmed): a driver that stops
+# showing its ports, bisected, with the card's lspci -vv pasted (the mail lost its tabs)
+PORTS_GONE = """\
+I ran into this error when upgrading to kernel 5.14 (it works
+pre-5.14). The driver gets loaded (verified via lsmod), but the ib
+utils don't show any ports.
+
+I've bisected the kernel and commit
+4a7aaf88c89f12f8048137e274ce0d40fe1056b2 seems to be the culprit.
+
+$ sudo lspci -s 04:00.0 -vv
+04:00.0 InfiniBand: QLogic Corp. IBA7322 QDR InfiniBand HCA (rev 02)
+Capabilities: [70] Express (v2) Endpoint, MSI 00
+DevCap: MaxPayload 512 bytes, PhantFunc 0, Latency L0s <64ns, L1 <1us
+ExtTag- AttnBtn- AttnInd- PwrInd- RBE+ FLReset- SlotPowerLimit 0.000W
+DevCtl: CorrErr+ NonFatalErr+ FatalErr+ UnsupReq+
+LnkCap: Port #0, Speed 5GT/s, Width x8, ASPM L0s, Exit Latency L0s <4us
+LnkSta: Speed 5GT/s (ok), Width x4 (downgraded)
+"""
+
+
+def test_a_bisected_failure_with_a_devices_listing_is_no_slowdown():
+    r = _report(*_thread("sysfs: cannot create duplicate filename", "robin@x", PORTS_GONE))
+    assert not r.is_regression_report
+    assert "bisected-measurement" not in _rules(r)
+    # the same bisection over a time measured is one
+    timed = PORTS_GONE.replace(
+        "$ sudo lspci", "Probing now takes 4000 ms, it took 64 ms on 5.13.\n\n$ sudo lspci"
+    )
+    r = _report(*_thread("slow probe of the HCA since 5.14", "robin@x", timed))
+    assert r.is_regression_report
