@@ -150,6 +150,30 @@ def _first_possible_fix(
     return after
 
 
+#: a word that may be a commit's id
+_HEX_WORD = re.compile(r"\b[0-9a-f]{7,40}\b")
+
+
+def _same_commit(a: str, b: str) -> bool:
+    return a.startswith(b) or b.startswith(a)
+
+
+def _reverts_another(text: str, pos: int, culprits: list[str], commits: list[CommitCitation]) -> bool:
+    """Whether the revert said at ``pos`` is of another commit than the culprit: its paragraph
+    names, before the words, commits the thread cites and none of them a culprit ("The commit
+    65f746e8285f (...) is a temporary workaround. We have reverted it recently", of the good commit
+    of a report blaming c062db039f40).  Ids after the words are the revert's own ("this commit
+    was reverted in 231825b2e1ff"); a thread with no culprit keeps any revert said."""
+    if not culprits:
+        return False
+    start = text.rfind("\n\n", 0, pos)
+    cited = [c.sha for c in commits]
+    named = [
+        w for w in _HEX_WORD.findall(text, max(0, start), pos) if any(_same_commit(w, sha) for sha in cited)
+    ]
+    return bool(named) and not any(_same_commit(w, c) for w in named for c in culprits)
+
+
 def _at(rule: str, verdict: str, m: Message, text: str, pos: int) -> Reason:
     lo = text.rfind("\n", 0, pos) + 1
     hi = text.find("\n", pos)
@@ -193,9 +217,10 @@ def derive_status(
     # a patch's own log telling its culprit's history ("The commit was reverted in the end for other
     # reasons", a series fixing what that commit left) reverts nothing; its replies may
     history = root is not None and not revert_thread and (fix_thread or is_patch_thread(root))
+    culprits = [c.sha for c in commits if c.role == "culprit"]
     for m, text in texts[1:] if history else texts:
         hit = REVERTED.search(text) or REVERT_QUEUED.search(text)
-        if hit:
+        if hit and not _reverts_another(text, hit.start(), culprits, commits):
             return "reverted", _at("status-reverted", "reverted", m, text, hit.start())
     for m, text in texts:
         said = REGZBOT_RESOLVED.search(text) if "#regzbot" in text else None

@@ -978,3 +978,70 @@ def test_a_revert_taken_by_its_maintainer_is_reverted():
 
 def test_a_revert_nobody_took_yet_is_the_fix_proposed():
     assert _report(*_revert_thread(QUESTION)).status == "fix proposed"
+
+
+# linux-rdma (and iommu), "performance regression noted in v5.11-rc after c062db039f40" (Chuck Lever,
+# 2021-01-08, <D81314ED-5673-44A6-B597-090E3CB83EB0@oracle.com>; trimmed) and Lu Baolu's reply
+# <dfd84bd8-37b3-0f7c-6f38-68f68e8f5b0f@linux.intel.com>: the commit reverted is another one the
+# report named (the good one), not the culprit (the report's last line, naming it, is added: the
+# thread names it in a later reply)
+IOMMU_REPORT = """\
+Recently I've noticed a significant (25-30%) loss in NFS throughput.
+I was able to bisect on my client to the following commits.
+
+Here's 65f746e8285f ("iommu: Add quirk for Intel graphic devices in
+map_sg"). This is about normal for this test.
+
+\tChildren see throughput for 12 initial writers \t= 4732581.09 kB/sec
+
+Here's c062db039f40 ("iommu/vt-d: Update domain geometry in
+iommu_ops.at(de)tach_dev"). It's losing some steam here.
+
+\tChildren see throughput for 12 initial writers \t= 4342419.12 kB/sec
+
+So c062db039f40 is the first bad commit.
+"""
+OTHER_REVERTED = """\
+The commit 65f746e8285f ("iommu: Add quirk for Intel graphic devices in
+map_sg") is a temporary workaround. We have reverted it recently (5.11-
+rc3). Can you please try the a kernel version after -rc3?
+"""
+
+
+def _iommu(reply: str) -> list[Message]:
+    subject = "performance regression noted in v5.11-rc after c062db039f40"
+    root = Message(
+        "iommu@x",
+        subject=subject,
+        from_addr="chuck@x",
+        body=IOMMU_REPORT,
+        date_utc="2021-01-08T21:18:36+00:00",
+    )
+    answer = Message(
+        "baolu@x",
+        subject="Re: " + subject,
+        from_addr="baolu@x",
+        body=reply,
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+        date_utc="2021-01-13T01:00:00+00:00",
+    )
+    return [root, answer]
+
+
+@pytest.mark.parametrize(
+    "reply, status",
+    [
+        (OTHER_REVERTED, "bisected"),
+        # the same words of another commit, written otherwise
+        ("Commit 65f746e8285f was only a stopgap,\nit has been reverted since.\n", "bisected"),
+        # the culprit reverted, named before the words or after them as the revert's own id
+        ("Commit c062db039f40 has been reverted in 5.11-rc4.\n", "reverted"),
+        ("Thanks for the report; this commit was reverted in 8f2a1b9c77d0.\n", "reverted"),
+        ("It has been reverted now.\n", "reverted"),
+    ],
+)
+def test_a_revert_of_another_commit_named_is_no_revert_of_the_culprit(reply, status):
+    r = _report(*_iommu(reply))
+    assert r.is_regression_report
+    assert r.status == status
