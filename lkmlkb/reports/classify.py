@@ -707,6 +707,9 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
         or REVERT_SUBJECT.match(t.subject)
     )
     revert = REVERT_SUBJECT.match(t.subject) or THIS_REVERTS.search(body)
+    # the subject's own words: a reverted or cited commit's title says what that commit did
+    # ('Revert "block: improve the performance of ..."'), not what this patch fixes
+    said = QUOTED_TITLE.sub(" ", t.subject)
     # the log measures the speed its fix brings back: "This improves the check/repair speed of a
     # 20-HDD raid6 from 19 MB/s to 103 MB/s" under "significant regression is observed for RAID
     # check and repair" (linux-block, 2022-03): a gain as large as a slowdown a report would size
@@ -732,7 +735,7 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
             continue  # the series' own earlier cost, answered by this version: no kernel regressed
         if not (
             _speed_regression(c, wrapped)
-            or (c.kind == "regression" and (PERF_NAMED.search(t.subject) or restored))
+            or (c.kind == "regression" and (PERF_NAMED.search(said) or restored))
             or (reported and PERF_NAMED.search(around))  # "a report about a performance\ndrop"
         ):
             continue
@@ -756,7 +759,7 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
             return _claim_reason("fix-of-slowdown", "regression", c)
     # the subject says so: "block: fix revalidate performance regression", "Fix raid rebuild
     # performance regression" (a fix, a regression, and a measure of speed named in one subject)
-    if FIX_WORD.search(t.subject) and REGRESS_WORD.search(t.subject) and PERF_NAMED.search(t.subject):
+    if FIX_WORD.search(said) and REGRESS_WORD.search(said) and PERF_NAMED.search(said):
         return _subject_reason(t, "fix-of-slowdown", "regression")
     # a patch blaming a commit in its own words ("commit 55cdd0af2bc5 seems broke this way, let's
     # fix it") and measuring what the fix does to a speed ("fstrim ... reduce from 6.7s to 1.3s")
@@ -795,7 +798,8 @@ def traced_slowdown(t: ThreadFacts) -> Reason | None:
     culprits = [c for c in t.own_commits if c.role == "culprit" and c.form != "fixes" and c.evidence]
     if not culprits:
         return None
-    if PERF_NAMED.search(t.subject) and SLOWDOWN.search(t.subject):
+    said = QUOTED_TITLE.sub(" ", t.subject)  # a commit's title says what it does ("Set HS clock speed")
+    if PERF_NAMED.search(said) and SLOWDOWN.search(said):
         return _subject_reason(t, "traced-slowdown", "regression")
     bodies = {m.message_id: m.body for m in t.messages}
     bisected = {c.evidence.message_id for c in culprits if found_by_bisection(c)}

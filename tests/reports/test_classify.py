@@ -1841,3 +1841,60 @@ def test_a_bisected_failure_with_a_devices_listing_is_no_slowdown():
     )
     r = _report(*_thread("slow probe of the HCA since 5.14", "robin@x", timed))
     assert r.is_regression_report
+
+
+# linux-mmc, 'Odroid-C1 regression with commit 4bc31edebde5 ("mmc: core: Set HS clock speed before
+# sending HS CMD13")' (Martin Blumenstingl, 2023-04-10,
+# <CAFBinCD0RT0p-jk86W0JuMT3ufohRh1RqWCcM35DKZJpuc10HQ@mail.gmail.com>; trimmed): the commit's title
+# in the subject says "speed"; the mail says the eMMC is no longer found
+EMMC_GONE = """\
+today I found that upstream commit 4bc31edebde5 ("mmc: core: Set HS
+clock speed before sending HS CMD13") breaks eMMC support on my
+Odroid-C1.
+
+The problem I'm seeing is that the eMMC module is simply not detected.
+There are no errors in the kernel log.
+
+After reverting the mentioned commit I get:
+[    2.970944] mmc1: new HS200 MMC card at address 0001
+"""
+# linux-mmc, "eMMC performance regression caused by 427b6514d0953bf" (Jisheng Zhang, 2020-10-13,
+# <20201013190851.715df9ad@xhacker.debian>; trimmed)
+EMMC_SLOWER = """\
+I found an emmc performance regression with below simple benchmark cmd:
+
+dd if=/dev/mmcblk0 of=/dev/null bs=8192 count=100000
+
+This regression has been bisected to commit
+427b6514d0953bf ("mmc: sdhci: Add Auto CMD Auto Select support")
+
+If I revert this commit, the performance is good now.
+"""
+
+
+@pytest.mark.parametrize(
+    "subject, body, listed",
+    [
+        (
+            'Odroid-C1 regression with commit 4bc31edebde5 ("mmc: core: Set HS clock speed before sending HS CMD13")',
+            EMMC_GONE,
+            False,
+        ),
+        # a title saying "performance" is the commit's words too
+        (
+            'Data loss regression with commit 4bc31edebde5 ("mmc: core: improve the performance of CMD13")',
+            EMMC_GONE,
+            False,
+        ),
+        # the reporter's own words name the slowdown: the title changes nothing
+        (
+            'eMMC performance regression caused by 427b6514d0953bf ("mmc: sdhci: Add Auto CMD")',
+            EMMC_SLOWER,
+            True,
+        ),
+        ("eMMC performance regression caused by 427b6514d0953bf", EMMC_SLOWER, True),
+    ],
+)
+def test_a_commits_title_in_the_subject_names_no_slowdown(subject, body, listed):
+    r = _report(*_thread(subject, "martin@x", body))
+    assert r.is_regression_report is listed
