@@ -136,9 +136,32 @@ _HARNESS_LINE = re.compile(
 )
 
 
+#: a failure waited for: "5.15.1 fails on me after ~10min" (linux-mmc), "Triggered the hang in 10
+#: seconds" (linux-raid), "It crashes a 32GB VM in 2hrs" (ceph-devel): the time it takes to come
+#: is no measurement of speed; a stall's own length is ("hangs for 30 seconds")
+_FAILS_WITHIN = re.compile(
+    r"\b(?:fail|hang|hung|crash|freez|froze|lock(?:s|ed)?[ \t-]?up|stuck|panic|oops|die[sd]?|dying|reboot)\w{0,4}\b"
+    r"[^.;\n]{0,40}?\b(?:after|within|in)[ \t]{1,3}(?:about[ \t]{1,3}|around[ \t]{1,3}|only[ \t]{1,3}|~[ \t]?)?$",
+    re.IGNORECASE,
+)
+#: how far before a time its failure is looked for
+FAILURE_BEFORE_CHARS = 80
+_TIME_ONLY = re.compile(_TIME_UNIT + "$")
+
+
+def _a_failure_waited_for(text: str, m: re.Match) -> bool:
+    """Whether the time ``m`` is how long a failure took to come."""
+    unit = m.group("unit")
+    if unit is not None and not _TIME_ONLY.match(unit):
+        return False
+    lo = max(text.rfind("\n", 0, m.start()) + 1, m.start() - FAILURE_BEFORE_CHARS)
+    return _FAILS_WITHIN.search(text, lo, m.start()) is not None
+
+
 def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
     """(start, end, value, unit as written) of every quantity of speed or time in ``text``, but
-    those of time(1)'s output lines, of the kernel's log and of a test harness's timings."""
+    those of time(1)'s output lines, of the kernel's log, of a test harness's timings and the
+    time a failure took to come."""
     skip = [m.span() for m in _TIME_LINE.finditer(text)] if "m" in text else []
     if "]" in text or "kernel:" in text:
         skip += [m.span() for m in _LOG_LINE.finditer(text)]
@@ -151,6 +174,8 @@ def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
         found = sorted(found + list(_LATENCY_VALUE.finditer(text)), key=lambda m: m.start())
     for m in found:
         if skip and any(a <= m.start() < b for a, b in skip):
+            continue
+        if _a_failure_waited_for(text, m):
             continue
         g = m.groupdict()
         if g.get("mins") is not None:

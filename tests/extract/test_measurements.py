@@ -523,6 +523,33 @@ def test_the_kernels_log_lines_measure_nothing(line):
 @pytest.mark.parametrize(
     "line",
     [
+        # linux-mmc, "Regression 5.14.21 vs 5.15.1: mmc blocked: mmc0: cqhci: timeout for tag #"
+        # (2023-01, <2ae56408f156f4f728cd1e94863c0795@snafu.de>)
+        "Pretty sure. Using 5.14.21 day in day out 5.15.1 fails on me after ~10min",
+        # linux-xfs, "Re: [PATCH v3 25/25] xfs: Support large folios" (2022-06, <Yrku31ws6OCxRGSQ@magnolia>)
+        "5.19-rc4 still fails after 25 minutes; however, it seems that g/522 will",
+        # linux-raid, "Re: Experiencing md raid5 hang and CPU lockup on kernel v6.11" (2024-11)
+        "Triggered the hang in 10 seconds after reverting back to internal bitmap.",
+        # ceph-devel, "Re: Possible memory leak in 6.17.7" (2025-12)
+        "fast as my production workload. (It crashes a 32GB VM in 2hrs) And I",
+        # written for the pattern
+        "The box locks up within about 30 seconds of starting the copy.",
+        "With the patch the array froze after 3 hours of resync.",
+        "6.2 gives a soft lockup after 40 minutes of fio.",
+    ],
+)
+def test_the_time_a_failure_takes_to_come_is_no_measurement(line):
+    assert _read(line + "\n")[0] == []
+    # a time the reporter measured beside a failure is read ("fails ... but the copy took")
+    timed = line + "\nThe copy itself took 95 seconds on 6.1 and 240 seconds on 6.2.\n"
+    assert [v for v, *_ in _read(timed)[0]] == [95.0, 240.0]
+    # and a stall's length is one ("hangs for 30 seconds")
+    assert [v for v, *_ in _read("Every sync hangs for 30 seconds on 6.2.\n")[0]] == [30.0]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
         # linux-block, "Re: kernel null pointer at nvme_tcp_init_iter[nvme_tcp] with blktests
         # nvme-tcp/012" (2021): blktests' timing of a test, its last run ... this run
         "    runtime  37.624s  ...  42.272s",
