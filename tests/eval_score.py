@@ -1,5 +1,5 @@
 """Run the shared scorer (../shared/eval/score.py, beside the checkout) over a folder of labelled
-cases; shared by test_eval_seeds.py and test_eval_cases.py."""
+cases; shared by test_eval_seeds.py, test_eval_dev.py and test_eval_cases.py."""
 
 from __future__ import annotations
 
@@ -14,8 +14,22 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED_EVAL = ROOT.parent / "shared" / "eval"
 
 
-def assert_scores_at_least(cases: Path, floor: float) -> None:
-    """Score ``cases`` with the extract contract; skip when score.py is not beside this checkout."""
+#: a field's line of the scorer's output: "kernels         P=0.983 R=1.000 F1=0.991  (...)",
+#: "results         recall=0.938  (...)", "commit_roles    accuracy=0.977  (84/86)"
+_FIELD_LINE = re.compile(
+    r"^(?P<field>[a-z_]+)[ \t]+(?:.*\bF1=(?P<f1>[0-9.]+)|(?:accuracy|recall)=(?P<score>[0-9.]+))", re.M
+)
+
+
+def field_scores(output: str) -> dict[str, float]:
+    """Each field's score in the scorer's output: its F1 where it gives precision and recall, else
+    its accuracy or recall (the figures the overall score is the mean of)."""
+    return {m["field"]: float(m["f1"] or m["score"]) for m in _FIELD_LINE.finditer(output)}
+
+
+def assert_scores_at_least(cases: Path, floor: float) -> str:
+    """Score ``cases`` with the extract contract and return the scorer's output; skip when
+    score.py is not beside this checkout."""
     score = SHARED_EVAL / "score.py"
     if not score.exists():
         pytest.skip("../shared/eval/score.py is not beside this checkout")
@@ -30,3 +44,4 @@ def assert_scores_at_least(cases: Path, floor: float) -> None:
     assert m, out.stdout + out.stderr
     assert "extract_failures=0" in out.stdout
     assert float(m.group(1)) >= floor, out.stdout
+    return out.stdout
