@@ -10,7 +10,8 @@ In order, the first that applies decides:
 * ``fixed``: a fix was taken: a maintainer applied or queued the fix patch the thread is or
   carries ("Applied, thanks!", "Queued for 6.9"), or mail says the fix landed ("fixed by
   <commit>", "merged", "ended up in") and the numbers, where measured, came back, or the
-  regression tracker was told it is resolved ("#regzbot resolve: ...");
+  regression tracker was told it is resolved ("#regzbot resolve: ..."), or the bug tracker's
+  last resolution says so ("Resolution|--- |CODE_FIX"; "UNREPRODUCIBLE": cannot reproduce);
 * ``fix proposed``: a fix or a revert was posted (the thread is the fix patch, a reply after
   the report carries a patch to try or offers one in words, or a fix commit is named);
 * ``bisected``: a culprit is named;
@@ -150,6 +151,38 @@ def _first_possible_fix(
     return after
 
 
+#: a bug's resolution as bugzilla's mail of a changed field prints it ("         Resolution|---
+#: |CODE_FIX"; reopened: "Resolution|CODE_FIX  |---")
+BUG_RESOLUTION = re.compile(
+    r"^[ \t]{0,20}Resolution\|[^|\n]{0,40}\|[ \t]{0,3}(?P<added>[A-Z_-]{2,30}|---)[ \t]*$", re.M
+)
+#: resolutions saying the bug was fixed (bugzilla.kernel.org's, the samba project's) or not seen
+FIXED_RESOLUTIONS = frozenset({"CODE_FIX", "PATCH_ALREADY_AVAILABLE", "FIXED"})
+UNREPRODUCED_RESOLUTIONS = frozenset({"UNREPRODUCIBLE", "WORKSFORME"})
+
+
+def bug_resolution(texts: list[tuple[Message, str]]) -> tuple[str, Reason] | None:
+    """The status a bug tracker's last resolution of the thread says: fixed ("CODE_FIX") or
+    cannot reproduce ("UNREPRODUCIBLE"); None where the last one says neither (a bug reopened,
+    closed as "INVALID" or "OBSOLETE": the mail tells the rest)."""
+    last = None
+    for m, text in texts:
+        if "Resolution|" in text:
+            for hit in BUG_RESOLUTION.finditer(text):
+                last = (m, text, hit)
+    if last is None:
+        return None
+    m, text, hit = last
+    added = hit.group("added")
+    if added in FIXED_RESOLUTIONS:
+        return "fixed", _at("status-fixed", "fixed", m, text, hit.start("added"))
+    if added in UNREPRODUCED_RESOLUTIONS:
+        return "cannot reproduce", _at(
+            "status-cannot-reproduce", "cannot reproduce", m, text, hit.start("added")
+        )
+    return None
+
+
 #: a word that may be a commit's id
 _HEX_WORD = re.compile(r"\b[0-9a-f]{7,40}\b")
 
@@ -226,6 +259,9 @@ def derive_status(
         said = REGZBOT_RESOLVED.search(text) if "#regzbot" in text else None
         if said:
             return "fixed", _at("status-fixed", "fixed", m, text, said.start())
+    resolved = bug_resolution(texts)
+    if resolved is not None:
+        return resolved
     if fix_thread and restored is not False:
         for m, text in texts[1:]:
             taken = PATCH_TAKEN.search(text)

@@ -1045,3 +1045,82 @@ def test_a_revert_of_another_commit_named_is_no_revert_of_the_culprit(reply, sta
     r = _report(*_iommu(reply))
     assert r.is_regression_report
     assert r.status == status
+
+
+# bugzilla's mail of a field changed: linux-xfs, "[Bug 204223] ..." (2019-07-19,
+# <bug-204223-201763-pRNcYMjPnx@https.bugzilla.kernel.org/> and, reopened,
+# <bug-204223-201763-sg1Gc6zQFK@https.bugzilla.kernel.org/>); the report above them is written for
+# the pattern
+BUG_REPORT = """\
+After upgrading from 6.4 to 6.5, fio randread on my NVMe dropped from
+410k IOPS to 240k IOPS. Bisected to commit 0123456789ab.
+"""
+BUG_RESOLVED = """\
+https://bugzilla.kernel.org/show_bug.cgi?id=204223
+
+Luis Chamberlain (mcgrof@kernel.org) changed:
+
+           What    |Removed                     |Added
+----------------------------------------------------------------------------
+             Status|NEW                         |RESOLVED
+         Resolution|---                         |{resolution}
+
+--
+You are receiving this mail because:
+You are watching someone on the CC list of the bug.
+"""
+BUG_REOPENED = """\
+https://bugzilla.kernel.org/show_bug.cgi?id=204223
+
+Luis Chamberlain (mcgrof@kernel.org) changed:
+
+           What    |Removed                     |Added
+----------------------------------------------------------------------------
+             Status|RESOLVED                    |REOPENED
+         Resolution|CODE_FIX                    |---
+
+--- Comment #7 from Luis Chamberlain (mcgrof@kernel.org) ---
+Not fixed yet, it just takes longer with this commit to trigger.
+"""
+
+
+def _bug(*changes: str) -> list[Message]:
+    subject = "[Bug 204223] New: fio randread 40% slower since 6.5"
+    root = Message("bug-204223@x", subject=subject, from_addr="bugzilla-daemon@x", body=BUG_REPORT)
+    root.date_utc = "2019-07-01T00:00:00+00:00"
+    out = [root]
+    for i, body in enumerate(changes, 1):
+        out.append(
+            Message(
+                f"bug-204223-{i}@x",
+                subject="[Bug 204223] fio randread 40% slower since 6.5",
+                from_addr="bugzilla-daemon@x",
+                body=body,
+                in_reply_to=root.message_id,
+                references=[root.message_id],
+                date_utc=f"2019-07-1{i}T00:00:00+00:00",
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize(
+    "changes, status",
+    [
+        ((), "bisected"),
+        ((BUG_RESOLVED.format(resolution="CODE_FIX"),), "fixed"),
+        ((BUG_RESOLVED.format(resolution="PATCH_ALREADY_AVAILABLE"),), "fixed"),
+        ((BUG_RESOLVED.format(resolution="FIXED"),), "fixed"),  # the samba project's bugzilla
+        ((BUG_RESOLVED.format(resolution="UNREPRODUCIBLE"),), "cannot reproduce"),
+        ((BUG_RESOLVED.format(resolution="WORKSFORME"),), "cannot reproduce"),
+        # a resolution that says nothing of a fix leaves the status to the mail
+        ((BUG_RESOLVED.format(resolution="INVALID"),), "bisected"),
+        ((BUG_RESOLVED.format(resolution="OBSOLETE"),), "bisected"),
+        # reopened: the last change stands
+        ((BUG_RESOLVED.format(resolution="CODE_FIX"), BUG_REOPENED), "bisected"),
+    ],
+)
+def test_a_bugs_resolution_is_its_status(changes, status):
+    r = _report(*_bug(*changes))
+    assert r.is_regression_report
+    assert r.status == status
