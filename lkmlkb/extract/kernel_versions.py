@@ -277,16 +277,17 @@ _QUAL_WORD_RE = re.compile(r"(revert|patch|fix)", re.IGNORECASE)
 LABEL_LINE_END = re.compile(r"[ \t]{0,3}:[ \t]*$", re.M)
 
 
+def _in_release_ranges(major: int, minor: int, third: str | None) -> bool:
+    """Whether a release's numbers fall in the ranges real kernels used."""
+    if major not in _MAX_MINOR or minor > _MAX_MINOR[major]:
+        return False
+    return not (third and third.isdigit() and int(third) > _MAX_THIRD[major])
+
+
 def _plausible_numbers(m: re.Match) -> bool:
     """True when major/minor/third parts fall in ranges real kernels used."""
     major = int(m.group("major"))
-    if major not in _MAX_MINOR:
-        return False
-    minor = int(m.group("minor"))
-    if minor > _MAX_MINOR[major]:
-        return False
-    third = m.group("third")
-    if third and third.isdigit() and int(third) > _MAX_THIRD[major]:
+    if not _in_release_ranges(major, int(m.group("minor")), m.group("third")):
         return False
     if m.group("fourth") and major != 2:
         return False  # only 2.6.x.y had four parts; "6.1.2.3" is an IP or a build id
@@ -301,10 +302,7 @@ def plausible_release(version: str) -> bool:
     m = re.match(r"(\d)\.(\d{1,2})(?:\.(\d{1,3}))?", version)
     if m is None:
         return version.startswith("next-")
-    major, minor = int(m[1]), int(m[2])
-    if major not in _MAX_MINOR or minor > _MAX_MINOR[major]:
-        return False
-    return not (m[3] and int(m[3]) > _MAX_THIRD[major])
+    return _in_release_ranges(int(m[1]), int(m[2]), m[3])
 
 
 #: the NFS protocol's own versions ("the v4.2 client", "NFS v4.2 on 6.1 and v4.1 on 5.15"): on a

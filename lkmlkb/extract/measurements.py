@@ -146,13 +146,12 @@ _FAILS_WITHIN = re.compile(
 )
 #: how far before a time its failure is looked for
 FAILURE_BEFORE_CHARS = 80
-_TIME_ONLY = re.compile(_TIME_UNIT + "$")
 
 
 def _a_failure_waited_for(text: str, m: re.Match) -> bool:
     """Whether the time ``m`` is how long a failure took to come."""
     unit = m.group("unit")
-    if unit is not None and not _TIME_ONLY.match(unit):
+    if unit is not None and metric_of(unit) != "elapsed":
         return False
     lo = max(text.rfind("\n", 0, m.start()) + 1, m.start() - FAILURE_BEFORE_CHARS)
     return _FAILS_WITHIN.search(text, lo, m.start()) is not None

@@ -1211,9 +1211,9 @@ def find_kernel_columns(lines: list[Line]) -> list[Result]:
     name is the metric where it names no measure the headers know ("read IOPS" is iops, "BW
     (MiB/s)" bw in MiB/s).  A row counts only with a figure under every kernel."""
     out: list[Result] = []
-    for h in getattr(lines, "filled", None) or range(len(lines)):
+    for h in filled_lines(lines):
         text = lines[h].text
-        if not text or text[0] not in " \t":
+        if text[0] not in " \t":
             continue
         m = _KERNEL_COLUMNS.match(text)
         if not m:

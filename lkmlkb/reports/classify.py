@@ -37,7 +37,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from lkmlkb.extract.kernel_versions import find_versions, normalize_version
 from lkmlkb.extract.lines import OpensALine, line_text, word_spans
@@ -309,6 +309,10 @@ PATCH_TAKEN = Gated(
     lines=True,
 )
 
+#: a commit's title quoted in a subject: '"dm: delay registering the gendisk"', '("blk-mq: foo")'
+QUOTED_TITLE = re.compile(r'"[\w./+-]{1,40}:[^"\n]{1,200}"')
+
+
 # ------------------------------------------------------------------ the thread, as the rules read it
 
 
@@ -336,6 +340,13 @@ class ThreadFacts:
     def subject(self) -> str:
         """The first message's subject, without the old one a renamed thread keeps ("(was: ...)")."""
         return own_subject(self.root.subject) if self.root is not None else ""
+
+    @cached_property
+    def subject_words(self) -> str:
+        """The subject's own words: a commit's title quoted in it ('after "dm: delay registering
+        the gendisk" applied', 'with commit 4bc31edebde5 ("mmc: core: Set HS clock speed ...")',
+        'Revert "..."') says what that commit does, not what the thread reports or fixes."""
+        return QUOTED_TITLE.sub(" ", self.subject)
 
     def new_text(self, m: Message) -> str:
         return own_lines(m)
@@ -526,7 +537,7 @@ def functional(t: ThreadFacts) -> Reason | None:
         if not any(_speed_regression(c) and c.evidence.message_id == root_id for c in t.claims):
             return _subject_reason(t, "functional", "not a regression")
         return None
-    said = QUOTED_TITLE.sub(" ", t.subject)  # not a quoted commit's title ("dm: delay registering ...")
+    said = t.subject_words
     if t.root is None or PERF_NAMED.search(said) or stall_named(said):
         return None
     texts = [(m, t.new_text(m)) for m in t.messages]
@@ -547,10 +558,6 @@ STALL_WORD = re.compile(
 _WARNING_STALL = re.compile(r"\brcu\w{0,8}\b|\bcpu[ \t]stall|soft[ \t]lockup|hung[ \t]task", re.I)
 
 
-#: a commit's title quoted in a subject: '"dm: delay registering the gendisk"', '("blk-mq: foo")'
-QUOTED_TITLE = re.compile(r'"[\w./+-]{1,40}:[^"\n]{1,200}"')
-
-
 def stall_named(subject: str) -> bool:
     """Whether a subject names stalls or delays (not an RCU or CPU stall warning)."""
     return bool(STALL_WORD.search(subject)) and not _WARNING_STALL.search(subject)
@@ -568,9 +575,7 @@ def named_slowdown(t: ThreadFacts) -> Reason | None:
     # often as it reports one ("Slow deduplication", "very slow btrfs dev delete")
     if not REGRESS_WORD.search(t.subject):
         return None
-    # a commit's title quoted in the subject names what the commit does, not the slowdown ('a
-    # potential issue for bow_target after "dm: delay registering the gendisk" applied')
-    said = QUOTED_TITLE.sub(" ", t.subject)
+    said = t.subject_words  # 'a potential issue for bow_target after "dm: delay registering ..."'
     if not (PERF_NAMED.search(said) or stall_named(said)):
         return None
     change = kernel_change(t, t.root.message_id)
@@ -707,9 +712,7 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
         or REVERT_SUBJECT.match(t.subject)
     )
     revert = REVERT_SUBJECT.match(t.subject) or THIS_REVERTS.search(body)
-    # the subject's own words: a reverted or cited commit's title says what that commit did
-    # ('Revert "block: improve the performance of ..."'), not what this patch fixes
-    said = QUOTED_TITLE.sub(" ", t.subject)
+    said = t.subject_words  # not a reverted commit's title ('Revert "block: improve the performance ..."')
     # the log measures the speed its fix brings back: "This improves the check/repair speed of a
     # 20-HDD raid6 from 19 MB/s to 103 MB/s" under "significant regression is observed for RAID
     # check and repair" (linux-block, 2022-03): a gain as large as a slowdown a report would size
@@ -798,7 +801,7 @@ def traced_slowdown(t: ThreadFacts) -> Reason | None:
     culprits = [c for c in t.own_commits if c.role == "culprit" and c.form != "fixes" and c.evidence]
     if not culprits:
         return None
-    said = QUOTED_TITLE.sub(" ", t.subject)  # a commit's title says what it does ("Set HS clock speed")
+    said = t.subject_words
     if PERF_NAMED.search(said) and SLOWDOWN.search(said):
         return _subject_reason(t, "traced-slowdown", "regression")
     bodies = {m.message_id: m.body for m in t.messages}

@@ -219,7 +219,7 @@ _SHA_CONFIG = re.compile(
 _COMMIT_ROLE_LABEL = {"base": "baseline", "culprit": "regressed", "fix": "fixed"}
 
 
-def _commit_named(sha: str, commits: list[CommitCitation]) -> CommitCitation | None:
+def commit_named(sha: str, commits: list[CommitCitation]) -> CommitCitation | None:
     """The cited commit a SHA (a column's, a side's; either may be the shorter) names."""
     return next((c for c in commits if c.sha.startswith(sha) or sha.startswith(c.sha)), None)
 
@@ -247,13 +247,13 @@ def attribute_commit_results(results: list[Result], commits: list[CommitCitation
         # a figure prose puts on a commit's side ("After the commit, it takes around 300 seconds")
         # has the commit for its kernel already: a culprit's is the regressed state
         if r.kernel and not r.label and r.tool == "prose" and _SHA_CONFIG.fullmatch(r.kernel):
-            c = _commit_named(r.kernel, commits)
+            c = commit_named(r.kernel, commits)
             if c is not None and c.role == "culprit":
                 r.label = "regressed"
     for r in results:
         if r.kernel or not r.config or not _SHA_CONFIG.fullmatch(r.config):
             continue
-        c = _commit_named(r.config, commits)
+        c = commit_named(r.config, commits)
         if c is None:
             continue
         r.kernel = r.config

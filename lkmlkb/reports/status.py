@@ -34,6 +34,7 @@ from lkmlkb.reports.classify import (
     lowered,
     own_lines,
 )
+from lkmlkb.reports.labels import commit_named
 from lkmlkb.threads.people import same_sender
 from lkmlkb.threads.threader import normalize_subject, own_subject
 
@@ -187,24 +188,17 @@ def bug_resolution(texts: list[tuple[Message, str]]) -> tuple[str, Reason] | Non
 _HEX_WORD = re.compile(r"\b[0-9a-f]{7,40}\b")
 
 
-def _same_commit(a: str, b: str) -> bool:
-    return a.startswith(b) or b.startswith(a)
-
-
-def _reverts_another(text: str, pos: int, culprits: list[str], commits: list[CommitCitation]) -> bool:
+def _reverts_another(text: str, pos: int, commits: list[CommitCitation]) -> bool:
     """Whether the revert said at ``pos`` is of another commit than the culprit: its paragraph
     names, before the words, commits the thread cites and none of them a culprit ("The commit
     65f746e8285f (...) is a temporary workaround. We have reverted it recently", of the good commit
     of a report blaming c062db039f40).  Ids after the words are the revert's own ("this commit
     was reverted in 231825b2e1ff"); a thread with no culprit keeps any revert said."""
-    if not culprits:
+    if not any(c.role == "culprit" for c in commits):
         return False
     start = text.rfind("\n\n", 0, pos)
-    cited = [c.sha for c in commits]
-    named = [
-        w for w in _HEX_WORD.findall(text, max(0, start), pos) if any(_same_commit(w, sha) for sha in cited)
-    ]
-    return bool(named) and not any(_same_commit(w, c) for w in named for c in culprits)
+    named = [c for w in _HEX_WORD.findall(text, max(0, start), pos) if (c := commit_named(w, commits))]
+    return bool(named) and not any(c.role == "culprit" for c in named)
 
 
 def _at(rule: str, verdict: str, m: Message, text: str, pos: int) -> Reason:
@@ -250,10 +244,9 @@ def derive_status(
     # a patch's own log telling its culprit's history ("The commit was reverted in the end for other
     # reasons", a series fixing what that commit left) reverts nothing; its replies may
     history = root is not None and not revert_thread and (fix_thread or is_patch_thread(root))
-    culprits = [c.sha for c in commits if c.role == "culprit"]
     for m, text in texts[1:] if history else texts:
         hit = REVERTED.search(text) or REVERT_QUEUED.search(text)
-        if hit and not _reverts_another(text, hit.start(), culprits, commits):
+        if hit and not _reverts_another(text, hit.start(), commits):
             return "reverted", _at("status-reverted", "reverted", m, text, hit.start())
     for m, text in texts:
         said = REGZBOT_RESOLVED.search(text) if "#regzbot" in text else None
