@@ -32,7 +32,7 @@ import logging
 import re
 
 from lkmlkb.extract.commits import TITLE_PREFIX_AFTER_FIRST
-from lkmlkb.extract.lines import field_listing, line_of, line_text
+from lkmlkb.extract.lines import field_listing, line_of, line_text, setting_turned_before
 from lkmlkb.extract.measurements import metric_of, normalized, quantities
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.extract.nlp import cue_files, reading
@@ -818,6 +818,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
             )
         ):
             continue  # the verb: "once the 100% util is hit"
+        if word in _WENT and setting_turned_before(text, c.start):
+            continue  # "the timeout should be increased from 300ms to 1000ms": a knob turned
         if word == "loss" and _LOSS_OF_OTHER.search(text, max(0, c.start - 16), c.start):
             continue  # "power loss", "data loss": not a loss of speed
         if word.startswith("improvement") and _FOR_IMPROVEMENT.search(text, max(0, c.start - 20), c.start):

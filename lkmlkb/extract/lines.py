@@ -197,15 +197,37 @@ class OpensALine:
 #: a setting named just before a change's first value: what moved is a knob someone turned, not a
 #: measurement ("After raising the timeout 30s to 180s I still had resets", linux-ide 2025-11;
 #: "bumping nr_requests from 64 to 256")
-_SETTING_BEFORE = re.compile(
+_SETTING_NAME = (
     r"\b(?:time-?outs?|limits?|intervals?|thresholds?|settings?|parameters?|knobs?|sysctls?|nr_requests"
     r"|queue[ _]depth|iodepth|read_?ahead\w{0,8}|max_sectors\w{0,4}|slice_idle|group_idle)"
-    r"(?:[ \t]{1,3}(?:value|setting))?[ \t]{1,3}(?:from[ \t]{1,3})?(?:~|about[ \t]{1,3})?$",
+    r"(?:[ \t]{1,3}(?:value|setting))?"
+)
+#: what may stand between a setting and the verb that moves it: "should be", "has been", "was"
+_SETTING_AUX = (
+    r"(?:[ \t]{1,3}(?:should|must|will|would|could|can|may|might|has|have|had|is|are|was|were|gets?|got"
+    r"|needs?[ \t]{1,3}to|to)){0,2}(?:[ \t]{1,3}be(?:en)?)?"
+)
+_SETTING_BEFORE = re.compile(
+    _SETTING_NAME
+    + r"(?:"
+    + _SETTING_AUX
+    + r"[ \t]{1,3}(?:increased|raised|bumped(?:[ \t]up)?|lowered|reduced|decreased|changed|set|moved"
+    r"|extended|shortened))?[ \t]{1,3}(?:from[ \t]{1,3})?(?:~|about[ \t]{1,3})?$",
     re.IGNORECASE,
 )
+#: a setting named as what a change verb moves, the verb next: "The relevant timeout should be
+#: increased from 300ms to 1000ms" (linux-pm 2020-12, a recommendation for the e1000e driver),
+#: "the threshold was lowered to 8": a knob turned, not a measurement that rose or fell
+_SETTING_SUBJECT = re.compile(_SETTING_NAME + _SETTING_AUX + r"[ \t]{1,3}$", re.IGNORECASE)
 
 
 def setting_before(text: str, pos: int) -> bool:
     """Whether a setting's name ends just before ``pos`` (a change's first value there is a knob
     turned: "raising the timeout 30s to 180s")."""
-    return _SETTING_BEFORE.search(text, max(0, pos - 40), pos) is not None
+    return _SETTING_BEFORE.search(text, max(0, pos - 80), pos) is not None
+
+
+def setting_turned_before(text: str, pos: int) -> bool:
+    """Whether the change verb at ``pos`` has a setting for its subject ("the timeout should be
+    increased from 300ms to 1000ms", "the threshold was lowered to 8")."""
+    return _SETTING_SUBJECT.search(text, max(0, pos - 60), pos) is not None

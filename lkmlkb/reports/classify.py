@@ -197,12 +197,17 @@ RETRACTION = Gated(
 #: aren't clear cut.", linux-btrfs 2022-02; "it's not a regression and the bisection is invalid"),
 #: whoever sends it; not one that keeps the slowdown and drops its tracking ("#regzbot invalid:
 #: caused by a change of defaults", linux-ext4 2022-09: a measured slowdown, intended), nor the
-#: command quoted as an example inside a sentence
+#: command quoted as an example inside a sentence.  "#regzbot resolve: <why>" ends the tracking
+#: the same way when the why doubts the slowdown ("#regzbot resolve: turned out it's not a
+#: regression, see ...", linux-hyperv 2023-06; "Nothing is broken due to the patch, a fix is
+#: needed on the KernelCI side", linux-pm 2023-10); a resolve saying the fix came ("various
+#: changes merged for 6.6 improve things again") is the status's, not this
 REGZBOT_INVALID = Gated(
     re.compile(
-        r"""^[ \t]{0,3}\#regzbot[ \t]{1,3}invalid\b[^\n]{0,120}?
+        r"""^[ \t]{0,3}\#regzbot[ \t]{1,3}(?:invalid|resolved?)\b[^\n]{0,120}?
             (?:nois[ey]|not[ \t]{1,3}(?:a|the[ \t]{1,3}kernel'?s?)[ \t]{1,3}regression|not[ \t]{1,3}reproduc
               |(?:can'?t|cannot|could[ \t]{1,3}not|couldn'?t)[ \t]{1,3}reproduce|user[ \t-]?space|hardware
+              |nothing[ \t]{1,3}(?:is|was)[ \t]{1,3}broken|misconfigur
               |false[ \t]{1,3}(?:alarm|positive)|bisect\w{0,3}[ \t]{1,3}(?:is|was)[ \t]{1,3}(?:invalid|wrong|bogus))""",
         re.I | re.M | re.X,
     ),

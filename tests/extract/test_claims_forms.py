@@ -130,3 +130,26 @@ def test_a_deterioration_is_a_slowdown():
     assert [c.kind for c in find_claims("Post that we see a deterioration in the disk write speeds.")] == [
         "regression"
     ]
+
+
+# a knob turned is no change measured: linux-pm, "[PATCH v3 0/7] Improve s0ix flows for systems
+# i219LM" (2020-12): Intel's recommendation was read as a time that rose 233 %; the others are
+# written for the pattern, with what was measured beside them
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        (
+            "1. The relevant timeout should be increased from 300ms to 1000ms regardless of anything else.\n",
+            [],
+        ),
+        ("The writeback interval was reduced from 30 s to 5 s.\n", []),
+        ("The threshold needs to be raised from 8 to 32 to avoid the warning.\n", []),
+        ("The fsync latency increased from 300 ms to 1000 ms after the update.\n", [("regression", 233.33)]),
+        (
+            "Since the timeout was raised, the copy time increased from 10 s to 30 s.\n",
+            [("regression", 200.0)],
+        ),
+    ],
+)
+def test_a_setting_turned_is_no_claim(text, want):
+    assert [(c.kind, c.stated_pct) for c in find_claims(text)] == want

@@ -467,6 +467,14 @@ def test_a_fall_to_less_than_a_value_is_a_change():
         ("After raising the timeout 30s to 180s I still had a few resets.\n", []),
         ("I bumped the SCSI timeout from 30 seconds to 180 seconds and the errors stopped.\n", []),
         ("I set the writeback interval from 5 s to 30 s and nothing changed.\n", []),
+        # the setting the subject of the verb that moves it: linux-pm, "[PATCH v3 0/7] Improve s0ix
+        # flows for systems i219LM" (2020-12, Intel's recommendation for e1000e)
+        (
+            "1. The relevant timeout should be increased from 300ms to 1000ms regardless of anything else.\n",
+            [],
+        ),
+        ("The flush interval has been lowered from 5 s to 1 s in this series.\n", []),
+        ("After the update the timeout was bumped up from 30 s to 60 s.\n", []),
         # what was measured keeps its two sides
         (
             "The fsync latency went from 30 ms to 180 ms after the update.\n",

@@ -1535,6 +1535,42 @@ explanation" (without the quotes).
             "#regzbot invalid: seems reporter is okay with the changed behavior\n",
             False,
         ),
+        # the tracking resolved for the same reasons: Thorsten Leemhuis on linux-hyperv (2023-06,
+        # "nvsp_rndis_pkt_complete error status ... on 6.4.0rc4") and on linux-pm (2023-10,
+        # a KernelCI report), Bjorn Helgaas on linux-pm (2023-02)
+        (
+            "regressions@leemhuis.info",
+            "#regzbot resolve: turned out it's not a regression, see\n"
+            "https://bugzilla.kernel.org/show_bug.cgi?id=217503#c10\n#regzbot ignore-activity\n",
+            True,
+        ),
+        (
+            "regressions@leemhuis.info",
+            "#regzbot resolve: Nothing is broken due to the patch, a fix is needed on the KernelCI side.\n",
+            True,
+        ),
+        (
+            "bhelgaas@google.com",
+            "#regzbot resolve: [patch 1/2] will fix bz216884, but it is not a regression\n",
+            True,
+        ),
+        # written for the pattern: "resolved", a setup at fault
+        (
+            "regressions@leemhuis.info",
+            "#regzbot resolved: the reporter's misconfigured BIOS, not the kernel\n",
+            True,
+        ),
+        # resolved because fixed (linux-btrfs 2023-08, linux-cifs): the slowdown stands
+        (
+            "regressions@leemhuis.info",
+            "#regzbot resolve: various changes merged for 6.6 improve things again;\nmore planned\n",
+            False,
+        ),
+        (
+            "regressions@leemhuis.info",
+            "#regzbot resolve: apparently fixed in all affected stable/longterm\nbranches with various commits\n",
+            False,
+        ),
         # the command quoted as an example, another command
         ("regressions@leemhuis.info", REGZBOT_HOWTO, False),
         # the command quoted from another's mail is not this mail's
