@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property, lru_cache
 
-from lkmlkb.extract.kernel_versions import find_versions, normalize_version
+from lkmlkb.extract.kernel_versions import find_versions, normalize_version, sort_key
 from lkmlkb.extract.lines import OpensALine, line_text, word_spans
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.extract.prefilter import BENCHMARK_NAMED
@@ -1146,7 +1146,32 @@ def measured_slowdown(t: ThreadFacts) -> Reason | None:
     for c in t.claims:
         if _speed_regression(c) and len(_releases_in(c.evidence.text or "")) >= 2:
             return _claim_reason("measured-slowdown", "regression (kernels compared)", c)
+    # a regression named in words beside a figure per kernel, the newer one worse: "takes between
+    # 6 and 10 seconds to run with v5.9-rc5, compared to 200ms on v5.7. That's a fairly bad
+    # regression" (linux-pm, "Slow booting on x15", 2020-10)
+    worse_in = _newer_kernel_worse(t.results)
+    for c in t.claims:
+        if c.kind == "regression" and c.metric is not None and c.evidence.message_id in worse_in:
+            return _claim_reason("measured-slowdown", "regression (kernels measured)", c)
     return None
+
+
+def _newer_kernel_worse(results: list[Result]) -> set[str]:
+    """Messages measuring one speed or time on two releases, the newer one worse."""
+    by_message: dict[tuple[str, str], list[Result]] = defaultdict(list)
+    for r in results:
+        if r.kernel and r.normalized_value and SPEED_UNIT.search(r.unit or "") and not r.evidence.quoted:
+            by_message[(r.evidence.message_id, r.normalized_unit or "")].append(r)
+    out = set()
+    for (mid, _), rs in by_message.items():
+        ordered = sorted(rs, key=lambda r: sort_key(_release(r.kernel or "")))
+        old, new = ordered[0], ordered[-1]
+        if _release(old.kernel or "") == _release(new.kernel or ""):
+            continue
+        a, b = old.normalized_value or 0.0, new.normalized_value or 0.0
+        if (b > a) if lower_is_better(new.metric, new.normalized_unit) else (b < a):
+            out.add(mid)
+    return out
 
 
 def _releases_in(text: str) -> set[str]:

@@ -1934,3 +1934,55 @@ If I revert this commit, the performance is good now.
 def test_a_commits_title_in_the_subject_names_no_slowdown(subject, body, listed):
     r = _report(*_thread(subject, "martin@x", body))
     assert r.is_regression_report is listed
+
+
+# linux-pm, "Re: Slow booting on x15" (2020-10-01, Laurent Pinchart
+# <20201001223848.GE3722@pendragon.ideasonboard.com>, trimmed): a regression named in words beside
+# one time per kernel, no word of speed on the claim's line; the kernels of the mail it quotes are
+# the thread's too, so the reply's two are not its good and bad ones
+SLOW_BOOT_QUOTED = """\
+On Thu, Oct 01, 2020 at 11:17:48AM +0300, Tony Lindgren wrote:
+> Fwiw on my beagle x15
+>
+> v5.8
+> [    9.908787] Run /sbin/init as init process
+>
+> v5.9-rc7
+> [   15.085373] Run /sbin/init as init process
+>
+> It appears to be 'fixed' in next-20200928: the board does not even boot.
+
+"""
+SLOW_BOOT = """\
+I'd be happy to test a patch. On my device, the initial
+of_platform_populate() call from machine_desc->init_machine() takes
+between 6 and 10 seconds to run with v5.9-rc5, compared to 200ms on
+v5.7. That's a fairly bad regression, all the people who have worked
+hard so reduce boot time would really hate this :-)
+"""
+
+
+@pytest.mark.parametrize(
+    "body,report",
+    [
+        (SLOW_BOOT, True),
+        # written for the pattern: a rate on two releases, the newer lower
+        (
+            "Copying the image runs at 410 MB/s on 6.1 and at 120 MB/s on 6.6.\n"
+            "That is quite a regression for us.\n",
+            True,
+        ),
+        # the newer kernel faster: no slowdown, whatever the word
+        (SLOW_BOOT.replace("between 6 and 10 seconds", "100ms"), False),
+        # one kernel measured: nothing compared
+        (
+            "Copying the image runs at 120 MB/s on 6.6.\nThat is quite a regression for us.\n",
+            False,
+        ),
+    ],
+)
+def test_a_regression_named_beside_a_figure_per_kernel_is_measured(body, report):
+    reply = ("laurent@x.org", SLOW_BOOT_QUOTED + body)
+    r = _report(*_thread("Slow booting on x15", "tony@atomide.com", "Booting got slow.\n", reply))
+    assert ("measured-slowdown" in _rules(r)) is report
+    assert r.is_regression_report is report
