@@ -431,7 +431,10 @@ def _apply_regzbot(text: str, hits: list[_Hit]) -> None:
 def _apply_lkp(text: str, hits: list[_Hit]) -> None:
     """Kernel test robot reports: the commit after "noticed ... on:" is the culprit;
     in the two-line "commit:" block the first is the base and the second the head."""
-    if not _LKP_NOTICED_RE.search(text):
+    # both forms spell "noticed": an ASCII text without it (nearly all) is not scanned by the
+    # case-insensitive regex, which tries its two alternatives at every character (under re.I
+    # "\u0131" and "\u0130" are an "i" that lower() does not make one: other texts are scanned)
+    if (text.isascii() and "noticed" not in text.lower()) or not _LKP_NOTICED_RE.search(text):
         return
     for m in _LKP_COMMIT_RE.finditer(text):
         rest = m.group("rest").strip()

@@ -94,7 +94,8 @@ def _find(lines: list[Line]) -> list[Result]:
     i = 0
     while i < len(lines):
         text = lines[i].text
-        h = HEADING.match(text)
+        # HEADING needs a ":"; a line without one (most lines, blank ones too) is not matched
+        h = HEADING.match(text) if ":" in text else None
         if h and not _ROW.match(text):
             heading = (i, h.group("label").strip())
             i += 1

@@ -406,11 +406,13 @@ def _accept(line: str, m: re.Match) -> bool:
 #: major is one digit after a prefix or a character its lookbehind allows, never after a digit) or
 #: "next-" (any case) of a linux-next tag; lines without it are skipped, most of a fio output's lines
 #: with figures among them ("issued rwts: total=0,1048576,0,0") and an LKP table's rows of
-#: many-digit figures ("123.12 ±  5%"); \d as in _VERSION_RE.  It opens with the class of its first
-#: characters, so ``re`` skips every other character without trying the pattern there (each case
-#: of "next-" spelled out: under re.I no such skip is made): the same matches as
-#: ``(?<!\d)\d\.\d|next-`` under re.I, found faster
-_VERSION_CUE_RE = re.compile(r"[\dnN](?:(?<!\d\d)(?<=\d)\.\d|(?<=[nN])[eE][xX][tT]-)")
+#: many-digit figures ("123.12 ±  5%"); \d as in _VERSION_RE.  It opens with the class of the
+#: character it is sure to hold, the "." or the "-", so ``re`` skips every other character without
+#: trying the pattern there (under re.I no such skip is made, nor after a leading lookbehind), and
+#: reads the rest behind it (each case of "next-" spelled out).  It holds a match where
+#: ``(?<!\d)\d\.\d|next-`` under re.I does, one or four characters in: the same lines, found
+#: faster than by opening with the digit or the "n" (mail is full of both)
+_VERSION_CUE_RE = re.compile(r"[.\-](?:(?<!\d\d\.)(?<=\d\.)\d|(?<=[nN][eE][xX][tT]-))")
 
 
 def _raw_end(m: re.Match) -> int:

@@ -735,12 +735,20 @@ def _may_measure(text: str, lo: int, hi: int) -> bool:
     Searched in ``text`` itself, without the paragraph's copy: a paragraph starts after a line
     break (or at the text's start) and ends before one (or at its end), and QUANTITY matches
     no line break, so its lookbehind and lookaheads answer at the paragraph's ends as at the
-    ends of a copy (the search's end is the copy's end)."""
+    ends of a copy (the search's end is the copy's end).
+
+    The cheap tests first: "from", then a digit, without which QUANTITY (opening with one) cannot
+    match; QUANTITY's scan, trying its lookbehind at every character, runs last.  Most paragraphs
+    hold no digit."""
     return (
-        QUANTITY.search(text, lo, hi) is not None
-        or text.find("from", lo, hi) >= 0
+        text.find("from", lo, hi) >= 0
+        or (_A_DIGIT.search(text, lo, hi) is not None and QUANTITY.search(text, lo, hi) is not None)
         or (text.find(LATENCY_KEY, lo, hi) >= 0 and _LATENCY_VALUE.search(text, lo, hi) is not None)
     )
+
+
+#: any digit, as QUANTITY's ``\d`` takes one
+_A_DIGIT = re.compile(r"\d")
 
 
 def _paragraphs(text: str) -> Iterator[tuple[int, int]]:

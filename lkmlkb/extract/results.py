@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import logging
 import re
+from collections.abc import Iterator
 
 from lkmlkb.extract.commits import looks_like_sha
 from lkmlkb.extract.fio_output import Line, filled_lines, find_fio_output, prepare_lines
@@ -306,6 +307,25 @@ _CHANGE_OF_KERNELS = re.compile(
 )
 
 
+def _changes_of_kernels(text: str) -> Iterator[re.Match[str]]:
+    """_CHANGE_OF_KERNELS' matches, as its ``finditer`` gives them, tried only where a "from"
+    stands: every match opens with one, and re.I takes no other character for these four
+    letters.  The case-insensitive pattern has no literal prefix: its scan tries it at every
+    character."""
+    low = text.lower()
+    if len(low) != len(text):  # a character lower-cased to two: offsets in ``low`` are not the text's
+        yield from _CHANGE_OF_KERNELS.finditer(text)
+        return
+    pos = low.find("from")
+    while pos >= 0:
+        m = _CHANGE_OF_KERNELS.match(text, pos)
+        if m is None:
+            pos = low.find("from", pos + 1)
+        else:
+            yield m
+            pos = low.find("from", m.end())
+
+
 #: how many lines after the sentence naming the change of kernel its two runs may start
 PAIR_AFTER_CHANGE_LINES = 30
 
@@ -314,7 +334,7 @@ def _pair_with_a_kernel_change(results: list[Result], text: str, lines: list[Lin
     """Two outputs of one tool after a sentence moving from kernel A to kernel B ("we upgraded
     from 4.15.0-36 linux kernel to 5.4.0-137", then dd's summary twice, "vs" between: linux-btrfs
     reports of distro upgrades) were measured on A, then on B, whatever kernel is nearest."""
-    for m in _CHANGE_OF_KERNELS.finditer(text):
+    for m in _changes_of_kernels(text):
         a, b = normalize_version(m["a"].rstrip(".,;:)")), normalize_version(m["b"].rstrip(".,;:)"))
         if not a or not b or a == b:
             continue

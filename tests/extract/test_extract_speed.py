@@ -864,13 +864,15 @@ def _every_line(text: str, cut: int):
         pos += len(line) + 1
 
 
-def test_version_cue_matches_where_its_plain_spelling_does():
-    # _VERSION_CUE_RE opens with the class of its first characters (so ``re`` skips the rest of
-    # the text); it must match exactly where the plain spelling with re.I did, Unicode digits
-    # ("\u0663.1") and every case of "next-" included
+def test_version_cue_holds_a_match_where_its_plain_spelling_does():
+    # _VERSION_CUE_RE opens with the "." or "-" it holds (so ``re`` skips the rest of the text) and
+    # reads the digits or "next" behind it; it must hold a match exactly where the plain spelling
+    # with re.I does, one or four characters in: the same lines, whole or cut (lines_holding),
+    # Unicode digits ("\u0663.1") and every case of "next-" included
     import random
 
     from lkmlkb.extract import kernel_versions as kernels
+    from lkmlkb.extract.lines import lines_holding
 
     plain = re.compile(r"(?<!\d)\d\.\d|next-", re.IGNORECASE)
     rng = random.Random(14)
@@ -885,10 +887,16 @@ def test_version_cue_matches_where_its_plain_spelling_does():
         )
         for _ in range(300)
     ]
+    cue = kernels._VERSION_CUE_RE
     for text in texts:
-        assert [m.span() for m in kernels._VERSION_CUE_RE.finditer(text)] == [
-            m.span() for m in plain.finditer(text)
-        ], text[:100]
+        # every place a match opens (overlapping ones too): the cue's opens at the "." one character
+        # past the digit, or at the "-" four past the "n"
+        at = range(len(text))
+        want = [pos for pos in at if plain.match(text, pos)]
+        got = [pos - (1 if text[pos] == "." else 4) for pos in at if cue.match(text, pos)]
+        assert got == want, text[:100]
+        for cut in (kernels.MAX_LINE, 9, 4, 3):
+            assert list(lines_holding(text, cue, cut)) == list(lines_holding(text, plain, cut)), text[:100]
     # no character but the ASCII letters of "next" is taken for one of them under re.I (as "\u212a" is for "k")
     letters = re.compile("[next]", re.IGNORECASE)
     assert re.fullmatch("[k]", "\u212a", re.IGNORECASE)  # the loop below would see such a twin
