@@ -1986,3 +1986,44 @@ def test_a_regression_named_beside_a_figure_per_kernel_is_measured(body, report)
     r = _report(*_thread("Slow booting on x15", "tony@atomide.com", "Booting got slow.\n", reply))
     assert ("measured-slowdown" in _rules(r)) is report
     assert r.is_regression_report is report
+
+
+# linux-crypto, "[herbert-cryptodev-2.6:master] [rhashtable] e1d3422c95:
+# WARNING:at_mm/util.c:#__kvmalloc_node_noprof" (2024-12-31, <202412311213.4e69877e-lkp@intel.com>,
+# trimmed): the robot's failure report cites its earlier report of a regression
+ROBOT_FOLLOW_UP = """\
+Hello,
+
+we reported
+"[herbert-cryptodev-2.6:master] [rhashtable]  e1d3422c95: stress-ng.syscall.ops_per_sec 98.9% regression"
+in
+https://lore.kernel.org/all/202412271017.cad7675-lkp@intel.com/
+
+now we observed below WARNING in another tests. it doesn't always happen.
+11 out of 20 runs as below. but keeps clean on parent.
+
+kernel test robot noticed "WARNING:at_mm/util.c:#__kvmalloc_node_noprof" on:
+
+commit: e1d3422c95f003eba241c176adfe593c33e8a8f6 ("rhashtable: Fix potential deadlock by moving schedule_work outside lock")
+"""
+
+
+@pytest.mark.parametrize(
+    "subject,report",
+    [
+        (
+            "[herbert-cryptodev-2.6:master] [rhashtable] e1d3422c95: WARNING:at_mm/util.c:#__kvmalloc_node_noprof",
+            False,
+        ),
+        # written for the pattern: the robot's follow-up on a failed test (linux-ext4, linux-xfs 2022)
+        ("[ext4]  1ff2030739: xfstests.ext4.053.fail", False),
+        # the robot's own report of a metric's change still is one
+        (
+            "[herbert-cryptodev-2.6:master] [rhashtable] e1d3422c95: stress-ng.syscall.ops_per_sec 98.9% regression",
+            True,
+        ),
+    ],
+)
+def test_the_robots_failure_report_citing_its_regression_report_is_none(subject, report):
+    r = _report(*_thread(subject, "oliver.sang@intel.com", ROBOT_FOLLOW_UP))
+    assert r.is_regression_report is report

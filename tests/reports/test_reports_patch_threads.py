@@ -490,3 +490,42 @@ def test_a_reviewer_blaming_a_commit_for_the_drop_names_its_culprit():
         "dispatch path: the drop is caused by commit b4fd63f42647110c9.\n"
     )
     assert "patch-own-numbers" not in [x.rule for x in r.reasons]
+
+
+# "[PATCH v8 00/14] zswap IAA compress batching" (Kanchana P Sridhar, linux-crypto, 2025-03-03,
+# <20250303084724.6490-1-kanchana.p.sridhar@intel.com>, trimmed): the changelog of later versions
+# names a regression of the series' own v5, the version number ending the sentence
+ZSWAP_HEAD = (
+    "zswap-v8@example.org",
+    "[PATCH v8 00/14] zswap IAA compress batching",
+    "2025-03-03T08:47:10+00:00",
+    ("Kanchana P Sridhar", "kanchana.p.sridhar@intel.com"),
+)
+ZSWAP = """\
+Changes since v5:
+=================
+1) Rebased to mm-unstable as of 2-1-2025.
+2) Fix for zstd performance regression in {said}
+3) Addressed Yosry's comments about the batching interface.
+
+Kanchana P Sridhar (14):
+  crypto: acomp - Add synchronous/asynchronous acomp request chaining.
+
+ mm/zswap.c | 85 +++++++++++++++++
+ 2 files changed, 85 insertions(+)
+"""
+
+
+@pytest.mark.parametrize(
+    "said,report",
+    [
+        ("v5.", True),
+        ("v5.\n", True),
+        ("v5, reported by Yosry.", True),
+        # a kernel release is no version of the series: the fix is a kernel's
+        ("v5.10.", False),
+    ],
+)
+def test_a_changelog_fixing_its_own_earlier_versions_regression_fixes_none(said, report):
+    r = _root_report(ZSWAP_HEAD, ZSWAP.format(said=said))
+    assert ("fix-of-slowdown" not in [x.rule for x in r.reasons]) is report
