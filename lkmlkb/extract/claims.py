@@ -189,6 +189,34 @@ SUPPOSED_REACH = 60
 ASKED_REACH = 100
 
 
+#: a yes/no question's opening: an auxiliary first in its sentence, after a list's number at most
+#: ("II. Does the fix cause a performance regression?", "Did you notice any performance degradation?")
+_YES_NO_OPENS = re.compile(
+    r"[ \t>*-]{0,6}(?:(?:[IVX]{1,5}|\d{1,2}|[a-z])[.)][ \t]{1,3})?"
+    r"(?:does|did|do|is|was|are|were|has|have|had|will|would|could|can|should|may|might)\b",
+    re.IGNORECASE,
+)
+#: an indefinite article or "any" just before a cue (a few words between): the slowdown asked about
+#: ("a performance regression", "any known regressions"), not one presupposed ("this regression")
+_INDEFINITE_BEFORE = re.compile(
+    r"\b(?:a|an|any)(?:[ \t\n]{1,3}[\w-]{1,20}){0,2}?[ \t\n]{1,3}$", re.IGNORECASE
+)
+#: the question mark ending the cue's sentence: no full stop before it (a version's "." is none)
+_QUESTION_AFTER = re.compile(r"(?:[^.!?\n]|\.(?=\d)){0,120}\?")
+
+
+def _asked_yes_or_no(text: str, s0: int, c) -> bool:
+    """Whether the cue ``c`` is asked about in a yes/no question of the sentence opening at
+    ``s0``, as a slowdown that may or may not be ("Does the fix cause a performance regression?",
+    linux-crypto 2020-05; "Did you notice any performance degradation?"), not one the question
+    takes as found ("Has anyone else noticed this perf regression?")."""
+    return (
+        _YES_NO_OPENS.match(text, s0, c.start) is not None
+        and _INDEFINITE_BEFORE.search(text, max(s0, c.start - 40), c.start) is not None
+        and _QUESTION_AFTER.match(text, c.end) is not None
+    )
+
+
 def _asked(text: str, lo: int, at: int) -> bool:
     """Whether the clause ending at ``at`` (its cue) opens with "if"/"whether" after ``lo``."""
     opened = -1
@@ -934,6 +962,8 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
                 continue  # "IO pressure is 10x higher": higher of what, and is that bad?
         if kind == "regression" and pct is None and _asked(text, max(s0, c.start - ASKED_REACH), c.start):
             continue  # asked or supposed, not found: "to see if it's a regression", "whether X caused a regression"
+        if kind == "regression" and pct is None and _asked_yes_or_no(text, c.sent_start, c):
+            continue  # "Does the fix cause a performance regression?": asked, not found
         if kind == "regression" and _SUPPOSED.search(text, max(s0, c.start - SUPPOSED_REACH), c.start):
             continue  # "then this would be (at worst) a 2x slowdown": what might happen, not what did
         if pct is None and _opens_commit_title(text, c.start):

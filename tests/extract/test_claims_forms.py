@@ -153,3 +153,29 @@ def test_a_deterioration_is_a_slowdown():
 )
 def test_a_setting_turned_is_no_claim(text, want):
     assert [(c.kind, c.stated_pct) for c in find_claims(text)] == want
+
+
+# a slowdown asked about in a yes/no question is none found: linux-crypto, "[PATCH RFC] Frequent
+# connection loss using krb5[ip] NFS mounts" (2020-05, a fix's own log: "II. Does the fix cause a
+# performance regression?" over its fio runs), linux-rdma ("Did you notice any performance
+# degradation?"), linux-btrfs ("Are there any known regressions in 5.15 that cause more inode
+# evictions?"); a question taking the slowdown as found keeps it (linux-cifs, linux-ext4)
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        ("II. Does the fix cause a performance regression?\n\nI ran fio before and after.\n", []),
+        ("Did you notice any performance degradation?\n", []),
+        ("Are there any known regressions in 5.15 that cause more inode evictions?\n", []),
+        ("Was the change in behavior in v4.8 a regression?\n", []),
+        ("Has anyone else noticed this perf regression?\n", [("regression", None)]),
+        (
+            "Can you help look into why this commit introduces this IOPS regression? Also any suggestions?\n",
+            [("regression", None)],
+        ),
+        # written for the pattern: a statement, then a question; a question then its answer
+        ("We see a performance regression with 6.8. Does anyone know why?\n", [("regression", None)]),
+        ("Is there a regression? Yes: a 30% drop in IOPS.\n", [("regression", 30.0)]),
+    ],
+)
+def test_a_slowdown_asked_about_is_none_found(text, want):
+    assert [(c.kind, c.stated_pct) for c in find_claims(text)] == want
