@@ -1255,10 +1255,14 @@ def _days_between(first: Message, later: Message) -> float | None:
 
 
 #: a reply saying the patch is in a tree already ("in linux-next", "next-20240115", "since this
-#: was merged", "bisected to this commit", "our nightly CI"): a regression of a kernel, however soon
+#: was merged", "bisected to this commit", "now in mainline", "our nightly CI"): a regression of a
+#: kernel, however soon.  Not mainline named as what the patch is measured against ("sugov-HWP.min
+#: : mainline", "comparing to mainline 6.19", linux-pm), nor another series merged one day ("once
+#: p3 is merged"), nor "upstream acceptance"
 IN_A_TREE = re.compile(
-    r"\blinux-next\b|\bnext-20\d{6}\b|\b(?:was|got|been|is)[ \t]{1,3}(?:merged|applied|queued)\b"
-    r"|\bbisect\w{0,4}\b|\b(?:mainline|upstream)\b|\bnightly\b|\bour[ \t]{1,3}CI\b"
+    r"\blinux-next\b|\bnext-20\d{6}\b|\b(?:was|got|been)[ \t]{1,3}(?:merged|applied|queued)\b"
+    r"|\bbisect\w{0,4}\b|\b(?:in|into|hit|hits|reached|landed[ \t]{1,3}in)[ \t]{1,3}(?:the[ \t]{1,3})?"
+    r"(?:mainline|upstream)\b|\bnightly\b|\bour[ \t]{1,3}CI\b"
     # a tree's branch: "if I revert this commit from the misc-next branch", "in for-next"
     r"|\b(?:misc|for|md|dev)-next\b",
     re.I,

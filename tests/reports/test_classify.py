@@ -95,8 +95,24 @@ def _i10_review(text: str = I10_REVIEW, months_later: bool = False):
     )
 
 
-def test_a_reviewer_measuring_a_proposals_cost_reports_no_regression():
-    r = _i10_review()
+@pytest.mark.parametrize(
+    "text",
+    [
+        I10_REVIEW,
+        # mainline named as what the proposal is measured against, or its acceptance upstream: no
+        # tree holds the patch (linux-pm, "[PATCH v1 0/4] cpufreq: Allow drivers to receive more
+        # information from the governor", 2020-12: "sugov-HWP.min : mainline;"; "[PATCH v3 00/20]
+        # Virtual Swap Space", 2026-02: "comparing to mainline 6.19"; "[RFC PATCH 00/22] KVM: x86:
+        # Virtualize IA32_APERF and IA32_MPERF MSRs": "any chance of upstream acceptance")
+        I10_REVIEW.replace("In any case, I did run", "Comparing to mainline 6.19, I did run"),
+        I10_REVIEW.replace("In any case, I did run", "baseline : mainline;\nIn any case, I did run"),
+        I10_REVIEW.replace("In any case, I did run", "Before upstream accepts it, I did run"),
+        # another series merged one day
+        I10_REVIEW.replace("In any case, I did run", "Once p3 is merged I'll rebase. I did run"),
+    ],
+)
+def test_a_reviewer_measuring_a_proposals_cost_reports_no_regression(text):
+    r = _i10_review(text)
     assert not any(x.rule == "reply-reports-slowdown" for x in r.reasons)
     assert not r.is_regression_report
 
@@ -108,6 +124,8 @@ def test_a_reviewer_measuring_a_proposals_cost_reports_no_regression():
         # the same week, but the patch is in a tree: a regression of a kernel, not a review
         (I10_REVIEW.replace("In any case, I did run", "In today's linux-next I did run"), False),
         (I10_REVIEW.replace("In any case, I did run", "In any case, our nightly CI run"), False),
+        (I10_REVIEW.replace("In any case, I did run", "Now that it landed in mainline, I did run"), False),
+        (I10_REVIEW.replace("In any case, I did run", "Since this was merged, I did run"), False),
     ],
 )
 def test_the_same_measurement_of_a_patch_in_a_kernel_reports_a_regression(text, months_later):
