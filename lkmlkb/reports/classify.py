@@ -708,12 +708,31 @@ def _of_an_earlier_version(subject: str, text: str) -> bool:
     return any(m.group("n") is None or int(m.group("n")) < version for m in EARLIER_VERSION.finditer(text))
 
 
+#: a numbered patch of a series: "[PATCH 3/3]", "[f2fs-dev] [PATCH v2 1/3]"
+NUMBERED_PATCH = re.compile(r"\[[^\]]{0,80}\bPATCH[^\]]{0,40}\b\d{1,3}/\d{1,3}\]", re.I)
+
+
+def _untagged_cover(t: ThreadFacts) -> bool:
+    """Whether the thread's first message is a series' cover letter whose subject lost its
+    "[PATCH 0/N]" ("Fix inode sem regression for nowait", linux-f2fs-devel 2019-09; many of
+    Christoph Hellwig's covers): its author's numbered patches answer it."""
+    root = t.root
+    if root is None:
+        return False
+    return any(
+        m.in_reply_to == root.message_id and same_sender(m, root) and NUMBERED_PATCH.search(m.subject or "")
+        for m in t.messages[1:]
+    )
+
+
 def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
     """A patch or a revert whose own log says it fixes a performance regression: "jbd2: fix
     checkpoint cleanup performance regression", a Fixes: tag beside "we catch a performance
     regression when doing fs_mark tests", 'Revert "..."' saying the commit slowed things down."""
     root = t.root
-    if root is None or not (PATCH_WORD.search(t.subject) or REVERT_SUBJECT.match(t.subject)):
+    if root is None or not (
+        PATCH_WORD.search(t.subject) or REVERT_SUBJECT.match(t.subject) or _untagged_cover(t)
+    ):
         return None
     body = root.body[:200_000]
     bodies = {root.message_id: body}

@@ -2045,3 +2045,57 @@ commit: e1d3422c95f003eba241c176adfe593c33e8a8f6 ("rhashtable: Fix potential dea
 def test_the_robots_failure_report_citing_its_regression_report_is_none(subject, report):
     r = _report(*_thread(subject, "oliver.sang@intel.com", ROBOT_FOLLOW_UP))
     assert r.is_regression_report is report
+
+
+# linux-f2fs-devel, Goldwyn Rodrigues, "[f2fs-dev] Fix inode sem regression for nowait" (2019-09-11,
+# <20190911093926.pfkkx25mffzeuo32@alap3.anarazel.de>, trimmed): a series' cover letter whose subject
+# lost its "[PATCH 0/3]", answered by its author's numbered patches
+NOWAIT_COVER = """\
+This changes the way we acquire the inode semaphore when
+the I/O is marked with IOCB_NOWAIT. The regression was discovered
+in AIM7 and later by Andres in ext4. This has been fixed in
+XFS by 942491c9e6d6 ("xfs: fix AIM7 regression")
+
+I realized f2fs and btrfs also have the same code and need to
+be updated.
+"""
+NOWAIT_PATCH = """\
+This is similar to 942491c9e6d6 ("xfs: fix AIM7 regression")
+Apparently our current rwsem code doesn't like doing the trylock, then
+lock for real scheme.  So change our read/write methods to just do the
+trylock for the RWF_NOWAIT case.
+
+Fixes: b91050a80cec ("f2fs: add nowait aio support")
+Signed-off-by: Goldwyn Rodrigues <rgoldwyn@suse.com>
+"""
+
+
+@pytest.mark.parametrize(
+    "patch_subject,patch_from,report",
+    [
+        ("[f2fs-dev] [PATCH 3/3] f2fs: fix inode rwsem regression", "rgoldwyn@suse.com", True),
+        # written for the pattern: a reply by someone else, or an unnumbered one, makes no series
+        ("[f2fs-dev] [PATCH 3/3] f2fs: fix inode rwsem regression", "chao@kernel.org", False),
+        ("Re: [f2fs-dev] Fix inode sem regression for nowait", "rgoldwyn@suse.com", False),
+    ],
+)
+def test_a_cover_letter_without_its_patch_tag_is_a_fix(patch_subject, patch_from, report):
+    root = Message(
+        "cover@x",
+        subject="[f2fs-dev] Fix inode sem regression for nowait",
+        from_addr="rgoldwyn@suse.com",
+        body=NOWAIT_COVER,
+        date_utc="2019-09-11T16:45:14+00:00",
+    )
+    patch = Message(
+        "p3@x",
+        subject=patch_subject,
+        from_addr=patch_from,
+        body=NOWAIT_PATCH,
+        in_reply_to="cover@x",
+        references=["cover@x"],
+        date_utc="2019-09-11T16:45:17+00:00",
+    )
+    r = _report(root, patch)
+    assert ("fix-of-slowdown" in _rules(r)) is report
+    assert r.is_regression_report is report
