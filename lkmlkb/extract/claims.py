@@ -201,8 +201,9 @@ _YES_NO_OPENS = re.compile(
 _INDEFINITE_BEFORE = re.compile(
     r"\b(?:a|an|any)(?:[ \t\n]{1,3}[\w-]{1,20}){0,2}?[ \t\n]{1,3}$", re.IGNORECASE
 )
-#: the question mark ending the cue's sentence: no full stop before it (a version's "." is none)
-_QUESTION_AFTER = re.compile(r"(?:[^.!?\n]|\.(?=\d)){0,120}\?")
+#: the question mark ending the cue's line, and a full stop between (a version's "." is none)
+_QUESTION_AFTER = re.compile(r"[^!?\n]{0,120}\?")
+_FULL_STOP = re.compile(r"\.(?!\d)")
 
 
 def _asked_yes_or_no(text: str, s0: int, c) -> bool:
@@ -213,7 +214,8 @@ def _asked_yes_or_no(text: str, s0: int, c) -> bool:
     return (
         _YES_NO_OPENS.match(text, s0, c.start) is not None
         and _INDEFINITE_BEFORE.search(text, max(s0, c.start - 40), c.start) is not None
-        and _QUESTION_AFTER.match(text, c.end) is not None
+        and (q := _QUESTION_AFTER.match(text, c.end)) is not None
+        and _FULL_STOP.search(text, c.end, q.end()) is None
     )
 
 
