@@ -1183,10 +1183,17 @@ def measured_slowdown(t: ThreadFacts) -> Reason | None:
 
 
 def _newer_kernel_worse(results: list[Result]) -> set[str]:
-    """Messages measuring one speed or time on two releases, the newer one worse."""
+    """Messages measuring one speed or time on two releases, the newer one worse (a commit's
+    SHA or a configuration in place of a kernel is no release)."""
     by_message: dict[tuple[str, str], list[Result]] = defaultdict(list)
     for r in results:
-        if r.kernel and r.normalized_value and SPEED_UNIT.search(r.unit or "") and not r.evidence.quoted:
+        if (
+            r.kernel
+            and r.normalized_value
+            and SPEED_UNIT.search(r.unit or "")
+            and not r.evidence.quoted
+            and normalize_version(r.kernel)
+        ):
             by_message[(r.evidence.message_id, r.normalized_unit or "")].append(r)
     out = set()
     for (mid, _), rs in by_message.items():
