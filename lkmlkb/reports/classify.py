@@ -45,7 +45,7 @@ from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.extract.prefilter import BENCHMARK_NAMED
 from lkmlkb.model import Claim, CommitCitation, KernelMention, Message, Reason, Result
 from lkmlkb.threads.people import same_sender
-from lkmlkb.threads.threader import own_subject, patch_version
+from lkmlkb.threads.threader import PATCH_TAG, is_reply_subject, own_subject, patch_version
 
 # ------------------------------------------------------------------ vocabulary
 
@@ -708,8 +708,14 @@ def _of_an_earlier_version(subject: str, text: str) -> bool:
     return any(m.group("n") is None or int(m.group("n")) < version for m in EARLIER_VERSION.finditer(text))
 
 
-#: a numbered patch of a series: "[PATCH 3/3]", "[f2fs-dev] [PATCH v2 1/3]"
-NUMBERED_PATCH = re.compile(r"\[[^\]]{0,80}\bPATCH[^\]]{0,40}\b\d{1,3}/\d{1,3}\]", re.I)
+#: a patch's place in its series, in its tag's words after PATCH: "3/3" of "[PATCH v2 3/3]"
+SERIES_PLACE = re.compile(r"\b\d{1,3}/\d{1,3}\b")
+
+
+def _numbered_patch(subject: str) -> bool:
+    """Whether ``subject`` is a series' numbered patch ("[f2fs-dev] [PATCH 3/3] ..."), not a reply."""
+    tag = PATCH_TAG.search(subject)
+    return tag is not None and not is_reply_subject(subject) and SERIES_PLACE.search(tag["rest"]) is not None
 
 
 def _untagged_cover(t: ThreadFacts) -> bool:
@@ -720,7 +726,7 @@ def _untagged_cover(t: ThreadFacts) -> bool:
     if root is None:
         return False
     return any(
-        m.in_reply_to == root.message_id and same_sender(m, root) and NUMBERED_PATCH.search(m.subject or "")
+        m.in_reply_to == root.message_id and same_sender(m, root) and _numbered_patch(m.subject or "")
         for m in t.messages[1:]
     )
 

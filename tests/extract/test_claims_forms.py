@@ -143,7 +143,7 @@ def test_a_deterioration_is_a_slowdown():
             [],
         ),
         ("The writeback interval was reduced from 30 s to 5 s.\n", []),
-        ("The threshold needs to be raised from 8 to 32 to avoid the warning.\n", []),
+        ("The latency threshold needs to be increased from 8 ms to 32 ms to avoid the warning.\n", []),
         ("The fsync latency increased from 300 ms to 1000 ms after the update.\n", [("regression", 233.33)]),
         (
             "Since the timeout was raised, the copy time increased from 10 s to 30 s.\n",
