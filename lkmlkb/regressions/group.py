@@ -445,6 +445,41 @@ def _links(
                     f" ({len(both)} patch{'es' if len(both) > 1 else ''} alike)",
                 )
             )
+    # a patch posted inside a thread that is no patch's (a fix sent in reply to a report), posted
+    # again by its author as a thread of its own, within SERIES_DAYS: the thread is its next version
+    # (Mike Snitzer's chunk_sectors patches, sent into the thread of a dm slowdown, then in "[PATCH
+    # v3 0/6] dm: fix then improve bio splitting", linux-block and dm-devel 2020-09); one patch, or
+    # two at least and half of those its author posted there, and a quarter of the other thread's
+    inside: dict[tuple[str, str], list[Key]] = defaultdict(list)
+    for t in rows:
+        for k in by_kind[t][K.POSTED_IN]:
+            who, _, title = k.value.partition("\n")
+            inside[(t, who)].append(Key(K.PATCH, title, k.message_id, k.date, k.detail))
+    for (t, who), mine in inside.items():
+        again: dict[str, list[tuple[Key, Key]]] = defaultdict(list)
+        for k in mine:
+            for o, ko in posted.get(k.value, ()):
+                if o != t and who in {a.value for a in by_kind[o][K.AUTHOR]}:
+                    again[o].append((k, ko))
+        for o, both in again.items():
+            n = len({k.value for k in mine})
+            d = _days(both[0][0].date, both[0][1].date)
+            if (
+                len(both) >= min(2, n)
+                and 2 * len(both) >= n
+                and 4 * len(both) >= counts[o]
+                and d is not None
+                and d <= SERIES_DAYS
+            ):
+                ka, kb = both[0]
+                out.append(
+                    (
+                        t,
+                        o,
+                        f"{who} posted {ka.detail!r} in {ka.message_id} and again as {kb.detail!r}"
+                        f" ({len(both)} patch{'es' if len(both) > 1 else ''} alike)",
+                    )
+                )
     # patches of one posting (one run of git send-email or b4, by their Message-IDs): a patch that
     # lost its In-Reply-To is still part of its series' thread
     postings: dict[str, list[tuple[str, Key]]] = defaultdict(list)

@@ -23,6 +23,9 @@ LINK = "link"  # a Message-ID a `Link:`/`Closes:` tag or `#regzbot dup-of:` poin
 DUP_OF = "dup-of"  # a Message-ID `#regzbot dup-of:` points at
 SERIES = "series"  # a patch's subject without `[PATCH vN m/n]` (detail: the version)
 PATCH = "patch"  # the subject of a patch its series posts (the first message's and each numbered patch's)
+#: a patch posted inside a thread that is no patch's own (a fix sent in reply to a report); value:
+#: who posted it and its subject, a line each
+POSTED_IN = "posted-in"
 SUBJECT = "subject"  # the thread's normalized subject (for replies that lost their References)
 COPY = "copy"  # a message's author, minute and first words (the same mail from another source)
 PERSON = "person"  # someone who wrote in the thread
@@ -351,6 +354,35 @@ def _posted_patches(t: ThreadInput, first: Mail | None) -> list[Key]:
     return out
 
 
+def _patches_posted_in(t: ThreadInput) -> list[Key]:
+    """:data:`POSTED_IN` keys: the patches posted inside a thread that is no patch's own, each with
+    who posted it ("[PATCH 2/3] block: use lcm_not_zero() when stacking chunk_sectors", sent by
+    Mike Snitzer into the thread of a slowdown he brought to linux-block, 2020-09; its next
+    version came as a series of its own)."""
+    out = []
+    for m in t.mails:
+        if _is_reply(m.subject or "") or PATCH_TAG.search(own_subject(m.subject or "")) is None:
+            continue
+        title = strip_subject(m.subject or "")
+        if len(title.split()) >= 3:
+            who = person(m.from_name, m.from_addr)
+            out.append(Key(POSTED_IN, f"{who}\n{title}", m.message_id, m.date, m.subject))
+    return out
+
+
+def _posts_revert(t: ThreadInput, first: Mail | None) -> bool:
+    """Whether a thread titled 'Revert "..."' posts the revert: its first mail is no reply, or
+    carries a patch's tag, or a mail says "This reverts commit".  A thread whose first mail the
+    archive has is a reply without a tag talks about a revert made already (linux-block and
+    dm-devel, 2020-09: 'Re: Revert "dm: always call blk_queue_split() in dm_process_bio()"', a
+    slowdown reported to the revert's author, who brought it to the lists)."""
+    if first is None or not _is_reply(first.subject or ""):
+        return True
+    if PATCH_TAG.search(own_subject(first.subject or "")):
+        return True
+    return any("This reverts commit" in (m.text or "")[:KEY_CHARS] for m in t.mails)
+
+
 def thread_keys(t: ThreadInput) -> list[Key]:
     """Every key of a report thread (see the kinds above), each with its message and evidence."""
     keys: list[Key] = []
@@ -450,7 +482,9 @@ def thread_keys(t: ThreadInput) -> list[Key]:
     low = strip_subject(subject or "")
     if _STABLE_TAG_RE.search(subject or "") or re.search(r"\bstable\b.{0,40}\btree\b", low):
         stable = True
-    if low.startswith("revert") or re.match(r"^\s*\[[^\]]{0,40}\]\s*revert", subject or "", re.I):
+    if (low.startswith("revert") or re.match(r"^\s*\[[^\]]{0,40}\]\s*revert", subject or "", re.I)) and (
+        _posts_revert(t, first)
+    ):
         revert = True
     if v is not None and not stable:
         versions.add(v)
@@ -460,6 +494,8 @@ def thread_keys(t: ThreadInput) -> list[Key]:
             keys.append(Key(POSTING, posting, first_id, t.first_date, subject))
         for bug in dict.fromkeys(_BUG_URL_RE.findall((first.text if first else "")[:KEY_CHARS])):
             keys.append(Key(BUG_CITED, bug, first_id, t.first_date, f"bugzilla.kernel.org bug {bug}"))
+    elif v is None and not stable:
+        keys.extend(_patches_posted_in(t))
     for bug in dict.fromkeys(b for m in t.mails if (b := bug_of(m.message_id))):
         keys.append(Key(BUG, bug))
     if robot and (test := _ROBOT_TEST_RE.search(subject or "")):

@@ -1273,3 +1273,135 @@ def test_a_fix_of_the_robots_report_in_a_series_thread_joins_it():
 )
 def test_a_fix_joins_a_series_thread_only_for_the_robots_report_it_credits(reported_by, fix_trailer):
     assert len(_robot_reply_and_fix(reported_by, fix_trailer)) == 2
+
+
+#: linux-block and dm-devel, 2020-09: the archive lacks the mail Vijayendra Suman wrote to Mike
+#: Snitzer about a merged revert; the thread starts with Snitzer's reply, which quotes the report,
+#: and Snitzer posts three patches into it; their next version comes as a series of its own
+_TALK_ID = "529c2394-1b58-b9d8-d462-1f3de1b78ac8@oracle.com"
+_REVERT_TALK = 'Re: Revert "dm: always call blk_queue_split() in dm_process_bio()"'
+_REVERT_TALK_TEXT = (
+    "[cc'ing dm-devel and linux-block because this is upstream concern too]\n\n"
+    "I assume 2892100bc85ae446088cebe0c00ba9b194c0ac9d is 5.4-stable's\n"
+    "backport of upstream commit 120c9257f5f19e5d1e87efcbb5531b7cd81b7d74 ?\n"
+)
+_IN_TALK = [
+    "[PATCH 0/3] block: a few chunk_sectors fixes/improvements",
+    "[PATCH 1/3] block: fix blk_rq_get_max_sectors() to flow more carefully",
+    "[PATCH 2/3] block: use lcm_not_zero() when stacking chunk_sectors",
+    "[PATCH 3/3] block: allow 'chunk_sectors' to be non-power-of-2",
+]
+_V3_ID = "20200922023251.47712-1-snitzer@redhat.com"
+_V3 = [
+    "[PATCH v3 0/6] dm: fix then improve bio splitting",
+    "[PATCH v3 1/6] dm: fix bio splitting and its bio completion order for regular IO",
+    "[PATCH v3 2/6] dm: fix comment in dm_process_bio()",
+    "[PATCH v3 3/6] block: use lcm_not_zero() when stacking chunk_sectors",
+    "[PATCH v3 4/6] block: allow 'chunk_sectors' to be non-power-of-2",
+    "[PATCH v3 5/6] dm table: stack 'chunk_sectors' limit to account for target-specific splitting",
+    "[PATCH v3 6/6] dm: change max_io_len() to use blk_max_size_offset()",
+]
+_V3_FIX_TEXT = (
+    "This fix has been verified to still fix the loss of performance, due\n"
+    "to excess splitting, that commit 120c9257f5f1 provided.\n\n"
+    'Fixes: 120c9257f5f1 ("Revert "dm: always call blk_queue_split() in dm_process_bio()"")\n'
+    "Reported-by: Ming Lei <ming.lei@redhat.com>\n"
+    "Signed-off-by: Mike Snitzer <snitzer@redhat.com>\n"
+)
+
+
+def _snitzer(mid: str, subject: str, date: str, text: str = "") -> K.Mail:
+    return K.Mail(mid, subject, "Mike Snitzer", "snitzer@redhat.com", date, text)
+
+
+def _revert_talk(
+    subject: str = _REVERT_TALK, text: str = _REVERT_TALK_TEXT, posted=_IN_TALK
+) -> K.ThreadInput:
+    mails = [_snitzer("20200910142438.GA21919@redhat.com", subject, "2020-09-10T14:24:39+00:00", text)]
+    mails += [
+        _snitzer(f"20200911215338.44805-{i}-snitzer@redhat.com", s, "2020-09-11T21:53:35+00:00")
+        for i, s in enumerate(posted)
+    ]
+    return K.ThreadInput(
+        _TALK_ID,
+        title=subject,
+        is_regression_report=True,
+        culprits=["120c9257f5f19e5d1e87efcbb5531b7cd81b7d74"],
+        first_date="2020-09-10T14:24:39+00:00",
+        mails=mails,
+    )
+
+
+def _v3_series(sender: str = "Mike Snitzer", subjects=_V3) -> K.ThreadInput:
+    mails = [
+        K.Mail(
+            f"20200922023251.47712-{i + 1}-snitzer@redhat.com",
+            s,
+            sender,
+            "snitzer@redhat.com" if sender == "Mike Snitzer" else "someone@example.com",
+            "2020-09-22T02:32:46+00:00",
+            _V3_FIX_TEXT if i == 1 else "",
+        )
+        for i, s in enumerate(subjects)
+    ]
+    return K.ThreadInput(
+        _V3_ID, title=subjects[0], has_report=False, first_date="2020-09-22T02:32:45+00:00", mails=mails
+    )
+
+
+@pytest.mark.parametrize(
+    ("subject", "extra", "part"),
+    [
+        # the talk of a merged revert, its first mail a reply: a report
+        (_REVERT_TALK, "", K.REPORT),
+        ('Re: [dm-devel] Revert "dm: always call blk_queue_split() in dm_process_bio()"', "", K.REPORT),
+        # the revert posted as a patch, or saying what it reverts: the revert
+        ('Re: [PATCH] Revert "dm: always call blk_queue_split() in dm_process_bio()"', "", K.REVERT),
+        (_REVERT_TALK, "\nThis reverts commit 0123456789ab0123456789ab0123456789ab0123.\n", K.REVERT),
+        ('Revert "dm: always call blk_queue_split() in dm_process_bio()"', "", K.REVERT),
+    ],
+)
+def test_the_talk_of_a_merged_revert_is_a_report_not_the_revert(subject, extra, part):
+    """A thread whose first mail is a reply to 'Revert "..."' without a patch's tag talks about a
+    revert made already (the report came to its author privately), not the revert's posting."""
+    keys = K.thread_keys(_revert_talk(subject, _REVERT_TALK_TEXT + extra))
+    assert [k.value for k in keys if k.kind == K.PART] == [part]
+
+
+@pytest.mark.parametrize(
+    ("posted", "sender", "v3", "joined"),
+    [
+        (_IN_TALK, "Mike Snitzer", _V3, True),
+        # one patch posted in the thread, and again alone: its next version
+        (
+            _IN_TALK[2:3],
+            "Mike Snitzer",
+            ["[PATCH v2] block: use lcm_not_zero() when stacking chunk_sectors"],
+            True,
+        ),
+        # and as one of a series of seven: carried there, one of many
+        (_IN_TALK[2:3], "Mike Snitzer", _V3, False),
+        # posted again by someone else: another's series carrying it
+        (_IN_TALK, "Jens Axboe", _V3, False),
+        # one of the three posted again: not that posting's next version
+        (_IN_TALK, "Mike Snitzer", _V3[:4], False),
+        # the two carried into a series four times as long: one of many there
+        (
+            _IN_TALK,
+            "Mike Snitzer",
+            _V3 + [f"[PATCH v3 {i}/9] dm: another change number {i}" for i in range(7, 10)],
+            False,
+        ),
+    ],
+)
+def test_patches_posted_in_a_report_thread_join_their_next_version(posted, sender, v3, joined):
+    talk, series = _revert_talk(posted=posted), _v3_series(sender, v3)
+    keys = {t.thread_id: K.thread_keys(t) for t in (talk, series)}
+    rows = [
+        ThreadRow(_TALK_ID, title=talk.title, is_regression_report=True, first_date=talk.first_date),
+        ThreadRow(_V3_ID, title=series.title, first_date=series.first_date),
+    ]
+    (g,) = group(rows, keys)
+    assert (len(g.members) == 2) is joined
+    if joined:
+        assert "mike snitzer posted '[PATCH" in next(m.reason for m in g.members if m.thread_id == _V3_ID)
