@@ -69,6 +69,12 @@ _RATE_AFTER_PCT = re.compile(
 )
 #: a percentage that is a level something falls under, not the size of the fall
 _LEVEL_BEFORE_PCT = re.compile(r"\b(?:under|below|beneath)[ \t]{1,3}(?:about[ \t]{1,3}|~)?$", re.IGNORECASE)
+#: a percentage that says how often a problem comes back, after the verb: "I got a clear regression
+#: that I may reproduce 100%." (linux-usb, 2021-03), "reproducible 100%", "reproduce it ~90%"
+_RATE_BEFORE_PCT = re.compile(
+    r"\breproduc\w{0,7}(?:[ \t]{1,3}(?:it|this|that|them))?[ \t]{1,3}(?:about[ \t]{1,3}|almost[ \t]{1,3}|~)?$",
+    re.IGNORECASE,
+)
 #: a cue used as a field name with a count for its value: perf top's "drop: 0/0", "drops: 12"
 _FIELD_COUNT_AFTER_CUE = re.compile(
     r"[ \t]{0,3}:(?:[ \t]{0,3}\n?[ \t]{0,3}\d+/\d+"  # a ratio, perhaps on the next line ("drop:\n0/0")
@@ -635,6 +641,8 @@ def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> tuple
             continue  # fio's progress line, "Jobs: 1 (f=1): [w(1)][14.9%][w=2192KiB/s]": how far it ran
         if _LEVEL_BEFORE_PCT.search(text, max(0, m.start() - 16), m.start()):
             continue  # a level reached: "cache_availability_percent can drop under 30 percent"
+        if _RATE_BEFORE_PCT.search(text, max(0, m.start() - 40), m.start()):
+            continue  # how often it comes back: "that I may reproduce 100%"
         val = float(m.group("num2") or m.group("num"))
         low = float(m.group("num")) if m.group("num2") else None
         if best is None or dist < best[0]:

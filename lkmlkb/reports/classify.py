@@ -141,7 +141,12 @@ SLOWDOWN = re.compile(r"regress|slow|degrad|\bdrops?\b", re.I)
 #: a measure of speed named in words (not "regression" itself: a crash is a regression too)
 PERF_NAMED = Gated(
     re.compile(
-        r"\bperformance\b|\biops\b|throughput|bandwidth|latenc"
+        r"\bperformance\b|\biops\b|throughput|latenc"
+        # a share a scheduler or a limit hands out is no speed measured: "sched/deadline: fix cpusets
+        # bandwidth accounting", "Fix SCHED_DEADLINE bandwidth accounting during suspend" (cgroups,
+        # 2019-06 and 2025-03), "per-device bandwidth control", "PCIe bandwidth controller"
+        r"|bandwidth(?![ \t](?:accounting|restoration|reservation|control\w{0,3}|enforcement|quota|throttl\w{1,4}"
+        r"|limit\w{0,3}|allocation))"
         r"|\bslow(?:s|ed|ing|er|est|ly|ness|downs?)?\b|(?<!-)\bspeed(?:s|ed)?\b"
         # the short form before a fall: "Perf regression in 6.16-rc1", "6.10-rc vs. 6.9 perf
         # degradation" (not the tool: "perf record", "perf top")
@@ -216,11 +221,16 @@ REGZBOT_INVALID = Gated(
 #: the kernel test robot's team, who may take its report back
 ROBOT_TEAM = re.compile(r"@intel\.com>?$|lkp@|oliver\.sang|kernel test robot", re.I)
 #: a failure: what a functional regression is about (not a commit's purpose, "an intentional bug fix",
-#: nor a report of one, "this bug report")
+#: nor a report of one, "this bug report"); a device or a function gone ("HC dies under high I/O
+#: load", "adapter stopped working", "webcam no longer found": linux-usb); not "broke", said of a
+#: behaviour a commit changed as often ("seems broke this way, let's fix it", of a trim's speed)
 FAILURE = re.compile(
     r"""\b(?:hang|hangs|hung|stuck|deadlock\w{0,2}|lockup|livelock|oops|panic\w{0,2}|crash\w{0,2}|BUG:|KASAN|UBSAN
           |use-after-free|null[ \t-]pointer|corrupt\w{0,5}|data[ \t]loss|warning|WARN(?:_ON)?|splat|fail\w{0,4}
           |error|errors|broken|breaks|leak\w{0,2}|unresponsive|D[ \t]state|EIO|ENOSPC|reboot\w{0,3}|freez\w{0,3}
+          |dies|died|stop(?:s|ped)[ \t]working
+          |no[ \t]longer[ \t](?:found|detected|recogni[sz]ed|works?|working|functional|boots?|available|enumerat\w{1,4}
+            |probes?|probed|loads?|loaded|mounts?|mounted|responds?|responding)
           |not[ \t]work\w{0,3}|doesn't[ \t]work|won't[ \t]boot|missing|inaccura\w{2,5}|incorrect\w{0,2}
           |lost[ \t](?:writes?|requests?|data|I/?Os?|updates?|files?|wake-?ups?|interrupts?|completions?)
           |(?<![\[\w-])bug(?![\]\w-]|[ \t]{0,3}\d|[ \t](?:fix|report)))\b""",

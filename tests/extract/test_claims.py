@@ -61,6 +61,14 @@ def _kinds(text):
         # "the problem change from 100% reproducible, to intermittent" a 100% regression
         ("The bug is 100% reproducible and the throughput dropped.", [("regression", None, "bw")]),
         ("It happens 100% of the time; throughput dropped by 8%.", [("regression", 8.0, "bw")]),
+        # the rate after the verb: linux-usb <CAHp75VeHUyMt75MC9tQVXiZ7yDwar78oakoheHz8m6bDL9BvdA@mail.gmail.com>
+        # (Andy Shevchenko, 2021-03), a functional breakage listed as a 100% slowdown
+        (
+            "I got a clear regression that I may reproduce 100%. It's the commit.",
+            [("regression", None, None)],
+        ),
+        ("The throughput regression is reproducible ~90% on my board.", [("regression", None, "bw")]),
+        ("I can reproduce it 100%: the throughput dropped by 8%.", [("regression", 8.0, "bw")]),
         # a failure to reproduce on a kernel says where it does not happen: linux-ext4
         # <ZRytn6CxFK2oECUt@debian-BULLSEYE-live-builder-AMD64> (2023-10), "This does not reproduce
         # on 6.5.  Bisection leads to this patch" made a bisected report "cannot reproduce"

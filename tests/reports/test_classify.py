@@ -2099,3 +2099,94 @@ def test_a_cover_letter_without_its_patch_tag_is_a_fix(patch_subject, patch_from
     r = _report(root, patch)
     assert ("fix-of-slowdown" in _rules(r)) is report
     assert r.is_regression_report is report
+
+
+# linux-usb: a device or a function gone is a failure, whatever the subject's other words
+@pytest.mark.parametrize(
+    "line,failure",
+    [
+        # "usb: dwc3: HC dies under high I/O load on Exynos5422" (2023-06)
+        ("usb: dwc3: HC dies under high I/O load on Exynos5422", True),
+        # "broke" says as often that a behaviour changed: linux-ext4, "[PATCH v3] ext4: improve trim
+        # efficiency" (2023-07): "commit 55cdd0af2bc5 ... seems broke this way, let's fix it", and
+        # the fix measures the time it brings back
+        ("commit 55cdd0af2bc5 seems broke this way, let's fix it.", False),
+        # "[Bug 207219] New: [BISECTED] Sony Vaio laptop built-in ricoh webcam no longer found ..." (2020-04)
+        ("[BISECTED] Sony Vaio laptop built-in ricoh webcam no longer found on Fedora 31", True),
+        # "Regression with commit e532a096be0e" (Jarkko Nikula, 2021-08)
+        ("Our ASIX USB ethernet adapter stopped working after v5.14-rc1.", True),
+        ("The NVMe drive is no longer detected after resume on 6.2", True),
+        ("The array no longer mounts since 5.10", True),
+        ("the controller died after the update", True),
+        # gone from a measure of speed, or from the numbers: no failure
+        ("throughput no longer scales with the number of jobs", False),
+        ("with the fix the slowdown no longer shows up", False),
+        ("the deadline scheduler studies of 2019", False),
+    ],
+)
+def test_a_device_or_function_gone_is_a_failure(line, failure):
+    from lkmlkb.reports.classify import FAILURE
+
+    assert bool(FAILURE.search(line)) is failure
+
+
+# linux-usb, "Regression with commit e532a096be0e ("net: usb: asix: ax88772: add phylib support")"
+# (Jarkko Nikula, 2021-08-18), trimmed: the link speed in the working kernel's dmesg is no measure
+# of a slowdown
+ASIX_STOPPED = """\
+Our ASIX USB ethernet adapter stopped working after v5.14-rc1. It doesn't get an IP from DHCP.
+
+v5.13 works ok. v5.14-rc1 and today's head 761c6d7ec820 show the regression.
+
+I bisected regression into e532a096be0e ("net: usb: asix: ax88772: add phylib support").
+
+Here's the dmesg snippet from working and non-working cases:
+
+OK:
+[    8.595202] asix 1-8:1.0 eth0: link up, 100Mbps, full-duplex, lpa 0xC1E1
+
+NOK:
+[    8.518219] asix 1-8:1.0 eth0: Link is Down
+"""
+
+
+def test_an_adapter_that_stopped_working_is_no_slowdown():
+    subject = 'Regression with commit e532a096be0e ("net: usb: asix: ax88772: add phylib support")'
+    r = _report(*_thread(subject, "jarkko.nikula@linux.intel.com", ASIX_STOPPED))
+    assert not r.is_regression_report
+    assert _rules(r)[0] == "functional"
+
+
+# cgroups, "[PATCH 0/5] Fix SCHED_DEADLINE bandwidth accounting during suspend" (Juri Lelli,
+# 2025-03-04, <20250304084045.62554-1-juri.lelli@redhat.com>), trimmed: the bandwidth a scheduler
+# accounts for is a share of CPU time handed out, and the regression a suspend that fails
+DL_SUSPEND = """\
+Hello!
+
+Jon reported [1] a suspend regression on a Tegra board configured to
+boot with isolcpus and bisected it to commit 53916d5fd3c0
+("sched/deadline: Check bandwidth overflow earlier for hotplug").
+
+Root cause analysis pointed out that we are currently failing to
+correctly clear and restore bandwidth accounting on root domains after
+changes that initiate from partition_sched_domains(), as it is the case
+for suspend operations on that board.
+
+---
+ kernel/sched/deadline.c | 40 +++++++++++++-----
+"""
+
+
+@pytest.mark.parametrize(
+    ("subject", "listed"),
+    [
+        ("[PATCH 0/5] Fix SCHED_DEADLINE bandwidth accounting during suspend", False),
+        ("[PATCH v8 0/8] sched/deadline: fix cpusets bandwidth accounting", False),
+        ("[PATCH] blk-throttle: fix bandwidth limit during suspend", False),
+        # bandwidth as a speed: the subject makes the reported regression one of speed
+        ("[PATCH] nvme: fix write bandwidth during suspend", True),
+    ],
+)
+def test_a_bandwidth_a_scheduler_accounts_is_no_speed(subject, listed):
+    r = _report(*_thread(subject, "juri.lelli@redhat.com", DL_SUSPEND))
+    assert r.is_regression_report is listed
