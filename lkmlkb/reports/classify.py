@@ -222,13 +222,14 @@ REGZBOT_INVALID = Gated(
 ROBOT_TEAM = re.compile(r"@intel\.com>?$|lkp@|oliver\.sang|kernel test robot", re.I)
 #: a failure: what a functional regression is about (not a commit's purpose, "an intentional bug fix",
 #: nor a report of one, "this bug report"); a device or a function gone ("HC dies under high I/O
-#: load", "adapter stopped working", "webcam no longer found": linux-usb); not "broke", said of a
+#: load", "adapter stopped working", "webcam no longer found": linux-usb), memory run out ("MGLRU OOM
+#: problem", cgroups 2024-06: a dd's rates beside the OOM kills it causes); not "broke", said of a
 #: behaviour a commit changed as often ("seems broke this way, let's fix it", of a trim's speed)
 FAILURE = re.compile(
     r"""\b(?:hang|hangs|hung|stuck|deadlock\w{0,2}|lockup|livelock|oops|panic\w{0,2}|crash\w{0,2}|BUG:|KASAN|UBSAN
           |use-after-free|null[ \t-]pointer|corrupt\w{0,5}|data[ \t]loss|warning|WARN(?:_ON)?|splat|fail\w{0,4}
           |error|errors|broken|breaks|leak\w{0,2}|unresponsive|D[ \t]state|EIO|ENOSPC|reboot\w{0,3}|freez\w{0,3}
-          |dies|died|stop(?:s|ped)[ \t]working
+          |dies|died|stop(?:s|ped)[ \t]working|OOM|oom[ \t-]?kill\w{0,4}|out[ \t]of[ \t]memory
           |no[ \t]longer[ \t](?:found|detected|recogni[sz]ed|works?|working|functional|boots?|available|enumerat\w{1,4}
             |probes?|probed|loads?|loaded|mounts?|mounted|responds?|responding)
           |not[ \t]work\w{0,3}|doesn't[ \t]work|won't[ \t]boot|missing|inaccura\w{2,5}|incorrect\w{0,2}

@@ -2118,6 +2118,11 @@ def test_a_cover_letter_without_its_patch_tag_is_a_fix(patch_subject, patch_from
         ("The NVMe drive is no longer detected after resume on 6.2", True),
         ("The array no longer mounts since 5.10", True),
         ("the controller died after the update", True),
+        # cgroups, "MGLRU OOM problem" (Waiman Long, 2024-06-24)
+        ("MGLRU OOM problem", True),
+        ("OOM kills are rather frequently encountered when we try to write a large data file", True),
+        ("the box runs out of memory since 6.9", True),
+        ("zoom in on the bloom filter", False),
         # gone from a measure of speed, or from the numbers: no failure
         ("throughput no longer scales with the number of jobs", False),
         ("with the fix the slowdown no longer shows up", False),
@@ -2190,3 +2195,31 @@ for suspend operations on that board.
 def test_a_bandwidth_a_scheduler_accounts_is_no_speed(subject, listed):
     r = _report(*_thread(subject, "juri.lelli@redhat.com", DL_SUSPEND))
     assert r.is_regression_report is listed
+
+
+# cgroups, "MGLRU OOM problem" (Waiman Long, 2024-06-24,
+# <6c3fbc2d-85d9-4502-b43c-0950ccdd6f7e@redhat.com>), trimmed: bisected, and a dd's rates beside
+# the OOM kills it causes; the failure is the report
+MGLRU_OOM = """\
+We are hitting an OOM issue with our OpenShift middleware which is
+based on Kubernetes. OOM kills are rather frequently encountered when we
+try to write a large data file that exceeds memory.max to a NFS mount
+filesystem. I have bisected the problem down to commit 14aa8b2d5c2e
+("mm/mglru: don't sync disk for each aging cycle").
+
+ # dd if=/dev/urandom of=/disk/2G.bin bs=32K count=65536 status=progress iflag=fullblock
+
+In the first successful run, the reported data rate was:
+
+  2147483648 bytes (2.1 GB, 2.0 GiB) copied, 57.5474 s, 37.3 MB/s
+
+After reverting commit 14aa8b2d5c2e, the data rate was:
+
+  2147483648 bytes (2.1 GB, 2.0 GiB) copied, 55.2910 s, 38.8 MB/s
+"""
+
+
+def test_an_oom_bisected_beside_a_dds_rates_is_a_failure():
+    r = _report(*_thread("MGLRU OOM problem", "longman@redhat.com", MGLRU_OOM))
+    assert not r.is_regression_report
+    assert _rules(r)[0] == "functional"
