@@ -588,16 +588,38 @@ def named_slowdown(t: ThreadFacts) -> Reason | None:
     if t.root is None or is_patch_thread(t.root):
         return None
     # "regression" said by the reporter: a subject only saying "slow" asks about a slowness as
-    # often as it reports one ("Slow deduplication", "very slow btrfs dev delete")
-    if not REGRESS_WORD.search(t.subject):
-        return None
+    # often as it reports one ("Slow deduplication", "very slow btrfs dev delete"), unless it names
+    # the kernels too and the first message says the kernel changed ("Memory CG and 5.1 to 5.6
+    # uprade slows backup": "Upgrading from 5.1 kernel to 5.6 kernel ... sees backup being highly
+    # throttled", cgroups 2020-04)
     said = t.subject_words  # 'a potential issue for bow_target after "dm: delay registering ..."'
+    if not REGRESS_WORD.search(t.subject):
+        if _slowdown_of_kernels_named(t, said):
+            return _subject_reason(t, "named-slowdown", "regression")
+        return None
     if not (PERF_NAMED.search(said) or stall_named(said)):
         return None
     change = kernel_change(t, t.root.message_id)
     if change is None:
         return None
     return _subject_reason(t, "named-slowdown", "regression")
+
+
+#: a subject naming the kernel a slowdown came with: a release ("5.6", "v6.1-rc3") or an upgrade
+KERNEL_NAMED = re.compile(r"\b(?:v?[2-9]\.\d{1,2}(?:\.\d{1,3})?(?:-rc\d{1,2})?\b|upgrad\w{0,4})", re.I)
+
+
+def _slowdown_of_kernels_named(t: ThreadFacts, said: str) -> bool:
+    """A subject naming a slowdown ("slows", "much slower", "performance degradation") and a kernel,
+    whose first message or subject says in words that the kernel changed ("Upgrading from 5.1
+    kernel to 5.6", "since 6.6"); a kernel named beside another is not enough (a bug tracker's
+    "Kernel Version: 5.5.0" above a slowness seen on it, linux-f2fs-devel 2020-01)."""
+    root = t.root
+    if root is None or not SLOWDOWN.search(said) or not KERNEL_NAMED.search(said):
+        return False
+    if not (PERF_NAMED.search(said) or stall_named(said)):
+        return False
+    return bool(KERNEL_CHANGE_WORDS.search(said) or KERNEL_CHANGE_WORDS.search(t.new_text(root)[:4000]))
 
 
 # ------------------------------------------------------------------ what makes a report

@@ -2223,3 +2223,52 @@ def test_an_oom_bisected_beside_a_dds_rates_is_a_failure():
     r = _report(*_thread("MGLRU OOM problem", "longman@redhat.com", MGLRU_OOM))
     assert not r.is_regression_report
     assert _rules(r)[0] == "functional"
+
+
+# cgroups, "Memory CG and 5.1 to 5.6 uprade slows backup" (Bruno Prémont, 2020-04-09,
+# <20200409112505.2e1fc150@hemera.lan.sysophe.eu>), trimmed: a slowdown and the kernels it came
+# between named in the subject, the upgrade in the first lines; no figure, no "regression"
+CG_UPGRADE = """\
+Upgrading from 5.1 kernel to 5.6 kernel on a production system using
+cgroups (v2) and having backup process in a memory.high=2G cgroup
+sees backup being highly throttled (there are about 1.5T to be
+backuped).
+
+Regularly the backup process seems to be blocked for about 2s, but not
+within a syscall according to strace.
+"""
+
+
+@pytest.mark.parametrize(
+    ("subject", "body", "listed"),
+    [
+        ("Memory CG and 5.1 to 5.6 uprade slows backup", CG_UPGRADE, True),
+        ("NFS reads much slower after upgrade to 6.1", CG_UPGRADE, True),
+        (
+            "Write performance degradation on 6.6",
+            CG_UPGRADE.replace("Upgrading from 5.1 kernel to 5.6", "Since 6.6 on"),
+            True,
+        ),
+        # a slowness with one kernel, no change said: a question about it
+        (
+            "Memory CG slows backup on 5.6",
+            CG_UPGRADE.replace("Upgrading from 5.1 kernel to 5.6 kernel", "With 5.6"),
+            False,
+        ),
+        # a kernel change said, but no version or upgrade in the subject: asks as often as it reports
+        ("Memory CG slows backup", CG_UPGRADE, False),
+        # linux-f2fs-devel, "[Bug 206057] New: 5.5.0: f2fs is extremely slow, with ext4 system works
+        # well" (2020-01): the kernel it runs, and a file system against another; no change
+        (
+            "[Bug 206057] New: 5.5.0: f2fs is extremely slow, with ext4 system works well",
+            "    Kernel Version: 5.5.0\n\nIt seems that f2fs doing something extremely slow? After I flashed data onto\n"
+            "f2fs, tablet started behave slow and even didn't run Phoc UI. With 5.4.0 I never tried f2fs.\n",
+            False,
+        ),
+    ],
+)
+def test_a_subject_naming_a_slowdown_and_its_kernels_is_a_report(subject, body, listed):
+    r = _report(*_thread(subject, "bonbons@linux-vserver.org", body))
+    assert r.is_regression_report is listed
+    if listed:
+        assert _rules(r)[0] == "named-slowdown"
