@@ -159,7 +159,7 @@ _FIELD_NAME = re.compile(r"(?:^|[\s,;])[A-Z][\w ]{0,24}?[ \t]?:[ \t]")
 #: a PCI Express register as lspci -vv names it, opening its line ("LnkCap:\tPort #0, Speed 8GT/s,
 #: ..., Exit Latency L0s <2us", "DevCap: ... Latency L0s <64ns, L1 <1us", "LnkSta2: ..."): what
 #: follows is what the device can do or is set to, never a time or a speed measured
-_PCI_REGISTER = re.compile(r"[ \t]{0,24}(?:Dev|Lnk|Slt|Root)(?:Cap|Ctl|Sta)2?:[ \t]")
+_PCI_REGISTER = re.compile(r"[ \t]{0,40}(?:Dev|Lnk|Slt|Root)(?:Cap|Ctl|Sta)2?:[ \t]")
 #: three "Name: value" fields parted by " - " (nvme id-ns: "Metadata Size: 8 bytes - Data Size: 512
 #: bytes - Relative Performance: 0x3 Degraded")
 _DASHED_FIELDS = re.compile(r"(?:[A-Z][\w ]{0,24}:[ \t][^:\n]{1,40}?[ \t]-[ \t]){2}[A-Z][\w ]{0,24}:[ \t]")

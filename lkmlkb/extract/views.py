@@ -50,7 +50,14 @@ def build_view(body: str, segments: list[Segment], keep_attributed: bool = False
                     lines[s.line_start + k] = line[:MAX_VIEW_LINE]
                     if s.kind == "quoted":
                         quoted[s.line_start + k] = s.depth
-    return View("\n".join(lines), quoted)
+    return View(_plain_spaces("\n".join(lines)), quoted)
+
+
+def _plain_spaces(text: str) -> str:
+    """``text`` with each no-break space a space: a mailer that turns HTML into text indents with
+    them (an lspci listing's "LnkCap:" lines, linux-pci 2020-10), and a line's patterns look for
+    spaces and tabs.  One character for one: every offset stays."""
+    return text.replace("\xa0", " ") if "\xa0" in text else text
 
 
 def in_view(s: Segment, keep_attributed: bool = False) -> bool:
@@ -84,7 +91,7 @@ def screen_text(segments: list[Segment]) -> str:
             if len(text) > MAX_VIEW_LINE:
                 text = "\n".join([line[:MAX_VIEW_LINE] for line in text.split("\n")])
             parts.append(text)
-    return "\n".join(parts)
+    return _plain_spaces("\n".join(parts))
 
 
 def screened_view(msg: Message, segments: list[Segment]) -> View | None:

@@ -87,3 +87,37 @@ def test_a_links_exit_latencies_are_no_times_measured():
     # a latency said in prose is one
     said = find_results("Exit latency is now 64us, it was 4us on 6.1.\n")
     assert [(r.value, r.unit, r.kernel) for r in said] == [(64.0, "us", None), (4.0, "us", "6.1")]
+
+
+#: linux-pci, "Re: Kernel 5.9 IOMMU groups regression/change" (2020-10,
+#: <63e89b35-ad83-98e9-c032-704381e5221e@bstnet.org>): an lspci -vv listing whose mailer indented
+#: it with no-break spaces; its exit latencies, "<512ns", "<16us", were read as measured times
+NBSP_LSPCI = (
+    "Here is lspci -vvv of the root port:\n\n"
+    + "\xa0 " * 15
+    + "LnkCap: Port #5, Speed 5GT/s, Width x2, ASPM L0s L1, Exit Latency L0s <512ns, L1 <16us\n"
+    + "\xa0 " * 15
+    + "LnkSta: Speed 5GT/s (ok), Width x1 (downgraded)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "values"),
+    [
+        (NBSP_LSPCI, []),
+        # a person's figures indented so are read as they are
+        (
+            "The regression, measured with dd:\n\n"
+            + "\xa0 " * 4
+            + "Throughput dropped from 512 MB/s to 16 MB/s after the upgrade.\n",
+            [512.0, 16.0],
+        ),
+    ],
+)
+def test_a_listing_indented_with_no_break_spaces_is_a_listing(body, values):
+    from lkmlkb.extract.messages import extract_messages
+    from lkmlkb.model import Message
+
+    msg = Message("a@b", subject="Kernel 5.9 IOMMU groups regression/change", body=body)
+    ((_, (_, findings)),) = extract_messages([msg]).items()
+    assert sorted(r.value for f in findings for r in f.results) == sorted(values)
