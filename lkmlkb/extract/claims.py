@@ -32,7 +32,7 @@ import logging
 import re
 
 from lkmlkb.extract.commits import TITLE_PREFIX_AFTER_FIRST
-from lkmlkb.extract.lines import field_listing, line_of, line_text, setting_turned_before
+from lkmlkb.extract.lines import field_listing, line_of, line_text, quoted_titles, setting_turned_before
 from lkmlkb.extract.measurements import metric_of, normalized, quantities
 from lkmlkb.extract.metric_units import lower_is_better
 from lkmlkb.extract.nlp import cue_files, reading
@@ -805,9 +805,10 @@ _TITLE_OPENS = re.compile(r'\([ \t]{0,3}["\u201c]')
 
 def _cited_titles(text: str) -> list[tuple[int, int]]:
     """The spans of commit titles cited in ``text`` (read only where a SHA or "Fixes:" is)."""
+    quoted = quoted_titles(text)  # and without one: 'Revert "block: improve the performance ..."'
     if "Fixes:" not in text and not _TITLE_OPENS.search(text):
-        return []
-    return [m.span() for m in CITED_TITLE.finditer(text)]
+        return quoted
+    return [m.span() for m in CITED_TITLE.finditer(text)] + quoted
 
 
 def _sentence_claims(text: str, doc, cues) -> list[Claim]:

@@ -153,6 +153,25 @@ def line_text(text: str, line: int) -> str:
     return text[starts[line] : end]
 
 
+#: a patch's title quoted in prose without its SHA: 'an updated version of "PCI/PM: Assume ports
+#: without DLL Link Active\ntrain links in 100 ms"' (linux-pci, 2020-07), 'Revert "block: ..."':
+#: a subsystem's prefix as titles write it (lower case, or capitals, perhaps with "/": "mm/vmscan:",
+#: "PCI/PM:", "USB:"), not a capitalized label ("Result: 12 MB/s"); the title may wrap once
+_QUOTED_TITLE = re.compile(
+    r"""["\u201c](?:Revert[ ]["\u201c])?
+        (?:[a-z0-9][\w.-]{0,30}|[A-Z0-9][A-Z0-9_.-]{1,30})(?:/[\w.-]{1,30}){0,3}:[ ]
+        [^"\u201d\n]{3,200}(?:\n[ \t>]{0,20}[^"\u201d\n]{1,200})?["\u201d]""",
+    re.VERBOSE,
+)
+
+
+def quoted_titles(text: str) -> list[tuple[int, int]]:
+    """The spans of patch titles quoted in ``text`` without a SHA (read only where a quote is)."""
+    if '"' not in text and "\u201c" not in text:
+        return []
+    return [m.span() for m in _QUOTED_TITLE.finditer(text)]
+
+
 #: a device's capability flag in a tool's listing: "TimeoutDis+", "LTR-" (lspci -vv)
 _FLAG = re.compile(r"(?<![\w+-])[A-Za-z][A-Za-z0-9]{1,15}[+-](?=[,\s]|$)")
 _FIELD_NAME = re.compile(r"(?:^|[\s,;])[A-Z][\w ]{0,24}?[ \t]?:[ \t]")

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 
 from lkmlkb.extract.commits import looks_like_sha
 from lkmlkb.extract.kernel_versions import LABEL_LINE_END, find_versions, normalize_version
-from lkmlkb.extract.lines import field_listing, setting_before
+from lkmlkb.extract.lines import field_listing, quoted_titles, setting_before
 from lkmlkb.extract.metric_units import normalize
 from lkmlkb.model import Evidence, KernelMention, Result
 
@@ -159,8 +159,8 @@ def _a_failure_waited_for(text: str, m: re.Match) -> bool:
 
 def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
     """(start, end, value, unit as written) of every quantity of speed or time in ``text``, but
-    those of time(1)'s output lines, of the kernel's log, of a test harness's timings and the
-    time a failure took to come."""
+    those of time(1)'s output lines, of the kernel's log, of a test harness's timings, of a
+    patch's title quoted and the time a failure took to come."""
     skip = [m.span() for m in _TIME_LINE.finditer(text)] if "m" in text else []
     if "]" in text or "kernel:" in text:
         skip += [m.span() for m in _LOG_LINE.finditer(text)]
@@ -168,6 +168,7 @@ def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
         skip += [m.span() for m in _HUNG_TASK_LINE.finditer(text)]
     if "..." in text:
         skip += [m.span() for m in _HARNESS_LINE.finditer(text)]
+    skip += quoted_titles(text)  # a patch's title: "... train links in 100 ms"
     found = list(QUANTITY.finditer(text))
     if LATENCY_KEY in text:  # in the order written
         found = sorted(found + list(_LATENCY_VALUE.finditer(text)), key=lambda m: m.start())

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 
-from lkmlkb.extract.lines import field_listing, match_lines, setting_before, word_lines
+from lkmlkb.extract.lines import field_listing, match_lines, quoted_titles, setting_before, word_lines
 from lkmlkb.extract.metric_units import normalize
 from lkmlkb.model import Evidence, Result
 
@@ -119,6 +119,9 @@ def find_pairs(text: str) -> list[Result]:
                 continue
             if setting_before(m.group("lead"), len(m.group("lead"))):
                 continue  # a knob turned: "After raising the timeout 30s to 180s"
+            at = len(line) - len(line.lstrip()) + m.start("a")
+            if any(a <= at < b for a, b in quoted_titles(line)):
+                continue  # a patch's title quoted: 'Revert "block: cut the latency from 10 ms to 1 ms"'
             if (
                 re.search(r"\bto\b", line)
                 and not re.search(r"→|->|=>", line)

@@ -69,6 +69,13 @@ def _kinds(text):
         ),
         ("The throughput regression is reproducible ~90% on my board.", [("regression", None, "bw")]),
         ("I can reproduce it 100%: the throughput dropped by 8%.", [("regression", 8.0, "bw")]),
+        # a patch's title quoted without its SHA holds its words, not the writer's claim
+        ('I tested "blk-mq: fix performance regression with shared tags" and it works.', []),
+        ('Revert "block: improve the performance of plugging" is queued.', []),
+        (
+            'The patch "blk-mq: fix tags" causes a performance regression of 10%.',
+            [("regression", 10.0, None)],
+        ),
         # a failure to reproduce on a kernel says where it does not happen: linux-ext4
         # <ZRytn6CxFK2oECUt@debian-BULLSEYE-live-builder-AMD64> (2023-10), "This does not reproduce
         # on 6.5.  Bisection leads to this patch" made a bisected report "cannot reproduce"

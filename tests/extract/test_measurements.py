@@ -612,3 +612,30 @@ def test_a_tools_own_line_is_measured(text, want):
 )
 def test_a_keys_value_or_a_bracketed_rate_alone_is_no_measurement(text):
     assert find_measurements(text)[0] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # linux-pci, "Re: nouveau regression with 5.7 caused by ..." (Mika Westerberg, 2020-07-24,
+        # <20200724095751.GU1375436@lahna.fi.intel.com>): a patch's title quoted without its SHA,
+        # wrapped; its "100 ms" was read as a time measured on 5.9-rc1
+        (
+            "Since we have the revert queued for this release cycle, I think I will\n"
+            'send an updated version of "PCI/PM: Assume ports without DLL Link Active\n'
+            'train links in 100 ms" after v5.9-rc1 is released that has this\n'
+            "workaround in place.\n",
+            [],
+        ),
+        ('After Revert "block: cut the plug latency from 10 ms to 1 ms" the stalls are gone.\n', []),
+        ("Is \u201cnvme-tcp: poll for 50 us before sleeping\u201d in 6.2?\n", []),
+        # a label quoted is no title: its value stands, and so does a value outside the title
+        ('The log says "Result: 12 MB/s" on 6.1.\n', [(12.0, "MB/s")]),
+        (
+            'With "block: limit plugs to 32 requests" reads dropped from 900 MB/s to 600 MB/s.\n',
+            [(900.0, "MB/s"), (600.0, "MB/s")],
+        ),
+    ],
+)
+def test_a_patch_title_quoted_holds_no_measurement(text, want):
+    assert [(r.value, r.unit) for r in find_results(text)] == want
