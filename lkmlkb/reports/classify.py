@@ -237,6 +237,10 @@ FAILURE = re.compile(
           |(?<![\[\w-])bug(?![\]\w-]|[ \t]{0,3}\d|[ \t](?:fix|report)))\b""",
     re.I | re.X,
 )
+#: "broke" in a subject: what a commit broke ("resume with a Thunderbolt dock broke with commit
+#: e8b908146d44", linux-pci 2022-08; "The fix e5f4ca3fce90 broke Intel Edison host mode",
+#: linux-usb); in a message's words it says as often that a behaviour changed
+BROKE = re.compile(r"\bbroke\b", re.I)
 #: a thread changing the kernel, in words: "since 6.5", "after upgrading to", "newer kernels",
 #: "kernel update", "used to take 12 s, now 51 s", "between 5.15 and 5.16", "before the series"
 KERNEL_CHANGE_WORDS = re.compile(
@@ -547,7 +551,7 @@ def functional(t: ThreadFacts) -> Reason | None:
         )
     ):
         return None
-    if FAILURE.search(t.subject) and not PERF_NAMED.search(t.subject):
+    if (FAILURE.search(t.subject) or BROKE.search(t.subject)) and not PERF_NAMED.search(t.subject):
         # a reply's "performance" does not make a hang a slowdown; the reporter's own words would
         root_id = t.root.message_id if t.root is not None else ""
         if not any(_speed_regression(c) and c.evidence.message_id == root_id for c in t.claims):

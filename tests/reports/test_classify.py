@@ -2272,3 +2272,36 @@ def test_a_subject_naming_a_slowdown_and_its_kernels_is_a_report(subject, body, 
     assert r.is_regression_report is listed
     if listed:
         assert _rules(r)[0] == "named-slowdown"
+
+
+# linux-pci, "[REGRESSION] resume with a Thunderbolt dock broke with commit e8b908146d44 "PCI/PM:
+# Increase wait time after resume"" (Kamil Paral, 2023-08-21), trimmed: bisected, and the failure
+# a resume (the wait times its replies measure are the commit's)
+DOCK_RESUME = """\
+= Summary =
+A Thinkpad T480s laptop with a Thinkpad Thunderbolt 3 Dock connected
+can no longer resume from suspend. The problem was introduced in
+e8b908146d44 "PCI/PM: Increase wait time after resume".
+
+4. Resume the laptop. This is successful before the identified commit
+(the last tested good commit was cc8a983d0fce), and unsuccessful
+(black screen, frozen system) after the identified commit
+(e8b908146d44).
+"""
+
+
+@pytest.mark.parametrize(
+    ("subject", "functional"),
+    [
+        (
+            '[REGRESSION] resume with a Thunderbolt dock broke with commit e8b908146d44 "PCI/PM: Increase wait time after resume"',
+            True,
+        ),
+        ("The fix e5f4ca3fce90 broke Intel Edison host mode", True),
+        # a speed named beside it: what broke is the speed
+        ("commit e8b908146d44 broke resume performance", False),
+    ],
+)
+def test_a_subject_saying_a_commit_broke_something_is_a_failure(subject, functional):
+    r = _report(*_thread(subject, "kparal@redhat.com", DOCK_RESUME))
+    assert (_rules(r)[0] == "functional") is functional
