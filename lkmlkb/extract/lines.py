@@ -156,11 +156,13 @@ def line_text(text: str, line: int) -> str:
 #: a patch's title quoted in prose without its SHA: 'an updated version of "PCI/PM: Assume ports
 #: without DLL Link Active\ntrain links in 100 ms"' (linux-pci, 2020-07), 'Revert "block: ..."':
 #: a subsystem's prefix as titles write it (lower case, or capitals, perhaps with "/": "mm/vmscan:",
-#: "PCI/PM:", "USB:"), not a capitalized label ("Result: 12 MB/s"); the title may wrap once
+#: "PCI/PM:", "USB:"), not a capitalized label ("Result: 12 MB/s"); the title may wrap once, and a
+#: subject cut short ends inside it ('[PATCH] Revert "PCI/LINK: Report degraded links via link
+#: bandwidth', linux-pci 2019-04)
 _QUOTED_TITLE = re.compile(
     r"""["\u201c](?:Revert[ ]["\u201c])?
         (?:[a-z0-9][\w.-]{0,30}|[A-Z0-9][A-Z0-9_.-]{1,30})(?:/[\w.-]{1,30}){0,3}:[ ]
-        [^"\u201d\n]{3,200}(?:\n[ \t>]{0,20}[^"\u201d\n]{1,200})?["\u201d]""",
+        [^"\u201d\n]{3,200}(?:\n[ \t>]{0,20}[^"\u201d\n]{1,200})?(?:["\u201d]|\Z)""",
     re.VERBOSE,
 )
 

@@ -330,7 +330,9 @@ PATCH_TAKEN = Gated(
 )
 
 #: a commit's title quoted in a subject: '"dm: delay registering the gendisk"', '("blk-mq: foo")'
-QUOTED_TITLE = re.compile(r'"[\w./+-]{1,40}:[^"\n]{1,200}"')
+#: a commit's title quoted in a subject; a subject cut short ends inside it ('[PATCH] Revert
+#: "PCI/LINK: Report degraded links via link bandwidth', linux-pci 2019-04)
+QUOTED_TITLE = re.compile(r'"[\w./+-]{1,40}:[^"\n]{1,200}(?:"|$)')
 
 
 # ------------------------------------------------------------------ the thread, as the rules read it

@@ -72,6 +72,8 @@ def _kinds(text):
         # a patch's title quoted without its SHA holds its words, not the writer's claim
         ('I tested "blk-mq: fix performance regression with shared tags" and it works.', []),
         ('Revert "block: improve the performance of plugging" is queued.', []),
+        # a subject cut short inside the title: linux-pci <20190429185611.121751-1-helgaas@kernel.org>
+        ('[PATCH] Revert "PCI/LINK: Report degraded links via link bandwidth', []),
         (
             'The patch "blk-mq: fix tags" causes a performance regression of 10%.',
             [("regression", 10.0, None)],

@@ -2305,3 +2305,35 @@ e8b908146d44 "PCI/PM: Increase wait time after resume".
 def test_a_subject_saying_a_commit_broke_something_is_a_failure(subject, functional):
     r = _report(*_thread(subject, "kparal@redhat.com", DOCK_RESUME))
     assert (_rules(r)[0] == "functional") is functional
+
+
+# linux-pci, "[PATCH] Revert "PCI/LINK: Report degraded links via link bandwidth" (Bjorn Helgaas,
+# 2019-04-29, <20190429185611.121751-1-helgaas@kernel.org>), trimmed: the subject cut short inside
+# the reverted commit's title; a log line's bandwidths, and the log's noise the reason
+LINK_BW_REVERT = """\
+Alex W. reported a case where the new link bandwidth notification logging,
+e.g.:
+
+  vfio-pci 0000:07:00.0: 32.000 Gb/s available PCIe bandwidth, limited by 2.5 GT/s x16 link at 0000:00:02.0 (capable of 64.000 Gb/s with 5 GT/s x16 link)
+
+is somewhat surprising.  The message is great if link bandwidth was reduced
+because of a hardware problem, but in this case it's caused by a GPU doing
+link state management to conserve power, so the message is to be expected
+and is likely to confuse the user.
+
+This reverts commit e8303bb7a75c113388badcc49b2a84b4121c1b3e.
+---
+ drivers/pci/pcie/bw_notification.c | 110 -----------------
+"""
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        '[PATCH] Revert "PCI/LINK: Report degraded links via link bandwidth',
+        '[PATCH] Revert "PCI/LINK: Report degraded links via link bandwidth notification"',
+    ],
+)
+def test_a_reverted_titles_words_cut_short_report_nothing(subject):
+    r = _report(*_thread(subject, "helgaas@kernel.org", LINK_BW_REVERT))
+    assert not r.is_regression_report
