@@ -803,12 +803,37 @@ CITED_TITLE = re.compile(
 _TITLE_OPENS = re.compile(r'\([ \t]{0,3}["\u201c]')
 
 
+#: how far before its "(" a cited title's SHA may start (40 hex digits, three blanks, a line break
+#: and twenty quote marks or blanks), and how far after it the title may end
+_SHA_BEFORE_TITLE = 70
+_TITLE_AFTER_OPEN = 700
+#: a text longer than this is searched for cited titles near their "(" and "Fixes:" only
+_WINDOWED_ABOVE = 20_000
+
+
 def _cited_titles(text: str) -> list[tuple[int, int]]:
-    """The spans of commit titles cited in ``text`` (read only where a SHA or "Fixes:" is)."""
+    """The spans of commit titles cited in ``text`` (read only where a SHA or "Fixes:" is): in a
+    long text (a robot's report of 700 KB) only near each opening quote and "Fixes:", where a
+    match can be; the spans are the whole text's but where a run of hex digits longer than a SHA
+    ends at a title (the match then starts within the run)."""
     quoted = quoted_titles(text)  # and without one: 'Revert "block: improve the performance ..."'
     if "Fixes:" not in text and not _TITLE_OPENS.search(text):
         return quoted
-    return [m.span() for m in CITED_TITLE.finditer(text)] + quoted
+    if len(text) <= _WINDOWED_ABOVE:
+        return [m.span() for m in CITED_TITLE.finditer(text)] + quoted
+    starts = [max(0, m.start() - _SHA_BEFORE_TITLE) for m in _TITLE_OPENS.finditer(text)]
+    pos = text.find("Fixes:")
+    while pos != -1:
+        starts.append(text.rfind("\n", 0, pos) + 1)
+        pos = text.find("Fixes:", pos + 1)
+    windows: list[list[int]] = []  # overlapping windows merged: each title lies whole in one
+    for lo in sorted(starts):
+        hi = min(len(text), lo + _SHA_BEFORE_TITLE + _TITLE_AFTER_OPEN)
+        if windows and lo <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], hi)
+        else:
+            windows.append([lo, hi])
+    return [m.span() for lo, hi in windows for m in CITED_TITLE.finditer(text, lo, hi)] + quoted
 
 
 def _sentence_claims(text: str, doc, cues) -> list[Claim]:

@@ -1072,3 +1072,25 @@ def test_a_change_is_sized_by_a_percentage_of_its_own_clause(sentence, want):
 )
 def test_a_problem_gone_with_a_fix_is_no_report_doubted(text, want):
     assert [(c.kind, c.stated_pct) for c in find_claims(text)] == want
+
+
+def test_cited_titles_in_a_long_text_are_found_near_their_quotes_as_in_a_whole_scan():
+    """A robot's report of 700 KB is searched for cited titles only near each '("' and "Fixes:";
+    the spans are those of a scan of the whole text, titles wrapped, quoted, or cited with the
+    longest SHA included."""
+    from lkmlkb.extract import claims as C
+
+    filler = "fsmark.files_per_sec  12345 +- 2%  -5.6%  11234 +- 1%\n" * 400
+    cited = [
+        '8e8320c9315c ("blk-mq: fix performance regression with shared tags")',
+        '> commit 5ccc944dce3df5fd2fd683a7df4fd49d1068eba2 ("block: fix a\n> performance regression of 30% in writes")',
+        'Fixes: 39823b47bbd4 ("block/mq-deadline: Fix the tag reservation code")',
+        'c87c299776e4\n  ("btrfs: make buffered write to copy one page a time")',
+    ]
+    text = filler + ("\n" + filler).join(cited) + "\n" + filler
+    assert len(text) > C._WINDOWED_ABOVE
+    whole = [m.span() for m in C.CITED_TITLE.finditer(text)]
+    assert len(whole) == 4
+    assert C._cited_titles(text) == whole + C.quoted_titles(text)
+    # no claim is read inside them
+    assert [c for c in C.find_claims(text) if "regression" in (c.cue or "")] == []
