@@ -65,6 +65,15 @@ DEFAULT_RUNS = "floor,stdlib,m2s,stages,ingest,prefilter"
 # ---------------------------------------------------------------- helpers
 
 
+def input_name(source: str) -> str:
+    """The input's name: a file's, or a public-inbox clone's directory without its owner's prefix
+    ("<owner>+linux-block.vger.kernel.org.0/repo" -> "linux-block.vger.kernel.org.0")."""
+    path = Path(source)
+    if path.name in ("repo", "git", ".git"):
+        path = path.parent
+    return path.name.rpartition("+")[2]
+
+
 def peak_rss_mb() -> dict:
     """Peak RSS of this process and of its largest waited-for child, in MB (Linux: ru_maxrss is KB)."""
     me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -949,7 +958,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     runs = [r.strip() for r in a.runs.split(",") if r.strip()]
     results: dict = {
-        "input": os.path.basename(a.input),  # the file, not where one machine keeps it
+        "input": input_name(a.input),  # the file or the clone, not where one machine keeps it
         "limit": a.limit,
         "workers": a.workers,
         "cpus": os.cpu_count(),

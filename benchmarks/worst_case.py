@@ -224,6 +224,15 @@ def run(groups: dict[str, list[tuple[str, Message]]], reference: list[Message] |
     return summary
 
 
+def source_label(source: str) -> str:
+    """What a scanned source is, without where one machine keeps it: a file's name, or a
+    public-inbox clone's directory ("<owner>+linux-block.vger.kernel.org.0/repo" ->
+    "linux-block.vger.kernel.org.0")."""
+    path = Path(source)
+    name = path.parent.name if path.name in ("repo", "git", ".git") else path.name
+    return name.split("+", 1)[-1] if "+" in name else name
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--archive", type=Path, default=ARCHIVE)
@@ -253,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     reference = reference_messages()
     summary = run(groups, reference)
     for source in args.scan:
-        summary[f"every message of {source}"] = scan(source, reference)
+        summary[f"every message of {source_label(source)}"] = scan(source, reference)
     for group, s in summary.items():
         w = s["worst"][0] if s["worst"] else None
         sys.stdout.write(

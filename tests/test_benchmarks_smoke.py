@@ -181,3 +181,20 @@ def test_worst_case_times_every_group_and_scans_a_source(tmp_path):
     # every group is read beside a speed probe: the five seeds' first messages, a few ms of CPU
     assert len(worst.reference_messages()) == 5
     assert all(0 < s["probe_ms"] < 5_000 for s in summary.values())
+
+
+@pytest.mark.parametrize(
+    ("source", "name"),
+    [
+        (
+            "/srv/mirror/linux-mailinglist-archives+linux-block.vger.kernel.org.0/repo",
+            "linux-block.vger.kernel.org.0",
+        ),
+        ("/home/me/lore/linux-xfs/0/.git", "0"),
+        ("/data/linux-block-2024q1.mboxrd.gz", "linux-block-2024q1.mboxrd.gz"),
+    ],
+)
+def test_results_name_their_input_not_where_a_machine_keeps_it(source, name):
+    worst = _load("worst_case")
+    assert bench.input_name(source) == name
+    assert worst.source_label(source) == name
