@@ -33,6 +33,9 @@ from lkmlkb.db.connection import connect, writing
 from lkmlkb.db.regressions import BUILT_KEY, regroup, thread_keys_of
 from lkmlkb.ingest.run import ingest
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from worst_case import source_label  # a script beside this one
+
 
 class Timed:
     """A function wrapped to add up its wall seconds and calls."""
@@ -78,7 +81,7 @@ def run(source: str, workers: int, keep: str | None) -> dict:
     count = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
     grouping = keys_cpu + groups.seconds
     return {
-        "input": source,
+        "input": source_label(source),  # not where one machine keeps it
         "workers": workers,
         "started": started,
         "python": platform.python_version(),
