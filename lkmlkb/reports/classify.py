@@ -145,8 +145,8 @@ PERF_NAMED = Gated(
         # a share a scheduler or a limit hands out is no speed measured: "sched/deadline: fix cpusets
         # bandwidth accounting", "Fix SCHED_DEADLINE bandwidth accounting during suspend" (cgroups,
         # 2019-06 and 2025-03), "per-device bandwidth control", "PCIe bandwidth controller"
-        r"|bandwidth(?![ \t](?:accounting|restoration|reservation|control\w{0,3}|enforcement|quota|throttl\w{1,4}"
-        r"|limit\w{0,3}|allocation))"
+        r"|bandwidth(?![ \t](?:accounting|restoration|reservation|control\w{0,3}|enforcement|quota"
+        r"|throttl(?:e|es|ing)\b|limit(?:s|ing)?\b|allocation))"  # not "bandwidth limited to 1 GB/s"
         r"|\bslow(?:s|ed|ing|er|est|ly|ness|downs?)?\b|(?<!-)\bspeed(?:s|ed)?\b"
         # the short form before a fall: "Perf regression in 6.16-rc1", "6.10-rc vs. 6.9 perf
         # degradation" (not the tool: "perf record", "perf top")

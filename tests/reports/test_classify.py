@@ -2190,6 +2190,7 @@ for suspend operations on that board.
         ("[PATCH] blk-throttle: fix bandwidth limit during suspend", False),
         # bandwidth as a speed: the subject makes the reported regression one of speed
         ("[PATCH] nvme: fix write bandwidth during suspend", True),
+        ("[PATCH] nvme: fix write bandwidth limited to 1 GB/s after suspend", True),
     ],
 )
 def test_a_bandwidth_a_scheduler_accounts_is_no_speed(subject, listed):
