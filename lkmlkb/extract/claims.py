@@ -69,6 +69,12 @@ _RATE_AFTER_PCT = re.compile(
 )
 #: a percentage that is a level something falls under, not the size of the fall
 _LEVEL_BEFORE_PCT = re.compile(r"\b(?:under|below|beneath)[ \t]{1,3}(?:about[ \t]{1,3}|~)?$", re.IGNORECASE)
+#: a change's word right after a percentage: the percentage is its size ("reproduced 30% slower")
+_SIZE_AFTER_PCT = re.compile(
+    r"[ \t]{0,3}(?:slower|faster|regress\w{0,4}|drop\w{0,3}|degrad\w{0,6}|lower|higher|less|more|worse|better"
+    r"|improv\w{0,6}|loss|increase\w{0,2}|decrease\w{0,2}|gain)\b",
+    re.IGNORECASE,
+)
 #: a percentage that says how often a problem comes back, after the verb: "I got a clear regression
 #: that I may reproduce 100%." (linux-usb, 2021-03), "reproducible 100%", "reproduce it ~90%"
 _RATE_BEFORE_PCT = re.compile(
@@ -641,8 +647,10 @@ def _nearest_pct(text: str, lo: int, hi: int, at: int, reach: int = 80) -> tuple
             continue  # fio's progress line, "Jobs: 1 (f=1): [w(1)][14.9%][w=2192KiB/s]": how far it ran
         if _LEVEL_BEFORE_PCT.search(text, max(0, m.start() - 16), m.start()):
             continue  # a level reached: "cache_availability_percent can drop under 30 percent"
-        if _RATE_BEFORE_PCT.search(text, max(0, m.start() - 40), m.start()):
-            continue  # how often it comes back: "that I may reproduce 100%"
+        if _RATE_BEFORE_PCT.search(text, max(0, m.start() - 40), m.start()) and not _SIZE_AFTER_PCT.match(
+            text, m.end()
+        ):
+            continue  # how often it comes back: "that I may reproduce 100%" (not "reproduced 30% slower")
         val = float(m.group("num2") or m.group("num"))
         low = float(m.group("num")) if m.group("num2") else None
         if best is None or dist < best[0]:

@@ -69,6 +69,8 @@ def _kinds(text):
         ),
         ("The throughput regression is reproducible ~90% on my board.", [("regression", None, "bw")]),
         ("I can reproduce it 100%: the throughput dropped by 8%.", [("regression", 8.0, "bw")]),
+        # a change's word after it: the size, not a rate ("reproduced 30% slower writes")
+        ("I reproduced 30% slower writes on 6.1.", [("regression", 30.0, "write")]),
         # a patch's title quoted without its SHA holds its words, not the writer's claim
         ('I tested "blk-mq: fix performance regression with shared tags" and it works.', []),
         ('Revert "block: improve the performance of plugging" is queued.', []),
