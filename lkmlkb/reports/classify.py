@@ -618,14 +618,25 @@ KERNEL_NAMED = re.compile(r"\b(?:v?[2-9]\.\d{1,2}(?:\.\d{1,3})?(?:-rc\d{1,2})?\b
 def _slowdown_of_kernels_named(t: ThreadFacts, said: str) -> bool:
     """A subject naming a slowdown ("slows", "much slower", "performance degradation") and a kernel,
     whose first message or subject says in words that the kernel changed ("Upgrading from 5.1
-    kernel to 5.6", "since 6.6"); a kernel named beside another is not enough (a bug tracker's
-    "Kernel Version: 5.5.0" above a slowness seen on it, linux-f2fs-devel 2020-01)."""
+    kernel to 5.6", "since 6.6"), or whose reporter calls it a regression in a later message of
+    their own ("5.6, slow send/receive, < 1MB/s", then "... but it's a regression", linux-btrfs
+    2020-05); a kernel named beside another is not enough (a bug tracker's "Kernel Version: 5.5.0"
+    above a slowness seen on it, linux-f2fs-devel 2020-01)."""
     root = t.root
     if root is None or not SLOWDOWN.search(said) or not KERNEL_NAMED.search(said):
         return False
     if not (PERF_NAMED.search(said) or stall_named(said)):
         return False
-    return bool(KERNEL_CHANGE_WORDS.search(said) or KERNEL_CHANGE_WORDS.search(t.new_text(root)[:4000]))
+    if KERNEL_CHANGE_WORDS.search(said) or KERNEL_CHANGE_WORDS.search(t.new_text(root)[:4000]):
+        return True
+    by_reporter = t.starter_ids
+    return any(
+        c.kind == "regression"
+        and REGRESS_WORD.search(c.cue or "")
+        and c.evidence.message_id in by_reporter
+        and not c.evidence.quoted
+        for c in t.claims
+    )
 
 
 # ------------------------------------------------------------------ what makes a report

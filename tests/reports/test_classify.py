@@ -2338,3 +2338,39 @@ This reverts commit e8303bb7a75c113388badcc49b2a84b4121c1b3e.
 def test_a_reverted_titles_words_cut_short_report_nothing(subject):
     r = _report(*_thread(subject, "helgaas@kernel.org", LINK_BW_REVERT))
     assert not r.is_regression_report
+
+
+# linux-btrfs, "5.6, slow send/receive, < 1MB/s" (Chris Murphy, 2020-05-05), trimmed: the subject
+# names the slowness and the kernel; the reporter calls it a regression in a later message
+SEND_SLOW = """\
+btrfs-progs-5.6-1.fc32.x86_64
+kernel-5.6.8-300.fc32.x86_64
+
+I have one snapshot of a subvolume being sent from one Btrfs
+filesystem to another. Both are single device. The HDD scrub
+performance is ~90MB/s. The send/receive is averaging less than 2MB/s.
+"""
+SEND_SLOW_LATER = """\
+This used to go at device speeds. Today it's running
+~100M/s. I'm not sure what's going on or how to get more information but it's a regression.
+"""
+
+
+@pytest.mark.parametrize(
+    ("later_from", "later", "listed"),
+    [
+        ("lists@colorremedies.com", SEND_SLOW_LATER, True),
+        # said by someone else, or not at all: the reporter has not called it one
+        ("nborisov@suse.com", SEND_SLOW_LATER, False),
+        (
+            "lists@colorremedies.com",
+            SEND_SLOW_LATER.replace(" but it's a regression.", "."),
+            False,
+        ),
+    ],
+)
+def test_a_slowness_and_its_kernel_in_the_subject_the_reporter_calls_a_regression(later_from, later, listed):
+    r = _report(
+        *_thread("5.6, slow send/receive, < 1MB/s", "lists@colorremedies.com", SEND_SLOW, (later_from, later))
+    )
+    assert r.is_regression_report is listed
