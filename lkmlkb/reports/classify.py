@@ -238,7 +238,7 @@ FAILURE = re.compile(
     re.I | re.X,
 )
 #: "broke" in a subject: what a commit broke ("resume with a Thunderbolt dock broke with commit
-#: e8b908146d44", linux-pci 2022-08; "The fix e5f4ca3fce90 broke Intel Edison host mode",
+#: e8b908146d44", linux-pci 2023-08; "The fix e5f4ca3fce90 broke Intel Edison host mode",
 #: linux-usb); in a message's words it says as often that a behaviour changed
 BROKE = re.compile(r"\bbroke\b", re.I)
 #: a thread changing the kernel, in words: "since 6.5", "after upgrading to", "newer kernels",
