@@ -94,6 +94,10 @@ _C_DECLARATION = re.compile(
     [\s*]+\w+(?:\[[^\]\n]{0,20}\])?\s*(?:=[^;\n]{0,80})?;\s*$""",
     re.VERBOSE,
 )
+#: a line of a numbered source listing, as the kernel test robot quotes the code its warning is
+#: about ("   150\t\t/* Reduce the CPUFREQ Thermal reduction percentage to 5% */", " > 141\tvoid
+#: ...": linux-acpi 2023-09, cgroups 2019-06): the code's words
+_SOURCE_LISTING_LINE = re.compile(r"[ \t]{0,8}(?:>[ \t]{0,2})?\d{1,6}\t")
 #: "regression" naming a kind of testing or the work on regressions ("xfstests is a regression
 #: test suite", "an fstests regression run", regzbot's "regression tracking bot", "the regressions
 #: list"), or a bug tracker's yes/no field ("Regression: No" ending its line): no change is claimed
@@ -866,6 +870,7 @@ def _sentence_claims(text: str, doc, cues) -> list[Claim]:
         if (
             _FIELD_COUNT_AFTER_CUE.match(text, c.end)
             or _C_DECLARATION.match(text_of_line)
+            or _SOURCE_LISTING_LINE.match(text_of_line)
             or _DIAGNOSTIC_LINE.match(text_of_line)
             or field_listing(text_of_line)
         ):

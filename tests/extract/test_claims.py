@@ -69,7 +69,13 @@ def _kinds(text):
         ),
         ("The throughput regression is reproducible ~90% on my board.", [("regression", None, "bw")]),
         ("I can reproduce it 100%: the throughput dropped by 8%.", [("regression", 8.0, "bw")]),
-        # a change's word after it: the size, not a rate ("reproduced 30% slower writes")
+        # a numbered source listing the robot quotes with its build warning: linux-acpi
+        # <202309140915.2J9OzWIZ-lkp@intel.com> (2023-09), cgroups <201906141234.kvi24UfY%lkp@intel.com>
+        ("   150\t\t/* Reduce the CPUFREQ Thermal reduction percentage to 5% */\n", []),
+        ("   255\t\t * If usage% * 1.25 + 2% is lower than hweight% by more than 3%,\n", []),
+        (" > 151\t\tcpufreq_thermal_pctg = 5; /* a 5% drop */\n", []),
+        # a table's row opening with a number and a tab is no listing when it says a change
+        ("4k randread:\tdropped by 12% on 6.1\n", [("regression", 12.0, "randread")]),
         ("I reproduced 30% slower writes on 6.1.", [("regression", 30.0, "write")]),
         # a patch's title quoted without its SHA holds its words, not the writer's claim
         ('I tested "blk-mq: fix performance regression with shared tags" and it works.', []),
