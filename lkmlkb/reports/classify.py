@@ -603,12 +603,23 @@ def named_slowdown(t: ThreadFacts) -> Reason | None:
         if _slowdown_of_kernels_named(t, said):
             return _subject_reason(t, "named-slowdown", "regression")
         return None
-    if not (PERF_NAMED.search(said) or stall_named(said)):
+    if not (PERF_NAMED.search(said) or stall_named(said) or OPERATION_TIME_GROWN.search(said)):
         return None
     change = kernel_change(t, t.root.message_id)
     if change is None:
         return None
     return _subject_reason(t, "named-slowdown", "regression")
+
+
+#: an operation's time said to grow, a measure of speed in other words: "100 ms boot time increase
+#: regression in acpi_init()/acpi_scan_bus()" (linux-acpi and linux-pci, 2022-01), "fix boot time
+#: regression for scsi drives" (linux-block), "longer mount time"; not "at boot time" (when)
+OPERATION_TIME_GROWN = re.compile(
+    r"""\b(?:boot|mount|resume|suspend|startup|shutdown)[ \t-]?times?[ \t]{1,3}
+          (?:increase\w{0,2}|regress\w{0,4}|grew|doubled|tripled)\b
+      | \b(?:longer|slower|increased)[ \t]{1,3}(?:boot|mount|resume|suspend|startup|shutdown)[ \t-]?times?\b""",
+    re.I | re.X,
+)
 
 
 #: a subject naming the kernel a slowdown came with: a release ("5.6", "v6.1-rc3") or an upgrade

@@ -2374,3 +2374,31 @@ def test_a_slowness_and_its_kernel_in_the_subject_the_reporter_calls_a_regressio
         *_thread("5.6, slow send/receive, < 1MB/s", "lists@colorremedies.com", SEND_SLOW, (later_from, later))
     )
     assert r.is_regression_report is listed
+
+
+# linux-acpi and linux-pci, "100 ms boot time increase regression in acpi_init()/acpi_scan_bus()"
+# (Paul Menzel, 2022-01-10, <b177cb21-aa01-2408-9b26-164c028b6593@molgen.mpg.de>), trimmed
+BOOT_TIME = """\
+#regzbot introduced: v5.13..v5.14-rc1
+
+On the Intel T4500 laptop Acer TravelMate 5735Z with Debian sid/unstable, there is a 100 ms
+introduced between Linux 5.10.46 and 5.13.9, and is still present in Linux 5.15.5.
+
+    [    0.262243] calling  acpi_init+0x0/0x487 @ 1
+    [    0.570908] initcall acpi_init+0x0/0x487 returned 0 after 300781 usecs
+"""
+
+
+@pytest.mark.parametrize(
+    ("subject", "listed"),
+    [
+        ("100 ms boot time increase regression in acpi_init()/acpi_scan_bus()", True),
+        ("Regression: longer boot time with 5.13", True),
+        ("mount time regression since 5.13", True),
+        # when, not how long: no speed named
+        ("Regression: ACPI error at boot time since 5.13", False),
+    ],
+)
+def test_an_operations_time_grown_names_a_slowdown(subject, listed):
+    r = _report(*_thread(subject, "pmenzel@molgen.mpg.de", BOOT_TIME))
+    assert r.is_regression_report is listed
