@@ -459,10 +459,10 @@ def _links(
         again: dict[str, list[tuple[Key, Key]]] = defaultdict(list)
         for k in mine:
             for o, ko in posted.get(k.value, ()):
-                if o != t and who in {a.value for a in by_kind[o][K.AUTHOR]}:
+                if o != t and any(a.value == who for a in by_kind[o][K.AUTHOR]):
                     again[o].append((k, ko))
+        n = len({k.value for k in mine})
         for o, both in again.items():
-            n = len({k.value for k in mine})
             d = _days(both[0][0].date, both[0][1].date)
             if (
                 len(both) >= min(2, n)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import urllib.parse
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from lkmlkb.threads.threader import BRACKET_TAG, PATCH_TAG, is_reply_subject, own_subject, patch_version
@@ -334,6 +335,17 @@ def _is_reply(subject: str) -> bool:
     return is_reply_subject(subject) or is_reply_subject(BRACKET_TAG.sub("", subject, count=1))
 
 
+def _patches(t: ThreadInput) -> Iterator[tuple[Mail, str]]:
+    """Each patch the thread posts, with its title: a mail of its own (no reply: "Re: [PATCH 2/4]
+    ...", a thread's first the archive kept) tagged as a patch, the title three words or more."""
+    for m in t.mails:
+        if _is_reply(m.subject or "") or PATCH_TAG.search(own_subject(m.subject or "")) is None:
+            continue
+        title = strip_subject(m.subject or "")
+        if len(title.split()) >= 3:
+            yield m, title
+
+
 def _posted_patches(t: ThreadInput, first: Mail | None) -> list[Key]:
     """:data:`PATCH` keys: the subjects of the patches the thread's first message's author posts
     in it (the first message's own, and each later patch's), of three words or more: a series and
@@ -342,16 +354,11 @@ def _posted_patches(t: ThreadInput, first: Mail | None) -> list[Key]:
     if first is None:
         return []
     author = person(first.from_name, first.from_addr)
-    out = []
-    for m in t.mails:
-        if _is_reply(m.subject or "") or (m is not first and person(m.from_name, m.from_addr) != author):
-            continue  # a reply ("Re: [PATCH 2/4] ..."; a thread's first the archive kept), or another's patch
-        if PATCH_TAG.search(own_subject(m.subject or "")) is None:
-            continue
-        title = strip_subject(m.subject or "")
-        if len(title.split()) >= 3:
-            out.append(Key(PATCH, title, m.message_id, m.date, m.subject))
-    return out
+    return [
+        Key(PATCH, title, m.message_id, m.date, m.subject)
+        for m, title in _patches(t)
+        if m is first or person(m.from_name, m.from_addr) == author  # not another's patch
+    ]
 
 
 def _patches_posted_in(t: ThreadInput) -> list[Key]:
@@ -359,28 +366,23 @@ def _patches_posted_in(t: ThreadInput) -> list[Key]:
     who posted it ("[PATCH 2/3] block: use lcm_not_zero() when stacking chunk_sectors", sent by
     Mike Snitzer into the thread of a slowdown he brought to linux-block, 2020-09; its next
     version came as a series of its own)."""
-    out = []
-    for m in t.mails:
-        if _is_reply(m.subject or "") or PATCH_TAG.search(own_subject(m.subject or "")) is None:
-            continue
-        title = strip_subject(m.subject or "")
-        if len(title.split()) >= 3:
-            who = person(m.from_name, m.from_addr)
-            out.append(Key(POSTED_IN, f"{who}\n{title}", m.message_id, m.date, m.subject))
-    return out
+    return [
+        Key(POSTED_IN, f"{person(m.from_name, m.from_addr)}\n{title}", m.message_id, m.date, m.subject)
+        for m, title in _patches(t)
+    ]
 
 
-def _posts_revert(t: ThreadInput, first: Mail | None) -> bool:
+def _posts_revert(first: Mail | None, keys: list[Key]) -> bool:
     """Whether a thread titled 'Revert "..."' posts the revert: its first mail is no reply, or
-    carries a patch's tag, or a mail says "This reverts commit".  A thread whose first mail the
-    archive has is a reply without a tag talks about a revert made already (linux-block and
-    dm-devel, 2020-09: 'Re: Revert "dm: always call blk_queue_split() in dm_process_bio()"', a
-    slowdown reported to the revert's author, who brought it to the lists)."""
+    carries a patch's tag, or a mail says "This reverts commit" (its :data:`REVERTS` key).  A
+    thread whose first mail the archive has is a reply without a tag talks about a revert made
+    already (linux-block and dm-devel, 2020-09: 'Re: Revert "dm: always call blk_queue_split() in
+    dm_process_bio()"', a slowdown reported to the revert's author, who brought it to the lists)."""
     if first is None or not _is_reply(first.subject or ""):
         return True
     if PATCH_TAG.search(own_subject(first.subject or "")):
         return True
-    return any("This reverts commit" in (m.text or "")[:KEY_CHARS] for m in t.mails)
+    return any(k.kind == REVERTS for k in keys)
 
 
 def thread_keys(t: ThreadInput) -> list[Key]:
@@ -483,7 +485,7 @@ def thread_keys(t: ThreadInput) -> list[Key]:
     if _STABLE_TAG_RE.search(subject or "") or re.search(r"\bstable\b.{0,40}\btree\b", low):
         stable = True
     if (low.startswith("revert") or re.match(r"^\s*\[[^\]]{0,40}\]\s*revert", subject or "", re.I)) and (
-        _posts_revert(t, first)
+        _posts_revert(first, keys)
     ):
         revert = True
     if v is not None and not stable:
@@ -494,7 +496,7 @@ def thread_keys(t: ThreadInput) -> list[Key]:
             keys.append(Key(POSTING, posting, first_id, t.first_date, subject))
         for bug in dict.fromkeys(_BUG_URL_RE.findall((first.text if first else "")[:KEY_CHARS])):
             keys.append(Key(BUG_CITED, bug, first_id, t.first_date, f"bugzilla.kernel.org bug {bug}"))
-    elif v is None and not stable:
+    elif not stable:  # no patch's thread: the patches posted inside it
         keys.extend(_patches_posted_in(t))
     for bug in dict.fromkeys(b for m in t.mails if (b := bug_of(m.message_id))):
         keys.append(Key(BUG, bug))
