@@ -779,6 +779,23 @@ def _numbered_patch(subject: str) -> bool:
     return tag is not None and not is_reply_subject(subject) and SERIES_PLACE.search(tag["rest"]) is not None
 
 
+#: a diff a message posts, and the sign-off above it: a patch whatever its subject's tag says
+_DIFF_LINE = re.compile(r"^(?:diff[ ]--git[ ]a/|\+\+\+[ ]b/\S)", re.M)
+_SIGNED_OFF = re.compile(r"^Signed-off-by:[ \t]", re.M)
+
+
+def posts_a_diff(m: Message) -> bool:
+    """Whether message ``m`` posts a patch under a tag that does not say PATCH ("[RFC net] tcp:
+    Fix performance regression for request-response workloads", linux-s390 2022-09; "[v2]",
+    "[RESEND v2 1/1]"): its own text signs off a change and carries its diff.  Not a reply (a
+    reviewer's diff)."""
+    if is_reply_subject(m.subject or ""):
+        return False
+    body = m.body[:200_000]
+    sign = _SIGNED_OFF.search(body)
+    return sign is not None and _DIFF_LINE.search(body, sign.end()) is not None
+
+
 def _untagged_cover(t: ThreadFacts) -> bool:
     """Whether the thread's first message is a series' cover letter whose subject lost its
     "[PATCH 0/N]" ("Fix inode sem regression for nowait", linux-f2fs-devel 2019-09; many of
@@ -798,7 +815,10 @@ def fix_of_slowdown(t: ThreadFacts) -> Reason | None:
     regression when doing fs_mark tests", 'Revert "..."' saying the commit slowed things down."""
     root = t.root
     if root is None or not (
-        PATCH_WORD.search(t.subject) or REVERT_SUBJECT.match(t.subject) or _untagged_cover(t)
+        PATCH_WORD.search(t.subject)
+        or REVERT_SUBJECT.match(t.subject)
+        or _untagged_cover(t)
+        or posts_a_diff(root)
     ):
         return None
     body = root.body[:200_000]

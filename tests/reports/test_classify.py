@@ -218,6 +218,60 @@ def test_a_fix_naming_the_regression_it_fixes_is_a_report_in_the_state_fix_propo
     assert r.is_regression_report and _rules(r)[0] == "fix-of-slowdown" and r.status == "fix proposed"
 
 
+# linux-s390 and netdev, "[RFC net] tcp: Fix performance regression for request-response
+# workloads" (2022-09): a fix posted with its diff under a tag that does not say PATCH; variants
+# of the tags such postings carry ("[RFC]", "[v2]", "[RESEND v2 1/1]")
+UNTAGGED_FIX = (
+    "When running uperf with a request-response pattern with 1k payload and 250\n"
+    "connections parallel, we measure 13% difference in throughput since 472c2e07eef0.\n\n"
+    "tcp: allow linear skb payload for first in queue\n\n"
+    'Fixes: 472c2e07eef0 ("tcp: add one skb cache for tx")\n'
+    "Signed-off-by: A Developer <dev@example.org>\n"
+    "---\n net/ipv4/tcp.c | 4 +++-\n 1 file changed, 3 insertions(+), 1 deletion(-)\n\n"
+    "diff --git a/net/ipv4/tcp.c b/net/ipv4/tcp.c\nindex e5011c136fdb..f7cbccd41d85 100644\n"
+    "--- a/net/ipv4/tcp.c\n+++ b/net/ipv4/tcp.c\n@@ -1154,6 +1154,7 @@\n }\n+/* first skb */\n"
+)
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "[RFC net] tcp: Fix performance regression for request-response workloads",
+        "[RFC] tcp: Fix performance regression for request-response workloads",
+        "[v2] tcp: fix throughput regression for request-response workloads",
+        "[RESEND v2 1/1] tcp: Fix performance regression for request-response workloads",
+    ],
+)
+def test_a_fix_posted_with_its_diff_under_another_tag_is_a_report(subject):
+    r = _report(*_thread(subject, "dev@example.org", UNTAGGED_FIX))
+    assert r.is_regression_report and _rules(r)[0] == "fix-of-slowdown" and r.status == "fix proposed"
+
+
+def test_a_message_without_a_diff_under_the_same_subject_is_no_fix_posted():
+    # the same words without the diff: a question about a fix, not its posting
+    body = UNTAGGED_FIX.split("---")[0].replace("Signed-off-by: A Developer <dev@example.org>\n", "")
+    r = _report(
+        *_thread(
+            "[RFC] tcp: Fix performance regression for request-response workloads", "dev@example.org", body
+        )
+    )
+    assert "fix-of-slowdown" not in _rules(r)
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        'Patch "tcp: Fix performance regression for request-response workloads" has been added to the 6.1-stable tree',
+        'FAILED: Patch "tcp: Fix performance regression for request-response workloads" failed to apply to 6.1-stable tree',
+    ],
+)
+def test_a_stable_trees_notice_of_a_fix_is_no_fix_posted(subject):
+    # linux-xfs (2022-2025): the stable maintainers' notices carry the patch they took or could not
+    # apply, diff and all; the backport is no posting of a fix
+    r = _report(*_thread(subject, "gregkh@linuxfoundation.org", UNTAGGED_FIX))
+    assert "fix-of-slowdown" not in _rules(r)
+
+
 def test_two_sides_of_a_change_statement_are_no_kernel_change():
     # linux-raid (2020): the scrub's speed fell during the scrub itself; no kernel was changed
     body = (
