@@ -157,6 +157,11 @@ def _a_failure_waited_for(text: str, m: re.Match) -> bool:
     return _FAILS_WITHIN.search(text, lo, m.start()) is not None
 
 
+#: a spread's sign right before a quantity ("1min (\u00b15s)", "60.415 usec (+- 3.986 usec)", "812 MB/s
+#: \u00b1 12 MB/s"): how far the runs strayed from the value before it, no value measured
+_SPREAD_BEFORE = re.compile(r"(?:\u00b1|\+/-|\+-|\+/\u2212)[ \t]{0,2}\Z")
+
+
 def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
     """(start, end, value, unit as written) of every quantity of speed or time in ``text``, but
     those of time(1)'s output lines, of the kernel's log, of a test harness's timings, of a
@@ -175,7 +180,7 @@ def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
     for m in found:
         if skip and any(a <= m.start() < b for a, b in skip):
             continue
-        if _a_failure_waited_for(text, m):
+        if _a_failure_waited_for(text, m) or _SPREAD_BEFORE.search(text, max(0, m.start() - 6), m.start()):
             continue
         g = m.groupdict()
         if g.get("mins") is not None:

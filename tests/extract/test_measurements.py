@@ -18,6 +18,34 @@ def _read(text):
 @pytest.mark.parametrize(
     "text,want",
     [
+        # linux-mmc, "(Octeon) MMC performance degradation due to too many requests" (2024-08)
+        (
+            "While running badblocks on 2G partition takes 1min (\u00b15s) on 4.9.",
+            [(1.0, "min", "4.9", "4.9")],
+        ),
+        # linux-s390 (2025-03): a mean and its spread, as perf prints them in words
+        (
+            "Average PMU scanning took: 60.415 usec (+- 3.986 usec) on 6.14",
+            [(60.415, "usec", "6.14", "6.14")],
+        ),
+        # variants: two runs each with its spread, and a spread written without parentheses
+        (
+            "The run takes 61.2s (+/- 0.4s) on 6.1 and 75.3s (+/- 0.6s) on 6.2.",
+            [(61.2, "s", "6.1", "6.1"), (75.3, "s", "6.2", "6.2")],
+        ),
+        (
+            "Reads went from 812 MB/s \u00b1 12 MB/s to 640 MB/s \u00b1 9 MB/s.",
+            [(812.0, "MB/s", None, "before"), (640.0, "MB/s", None, "after")],
+        ),
+    ],
+)
+def test_a_spread_after_a_value_is_none_of_its_own(text, want):
+    assert _read(text)[0] == want
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
         # linux-raid, "Raid6 check performance regression 5.15 -> 5.16" (2022-01)
         (
             "One host with a 20 drive array went from 170MB/s to 11MB/s. Another host with",
