@@ -779,9 +779,46 @@ def find_commit_mentions(text: str) -> list[CommitCitation]:
         raise
     except Exception as exc:  # spaCy on pathological text: keep the SHAs, log the reason
         log.info("commit cue analysis failed, roles left as mentioned: %s", exc)
+    _dated_from(text, hits)
     _share_range_roles(hits)
     allhits = sorted(hits + links, key=lambda x: x.start)
     return [_to_citation(text, h) for h in allhits]
+
+
+#: "since" or "after" right before a SHA (a line break between at most): the commit something
+#: dates from
+_SINCE_BEFORE = re.compile(r"\b(?:since|after)[ \t]{0,3}\n?[ \t]{0,3}\Z", re.I)
+#: a regression, a breakage or a slowdown said on the SHA's line before it: "Performance regression
+#: since 96cb9d055445", "drive broken since 7627a0edef54", "umount fails since 14302ee33", "30%
+#: slower since"; not its end ("gone after", "fixed since") nor both sides measured ("before/after")
+_DATED_WORDS = re.compile(
+    r"\bregress|\bbroken\b|\bbreaks?\b|\bfail(?:s|ed|ing|ure)?\b|\bslow(?:er|s|ed|down)?\b|\bdrops?\b"
+    r"|\bdegrad|\bworse\b",
+    re.I,
+)
+_DATED_END = re.compile(
+    r"\b(?:gone|away|fix\w{0,3}|resolv\w{0,3}|recover\w{0,4}|restor\w{0,4}|no[ \t]longer)\b|/\Z", re.I
+)
+#: how far before the SHA, on its line and the line before, the words are read
+DATED_REACH = 120
+
+
+def _dated_from(text: str, hits: list[_Hit]) -> None:
+    """A SHA still mentioned only, right after "since" or "after" in a line telling of a
+    regression, a breakage or a slowdown ("bcm2835-rng: Performance regression since
+    96cb9d055445", linux-crypto; "performance regression noted in v5.11-rc after c062db039f40",
+    linux-rdma): the commit it dates from, its culprit."""
+    for h in hits:
+        if h.role != "mentioned" or h.extra.get("decided") or h.form != "prose":
+            continue
+        lo = max(0, h.start - DATED_REACH)
+        since = _SINCE_BEFORE.search(text, lo, h.start)
+        if since is None:
+            continue
+        before = text[lo : since.start()]
+        before = before[before.rfind("\n", 0, max(0, len(before) - 1)) + 1 :]  # its line, or the one above
+        if _DATED_WORDS.search(before) and not _DATED_END.search(before):
+            h.role, h.cue = "culprit", text[since.start() : since.end()].strip()
 
 
 def _share_range_roles(hits: list[_Hit]) -> None:

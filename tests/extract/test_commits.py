@@ -924,3 +924,48 @@ def test_a_commit_block_without_its_base_line_names_no_base():
 )
 def test_a_feature_introduced_by_a_commit_is_its_history_not_a_culprit(text, role):
     assert [(c.sha, c.role) for c in find_commits(text)] == [("21ca6d2c52f8", role)]
+
+
+# --- a SHA a regression is said to date from: "regression since <sha>", "broken after <sha>" ---
+
+
+@pytest.mark.parametrize(
+    "text,sha",
+    [
+        # linux-crypto, "bcm2835-rng: Performance regression since 96cb9d055445" (2023-08)
+        ("bcm2835-rng: Performance regression since 96cb9d055445", "96cb9d055445"),
+        # linux-rdma and iommu, "performance regression noted in v5.11-rc after c062db039f40" (2021-01)
+        ("performance regression noted in v5.11-rc after c062db039f40", "c062db039f40"),
+        # linux-btrfs (2024-07): the slowdown named after the SHA, the word of regression before it
+        ("6.10/regression/bisected - after f1d97e769152 I spotted increased execution time", "f1d97e769152"),
+        # linux-ide and linux-cifs: a failure dated so is as much the commit's
+        ("[REGRESSION][BISECTED] BU40N Blu-Ray drive broken since 7627a0edef54", "7627a0edef54"),
+        ("Regression: CIFS umount fails since 14302ee33 with some servers (exit code 32)", "14302ee33"),
+        # variants: a slowdown's own words, a wrapped line
+        ("Sequential reads are 30% slower since 0123456789ab on my box.", "0123456789ab"),
+        ('We see a big throughput drop on 6.9 after\n0123456789ab ("blk-mq: do a thing").', "0123456789ab"),
+    ],
+)
+def test_a_sha_a_regression_dates_from_is_the_culprit(text, sha):
+    assert _roles(text)[sha] == "culprit"
+
+
+@pytest.mark.parametrize(
+    "text,sha,role",
+    [
+        # linux-block (2024-02): both sides of a commit were measured
+        (
+            "I see a regression when comparing before/after e70c301faece with scheduler none",
+            "e70c301faece",
+            "mentioned",
+        ),
+        # the regression ends there: a fix, not its cause
+        ("The regression is gone after 0123456789ab, thanks.", "0123456789ab", "mentioned"),
+        ("The slowdown was fixed since 0123456789ab landed.", "0123456789ab", "fix"),
+        # no word of a regression: history, not blame
+        ("Since 8e141f9eb803, rq_qos_exit() is called from del_gendisk().", "8e141f9eb803", "mentioned"),
+        ("I rebased the series after 0123456789ab.", "0123456789ab", "mentioned"),
+    ],
+)
+def test_a_sha_after_since_or_after_without_a_regression_dated_from_it_is_no_culprit(text, sha, role):
+    assert _roles(text)[sha] == role
