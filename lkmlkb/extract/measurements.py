@@ -177,6 +177,7 @@ def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
     found = list(QUANTITY.finditer(text))
     if LATENCY_KEY in text:  # in the order written
         found = sorted(found + list(_LATENCY_VALUE.finditer(text)), key=lambda m: m.start())
+    out: list[tuple[int, int, float, str]] = []
     for m in found:
         if skip and any(a <= m.start() < b for a, b in skip):
             continue
@@ -184,12 +185,65 @@ def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
             continue
         g = m.groupdict()
         if g.get("mins") is not None:
-            yield m.start(), m.end(), int(g["mins"]) * 60 + float(g["secs"]), "s"
+            out.append((m.start(), m.end(), int(g["mins"]) * 60 + float(g["secs"]), "s"))
             continue
         value = float(g["num"].replace(",", ""))
         if g.get("mult"):
             value *= 1e6 if g["mult"] == "M" else 1e3
-        yield m.start(), m.end(), value, g["unit"]
+        out.append((m.start(), m.end(), value, g["unit"]))
+    if "core" in text or "CORE" in text:
+        taken = {q[0] for q in out}
+        out += [q for q in scores(text) if q[0] not in taken and not any(a <= q[0] < b for a, b in skip)]
+        out.sort()
+    yield from out
+
+
+#: the word of a benchmark's score ("Geekbench single core score", "System Benchmarks Index Score")
+_SCORE_WORD = re.compile(r"\bscores?\b", re.IGNORECASE)
+#: scores that measure no speed, named before the word on its line: the OOM killer's badness (its
+#: log's "Kill process 2746 (leaker) score 998"), a fragmentation score, a spam filter's
+_OTHER_SCORE = re.compile(r"oom|badness|kill|out[ \t]of[ \t]memory|fragment|spam|adj", re.IGNORECASE)
+#: a number without a unit (nor a percentage, a factor or a version's dot after it)
+_SCORE_NUMBER = re.compile(
+    r"(?<![\w.,/:=+-])(?P<num>\d[\d,]*(?:\.\d{1,6})?)(?![\w.,%/]|[ \t]?(?:[KMGTkmgt]i?[Bb]\b|[KMG]?Hz|IOPS|iops|x\b|times\b))"
+)
+#: what may stand between a score's word and its value ("score is approx", "score =", "Score (Partial
+#: Only)    1186.6", "score went from"), or between two values ("2265 vs 2538", "to", "while it is")
+_SCORE_LEAD = re.compile(
+    r"(?:\b(?:is|was|were|are|of|to|from|vs\.?|versus|and|becomes?|became|went|goes|drops?|dropped|fell|rose)"
+    r"|[=:(~]|\bscores?(?:[ \t]{0,3}\([^()\n]{0,30}\))?)"
+    r"(?:[ \t]{1,40}(?:~|about|around|approx\.?|approximately|only|just|roughly))?[ \t]{0,40}[=:(~]?[ \t]{0,3}\Z",
+    re.IGNORECASE,
+)
+#: how far past the word a sentence's values are read
+SCORE_REACH = 160
+
+
+def scores(text: str) -> list[tuple[int, int, float, str]]:
+    """(start, end, value, "") of each benchmark score ``text`` gives in words: a number without a
+    unit after "score" in its sentence, led by a verb or a comparison ("Geekbench single core score
+    is approx 15% lower (2265 vs 2538)", linux-pm; "The score is 2870 before applying the patch,
+    while it is 1780 after", linux-unionfs), or the number a score's label heads ("Multi-Core Score
+    7279").  Not the OOM killer's, a fragmentation's or a spam filter's score."""
+    out: list[tuple[int, int, float, str]] = []
+    for w in _SCORE_WORD.finditer(text):
+        line_start = text.rfind("\n", 0, w.start()) + 1
+        if _OTHER_SCORE.search(text, line_start, w.start()):
+            continue
+        stop = min(len(text), w.end() + SCORE_REACH)
+        end = _SENTENCE_END.search(text, w.end(), stop)
+        stop = end.start() if end else stop
+        for m in _SCORE_NUMBER.finditer(text, w.end(), stop):
+            if _SCORE_LEAD.search(text, max(w.start(), m.start() - 60), m.start()) is None:
+                continue
+            value = float(m["num"].replace(",", ""))
+            if value:
+                out.append((m.start(), m.end(), value, ""))
+    return out
+
+
+#: a sentence's end: a full stop, "!" or "?" before a blank, or a blank line
+_SENTENCE_END = re.compile(r"[.!?](?=[ \t\n]|$)|\n[ \t]*\n")
 
 
 # ------------------------------------------------------------------ kernels in sentences
@@ -435,7 +489,7 @@ def _find(text: str) -> tuple[list[Result], list[KernelMention]]:
         end = text.find("\n", starts[line])
         line_text = text[starts[line] : end if end >= 0 else len(text)]
         nv, nu = normalized(q[2], q[3])
-        metric = metric_of(q[3])
+        metric = metric_of(q[3]) if q[3] else "score"  # a score has no unit (see scores)
         if metric == "elapsed" and text.endswith(LATENCY_KEY, 0, pos):
             metric = "lat"  # a latency written as a key's value ("max_latency=536.777 ms")
         results.append(
@@ -750,6 +804,7 @@ def _may_measure(text: str, lo: int, hi: int) -> bool:
         text.find("from", lo, hi) >= 0
         or (_A_DIGIT.search(text, lo, hi) is not None and QUANTITY.search(text, lo, hi) is not None)
         or (text.find(LATENCY_KEY, lo, hi) >= 0 and _LATENCY_VALUE.search(text, lo, hi) is not None)
+        or ((text.find("core", lo, hi) >= 0 or text.find("CORE", lo, hi) >= 0) and bool(scores(text[lo:hi])))
     )
 
 

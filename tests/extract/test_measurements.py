@@ -667,3 +667,53 @@ def test_a_keys_value_or_a_bracketed_rate_alone_is_no_measurement(text):
 )
 def test_a_patch_title_quoted_holds_no_measurement(text, want):
     assert [(r.value, r.unit) for r in find_results(text)] == want
+
+
+# --- a benchmark's score: a number without a unit, after the word "score" ---
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-pm, "[Bug 218759] New: 6.9-rc kernels - with Ryzen 7840HS CPU single core never
+        # boosts to max frequency" (2024-04)
+        ("Geekbench single core score is approx 15% lower (2265 vs 2538). The problem", [2265.0, 2538.0]),
+        # linux-unionfs, "Performance regression caused by stack operation of regular file" (2019-11)
+        (
+            "The score is 2870 before applying the patch, while it is 1780 after\n"
+            "applying the patch, causing a 40% performance regression.",
+            [2870.0, 1780.0],
+        ),
+        # variants: kernels beside the scores, a score's value after "=" and a column of spaces
+        ("The Geekbench score is 2538 on 6.8 and 2265 on 6.9-rc5.", [2538.0, 2265.0]),
+        ("Multi-CPU score went from 17111.2 to 15753.9 with the series.", [17111.2, 15753.9]),
+    ],
+)
+def test_a_benchmarks_score_is_read_without_a_unit(text, want):
+    results, _ = find_measurements(text)
+    assert [r.value for r in results] == want
+    assert all(r.unit == "" and r.metric == "score" for r in results)
+
+
+def test_a_score_beside_its_kernel_takes_it():
+    results, _ = find_measurements("The Geekbench score is 2538 on 6.8 and 2265 on 6.9-rc5.")
+    assert [(r.value, r.kernel) for r in results] == [(2538.0, "6.8"), (2265.0, "6.9-rc5")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # cgroups (2017): the OOM killer's badness, in its log and in words
+        "Memory cgroup out of memory: Kill process 2746 (leaker) score 998 or sacrifice child",
+        "The OOM score went from 300 to 998 after the limit was lowered.",
+        # linux-ext4 (2025): a free space fragmentation score
+        "Fragmentation score went from 100 to 2 with the patch.",
+        # a spam filter's headers, quoted into a body
+        "X-Spam-Status: No, score=-2.1 required=5.0 tests=BAYES_00, score=0.0 required=3.0",
+        # a score's change as a percentage is a claim's size, not a score
+        "The score dropped by 15% with the series.",
+    ],
+)
+def test_numbers_of_other_scores_are_no_measurement(text):
+    results, _ = find_measurements(text)
+    assert not [r for r in results if r.metric == "score"]
