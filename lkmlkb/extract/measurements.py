@@ -656,9 +656,14 @@ def _statement(para: _Para, i: int, emit) -> set[int]:
 
 #: the words a label of a run's condition opens with: "Before:", "Without the series:", "With
 #: patch:", "Baseline:", "Vanilla:", "old:" (a label naming a kernel is a kernel's, see _LABEL_GAP)
+#: or the commit a run was built from, as such a label names it ("Before 0ff67f990bd4:", "With commit
+#: 0123456789ab:", "584b0180f0 with my debugging patch:"): a hex word of 7 to 40 characters with a
+#: digit and a letter in it (not a number)
+_LABEL_SHA = r"(?:commit[ \t]{1,3})?(?=[0-9a-f]{0,39}[a-f])(?=[a-f]{0,39}[0-9])[0-9a-f]{7,40}\b"
 CONDITION_WORDS = (
-    r"(?:before|after|without|with|w/o|baseline|base|patched|unpatched|vanilla|stock|original|old|new"
-    r"|good|bad|fixed|reverted)\b[^:\n\d]{0,30}?"
+    r"(?:(?:before|after|without|with|w/o|baseline|base|patched|unpatched|vanilla|stock|original|old|new"
+    rf"|good|bad|fixed|reverted)\b[^:\n\d]{{0,30}}?(?:{_LABEL_SHA}[^:\n\d]{{0,30}}?)?"
+    rf"|{_LABEL_SHA}[^:\n\d]{{0,40}}?)"
 )
 #: a line's label naming the condition of the value right after it: "Before: 970k IOPs", "without
 #: patch: 3.64 MIOPS", "- Baseline: 1.2 GB/s", "With it applied:  520K IOPS"

@@ -380,6 +380,27 @@ def _share_kernel_along_runs(results: list[Result], lines: list[Line]) -> None:
         r.kernel = prev.kernel
 
 
+def _share_condition_down_a_block(results: list[Result]) -> None:
+    """A label line heads the block of a tool's output below it, not its first line only: five
+    runs of fio under "584b0180f0:" (io-uring, 2023-03) are all that commit's.  A result with no
+    condition takes the one of the result of its tool and metric on the line right above (no
+    blank line between); prose is left to its sentences."""
+    last: dict[tuple, Result] = {}  # per tool and metric, the result read last
+    for r in sorted(results, key=lambda r: r.evidence.line_start):
+        if r.tool in (None, "", "prose"):
+            continue
+        key = (r.tool, r.metric, r.direction)
+        prev = last.get(key)
+        last[key] = r
+        if (
+            not r.config
+            and prev is not None
+            and prev.config
+            and r.evidence.line_start == prev.evidence.line_end + 1
+        ):
+            r.config = prev.config
+
+
 def _condition_only(config: str) -> bool:
     """Whether a run's label names neither a kernel nor a commit ("With the series applied")."""
     return not find_versions(config) and not any(looks_like_sha(w) for w in _HEX_WORD.findall(config.lower()))
@@ -482,6 +503,7 @@ def find_results(text: str) -> list[Result]:
         for r in results:
             if not r.config and (above := _condition_above(lines, r.evidence.line_start)):
                 r.config = above
+        _share_condition_down_a_block(results)
         _share_kernel_along_runs(results, lines)
         _pair_with_a_kernel_change(results, text, lines)
         if any(r.kernel is None for r in results):

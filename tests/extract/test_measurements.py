@@ -717,3 +717,39 @@ def test_a_score_beside_its_kernel_takes_it():
 def test_numbers_of_other_scores_are_no_measurement(text):
     results, _ = find_measurements(text)
     assert not [r for r in results if r.metric == "score"]
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-pm (2026-02) labels each side of a commit so ("Before 0ff67f990bd4: Wrote 2222772
+        # kbytes in 0.84 seconds (2646.15 MB/s)"); a label gives its condition to the value right
+        # after it, as "Before:" does. Variants: a side, a commit named as such, a bare commit
+        (
+            "Before 0ff67f990bd4: 2646.15 MB/s\nAfter 0ff67f990bd4: 2471.31 MB/s\n",
+            [(2646.15, "Before 0ff67f990bd4"), (2471.31, "After 0ff67f990bd4")],
+        ),
+        (
+            "Without commit 0123456789ab: 2646.15 MB/s\nWith commit 0123456789ab: 2471.31 MB/s\n",
+            [(2646.15, "Without commit 0123456789ab"), (2471.31, "With commit 0123456789ab")],
+        ),
+        ("0123456789ab: 2471.31 MB/s\n", [(2471.31, "0123456789ab")]),
+    ],
+)
+def test_a_label_naming_a_commit_gives_the_value_its_condition(text, want):
+    results, _ = find_measurements(text)
+    assert [(r.value, r.config) for r in results if r.unit == "MB/s"] == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a number of seven digits or more is no commit: "After 1234567: 12 MB/s" is not one
+        "After 1234567: 2471.31 MB/s\n",
+        # a word of hex letters only is no commit either
+        "Before deadbeef: 2646.15 MB/s\n",
+    ],
+)
+def test_a_label_with_a_number_that_is_no_commit_names_no_condition(text):
+    results, _ = find_measurements(text)
+    assert not [r for r in results if r.config and any(c.isdigit() for c in r.config)]

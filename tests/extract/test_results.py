@@ -352,6 +352,69 @@ def test_output_under_a_label_line_has_its_condition(text, want):
     assert {(v, c) for v, c in got if v in {w[0] for w in want}} == want
 
 
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # io-uring (2023-03): fio's line under the commit it ran on, and under that commit with a
+        # debugging patch
+        (
+            "584b0180f0:\n  write: IOPS=1004, BW=1008MiB/s (1057MB/s)(19.7GiB/20020msec); 0 zone resets\n\n"
+            "584b0180f0 with my debugging patch:\n  write: IOPS=850, BW=853MiB/s (895MB/s)(17.1GiB/20474msec)\n",
+            {(1008.0, "584b0180f0"), (853.0, "584b0180f0 with my debugging patch")},
+        ),
+        # variants: the side of a commit, and a commit named as such
+        (
+            "Before 0123456789ab:\n  write: IOPS=1004, BW=1008MiB/s (1057MB/s)(19.7GiB/20020msec)\n"
+            "With commit 0123456789ab:\n  write: IOPS=850, BW=853MiB/s (895MB/s)(17.1GiB/20474msec)\n",
+            {(1008.0, "Before 0123456789ab"), (853.0, "With commit 0123456789ab")},
+        ),
+    ],
+)
+def test_output_under_a_label_naming_a_commit_has_its_condition(text, want):
+    got = {(r.value, r.config) for r in find_results(text) if r.metric in ("bw", "iops", "throughput")}
+    assert {(v, c) for v, c in got if v in {w[0] for w in want}} == want
+
+
+def test_a_label_naming_a_commit_alone_makes_it_the_results_kernel():
+    # a run on a commit is a run on the kernel built from it (lkmlkb.reports.labels)
+    text = "584b0180f0:\n  write: IOPS=1004, BW=1008MiB/s (1057MB/s)(19.7GiB/20020msec); 0 zone resets\n"
+    assert {r.config for r in find_results(text)} == {"584b0180f0"}
+
+
+def test_every_line_of_a_block_under_a_label_has_its_condition():
+    # io-uring (2023-03): five runs of fio under each label, one line each
+    text = (
+        "  584b0180f0:\n"
+        "    write: IOPS=1004, BW=1008MiB/s (1057MB/s)(19.7GiB/20020msec); 0 zone resets\n"
+        "    write: IOPS=968, BW=971MiB/s (1018MB/s)(19.4GiB/20468msec); 0 zone resets\n"
+        "    write: IOPS=982, BW=986MiB/s (1033MB/s)(19.3GiB/20020msec); 0 zone resets\n"
+        "\n"
+        "  584b0180f0 with my debugging patch:\n"
+        "    write: IOPS=850, BW=853MiB/s (895MB/s)(17.1GiB/20474msec); 0 zone resets\n"
+        "    write: IOPS=738, BW=742MiB/s (778MB/s)(15.1GiB/20787msec); 0 zone resets\n"
+    )
+    got = {(r.value, r.config) for r in find_results(text) if r.metric == "bw"}
+    assert got == {
+        (1008.0, "584b0180f0"),
+        (971.0, "584b0180f0"),
+        (986.0, "584b0180f0"),
+        (853.0, "584b0180f0 with my debugging patch"),
+        (742.0, "584b0180f0 with my debugging patch"),
+    }
+
+
+def test_a_block_ends_at_a_blank_line():
+    # the runs after a blank line are no longer the label's: another run, said in words below
+    text = (
+        "Without patch:\n  write: IOPS=1570, BW=6283KiB/s (6434kB/s)(368MiB/60001msec)\n\n"
+        "  write: IOPS=1580, BW=6320KiB/s (6472kB/s)(370MiB/60001msec)\n"
+    )
+    assert {(r.value, r.config) for r in find_results(text) if r.metric == "bw"} == {
+        (6283.0, "Without patch"),
+        (6320.0, None),
+    }
+
+
 def test_a_label_two_lines_up_or_in_another_quote_level_heads_nothing():
     far = "Without patch:\nthe box was idle.\n  write: IOPS=1570, BW=6283KiB/s (6434kB/s)(368MiB/60001msec)\n"
     assert all(r.config is None for r in find_results(far))
