@@ -4,6 +4,8 @@ In order, the first that applies decides:
 
 * ``cannot reproduce``: the thread says the slowdown could not be reproduced and nobody
   confirmed it;
+* ``not a regression``: a developer answers the kernel test robot that the cost it measured
+  is expected, intended or acceptable (the report stays listed: the robot measured it);
 * ``reverted``: the culprit was reverted for good: a revert a maintainer applied, or mail
   saying it "has been reverted" (not a revert tried to test: "if I revert it, the speed is
   back");
@@ -28,6 +30,9 @@ from lkmlkb.reports.classify import (
     PATCH_TAKEN,
     PATCH_WORD,
     REVERT_SUBJECT,
+    ROBOT_BODY,
+    ROBOT_SUBJECT,
+    ROBOT_TEAM,
     THIS_REVERTS,
     Gated,
     is_patch_thread,
@@ -37,6 +42,43 @@ from lkmlkb.reports.classify import (
 from lkmlkb.reports.labels import commit_named
 from lkmlkb.threads.people import same_sender
 from lkmlkb.threads.threader import normalize_subject, own_subject
+
+#: a developer's verdict on a cost the kernel test robot measured: it is what the change meant to
+#: do, or small enough to keep ("would indeed be the intent of this change", linux-block 2025-08;
+#: "So this is expected, -4% is within acceptable range", linux-btrfs; "I don't think there's
+#: anything to fix in the kernel", linux-ext4 2023-07; "#regzbot invalid: kinda expected"); not
+#: a cost expected to go ("expected to be fixed"), a question, or "not expected"
+EXPECTED_COST = Gated(
+    re.compile(
+        r"""\b(?:this|that|it|which)(?:['’]s|[ \t]{1,3}is|[ \t]{1,3}was|[ \t]{1,3}seems)[ \t]{1,3}
+            (?:(?:kinda|somewhat|kind[ \t]{1,3}of|quite|entirely|totally|fully|actually|indeed|to[ \t]{1,3}be)[ \t]{1,3})?
+            (?:expected|intended|by[ \t]{1,3}design)\b(?![ \t]{0,3}(?:to\b|\?))
+          | \bwithin[ \t]{1,3}(?:the[ \t]{1,3}|an[ \t]{1,3})?acceptable[ \t]{1,3}range\b
+          | \bthe[ \t\n]{1,3}intent[ \t\n]{1,3}of[ \t\n]{1,3}(?:this|the)[ \t\n]{1,3}(?:change|patch|commit)\b
+          | \b(?:nothing|don['’]t[ \t]{1,3}think[ \t]{1,3}there(?:['’]s|[ \t]{1,3}is)[ \t]{1,3}anything)
+            [ \t\n]{1,3}to[ \t\n]{1,3}fix\b
+          | ^[ \t]{0,3}\#regzbot[ \t]{1,3}invalid:[^\n]{0,60}\bexpected\b""",
+        re.I | re.X | re.M,
+    ),
+    ("expected", "intended", "design", "acceptable", "intent", "fix"),
+)
+
+
+def expected_cost(messages: list[Message]) -> tuple[Message, str, int] | None:
+    """The reply calling the cost a kernel test robot report measured expected (EXPECTED_COST), by
+    someone outside the robot's team, in its own lines: (message, text, where)."""
+    root = messages[0] if messages else None
+    if root is None or not (ROBOT_SUBJECT.match(root.subject or "") or ROBOT_BODY.search(root.body[:4000])):
+        return None
+    for m in messages[1:]:
+        if ROBOT_TEAM.search(m.from_addr or ""):
+            continue
+        text = own_lines(m)
+        hit = EXPECTED_COST.search(text)
+        if hit:
+            return m, text, hit.start()
+    return None
+
 
 #: words saying a fix went in
 LANDED_WORDS = ("merged", "applied to", "queued", "fixed by", "is fixed", "ended up in", "landed in")
@@ -232,6 +274,9 @@ def derive_status(
             c.evidence.line_start,
             c.evidence.text[:300],
         )
+    accepted = expected_cost(messages)
+    if accepted is not None:
+        return "not a regression", _at("status-not-a-regression", "not a regression", *accepted)
     root = messages[0] if messages else None
     texts = [(m, own_lines(m)) for m in messages]
     revert_thread = root is not None and (

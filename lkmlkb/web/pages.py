@@ -288,10 +288,8 @@ def kb_summary(conn) -> dict:
     }
 
 
-#: a regression nobody has closed: not fixed, reverted or unreproducible
-OPEN_REGRESSION_SQL = (
-    "is_regression_report = 1 AND coalesce(status, '') NOT IN ('fixed', 'reverted', 'cannot reproduce')"
-)
+#: a regression nobody has closed: not fixed, reverted, unreproducible or called expected
+OPEN_REGRESSION_SQL = "is_regression_report = 1 AND coalesce(status, '') NOT IN ('fixed', 'reverted', 'cannot reproduce', 'not a regression')"
 
 
 async def search_view(datasette, request):

@@ -91,6 +91,11 @@ PHRASES = [
     "diff --git a/x b/x",
     "--- a/block/blk.c\n+++ b/block/blk.c",
     " 3 files changed, 10 insertions(+)",
+    "So this is expected, -4% is within acceptable range.",
+    "would indeed by the intent of this\nchange.",
+    "I don't think there's anything to fix in the kernel.",
+    "#regzbot invalid: kinda expected, as explained in",
+    "This is expected to be fixed by the next series.",
 ]
 FRAGMENTS = [
     *PHRASES,

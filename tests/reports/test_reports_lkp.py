@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lkmlkb.extract.claims import find_claims
 from lkmlkb.extract.messages import extract_messages
 from lkmlkb.model import Findings, Message
@@ -258,3 +260,68 @@ def test_a_persons_subject_shaped_like_the_robots_is_no_robot_failure():
         "[linux-next:master] [block/mq]  574e7779cf:  fio.write_iops -72.9% regression",
     ):
         assert not robot_failure(Message("c@x", subject=subject)), subject
+
+
+# --- a developer answering the robot that the cost is expected: a report, not a regression ---
+
+
+def _robot_with_reply(reply: str, sender: str = "dev@kernel.org"):
+    body = "\n".join(ln for ln in FIXTURE.read_text().splitlines() if not ln.startswith("# "))
+    root = Message(
+        "202508110626.949b00b5-lkp@intel.com",
+        subject=SUBJECT,
+        body=body,
+        date_utc="2025-08-11T00:00:00+00:00",
+    )
+    answer = Message(
+        "reply@x",
+        subject="Re: " + SUBJECT,
+        from_addr=sender,
+        body=reply,
+        in_reply_to=root.message_id,
+        references=[root.message_id],
+        date_utc="2025-08-12T00:00:00+00:00",
+    )
+    ((tid, (msgs, findings)),) = extract_messages([root, answer]).items()
+    return build_report(tid, msgs, findings)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # linux-block, the reply to this report (2025-08): the change's intent
+        "The drop is in disk IOPS.  Reducing them for the same large I/O size workload would\n"
+        "indeed by the intent of this change.\n",
+        # linux-btrfs, David Sterba to the robot (filebench -4.0%, 2023)
+        "It depends on actual layout of extents and block groups. So this is expected, -4% is\nwithin acceptable range.\n",
+        # linux-btrfs, Filipe Manana (stress-ng fallocate, 2023)
+        "This is expected. Before an fsync of a file with 0 links we did nothing.\n",
+        # linux-ext4, Jan Kara (fio write_iops -2.5%, 2023-07)
+        "It is background lazyinit interfering with the test. I don't think there's anything to fix\n"
+        "in the kernel.\n",
+        # linux-btrfs, the regression tracker (fxmark -8.4%, 2022-09)
+        "#regzbot invalid: kinda expected, as explained in the thread\n",
+    ],
+)
+def test_a_robot_report_the_developers_call_expected_is_listed_as_not_a_regression(reply):
+    r = _robot_with_reply(reply)
+    assert r.is_regression_report and r.status == "not a regression"
+    assert any(x.rule == "status-not-a-regression" for x in r.reasons)
+
+
+@pytest.mark.parametrize(
+    "reply,sender",
+    [
+        # a cost said expected to go, a question, an expectation that it is not
+        ("This is expected to be fixed by the next series.\n", "dev@kernel.org"),
+        ("Is this expected? The series should not touch that path.\n", "dev@kernel.org"),
+        ("This is not expected, I'll look into it.\n", "dev@kernel.org"),
+        # the robot's own team explaining its setup is not the developers' verdict
+        ("This is expected for this machine's setup, sorry.\n", "oliver.sang@intel.com"),
+        # quoted by the reply, not said in it
+        ("> This is expected.\n\nI disagree, 59% is too much.\n", "dev@kernel.org"),
+    ],
+)
+def test_other_words_of_expectation_leave_the_robot_report_bisected(reply, sender):
+    r = _robot_with_reply(reply, sender)
+    assert r.is_regression_report and r.status != "not a regression"
