@@ -19,15 +19,18 @@ FIXTURE = Path(__file__).resolve().parents[1] / "extract" / "fixtures" / "result
 SUBJECT = "[linus:master] [block]  9b8b84879d:  fio.read_iops 59.4% regression"
 
 
-def robot_report():
+def robot_message() -> Message:
     body = "\n".join(ln for ln in FIXTURE.read_text().splitlines() if not ln.startswith("# "))
-    msg = Message(
+    return Message(
         "202508110626.949b00b5-lkp@intel.com",
         subject=SUBJECT,
         body=body,
         date_utc="2025-08-11T00:00:00+00:00",
     )
-    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+
+
+def robot_report():
+    ((tid, (msgs, findings)),) = extract_messages([robot_message()]).items()
     return build_report(tid, msgs, findings)
 
 
@@ -266,13 +269,7 @@ def test_a_persons_subject_shaped_like_the_robots_is_no_robot_failure():
 
 
 def _robot_with_reply(reply: str, sender: str = "dev@kernel.org"):
-    body = "\n".join(ln for ln in FIXTURE.read_text().splitlines() if not ln.startswith("# "))
-    root = Message(
-        "202508110626.949b00b5-lkp@intel.com",
-        subject=SUBJECT,
-        body=body,
-        date_utc="2025-08-11T00:00:00+00:00",
-    )
+    root = robot_message()
     answer = Message(
         "reply@x",
         subject="Re: " + SUBJECT,
