@@ -799,7 +799,7 @@ _DATED_WORDS = re.compile(
 _DATED_END = re.compile(
     r"\b(?:gone|away|fix\w{0,3}|resolv\w{0,3}|recover\w{0,4}|restor\w{0,4}|no[ \t]longer)\b|/\Z", re.I
 )
-#: how far before the SHA, on its line and the line before, the words are read
+#: how far before the SHA the words are read (on the line "since" or "after" stands on)
 DATED_REACH = 120
 
 
@@ -816,7 +816,7 @@ def _dated_from(text: str, hits: list[_Hit]) -> None:
         if since is None:
             continue
         before = text[lo : since.start()]
-        before = before[before.rfind("\n", 0, max(0, len(before) - 1)) + 1 :]  # its line, or the one above
+        before = before[before.rfind("\n", 0, max(0, len(before) - 1)) + 1 :]  # the line "since" stands on
         if _DATED_WORDS.search(before) and not _DATED_END.search(before):
             h.role, h.cue = "culprit", text[since.start() : since.end()].strip()
 

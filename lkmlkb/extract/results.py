@@ -383,9 +383,9 @@ def _share_kernel_along_runs(results: list[Result], lines: list[Line]) -> None:
 def _share_condition_down_a_block(results: list[Result]) -> None:
     """A label line heads the block of a tool's output below it, not its first line only: five
     runs of fio under "584b0180f0:" (io-uring, 2023-03) are all that commit's.  A result with no
-    condition takes the one of the result of its tool and metric on the line right above (no
-    blank line between); prose is left to its sentences."""
-    last: dict[tuple, Result] = {}  # per tool and metric, the result read last
+    condition takes the one of the result of its tool, metric and direction on the line right
+    above (no blank line between); prose is left to its sentences."""
+    last: dict[tuple, Result] = {}  # per tool, metric and direction, the result read last
     for r in sorted(results, key=lambda r: r.evidence.line_start):
         if r.tool in (None, "", "prose"):
             continue
