@@ -575,6 +575,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
     doc = reading.parse(text, "commits", near=near)  # the paragraphs of the SHAs to decide
     titles = sorted((h.end, h.extra["title_end"]) for h in hits if "title_end" in h.extra)
     cues, cue_starts = _live_cues(doc, titles)
+    longest = max((c.end - c.start for c in cues), default=0)  # for _cues_of_colon_sentence
     runs: dict[int, list] = {}  # per sentence start: what _nearest_before has seen
     lead_ins = False
     prev_end_in_sent: dict[tuple[int, int], int] = {}
@@ -613,10 +614,11 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
             # a lead-in may end a paragraph before ("bisected to:\n\ncommit X"): read those too
             doc = reading.parse(text, "commits", near=near, lookback=LEAD_IN_CHARS)
             cues, cue_starts = _live_cues(doc, titles)
+            longest = max((c.end - c.start for c in cues), default=0)
             runs.clear()
             lead_ins = True
         if not chosen:
-            chosen = _cues_of_colon_sentence(doc_text, cues, s0)
+            chosen = _cues_of_colon_sentence(doc_text, cues, s0, cue_starts, longest)
         if not chosen:
             continue
         cue = chosen[0]  # each way of choosing above gives one cue
@@ -724,9 +726,16 @@ def _below_before(text: str, s0: int) -> bool:
     return _POINTS_BELOW.search(text, max(0, s0 - LEAD_IN_CHARS), s0) is not None
 
 
-def _cues_of_colon_sentence(doc_text: str, cues, s0: int):
+def _cues_of_colon_sentence(
+    doc_text: str, cues, s0: int, cue_starts: list[int] | None = None, longest: int = 0
+):
     """Cues of the sentence before ``s0`` when it ends with ":" (a lead-in), or a cue before it
-    that points at the citation below ("the commit below")."""
+    that points at the citation below ("the commit below").  ``cue_starts`` (the cues' starts:
+    they are in text order) and ``longest`` (the longest cue's length), when given, narrow the
+    cues read to those that can end in reach: a flood of SHAs asks for every one of them."""
+    if cue_starts is not None:
+        lo = bisect.bisect_left(cue_starts, s0 - LEAD_IN_CHARS - longest)
+        cues = cues[lo : bisect.bisect_right(cue_starts, s0)]
     near = [c for c in cues if s0 - LEAD_IN_CHARS <= c.end <= s0 and not c.label.endswith("_POST")]
     if _after_lead_in(doc_text, s0):
         return near[-1:]
@@ -801,6 +810,8 @@ _DATED_END = re.compile(
 )
 #: how far before the SHA the words are read (on the line "since" or "after" stands on)
 DATED_REACH = 120
+#: the most "since" or "after" and the blanks after it hold: where it is looked for
+SINCE_CHARS = 13
 
 
 def _dated_from(text: str, hits: list[_Hit]) -> None:
@@ -811,11 +822,10 @@ def _dated_from(text: str, hits: list[_Hit]) -> None:
     for h in hits:
         if h.role != "mentioned" or h.extra.get("decided") or h.form != "prose":
             continue
-        lo = max(0, h.start - DATED_REACH)
-        since = _SINCE_BEFORE.search(text, lo, h.start)
+        since = _SINCE_BEFORE.search(text, max(0, h.start - SINCE_CHARS), h.start)
         if since is None:
             continue
-        before = text[lo : since.start()]
+        before = text[max(0, h.start - DATED_REACH) : since.start()]
         before = before[before.rfind("\n", 0, max(0, len(before) - 1)) + 1 :]  # the line "since" stands on
         if _DATED_WORDS.search(before) and not _DATED_END.search(before):
             h.role, h.cue = "culprit", text[since.start() : since.end()].strip()
