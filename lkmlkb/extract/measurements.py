@@ -231,7 +231,7 @@ def scores(text: str) -> list[tuple[int, int, float, str]]:
         if _OTHER_SCORE.search(text, line_start, w.start()):
             continue
         stop = min(len(text), w.end() + SCORE_REACH)
-        end = _SENTENCE_END.search(text, w.end(), stop)
+        end = _SENTENCE_END.search(text, w.end(), stop)  # the clauses' sentence end, below
         stop = end.start() if end else stop
         for m in _SCORE_NUMBER.finditer(text, w.end(), stop):
             if _SCORE_LEAD.search(text, max(w.start(), m.start() - 60), m.start()) is None:
@@ -240,10 +240,6 @@ def scores(text: str) -> list[tuple[int, int, float, str]]:
             if value:
                 out.append((m.start(), m.end(), value, ""))
     return out
-
-
-#: a sentence's end: a full stop, "!" or "?" before a blank, or a blank line
-_SENTENCE_END = re.compile(r"[.!?](?=[ \t\n]|$)|\n[ \t]*\n")
 
 
 # ------------------------------------------------------------------ kernels in sentences
@@ -804,12 +800,16 @@ def _may_measure(text: str, lo: int, hi: int) -> bool:
 
     The cheap tests first: "from", then a digit, without which QUANTITY (opening with one) cannot
     match; QUANTITY's scan, trying its lookbehind at every character, runs last.  Most paragraphs
-    hold no digit."""
+    hold no digit.  A paragraph saying "score" may hold a benchmark's score (:func:`scores`,
+    which :class:`_Para` reads)."""
     return (
         text.find("from", lo, hi) >= 0
         or (_A_DIGIT.search(text, lo, hi) is not None and QUANTITY.search(text, lo, hi) is not None)
         or (text.find(LATENCY_KEY, lo, hi) >= 0 and _LATENCY_VALUE.search(text, lo, hi) is not None)
-        or ((text.find("core", lo, hi) >= 0 or text.find("CORE", lo, hi) >= 0) and bool(scores(text[lo:hi])))
+        or (
+            (text.find("core", lo, hi) >= 0 or text.find("CORE", lo, hi) >= 0)
+            and _SCORE_WORD.search(text, lo, hi) is not None
+        )
     )
 
 

@@ -508,13 +508,21 @@ def backport_bundle(t: ThreadFacts) -> Reason | None:
     return None
 
 
+def is_robot_report(root: Message) -> bool:
+    """Whether a thread's first message is a kernel test robot report: its subject's shape, or
+    the robot's first lines ("kernel test robot noticed ...")."""
+    return (
+        ROBOT_SUBJECT.match(root.subject or "") is not None or ROBOT_BODY.search(root.body[:4000]) is not None
+    )
+
+
 def retracted(t: ThreadFacts) -> Reason | None:
     """The robot's team or the reporter takes the report back ("Sorry this is a false positive
     report", "present in 4.19/5.4 too, so not a regression"), or a person's report is marked
     invalid for the regression tracker ("#regzbot invalid: ...")."""
     if t.root is None:
         return None
-    robot = ROBOT_SUBJECT.match(t.subject) is not None or ROBOT_BODY.search(t.root.body[:4000]) is not None
+    robot = is_robot_report(t.root)
     for m in t.messages:
         by_reporter = same_sender(m, t.root)
         by_robot_team = robot and ROBOT_TEAM.search(m.from_addr or "")
@@ -779,8 +787,7 @@ def _numbered_patch(subject: str) -> bool:
     return tag is not None and not is_reply_subject(subject) and SERIES_PLACE.search(tag["rest"]) is not None
 
 
-#: a diff a message posts, and the sign-off above it: a patch whatever its subject's tag says
-_DIFF_LINE = re.compile(r"^(?:diff[ ]--git[ ]a/|\+\+\+[ ]b/\S)", re.M)
+#: the sign-off above the diff a message posts: a patch whatever its subject's tag says
 _SIGNED_OFF = re.compile(r"^Signed-off-by:[ \t]", re.M)
 
 
@@ -793,7 +800,7 @@ def posts_a_diff(m: Message) -> bool:
         return False
     body = m.body[:200_000]
     sign = _SIGNED_OFF.search(body)
-    return sign is not None and _DIFF_LINE.search(body, sign.end()) is not None
+    return sign is not None and DIFF_IN_BODY.search(body, sign.end()) is not None
 
 
 def _untagged_cover(t: ThreadFacts) -> bool:

@@ -30,12 +30,11 @@ from lkmlkb.reports.classify import (
     PATCH_TAKEN,
     PATCH_WORD,
     REVERT_SUBJECT,
-    ROBOT_BODY,
-    ROBOT_SUBJECT,
     ROBOT_TEAM,
     THIS_REVERTS,
     Gated,
     is_patch_thread,
+    is_robot_report,
     lowered,
     own_lines,
 )
@@ -64,16 +63,15 @@ EXPECTED_COST = Gated(
 )
 
 
-def expected_cost(messages: list[Message]) -> tuple[Message, str, int] | None:
+def expected_cost(texts: list[tuple[Message, str]]) -> tuple[Message, str, int] | None:
     """The reply calling the cost a kernel test robot report measured expected (EXPECTED_COST), by
-    someone outside the robot's team, in its own lines: (message, text, where)."""
-    root = messages[0] if messages else None
-    if root is None or not (ROBOT_SUBJECT.match(root.subject or "") or ROBOT_BODY.search(root.body[:4000])):
+    someone outside the robot's team, in its own lines (``texts``: each message of the thread
+    with them): (message, text, where)."""
+    if not texts or not is_robot_report(texts[0][0]):
         return None
-    for m in messages[1:]:
+    for m, text in texts[1:]:
         if ROBOT_TEAM.search(m.from_addr or ""):
             continue
-        text = own_lines(m)
         hit = EXPECTED_COST.search(text)
         if hit:
             return m, text, hit.start()
@@ -274,11 +272,11 @@ def derive_status(
             c.evidence.line_start,
             c.evidence.text[:300],
         )
-    accepted = expected_cost(messages)
-    if accepted is not None:
-        return "not a regression", _at("status-not-a-regression", "not a regression", *accepted)
     root = messages[0] if messages else None
     texts = [(m, own_lines(m)) for m in messages]
+    accepted = expected_cost(texts)
+    if accepted is not None:
+        return "not a regression", _at("status-not-a-regression", "not a regression", *accepted)
     revert_thread = root is not None and (
         REVERT_SUBJECT.match(root.subject or "") or THIS_REVERTS.search(root.body[:50_000])
     )

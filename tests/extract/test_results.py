@@ -376,9 +376,28 @@ def test_output_under_a_label_naming_a_commit_has_its_condition(text, want):
 
 
 def test_a_label_naming_a_commit_alone_makes_it_the_results_kernel():
-    # a run on a commit is a run on the kernel built from it (lkmlkb.reports.labels)
-    text = "584b0180f0:\n  write: IOPS=1004, BW=1008MiB/s (1057MB/s)(19.7GiB/20020msec); 0 zone resets\n"
+    # a run on a commit is a run on the kernel built from it (lkmlkb.reports.labels), and the
+    # commit cited only so was tested
+    from lkmlkb.extract.messages import extract_messages
+    from lkmlkb.model import Message
+    from lkmlkb.reports.build import build_report
+
+    text = (
+        "The regression reproduces on both devices.\n\n"
+        "584b0180f0:\n  write: IOPS=1004, BW=1008MiB/s (1057MB/s)(19.7GiB/20020msec); 0 zone resets\n"
+        "  write: IOPS=968, BW=971MiB/s (1018MB/s)(19.4GiB/20468msec); 0 zone resets\n"
+    )
     assert {r.config for r in find_results(text)} == {"584b0180f0"}
+    msg = Message(
+        "m@x", subject="write regression on zoned devices", body=text, date_utc="2023-03-01T00:00:00+00:00"
+    )
+    ((tid, (msgs, findings)),) = extract_messages([msg]).items()
+    r = build_report(tid, msgs, findings)
+    assert {(x.value, x.kernel) for x in r.results if x.metric == "bw"} == {
+        (1008.0, "584b0180f0"),
+        (971.0, "584b0180f0"),
+    }
+    assert {c.sha: c.role for c in r.commits} == {"584b0180f0": "tested"}
 
 
 def test_every_line_of_a_block_under_a_label_has_its_condition():
