@@ -298,6 +298,10 @@ def _robot_with_reply(reply: str, sender: str = "dev@kernel.org"):
         "in the kernel.\n",
         # linux-btrfs, the regression tracker (fxmark -8.4%, 2022-09)
         "#regzbot invalid: kinda expected, as explained in the thread\n",
+        # variants: a cost by design, a contraction, nothing to fix said outright
+        "That's intended: the change trades some throughput for fairness.\n",
+        "It is by design, the old code skipped the flush.\n",
+        "Nothing to fix here; the benchmark measured the new default.\n",
     ],
 )
 def test_a_robot_report_the_developers_call_expected_is_listed_as_not_a_regression(reply):
