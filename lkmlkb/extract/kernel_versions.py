@@ -258,10 +258,42 @@ _KERNELISH_RE = re.compile(
     \bkernels?\b | \blinux\b | \bregress | \bcommit\b | \bbisect
     | \b(?:up|down)grad\w{0,4}[ ]{1,3}from[ ]{1,3}(?:v?\d\.\d{1,2}\S{0,20}[ ]{1,3})?[ ]{0,3}to\b
                                                      # "upgrading from 6.6 to 6.7" (each read without itself)
+    | \b(?:up|down)grad\w{0,4}[ ]{1,3}to[ ]{1,3}(?:v?\d\.\d{1,2}\S{0,20}[ ]{1,3})?[ ]{0,3}from\b
+                                                     # the other way round: "upgraded to 6.6 from 6.1"
     | \d\.\d{1,2}-rc\d | \b[2-7]\.\d{1,2}\.[xy]\b     # "6.8-rc7", "5.15.y" nearby
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+#: two versions written as a move from one to the other: "between 2.6.29 and 2.6.30", "from
+#: 4.19.x to 5.4.x" (the head before the first, the gap between them)
+_BETWEEN_HEAD_RE = re.compile(
+    r"between\s{1,3}(?:(?:kernels?|versions?|releases?|linux|v)\s{1,3})?$", re.IGNORECASE
+)
+_BETWEEN_GAP_RE = re.compile(r"\s{1,3}(?:and|&)\s{1,3}(?:v|linux[- ])?$", re.IGNORECASE)
+_FROM_HEAD_RE = re.compile(r"\bfrom\s{1,3}(?:(?:kernels?|linux|versions?)\s{1,3})?$", re.IGNORECASE)
+TO_GAP_RE = re.compile(r"\s{1,3}(?:to|->|=>)\s{1,3}(?:(?:kernels?|linux)\s{1,3})?$", re.IGNORECASE)
+#: the move written the other way round: "after upgrading to linux-5.9 from linux-5.8"
+_MOVE_TO_HEAD_RE = re.compile(
+    r"\b(?:upgrad\w{0,4}|updat\w{0,4}|mov\w{0,4}|switch\w{0,4}|migrat\w{0,4}|went|go\w{0,3}|jump\w{0,4})"
+    r"\s{1,3}to\s{1,3}(?:(?:kernels?|linux|versions?)\s{1,3})?$",
+    re.IGNORECASE,
+)
+_FROM_GAP_RE = re.compile(r"\s{1,3}from\s{1,3}(?:(?:kernels?|linux)\s{1,3})?$", re.IGNORECASE)
+
+
+def kernel_move(head: str, gap: str) -> int:
+    """Whether two versions, ``head`` the text before the first and ``gap`` the text between
+    them, are written as a move: 1 from the first to the second ("from A to B", "between A and
+    B"), -1 from the second to the first ("upgrading to B from A"), 0 not."""
+    if (_BETWEEN_HEAD_RE.search(head) and _BETWEEN_GAP_RE.search(gap)) or (
+        _FROM_HEAD_RE.search(head) and TO_GAP_RE.search(gap)
+    ):
+        return 1
+    if _MOVE_TO_HEAD_RE.search(head) and _FROM_GAP_RE.search(gap):
+        return -1
+    return 0
+
+
 #: what follows the running kernel's release where the kernel prints it: `uname -a` and
 #: /proc/version ("Linux fedora 6.7.4-200.fc39.x86_64 #1 SMP PREEMPT_DYNAMIC ...") and the boot
 #: banner ("Linux version 6.1.0-13-amd64 (debian-kernel@lists.debian.org) (gcc-12 ...) #1 SMP"):
@@ -271,7 +303,13 @@ _RUNNING_TAIL_RE = re.compile(
 )
 #: a distro release glued to its name, then the kernel: "RHEL9 5.14", "el8 4.18"
 _DISTRO_RELEASE_RE = re.compile(r"(?:rhel|el|centos|ol|sles|uek)\d{1,2}")
-_LINE_LABEL_AFTER_RE = re.compile(r"\s{0,3}(?::|(?:result|results|kernel)\b)", re.IGNORECASE)
+_LINE_LABEL_AFTER_RE = re.compile(
+    r"""\s{0,3}(?::|(?:result|results|kernel)\b)
+      | -(?:base(?:line)?|revert(?:ed)?|patch(?:ed)?|fix(?:ed|up)?|vanilla|stock|orig(?:inal)?)  # "6.1-base:",
+        (?:-[a-z]{2,12}){0,3}[ \t]{0,3}:                                                        # "6.1-base-fixup:"
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
 _QUAL_WORD_RE = re.compile(r"(revert|patch|fix)", re.IGNORECASE)
 #: the end of a label line after its kernel: a colon and nothing after it on the line ("With 6.7:")
 LABEL_LINE_END = re.compile(r"[ \t]{0,3}:[ \t]*$", re.M)

@@ -44,21 +44,6 @@ _REGRESSION_WORDS_RE = re.compile(
     r"|decreas\w{0,3})\b",
     re.IGNORECASE,
 )
-#: "between 2.6.29 and 2.6.30": the gap between two versions
-_BETWEEN_GAP_RE = re.compile(r"\s{1,3}(?:and|&)\s{1,3}(?:v|linux[- ])?$", re.IGNORECASE)
-_BETWEEN_HEAD_RE = re.compile(
-    r"between\s{1,3}(?:(?:kernels?|versions?|releases?|linux|v)\s{1,3})?$", re.IGNORECASE
-)
-#: "from 4.19.x to 5.4.x"
-_FROM_HEAD_RE = re.compile(r"\bfrom\s{1,3}(?:(?:kernels?|linux|versions?)\s{1,3})?$", re.IGNORECASE)
-_TO_GAP_RE = re.compile(r"\s{1,3}(?:to|->|=>)\s{1,3}(?:(?:kernels?|linux)\s{1,3})?$", re.IGNORECASE)
-#: the move written the other way round: "after upgrading to linux-5.9 from linux-5.8"
-_MOVE_TO_HEAD_RE = re.compile(
-    r"\b(?:upgrad\w{0,4}|updat\w{0,4}|mov\w{0,4}|switch\w{0,4}|migrat\w{0,4}|went|go\w{0,3}|jump\w{0,4})"
-    r"\s{1,3}to\s{1,3}(?:(?:kernels?|linux|versions?)\s{1,3})?$",
-    re.IGNORECASE,
-)
-_FROM_GAP_RE = re.compile(r"\s{1,3}from\s{1,3}(?:(?:kernels?|linux)\s{1,3})?$", re.IGNORECASE)
 #: two kernels compared by "than" within one clause: "Lower SSD-performance in 4.10 than in 4.9
 #: kernel", "Kernel 4.14 + has 3 times higher write IO latency than Kernel 4.4"; the gap up to
 #: "than" (no sentence or clause break in it) and what follows it up to the second kernel
@@ -135,10 +120,8 @@ def _pair_roles(text: str, found: list, roles: list) -> None:
         (a0, a1, _, _), (b0, _, _, _) = found[i], found[i + 1]
         head = text[max(0, a0 - 30) : a0]
         gap = text[a1:b0]
-        pair = (_BETWEEN_HEAD_RE.search(head) and _BETWEEN_GAP_RE.search(gap)) or (
-            _FROM_HEAD_RE.search(head) and _TO_GAP_RE.search(gap)
-        )
-        back = not pair and _MOVE_TO_HEAD_RE.search(head) and _FROM_GAP_RE.search(gap)
+        move = kv.kernel_move(head, gap)
+        pair, back = move == 1, move == -1
         if not (pair or back):
             _than_roles(text, found, roles, i)
             continue
@@ -212,7 +195,7 @@ def _versions_and_roles(text: str) -> list[tuple[int, int, str, str, str | None]
     for i in range(1, len(found)):
         if roles[i][0] is None and roles[i - 1][0] is not None:
             gap = text[found[i - 1][1] : found[i][0]]
-            if len(gap) <= 12 and _LIST_GAP_RE.fullmatch(gap) and not _TO_GAP_RE.search(gap):
+            if len(gap) <= 12 and _LIST_GAP_RE.fullmatch(gap) and not kv.TO_GAP_RE.search(gap):
                 roles[i] = (roles[i - 1][0], roles[i - 1][1] + " (list)")
     return [
         (a, b, raw, norm, _revert_role(text, raw) or role)

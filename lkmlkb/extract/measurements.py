@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterator
 
 from lkmlkb.extract.commits import looks_like_sha
-from lkmlkb.extract.kernel_versions import LABEL_LINE_END, find_versions, normalize_version
+from lkmlkb.extract.kernel_versions import LABEL_LINE_END, find_versions, kernel_move, normalize_version
 from lkmlkb.extract.lines import field_listing, quoted_titles, setting_before
 from lkmlkb.extract.metric_units import normalize
 from lkmlkb.model import Evidence, KernelMention, Result
@@ -612,6 +612,24 @@ _AFTER_NEXT = re.compile(
 )
 
 
+def _kernel_move(para: _Para, a: int, b: int) -> tuple[str, str] | None:
+    """The (old, new) kernels of a move (:func:`~lkmlkb.extract.kernel_versions.kernel_move`:
+    "upgrading from 6.1.55 to 6.6.8", "between v6.5-rc5 and v6.5-rc6", "upgraded to 6.6 from
+    6.1") stated in the sentence holding text ``a``..``b`` or in the one before it, in its
+    paragraph: the two sides of a change measured across it."""
+    t = para.text
+    sents = _sentences(t)
+    k = next((j for j, (_s, e) in enumerate(sents) if a < e), len(sents) - 1)
+    lo = sents[max(0, k - 1)][0]
+    hi = next((e for _s, e in sents if b <= e), len(t))
+    ks = [x for x in para.kernels if lo <= x[0] and x[1] <= hi]
+    for (a0, b0, k0), (a1, _b1, k1) in zip(ks, ks[1:]):
+        move = kernel_move(t[max(lo, a0 - 30) : a0], t[b0:a1]) if k0 != k1 else 0
+        if move:
+            return (k0, k1) if move == 1 else (k1, k0)
+    return None
+
+
 def _statement(para: _Para, i: int, emit) -> set[int]:
     """A change statement starting at quantity ``i``: the indices it used (none: no statement)."""
     t = para.text
@@ -632,8 +650,9 @@ def _statement(para: _Para, i: int, emit) -> set[int]:
     used_to = _USED_TO.search(t, max(0, a[0] - 60), a[0]) and _NOW.search(gap)
     if _BEFORE_IN_GAP.search(gap) and _AFTER_NEXT.match(t, b[1]):
         # "ran at 450 MB/s before the update and barely 120 MB/s after"
-        emit(para, a, None, "before")
-        emit(para, b, None, "after")
+        ka, kb = _kernel_move(para, a[0], b[1]) or (None, None)
+        emit(para, a, ka, "before")
+        emit(para, b, kb, "after")
         return {i, i + 1}
     if re.fullmatch(r"[ \t\n]{1,3}instead[ \t]of[ \t\n]{1,3}", gap, re.IGNORECASE):
         emit(para, b, None, "before")  # "finished after 10s instead of 20s": the second is what it was
@@ -644,6 +663,9 @@ def _statement(para: _Para, i: int, emit) -> set[int]:
     cut = (joined or versus or used_to).start() if (joined or versus) else len(gap)
     ka = _beside(para.kernels, a[1], a[1] + cut)
     kb = _beside(para.kernels, b[1], min(len(t), b[1] + BESIDE_REACH))
+    if ka is None and not versus and (move := _kernel_move(para, a[0], b[1])):
+        # "fell from 40K to under 2K IOPS when moving from v6.7 to v6.8-rc3": the move's sides
+        ka, kb = move
     first, second = ("first", "second") if versus else ("before", "after")
     emit(para, a, ka, first)  # the side of the change, the kernel beside it apart
     emit(para, b, kb, second)
@@ -658,7 +680,7 @@ def _statement(para: _Para, i: int, emit) -> set[int]:
 _LABEL_SHA = r"(?:commit[ \t]{1,3})?(?=[0-9a-f]{0,39}[a-f])(?=[a-f]{0,39}[0-9])[0-9a-f]{7,40}\b"
 CONDITION_WORDS = (
     r"(?:(?:before|after|without|with|w/o|baseline|base|patched|unpatched|vanilla|stock|original|old|new"
-    rf"|good|bad|fixed|reverted)\b[^:\n\d]{{0,30}}?(?:{_LABEL_SHA}[^:\n\d]{{0,30}}?)?"
+    rf"|good|bad|fixed|revert|reverted)\b[^:\n\d]{{0,30}}?(?:{_LABEL_SHA}[^:\n\d]{{0,30}}?)?"
     rf"|{_LABEL_SHA}[^:\n\d]{{0,40}}?)"
 )
 #: a line's label naming the condition of the value right after it: "Before: 970k IOPs", "without

@@ -32,6 +32,7 @@ from lkmlkb.extract.kernel_versions import (
     qualifier,
 )
 from lkmlkb.extract.lines import word_lines
+from lkmlkb.extract.measurements import CONDITION_WORDS, condition_label
 from lkmlkb.extract.metric_units import normalize, parse_count, parse_quantity, to_float
 from lkmlkb.extract.prefilter import LKP_HEADER
 from lkmlkb.extract.setup import main_benchmark
@@ -853,13 +854,15 @@ def _stat_rows(
 
 _PAIR_TAIL = re.compile(
     r"""
-    ^[^:=\d]{0,30}[:=]\s{0,8}(?P<v>"""
+    ^(?P<rest>[^:=\d]{0,30}?)(?:\s{0,8}[:=]|[ \t]-)\s{0,8}(?P<v>"""
     + _NUM
     + r"""[kKmM]?)\s{0,3}(?P<u>[KMGT]?i?B/s|MBps|IOPS|[um]?sec|[mun]s|%)?\s{0,8}$
-    # " : 3571", " + revert : 3634", ": 236MiB/s"
+    # " : 3571", " + revert : 3634", ": 236MiB/s", "-base:\t\t84.5", " + your patch - 26.94"
     """,
     re.VERBOSE,
 )
+#: a figure that is a release itself: "5.10 - 5.15" names a range of kernels, no run
+_RELEASE_FIGURE = re.compile(r"v?[2-7]\.\d{1,2}(?:\.\d{1,3})?")
 
 
 def find_kernel_pairs(lines: list[Line]) -> list[Result]:
@@ -867,14 +870,14 @@ def find_kernel_pairs(lines: list[Line]) -> list[Result]:
     out: list[Result] = []
     for i in filled_lines(lines):
         t = lines[i].text
-        if len(t) > 120 or ":" not in t and "=" not in t or not _DIGIT.search(t):
+        if len(t) > 120 or ":" not in t and "=" not in t and " - " not in t or not _DIGIT.search(t):
             continue  # _PAIR_TAIL spells a sign and a figure (an Outlook header "From: A" holds no digit)
         k = _kernel_at_start(t.strip(), 4)
         if not k:
             continue
         norm, raw, end = k
         m = _PAIR_TAIL.match(t.strip()[end:])
-        if not m:
+        if not m or (_RELEASE_FIGURE.fullmatch(m["v"]) and ":" not in t and "=" not in t):
             continue
         unit = m["u"] or ""
         if unit == "IOPS" or (not unit and m["v"][-1] in "kKmM"):
@@ -885,7 +888,80 @@ def find_kernel_pairs(lines: list[Line]) -> list[Result]:
             continue
         nv, nu = normalize(v, unit)
         metric = {"B/s": "bw", "IOPS": "iops", "us": "lat", "%": "util"}.get(nu or "", "value")
-        out.append(_result(metric, v, unit, i, lines, kernel=norm, config=qualifier(raw)))
+        if metric == "value":
+            metric = _metric_named_above(lines, i) or metric
+        # what the label says beside the release: its build ("6.1-base:"), a patch ("+ your patch")
+        config = qualifier(raw) or m["rest"].strip(" \t-+(),;") or None
+        out.append(_result(metric, v, unit, i, lines, kernel=norm, config=config))
+    return out
+
+
+# --------------------------------------------------------------------------
+# "Before:  926385.54" / "revert: 72.5": runs labelled by their condition, figures with no unit
+
+#: a line labelling one figure with no unit by its run's condition ("Base:\t\t52.5", "Before:
+#: 926385.54", "With the series - 1450"): a colon, or a dash between blanks, after the label
+_CONDITION_PAIR = re.compile(
+    rf"^[ \t>*-]{{0,6}}(?P<label>{CONDITION_WORDS})(?:[ \t]{{0,8}}:|[ \t]-)[ \t]{{0,12}}(?P<v>{_NUM})[ \t]*$",
+    re.IGNORECASE,
+)
+#: a metric's name alone on a line over the runs: "files_per_second", "stress-ng.copy-file.ops_per_sec"
+_METRIC_NAME = re.compile(r"^[ \t]{0,16}(?P<m>[A-Za-z][\w.\-/]{2,60})[ \t]{0,4}$")
+#: what the line leading into the runs says when they are a benchmark's: "re-ran the test:",
+#: "results of some of the benchmarks:", "pgbench, tps:"
+_RUNS_LEAD = re.compile(
+    r"\b(?:results?|benchmarks?|tests?|runs?|scores?|numbers|performance|throughput|latency|tps|iops"
+    r"|ops|bandwidth|measure\w{0,5})\b",
+    re.IGNORECASE,
+)
+#: a note on which way the figures are better, right below them: "(lower is better)"
+_BETTER_NOTE = re.compile(r"\b(?:lower|higher|less|more|smaller|bigger)[ \t]{1,3}is[ \t]{1,3}better\b", re.I)
+
+
+def _metric_named_above(lines: list[Line], i: int) -> str | None:
+    """The metric's name on the line right above a block of runs ending at or after ``i``."""
+    j = i - 1
+    while j >= 0 and (_CONDITION_PAIR.match(lines[j].text) or _kernel_at_start(lines[j].text.strip(), 4)):
+        j -= 1
+    if j < 0:
+        return None
+    m = _METRIC_NAME.match(lines[j].text)
+    name = m["m"] if m else None
+    # a name, not a word: a metric's name is written with "_", ".", "-" or "/" in it
+    return name if name and any(c in name for c in "_.-/") else None
+
+
+def find_condition_pairs(lines: list[Line]) -> list[Result]:
+    """Two or more lines in a row, each a run's condition and one figure with no unit ("Base:
+    52.5" over "Revert: 45.5"), where they are a benchmark's runs: under the metric's name,
+    after a line saying they are results, or over a note on which way is better."""
+    out: list[Result] = []
+    i = 0
+    n = len(lines)
+    while i < n:
+        if not _CONDITION_PAIR.match(lines[i].text):
+            i += 1
+            continue
+        j = i
+        while j < n and (m := _CONDITION_PAIR.match(lines[j].text)):
+            j += 1
+        block = [(k, _CONDITION_PAIR.match(lines[k].text)) for k in range(i, j)]
+        i = j
+        labels = {condition_label(m["label"]).lower() for _k, m in block if m}
+        if len(block) < 2 or len(labels) < len(block):
+            continue
+        metric = _metric_named_above(lines, block[0][0])
+        lead = any(_RUNS_LEAD.search(lines[k].text) for k in range(max(0, block[0][0] - 3), block[0][0]))
+        note = any(_BETTER_NOTE.search(lines[k].text) for k in range(j, min(n, j + 3)))
+        if not (metric or lead or note):
+            continue
+        for k, m in block:
+            assert m is not None
+            v = to_float(m["v"])
+            if v is None:
+                continue
+            label = condition_label(m["label"])
+            out.append(_result(metric or "value", v, "", k, lines, config=label))
     return out
 
 
@@ -1261,6 +1337,7 @@ def find_tables(text: str, lines: list[Line] | None = None) -> list[Result]:
         find_whitespace_tables,
         find_summary_lines,
         find_kernel_pairs,
+        find_condition_pairs,
         find_iostat,
         find_dd,
         find_t_io_uring,

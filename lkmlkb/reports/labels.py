@@ -456,6 +456,8 @@ def label_results(
     roles = kernel_roles(kernels)
     patched = patched_kernels(kernels, commits)
     has_fix = any(c.role == "fix" for c in commits)
+    # releases also run with a revert on top: there the release as it is holds the culprit
+    reverted = {key[0] for key in map(_result_key, results) if key[1] == "revert"}
     for r in results:
         if r.label or not r.kernel:
             continue
@@ -463,6 +465,10 @@ def label_results(
         role = roles.get((version, q))
         if role is None and q == "revert":
             role = "good"  # a revert on top of a kernel is the thread's candidate baseline
+        elif not q and version in reverted:
+            # "6.1-base: 84.5" beside "6.1-revert: 59.5": the release's own role is its revert's
+            # ("6.1 with the commit reverted is fine"); the release itself is the other side
+            role = "bad"
         if version in patched and not q:
             r.label = "fixed" if has_fix else None
         elif q == "patch" and has_fix:

@@ -265,7 +265,7 @@ def test_the_commit_of_an_earlier_paragraph_must_be_one(earlier):
         # issue's "fell from 40K to under 2K IOPS" and of linux-block's "IOPS drop from 850K to 600K"
         (
             "After upgrading from 6.6 to 6.7, 4k random read IOPS fell from 40K to under 2K.\n",
-            [(40000.0, "IOPS", None, "before"), (2000.0, "IOPS", None, "after")],
+            [(40000.0, "IOPS", "6.6", "before"), (2000.0, "IOPS", "6.7", "after")],
         ),
         (
             "throughput went from 400 to 90 MB/s\n",
@@ -394,6 +394,50 @@ def test_a_kernel_label_with_a_statistic_word_before_the_value(word):
 )
 def test_values_followed_by_their_side_of_a_change(text, want):
     assert [(v, c) for v, _u, _k, c in _read(text)[0]] == want
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-rdma, "help with performance loss question" (2023-08): the move between two tags
+        # stated in the sentence before the figures
+        (
+            "I am trying to figure out what caused a big drop in performance in the rxe driver\n"
+            "between v6.5-rc5 and v6.5-rc6. The maximum performance for 'ib_send_bw -F -a' in local\n"
+            "loopback mode dropped from about 1.9GB/sec to 1.1GB/sec between these two tags.\n",
+            [(1.9, "6.5-rc5", "before"), (1.1, "6.5-rc6", "after")],
+        ),
+        # variants: the upgrade opening the sentence of the two sides
+        (
+            "After upgrading our clients from 6.1.55 to 6.6.8, sequential reads ran at about\n"
+            "1100 MB/s before the update and barely 380 MB/s after.\n",
+            [(1100.0, "6.1.55", "before"), (380.0, "6.6.8", "after")],
+        ),
+        # the move after the change, in its clause: the kernel nearest the second value is the old one
+        (
+            "Random 4k reads fell from 40K to under 2K IOPS when moving\nfrom v6.7 to v6.8-rc3.\n",
+            [(40000.0, "6.7", "before"), (2000.0, "6.8-rc3", "after")],
+        ),
+        # written the other way round: "to B from A"
+        (
+            "Since we upgraded to 6.6 from 6.1, fsync latency went from 2 ms to 9 ms.\n",
+            [(2.0, "6.1", "before"), (9.0, "6.6", "after")],
+        ),
+        # a move two sentences back is another story's
+        (
+            "We upgraded from 5.15 to 6.1 last year. Nothing changed then. Last week writes dropped\n"
+            "from 500 MB/s to 300 MB/s.\n",
+            [(500.0, None, "before"), (300.0, None, "after")],
+        ),
+        # a move of something else than the kernel is no kernel's
+        (
+            "After moving from ext4 to xfs on 6.1, writes dropped from 500 MB/s to 300 MB/s.\n",
+            [(500.0, None, "before"), (300.0, None, "after")],
+        ),
+    ],
+)
+def test_a_change_of_kernel_stated_beside_a_change_gives_each_side_its_kernel(text, want):
+    assert [(v, k, c) for v, _u, k, c in _read(text)[0]] == want
 
 
 def test_a_kernel_after_another_value_is_that_values():

@@ -533,3 +533,95 @@ def test_kernel_columns_rows_named_by_a_measure_and_a_direction():
 )
 def test_no_kernel_columns_where_the_shape_is_another(text):
     assert not [r for r in find_tables(text) if r.kernel]
+
+
+def _rows(text):
+    return [(r.metric, r.value, r.kernel, r.config) for r in find_results(text)]
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-pm, "Performance regressions introduced via Revert 'cpuidle: menu: ...'" (2026-02):
+        # a benchmark's figures, one per run labelled by its condition, no unit
+        (
+            "and re-ran the test:\n\nrevert: 72.5\nbase:   82.5\n\n"
+            '// as before "revert" means revert of the commit\n',
+            [("value", 72.5, None, "revert"), ("value", 82.5, None, "base")],
+        ),
+        # linux-erofs, "[PATCH] erofs: support to readahead dirent blocks" (2025-07): the metric's
+        # name on the line above the runs
+        (
+            "readdir test in a large directory which contains 12000 sub-files.\n\n"
+            "\t\tfiles_per_second\nBefore:\t\t926385.54\nAfter:\t\t2380435.562\n",
+            [
+                ("files_per_second", 926385.54, None, "Before"),
+                ("files_per_second", 2380435.562, None, "After"),
+            ],
+        ),
+        # variants: "(lower is better)" under the runs, a dash between label and figure
+        (
+            "Numbers:\n\n  Without the series - 1200\n  With the series - 1450\n\n(lower is better)\n",
+            [("value", 1200.0, None, "Without the series"), ("value", 1450.0, None, "With the series")],
+        ),
+        (
+            "pgbench, tps:\n  vanilla: 15872\n  patched: 14210\n",
+            [("value", 15872.0, None, "vanilla"), ("value", 14210.0, None, "patched")],
+        ),
+    ],
+)
+def test_runs_labelled_by_their_condition_give_unitless_figures(text, want):
+    assert _rows(text) == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # gdb's watchpoint (linux-ext4, 2019): "Old value = 0" is no run
+        "    Hardware watchpoint 16: -location $177->dotdot\n\n    Old value = 0\n    New value = 1581603653\n",
+        # xfstests' golden output in a robot's functional report (linux-xfs, 2023-05)
+        "QA output created by 018\nzero-length file:\nBefore: 0\nAfter: 0\n",
+        # a size, not a speed: instruction counts of a build (linux-ext4, 2023-04)
+        "Instruction estimates use `wc -l` on `objdump`\nBefore: 8539271\nAfter : 8539248\n",
+        # one labelled figure alone is no comparison
+        "Results:\n\nBefore: 120\n\nThat is all I have.\n",
+    ],
+)
+def test_labels_of_no_run_give_no_figures(text):
+    assert _rows(text) == []
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-ide, "[ata] 0568e61225: stress-ng.copy-file.ops_per_sec -15.0% regression" (2022-08):
+        # a kernel per line, a dash before its figure, the metric's name above
+        (
+            "yeah, our test confirmed your expectation:\n\nstress-ng.copy-file.ops_per_sec\n"
+            "v5.19                 - 26.85\nv6.0-rc1              - 23.03\nv6.0-rc1 + your patch - 26.94\n",
+            [
+                ("stress-ng.copy-file.ops_per_sec", 26.85, "5.19", None),
+                ("stress-ng.copy-file.ops_per_sec", 23.03, "6.0-rc1", None),
+                ("stress-ng.copy-file.ops_per_sec", 26.94, "6.0-rc1", "your patch"),
+            ],
+        ),
+        # linux-pm, "stable: commit 'cpuidle: menu: ...' causes regressions" (2025-10): a release
+        # with its build's name glued to it
+        (
+            "results of some of the benchmarks:\n\n  6.1-base:\t\t84.5\n  6.1-base-fixup:\t76.5\n"
+            "  6.1-revert:\t\t59.5\n\n  (lower is better)\n",
+            [
+                ("value", 84.5, "6.1", "base"),
+                ("value", 76.5, "6.1", "base-fixup"),
+                ("value", 59.5, "6.1", "revert"),
+            ],
+        ),
+    ],
+)
+def test_runs_labelled_by_a_kernel_and_its_build(text, want):
+    assert _rows(text) == want
+
+
+def test_a_range_of_kernels_is_no_figure():
+    # "5.10 - 5.15" names the releases a bug spans, not a run's figure
+    assert _rows("Affected:\n5.10 - 5.15\n6.1 - 6.6\n") == []

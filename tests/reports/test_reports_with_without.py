@@ -114,3 +114,34 @@ def test_output_under_labels_without_and_with_the_culprit_sizes_the_regression()
         ("iops", "With the commit", "regressed"),
     }
     assert r.computed_pct == pytest.approx((59700 - 1570) / 59700 * 100, abs=0.01)
+
+
+# linux-pm, "stable: commit 'cpuidle: menu: Avoid discarding useful information' causes
+# regressions" (2025-10, <nd64xabhbb53bbqoxsjkfvkmlpn5tkdlu3nb5ofwdhyauko35b@qv6in7biupgi>),
+# trimmed: each run a release with its build's name, one of them the culprit reverted
+STABLE_REVERT = """\
+OK, got some data for you.  The terminology being used here is as follows:
+
+- 6.1-base
+  is 6.1 stable with a9edb700846 "cpuidle: menu: Avoid discarding useful information"
+
+- 6.1-revert
+  is 6.1 stable with a9edb700846 reverted (and no fixup commit, obviously)
+
+Just to show the scale of regression, results of some of the benchmarks:
+
+  6.1-base:\t\t84.5
+  6.1-revert:\t\t59.5
+
+  (lower is better, 6.1-revert has the same results as previous stable
+  kernels).
+"""
+
+
+def test_a_release_run_beside_its_revert_is_the_side_with_the_culprit():
+    r = _report(
+        STABLE_REVERT,
+        'Re: stable: commit "cpuidle: menu: Avoid discarding useful information" causes regressions',
+    )
+    got = {(x.kernel, x.config, x.value): x.label for x in r.results}
+    assert got == {("6.1", "base", 84.5): "regressed", ("6.1", "revert", 59.5): "baseline"}
