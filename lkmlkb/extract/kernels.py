@@ -128,12 +128,37 @@ def _pair_roles(text: str, found: list, roles: list) -> None:
         sent = text[max(0, a0 - 200) : min(len(text), b0 + 200)]
         if not _REGRESSION_WORDS_RE.search(sent):
             continue
+        if _REMEDY_RE.search(_sentence_around(text, a0, b0)):
+            # "upgraded from 5.4 to 6.5.0-14 hoping it would alleviate the drops, but it did not":
+            # neither side is judged, whatever the move's own words ("upgraded from") would say
+            roles[i] = roles[i + 1] = (None, "")
+            continue
         if back:  # "upgrading to B from A": the first named is the new, bad one
             roles[i] = ("bad", "to/from")
             roles[i + 1] = ("good", "to/from")
         else:
             roles[i] = ("good", "between/from")
             roles[i + 1] = ("bad", "between/to")
+
+
+#: a move made as a remedy, or that changed nothing: "upgraded ... hoping it would alleviate the
+#: throughput drops, but it did not", "to see if it helps", "the slowdown is still there"
+_REMEDY_RE = re.compile(
+    r"""\bhop(?:e|ed|ing)\b|\bin\s{1,3}the\s{1,3}hope\b|\bto\s{1,3}see\s{1,3}(?:if|whether)\b
+      |\b(?:did(?:n't|\s{1,3}not)|does(?:n't|\s{1,3}not))\s{1,3}(?:help|change|fix|alleviate|improve|solve)\b
+      |\bbut\s{1,3}it\s{1,3}did\s{1,3}not\b|\bno\s{1,3}(?:change|difference|improvement)\b
+      |\bsame\s{1,3}(?:results?|behaviou?r|numbers|problem|issue)\b
+      |\bstill\s{1,3}(?:there|present|happens|happening|slow|the\s{1,3}same|see)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _sentence_around(text: str, a: int, b: int) -> str:
+    """The sentence holding ``text[a:b]``: back to the last full stop (or blank line) before
+    ``a``, on to the next after ``b``."""
+    lo = max(text.rfind(". ", 0, a), text.rfind(".\n", 0, a), text.rfind("\n\n", 0, a))
+    ends = [e for e in (text.find(". ", b), text.find(".\n", b), text.find("\n\n", b)) if e != -1]
+    return text[lo + 1 if lo != -1 else 0 : min(ends) + 1 if ends else len(text)]
 
 
 def _than_roles(text: str, found: list, roles: list, i: int) -> None:

@@ -92,9 +92,35 @@ PREFILTER_WORDS = tuple(
             "taking",
             "order of magnitude",
             "latenc",
+            # a speed said to have got worse (WORSE_SPEED): the words its alternatives open with
+            "reduc",
+            "lower",
+            "poor",
+            "bad",
+            "worse",
+            "hurt",
+            "kill",
+            "loss",
+            "throughput",
+            "bandwidth",
         )
     )
 )
+#: a speed said to have got worse, in the words of a fix's log that names no unit: the word before
+#: the speed's noun ("grossly degraded performance", "bad I/O performance", "hurts SD card read
+#: performance", "losses of throughput") or after it ("write performance is degraded a lot",
+#: "throughput drops significantly", "bandwidth was roughly halved": an adverb or two between);
+#: not a latency reduced, which is a gain, nor "performance due to reduced overhead", "lower
+#: latency/higher throughput"
+WORSE_SPEED = r"""
+      \b(?:degrad(?:ed|ing)|reduc(?:ed|es|ing)|lower(?:ed|s)?|poor(?:er|ly)?|bad|worse|hurt(?:s|ing)?
+        |kill(?:s|ed|ing)?|loss(?:es)?[ \t]of)[ \t\n](?:(?!latenc|overhead|cpu)[\w/-]{1,15}[ \t\n]){0,3}?
+        (?:performance|throughput|bandwidth)\b
+    | \b(?:performance|throughput|bandwidth)[ \t\n](?:(?:is|was|were|gets|got|has[ \t]been)[ \t\n])?
+        (?:(?:[a-z]{1,15}ly|also|then|now|even|further|much)[ \t\n]){0,2}?(?:degrad(?:ed|es)|drops|dropped
+        |suffer(?:s|ed)?|reduced|worse
+        |tank(?:s|ed)|plummet(?:s|ed)|halved|collaps(?:es|ed))\b
+"""
 PREFILTER = re.compile(
     r"""
       \bfio\b | fio- | \biops\b | [kmgt]i?b/s\b | \b[kmgt]i?b/sec\b | \bmbps\b   # fio and throughput units
@@ -109,12 +135,13 @@ PREFILTER = re.compile(
     | \blatenc(?:y|ies)[ \t](?:[\w-]{1,12}[ \t]){0,3}?(?:RISES|increased|doubled|tripled|spiked
       |skyrocketed)\b                                                    # "the p99 latency went up from 2 to 9 ms"
     | \bperformance[ ](?:drop|hit|loss|issue|problem|penalty|decrease)  # "a noticeable performance drop"
+    | WORSE_SPEED
     | \bbw= | run[ ]status[ ]group | tiobench | \biostat | fs_mark | dbench # tools and their output
     | (?<![^\s>])real[ \t]{1,8}\d{1,6}m\d | elapsed[ ]\(wall[ ]clock\)  # time(1) output, indented or quoted
     | %change | test[ ]robot | \blkp\b | %stddev                          # kernel test robot reports
-    """.replace("BENCHMARKS", BENCHMARK_NAMED.pattern).replace(
-        "RISES", "|".join(w.replace(" ", "[ ]") for w in RISE_WORDS)
-    ),
+    """.replace("BENCHMARKS", BENCHMARK_NAMED.pattern)
+    .replace("RISES", "|".join(w.replace(" ", "[ ]") for w in RISE_WORDS))
+    .replace("WORSE_SPEED", WORSE_SPEED),
     re.I | re.X | re.M,
 )
 #: the header of the kernel test robot's comparison table ("%stddev     %change         %stddev"):

@@ -249,6 +249,33 @@ def test_pathological_input_is_fast_and_safe(text):
 @pytest.mark.parametrize(
     "text,want",
     [
+        # linux-s390, "SMC-R throughput drops for specific message sizes" (2023-12): the kernel
+        # moved to in the hope of a remedy, which did not come, is no bad one
+        (
+            "Since our last post the kernel was upgraded from 5.4 to 6.5.0-14 hoping it would\n"
+            "alleviate the throughput drops, but it did not, so we bit the bullet.\n",
+            {"5.4": None, "6.5.0-14": None},
+        ),
+        # variants
+        (
+            "We upgraded from 6.1 to 6.6 to see if it helps with the slowdown; same results.\n",
+            {"6.1": None, "6.6": None},
+        ),
+        (
+            "The slowdown is still there after upgrading from 6.1 to 6.6.\n",
+            {"6.1": None, "6.6": None},
+        ),
+        # the move that brought the slowdown
+        ("Throughput dropped after upgrading from 6.1 to 6.6.\n", {"6.1": "good", "6.6": "bad"}),
+    ],
+)
+def test_a_move_tried_as_a_remedy_judges_no_kernel(text, want):
+    assert {k.version: k.role for k in find_kernels(text)} == want
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
         (
             "Performance degradation of DM devices after upgrading to linux-5.9 from linux-5.8\n",
             {"5.9": "bad", "5.8": "good"},

@@ -256,6 +256,25 @@ def test_a_long_view_is_cut_at_its_500th_report_line_too():
         ("    # time mount /dev/vg1/test /test\n    real\t0m0.835s", True),
         ("> real    0m12.337s", True),
         ("surreal 0m1s", False),
+        # a speed said to have got worse, its noun after the word or before it, in the logs of
+        # fixes (Fixes: tags) that name no unit: ceph-devel, "[PATCH 5/5] ceph: Fix write storm
+        # on fscrypted files" (2025-12); linux-hyperv, iommu, linux-mmc and linux-btrfs fixes
+        ("many, with 4MiB objects) and grossly degraded performance.", True),
+        ("This results in bad I/O performance since IOMMU AVIC always generate GA Log", True),
+        ("This mistake evidently causes losses of throughput in scenarios with", True),
+        ("Yanhui found that write performance is degraded a lot after applying", True),
+        ("timed out) this hurts SD card read performance a bit (in my tests", True),
+        ("Without the metadata over-commit, it suffers from lower performance because", True),
+        ("throughput drops significantly when the queue is shared", True),
+        # variants
+        ("the poor write throughput we see on the array", True),
+        ("bandwidth was roughly halved", True),
+        # what gets better, or a word of a drop that is no speed
+        ("This change reduces latency if the queue is idle", False),
+        ("and improved performance due to reduced overhead", False),
+        ("to either drop performance or bandwidth votes or to disable", False),
+        ("a bad block on the disk", False),
+        ("It gives lower latency/higher throughput on NVMe", False),
     ],
 )
 def test_a_reports_benchmark_or_degrade_passes_the_prefilter(line, passes):

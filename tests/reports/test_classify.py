@@ -2456,3 +2456,59 @@ introduced between Linux 5.10.46 and 5.13.9, and is still present in Linux 5.15.
 def test_an_operations_time_grown_names_a_slowdown(subject, listed):
     r = _report(*_thread(subject, "pmenzel@molgen.mpg.de", BOOT_TIME))
     assert r.is_regression_report is listed
+
+
+# linux-s390, "SMC-R throughput drops for specific message sizes" (2023-09), trimmed: a drop seen
+# on two kernels alike, then measured in a reply; no kernel changed anything
+SMC_ROOT = """\
+I would like to bring to your attention some observations made during recent
+experiments conducted with the SMC-R on the following system:
+
+- Kernel: both v5.4 and v5.15
+- Benchmarking tool: 'qperf'
+
+Based on the attached plot, you may notice that the SMC-R throughput drops
+substantially according to a periodic regular pattern.
+"""
+SMC_REPLY = """\
+Attached you may find the client log of the qperf output. For the majority of
+message sizes the bandwidth is around 3.2GB/s; at a message size of 473616 the
+throughput drops to 0.4GB/s.
+"""
+
+
+@pytest.mark.parametrize(
+    "root,listed",
+    [
+        (SMC_ROOT, False),
+        # variant: the words around the two releases say the same of both
+        (SMC_ROOT.replace("- Kernel: both v5.4 and v5.15", "It happens on both kernel 5.4 and 5.15."), False),
+        # the two releases told apart: a change
+        (SMC_ROOT.replace("- Kernel: both v5.4 and v5.15", "- Kernel: fine on v5.4, slow on v5.15"), True),
+    ],
+)
+def test_a_slowdown_seen_on_both_of_two_kernels_is_no_kernel_change(root, listed):
+    r = _report(
+        *_thread("SMC-R throughput drops for specific message sizes", "a@x", root, ("a@x", SMC_REPLY))
+    )
+    assert r.is_regression_report is listed
+
+
+#: the same thread's later update: the kernel moved in the hope of a remedy
+SMC_UPGRADE = """\
+Our main issue so far has been SMC-R halves the throughput for some specific message sizes.
+
+Since our last post the kernel was upgraded from 5.4 to 6.5.0-14 hoping it would alleviate
+the throughput drops, but it did not, so we bit the bullet and delved into the SMC-R code.
+"""
+
+
+def test_a_kernel_moved_to_as_a_remedy_that_did_not_help_is_no_kernel_change():
+    messages = _thread(
+        "SMC-R throughput drops for specific message sizes",
+        "a@x",
+        SMC_ROOT,
+        ("a@x", SMC_REPLY),
+        ("b@x", SMC_UPGRADE),
+    )
+    assert not _report(*messages).is_regression_report
