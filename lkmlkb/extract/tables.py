@@ -1060,6 +1060,44 @@ def find_dd(lines: list[Line]) -> list[Result]:
 
 
 # --------------------------------------------------------------------------
+# rsync's and pgbench's summaries
+
+#: a count as rsync prints it: grouped by commas ("284,848,197"), or with -h a suffix ("1.05G")
+_RSYNC_COUNT = r"\d{1,3}(?:,\d{3}){0,6}(?:\.\d{1,3})?[KMGT]?"
+#: rsync's summary: "sent 284,848,197 bytes  received 430,683 bytes  38,037,184.00 bytes/sec"
+#: (linux-raid, 2023-10), "sent 1.05G bytes  received 35 bytes  299.67M bytes/sec" (ceph-devel, 2020)
+_RSYNC = re.compile(
+    rf"^\s{{0,8}}sent[ ]{_RSYNC_COUNT}[ ]bytes\s{{1,4}}received[ ]{_RSYNC_COUNT}[ ]bytes\s{{1,4}}"
+    r"(?P<rate>\d{1,3}(?:,\d{3}){0,6}(?:\.\d{1,3})?)(?P<suffix>[KMGT]?)[ ]bytes/sec\s{0,8}$"
+)
+#: pgbench's transactions per second, once or twice a run: "tps = 5562.649168 (excluding
+#: connections establishing)" (dm-devel, 2020-09), "tps = 1234.5 (without initial connection time)"
+_PGBENCH_TPS = re.compile(
+    rf"^\s{{0,8}}tps[ ]=[ ](?P<v>{_NUM})[ ]\((?P<how>including|excluding|without)[ ][a-z ]{{1,40}}\)\s{{0,8}}$"
+)
+
+
+def find_tool_summaries(lines: list[Line]) -> list[Result]:
+    """rsync's rate ("38,037,184.00 bytes/sec", or "299.67M bytes/sec": the unit its suffix
+    says) and pgbench's tps (of a run printing it twice, the one without connecting)."""
+    out: list[Result] = []
+    for i in cue_lines(lines, ("bytes/sec",)):
+        m = _RSYNC.match(lines[i].text)
+        if m:
+            unit = f"{m['suffix']}B/s" if m["suffix"] else "bytes/sec"
+            out.append(_result("bw", float(m["rate"].replace(",", "")), unit, i, lines, tool="rsync"))
+    for i in cue_lines(lines, ("tps = ",)):
+        m = _PGBENCH_TPS.match(lines[i].text)
+        if not m:
+            continue
+        nxt = _PGBENCH_TPS.match(lines[i + 1].text) if i + 1 < len(lines) else None
+        if m["how"] == "including" and nxt is not None and nxt["how"] != "including":
+            continue  # the next line is the same run's figure without the connecting
+        out.append(_result("tps", float(m["v"]), "tps", i, lines, tool="pgbench"))
+    return out
+
+
+# --------------------------------------------------------------------------
 # fio's t/io_uring: a line a second, "IOPS=5806400, BW=2835MiB/s, IOS/call=32/32, inflight=(77 32)"
 
 _T_IO_URING = re.compile(
@@ -1340,6 +1378,7 @@ def find_tables(text: str, lines: list[Line] | None = None) -> list[Result]:
         find_condition_pairs,
         find_iostat,
         find_dd,
+        find_tool_summaries,
         find_t_io_uring,
         find_mmtests,
         find_metric_rows,

@@ -109,7 +109,12 @@ def roles_from_statements(results: list[Result], kernels: list[KernelMention]) -
             k.role = "bad"
 
 
-_RELEASE = re.compile(r"\d{1,2}\.\d{1,3}(?:\.\d{1,4})?")
+#: a kernel's release and the tree it came from, when its name gives one: a release candidate, a
+#: patch set's snapshot ("2.6.20-mm1", "2.6.11-bk7") or a linux-next build are other kernels than
+#: the release, where a distribution's build ("6.7.9-100.fc38.x86_64") is a form of it
+_RELEASE = re.compile(
+    r"\d{1,2}\.\d{1,3}(?:\.\d{1,4})?(?:-(?:rc\d{1,2}|(?:mm|bk|git|rt|ck|mjb)\d{1,3}|next-\d{8}))?"
+)
 
 
 def results_on_the_one_kernel(results: list[Result], own_kernels: list[KernelMention]) -> None:

@@ -440,6 +440,21 @@ def test_a_change_of_kernel_stated_beside_a_change_gives_each_side_its_kernel(te
     assert [(v, k, c) for v, _u, k, c in _read(text)[0]] == want
 
 
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # thousands grouped by commas, and a fraction
+        ("Reads run at 1,234.5 MB/s on 6.1.\n", [(1234.5, "MB/s")]),
+        ("The copy ran at 38,037,184.00 bytes/sec on 6.5.5.\n", [(38037184.0, "bytes/sec")]),
+        ("We get 12,345 IOPS.\n", [(12345.0, "IOPS")]),
+        # a list of counts is no grouped number
+        ("Sizes 1,2,3 MB/s apart.\n", []),
+    ],
+)
+def test_numbers_grouped_by_commas(text, want):
+    assert [(v, u) for v, u, _k, _c in _read(text)[0]] == want
+
+
 def test_a_kernel_after_another_value_is_that_values():
     # "Untar now takes 90 seconds, it took 30 seconds on 6.5": 6.5 is the 30 seconds'
     got = [(v, k) for v, _u, k, _c in _read("Untar now takes 90 seconds, it took 30 seconds on 6.5.\n")[0]]

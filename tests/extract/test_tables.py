@@ -625,3 +625,34 @@ def test_runs_labelled_by_a_kernel_and_its_build(text, want):
 def test_a_range_of_kernels_is_no_figure():
     # "5.10 - 5.15" names the releases a bug spans, not a run's figure
     assert _rows("Affected:\n5.10 - 5.15\n6.1 - 6.6\n") == []
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        # linux-raid, "Re: extremely slow writes to array [now not degraded]" (2023-10)
+        (
+            "sent 284,848,197 bytes  received 430,683 bytes  38,037,184.00 bytes/sec\n",
+            [("rsync", "bw", 38037184.0, "bytes/sec")],
+        ),
+        # ceph-devel, "Ceph Kernel client bad performance for 5.4" (2020): rsync -h, no-break spaces
+        (
+            "sent 1.05G bytes\u00a0 received 35 bytes\u00a0 299.67M bytes/sec\n",
+            [("rsync", "bw", 299.67, "MB/s")],
+        ),
+        # dm-devel, 'Re: Revert "dm: always call blk_queue_split() in dm_process_bio()"' (2020-09):
+        # pgbench prints a run's tps with and without connecting: the run's figure is the second
+        (
+            "latency average = 20.135 ms\ntps = 5562.323947 (including connections establishing)\n"
+            "tps = 5562.649168 (excluding connections establishing)\n",
+            [("pgbench", "tps", 5562.649168, "tps")],
+        ),
+        # pgbench 14 and later print it once
+        ("tps = 12345.678901 (without initial connection time)\n", [("pgbench", "tps", 12345.678901, "tps")]),
+        # the words alone, in prose, are no summary
+        ("the tps = 5562 figure (including retries) looks off\n", []),
+    ],
+)
+def test_rsync_and_pgbench_summaries(text, want):
+    got = [(r.tool, r.metric, r.value, r.unit) for r in find_tables(text) if r.tool in ("rsync", "pgbench")]
+    assert got == want

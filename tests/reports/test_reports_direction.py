@@ -373,6 +373,17 @@ def test_a_table_of_commits_as_rows_gives_a_baseline_and_tested_commits(lead, ba
             "Both 6.8.4 and 6.7.2 are affected.\n\nThe copy runs at about 150MB/s and the rsync took 4 hours.\n",
             {150.0: None, 4.0: None},
         ),
+        # a release and a patch set's snapshot of it, or its release candidate, are two kernels
+        # (the form of linux-kernel's -mm reports of 2007, written anew): each run keeps its own
+        (
+            "2.6.20-mm1 is much slower than 2.6.20 here:\n\n2.6.20:     real    0m41.2s\n"
+            "2.6.20-mm1: real    2m13.9s\n",
+            {41.2: "2.6.20", 133.9: "2.6.20-mm1"},
+        ),
+        (
+            "The untar takes 90 seconds on 6.8-rc7.\n\nIt took 30 seconds before, with 6.8.\n",
+            {90.0: "6.8-rc7", 30.0: "6.8"},
+        ),
     ],
 )
 def test_the_figures_of_a_message_naming_one_kernel_are_measured_on_it(body, want):
