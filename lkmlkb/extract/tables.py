@@ -433,8 +433,18 @@ def _pipe_blocks(lines: list[Line]) -> list[tuple[int, int]]:
     return blocks
 
 
-def _is_numeric_cell(cell: str) -> bool:
+#: a change written after a cell's figure: "660 (+82%)" (linux-block, 2025-06): the figure's own
+_CHANGE_AFTER = re.compile(r"[ \t]{0,3}\([ \t]{0,2}[-+~]?\d{1,6}(?:\.\d{1,3})?[ \t]{0,2}%[ \t]{0,2}\)$")
+
+
+def _cell_figure(cell: str) -> str:
+    """A data cell's text without a star's mark or a change written after its figure."""
     c = cell.strip().rstrip("*").strip()
+    return _CHANGE_AFTER.sub("", c) if c.endswith("%)") else c
+
+
+def _is_numeric_cell(cell: str) -> bool:
+    c = _cell_figure(cell)
     return bool(c) and (
         to_float(c) is not None
         or parse_quantity(c, "IOPS") is not None
@@ -448,7 +458,7 @@ def _cell_results(
 ) -> list[Result]:
     """Results from one data cell, read by its content first and its header second."""
     metric, direction, unit = meaning
-    c = cell.strip().rstrip("*").strip()
+    c = _cell_figure(cell)
     cm = _CPU_CELL.search(c)
     if cm:
         return [

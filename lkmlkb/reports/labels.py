@@ -673,7 +673,8 @@ def headline(results: list[Result], subject: str = "") -> tuple[Result, Result] 
     drop = significant_drop(results)
     if drop is not None and (drop[0].label, drop[1].label) == ("baseline", "regressed"):
         return drop  # a table of many rows, sized by mmtests' own largest significant drop
-    labelled = [r for r in results if r.label in ("baseline", "regressed")]
+    # a size (an I/O's, a buffer's: "2KiB" against "4KiB" in an iostat column) is no speed
+    labelled = [r for r in results if r.label in ("baseline", "regressed") and r.normalized_unit != "B"]
     # a run whose direction was not read is of the metric's one direction where only one was read
     # (dd's command gives its write to the output under it, not to the same output further down)
     directions: dict[str, set[str]] = {}

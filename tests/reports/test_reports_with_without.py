@@ -145,3 +145,39 @@ def test_a_release_run_beside_its_revert_is_the_side_with_the_culprit():
     )
     got = {(x.kernel, x.config, x.value): x.label for x in r.results}
     assert got == {("6.1", "base", 84.5): "regressed", ("6.1", "revert", 59.5): "baseline"}
+
+
+# linux-block, '[PATCH] Revert "block: don't reorder requests in blk_add_rq_to_plug"' (2025-06,
+# <20250611121626.7252-1-abuehaze@amazon.com>), trimmed: a release and the release with the
+# culprit reverted, each cell of the speed with the change written after it, beside a size
+REVERT_TABLE = """\
+This reverts commit e70c301faece15b618e54b613b1fd6ece3dd05b4.
+
+Commit <e70c301faece> ("block: don't reorder requests in blk_add_rq_to_plug")
+reversed how requests are stored in the blk_plug list, this had significant
+impact on bio merging.
+
+Kernel        |  fio (B.W MiB/sec)  | I/O size (iostat)
+--------------+---------------------+--------------------
+6.15.1        |   362               |  2KiB
+6.15.1+revert |   660 (+82%)        |  4KiB
+--------------+---------------------+--------------------
+"""
+
+
+def test_a_revert_measured_in_a_table_is_sized_by_the_speed_not_the_size():
+    r = _report(REVERT_TABLE, 'Revert "block: don\'t reorder requests in blk_add_rq_to_plug"')
+    sides = {(x.config, x.value): x.label for x in r.results if x.metric != "i/o"}
+    assert sides == {(None, 362.0): "regressed", ("+revert", 660.0): "baseline"}
+    # the gain of the revert over the release, as the seeds size a revert (corpus/000)
+    assert r.computed_pct == pytest.approx((660 - 362) / 362 * 100, abs=0.01)
+
+
+def test_a_size_alone_sizes_no_regression():
+    sizes_only = "\n".join(
+        line.rsplit("|", 2)[0] + "|" + line.rsplit("|", 1)[1] if line.count("|") == 2 else line
+        for line in REVERT_TABLE.splitlines()
+    )
+    assert "362" not in sizes_only and "4KiB" in sizes_only
+    r = _report(sizes_only, 'Revert "block: don\'t reorder requests in blk_add_rq_to_plug"')
+    assert r.computed_pct is None
