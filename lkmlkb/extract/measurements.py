@@ -427,7 +427,9 @@ _RANGE_FROM = re.compile(
     r"\b(?:rang\w{0,3}|var(?:y|ies|ied|ying)|anywhere|fluctuat\w{0,5})[ \t\n]{1,3}from[ \t\n]{1,3}\S{0,8}$",
     re.I,
 )
-_IOPS_BEFORE = re.compile(r"\b(?:IOPS|iops)\b[^.;\n]{0,40}$")
+#: IOPS named before the change's verb, in its sentence, the line wrapped between them or not
+#: ("random write IOPS on the\nmegaraid_sas RAID5 volume dropped from 95K to 61K")
+_IOPS_BEFORE = re.compile(r"\b(?:IOPS|iops)\b(?:[^.;\n]|\n(?![ \t]*\n)){0,60}$")
 
 
 def _with_unit_written_once(text: str, qs: list) -> list:
@@ -440,7 +442,7 @@ def _with_unit_written_once(text: str, qs: list) -> list:
         unit = m["unit"]
         if unit is None and not ("." in m["a"] + m["b"] and not (m["am"] and m["bm"])):
             # IOPS named before the verb count whole numbers ("from 6.6 to 6.7" are releases)
-            unit = "IOPS" if _IOPS_BEFORE.search(text, max(0, m.start() - 60), m.start()) else None
+            unit = "IOPS" if _IOPS_BEFORE.search(text, max(0, m.start() - 80), m.start()) else None
         if unit is None or ((m["am"] or m["bm"]) and metric_of(unit) not in ("iops", "ops")):
             continue  # no unit, or a K of what is no count ("from 40K to 2K MB/s")
         for g, mult in (("a", "am"), ("b", "bm")):

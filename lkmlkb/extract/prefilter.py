@@ -92,35 +92,33 @@ PREFILTER_WORDS = tuple(
             "taking",
             "order of magnitude",
             "latenc",
-            # a speed said to have got worse (WORSE_SPEED): the words its alternatives open with
-            "reduc",
-            "lower",
-            "poor",
-            "bad",
-            "worse",
-            "hurt",
-            "kill",
-            "loss",
-            "throughput",
+            "throughput",  # a speed said worse after its noun (WORSE_AFTER), or before it (WORSE_BEFORE)
             "bandwidth",
         )
     )
 )
-#: a speed said to have got worse, in the words of a fix's log that names no unit: the word before
-#: the speed's noun ("grossly degraded performance", "bad I/O performance", "hurts SD card read
-#: performance", "losses of throughput") or after it ("write performance is degraded a lot",
-#: "throughput drops significantly", "bandwidth was roughly halved": an adverb or two between);
-#: not a latency reduced, which is a gain, nor "performance due to reduced overhead", "lower
-#: latency/higher throughput"
-WORSE_SPEED = r"""
-      \b(?:degrad(?:ed|ing)|reduc(?:ed|es|ing)|lower(?:ed|s)?|poor(?:er|ly)?|bad|worse|hurt(?:s|ing)?
-        |kill(?:s|ed|ing)?|loss(?:es)?[ \t]of)[ \t\n](?:(?!latenc|overhead|cpu)[\w/-]{1,15}[ \t\n]){0,3}?
-        (?:performance|throughput|bandwidth)\b
-    | \b(?:performance|throughput|bandwidth)[ \t\n](?:(?:is|was|were|gets|got|has[ \t]been)[ \t\n])?
+#: the nouns of a speed that WORSE_BEFORE and WORSE_AFTER say got worse
+SPEED_NOUNS = ("performance", "throughput", "bandwidth")
+#: a speed said to have got worse, in the words of a fix's log that names no unit, after its noun:
+#: "write performance is degraded a lot", "throughput drops significantly", "bandwidth was roughly
+#: halved" (an adverb or two between); not "performance due to reduced overhead"
+WORSE_AFTER = r"""
+      \b(?:performance|throughput|bandwidth)[ \t\n](?:(?:is|was|were|gets|got|has[ \t]been)[ \t\n])?
         (?:(?:[a-z]{1,15}ly|also|then|now|even|further|much)[ \t\n]){0,2}?(?:degrad(?:ed|es)|drops|dropped
-        |suffer(?:s|ed)?|reduced|worse
-        |tank(?:s|ed)|plummet(?:s|ed)|halved|collaps(?:es|ed))\b
+        |suffer(?:s|ed)?|reduced|worse|tank(?:s|ed)|plummet(?:s|ed)|halved|collaps(?:es|ed))\b
 """
+#: ... and before it: "grossly degraded performance", "bad I/O performance", "hurts SD card read
+#: performance", "losses of throughput"; not a latency reduced, which is a gain, nor "lower
+#: latency/higher throughput".  Searched only in a window before each noun (see _worse_before):
+#: its first words are common words of other things in kernel mail ("bad", "lower", "reduced")
+WORSE_BEFORE = re.compile(
+    r"""\b(?:degrad(?:ed|ing)|reduc(?:ed|es|ing)|lower(?:ed|s)?|poor(?:er|ly)?|bad|worse|hurt(?:s|ing)?
+        |loss(?:es)?[ \t]of)[ \t\n](?:(?!latenc|overhead|cpu)[\w/-]{1,15}[ \t\n]){0,3}?
+        (?:performance|throughput|bandwidth)\b""",
+    re.I | re.X,
+)
+#: how far before its noun a WORSE_BEFORE match can start (its words and three more of 15 letters)
+WORSE_BEFORE_REACH = 72
 PREFILTER = re.compile(
     r"""
       \bfio\b | fio- | \biops\b | [kmgt]i?b/s\b | \b[kmgt]i?b/sec\b | \bmbps\b   # fio and throughput units
@@ -135,13 +133,13 @@ PREFILTER = re.compile(
     | \blatenc(?:y|ies)[ \t](?:[\w-]{1,12}[ \t]){0,3}?(?:RISES|increased|doubled|tripled|spiked
       |skyrocketed)\b                                                    # "the p99 latency went up from 2 to 9 ms"
     | \bperformance[ ](?:drop|hit|loss|issue|problem|penalty|decrease)  # "a noticeable performance drop"
-    | WORSE_SPEED
+    | WORSE_AFTER
     | \bbw= | run[ ]status[ ]group | tiobench | \biostat | fs_mark | dbench # tools and their output
     | (?<![^\s>])real[ \t]{1,8}\d{1,6}m\d | elapsed[ ]\(wall[ ]clock\)  # time(1) output, indented or quoted
     | %change | test[ ]robot | \blkp\b | %stddev                          # kernel test robot reports
     """.replace("BENCHMARKS", BENCHMARK_NAMED.pattern)
     .replace("RISES", "|".join(w.replace(" ", "[ ]") for w in RISE_WORDS))
-    .replace("WORSE_SPEED", WORSE_SPEED),
+    .replace("WORSE_AFTER", WORSE_AFTER),
     re.I | re.X | re.M,
 )
 #: the header of the kernel test robot's comparison table ("%stddev     %change         %stddev"):
@@ -172,7 +170,9 @@ def prefilter(text: str) -> bool:
     text = text[:MAX_VIEW_CHARS]
     low = text.lower()
     if not text.isascii() and (len(low) != len(text) or has_case_twin(text)):
-        return any(w in low for w in PREFILTER_WORDS) and bool(PREFILTER.search(text))
+        return (any(w in low for w in PREFILTER_WORDS) and bool(PREFILTER.search(text))) or (
+            any(n in low for n in SPEED_NOUNS) and bool(WORSE_BEFORE.search(text))
+        )
     tried = 0  # the loop below finds every occurrence of every word (none: False)
     for w in PREFILTER_WORDS:
         pos = low.find(w)
@@ -182,8 +182,21 @@ def prefilter(text: str) -> bool:
                     return True
             tried += 1
             if tried > MAX_ANCHORED:
-                return bool(PREFILTER.search(text))
+                return bool(PREFILTER.search(text)) or _worse_before(text, low)
             pos = low.find(w, pos + 1)
+    return _worse_before(text, low)
+
+
+def _worse_before(text: str, low: str) -> bool:
+    """WORSE_BEFORE in ``text``, tried in the reach before each of its nouns (``low``: the text
+    lower-cased, each character where it is in ``text``)."""
+    for noun in SPEED_NOUNS:
+        pos = low.find(noun)
+        while pos != -1:
+            # one character past the noun: a "\b" after it sees what follows ("performances")
+            if WORSE_BEFORE.search(text, max(0, pos - WORSE_BEFORE_REACH), pos + len(noun) + 1):
+                return True
+            pos = low.find(noun, pos + 1)
     return False
 
 

@@ -271,6 +271,14 @@ def test_the_commit_of_an_earlier_paragraph_must_be_one(earlier):
             "throughput went from 400 to 90 MB/s\n",
             [(400.0, "MB/s", None, "before"), (90.0, "MB/s", None, "after")],
         ),
+        # the unit before the verb with the line wrapped between them, as mail wraps it
+        (
+            "After moving our servers from 5.15.0-91 to 6.1.0-18 random write IOPS on the\n"
+            "megaraid_sas RAID5 volume dropped from 95K to 61K (fio, 4k, qd64, 8 jobs).\n",
+            [(95000.0, "IOPS", "5.15.0-91", "before"), (61000.0, "IOPS", "6.1.0-18", "after")],
+        ),
+        # a paragraph apart is another sentence's unit
+        ("We measured IOPS\n\nand the queue went from 32 to 16.\n", []),
         # a range is no change (linux-btrfs, "[regression] 5.15 kernel triggering 100x more inode
         # evictions", 2022-04-04, <MN2PR20MB251205164078C367C3FC4166D2E59@MN2PR20MB2512.namprd20.prod.outlook.com>)
         (

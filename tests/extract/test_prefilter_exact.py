@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lkmlkb.extract import prefilter as prefilter_module
-from lkmlkb.extract.prefilter import MAX_VIEW_CHARS, PREFILTER, PREFILTER_WORDS, prefilter
+from lkmlkb.extract.prefilter import (
+    MAX_VIEW_CHARS,
+    PREFILTER,
+    PREFILTER_WORDS,
+    SPEED_NOUNS,
+    WORSE_BEFORE,
+    prefilter,
+)
 from lkmlkb.extract.views import build_view
 from lkmlkb.sources.mail import parse_message
 from lkmlkb.sources.mbox import split_mbox
@@ -26,7 +33,9 @@ def whole_search(text: str) -> bool:
     """The prefilter as it was: substrings, then the regex over the whole text."""
     text = text[:MAX_VIEW_CHARS]
     low = text.lower()
-    return any(w in low for w in PREFILTER_WORDS) and bool(PREFILTER.search(text))
+    return (any(w in low for w in PREFILTER_WORDS) and bool(PREFILTER.search(text))) or (
+        any(n in low for n in SPEED_NOUNS) and bool(WORSE_BEFORE.search(text))
+    )
 
 
 # the words and near misses: word characters glued on either side break a \b, "KiB/s" starts
@@ -55,6 +64,16 @@ FRAGMENTS = [
     "lkpx",
     "regreſs",
     "\u212aiB/s",
+    # a speed said worse before its noun (WORSE_BEFORE), and near misses
+    "degraded ",
+    "bad ",
+    "badness ",
+    "lower ",
+    "losses of ",
+    "I/O ",
+    "latency/",
+    "performances",
+    "\n",
     "İ",
     "ß",
     " ",
