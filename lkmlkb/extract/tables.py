@@ -946,18 +946,21 @@ def find_condition_pairs(lines: list[Line]) -> list[Result]:
     52.5" over "Revert: 45.5"), where they are a benchmark's runs: under the metric's name,
     after a line saying they are results, or over a note on which way is better."""
     out: list[Result] = []
-    i = 0
+    # every such line ends with its figure's last digit: the pattern is tried on those lines only
+    pairs = {
+        i: m
+        for i in filled_lines(lines)
+        if lines[i].text.rstrip()[-1:].isdigit() and (m := _CONDITION_PAIR.match(lines[i].text))
+    }
     n = len(lines)
-    while i < n:
-        if not _CONDITION_PAIR.match(lines[i].text):
-            i += 1
-            continue
+    for i in sorted(pairs):
+        if i - 1 in pairs:
+            continue  # inside a block read from its first line
         j = i
-        while j < n and (m := _CONDITION_PAIR.match(lines[j].text)):
+        while j in pairs:
             j += 1
-        block = [(k, _CONDITION_PAIR.match(lines[k].text)) for k in range(i, j)]
-        i = j
-        labels = {condition_label(m["label"]).lower() for _k, m in block if m}
+        block = [(k, pairs[k]) for k in range(i, j)]
+        labels = {condition_label(m["label"]).lower() for _k, m in block}
         if len(block) < 2 or len(labels) < len(block):
             continue
         metric = _metric_named_above(lines, block[0][0])
@@ -966,7 +969,6 @@ def find_condition_pairs(lines: list[Line]) -> list[Result]:
         if not (metric or lead or note):
             continue
         for k, m in block:
-            assert m is not None
             v = to_float(m["v"])
             if v is None:
                 continue
