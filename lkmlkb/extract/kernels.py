@@ -41,7 +41,7 @@ READ_REACH = 150
 
 _REGRESSION_WORDS_RE = re.compile(
     r"\b(?:regress\w{0,6}|drop\w{0,3}|slow\w{0,4}|degrad\w{0,6}|deteriorat\w{0,4}|worse|broke\w{0,2}|bad|lower"
-    r"|decreas\w{0,3})\b",
+    r"|decreas\w{0,3}|bisect\w{0,4})\b",  # "I bisected between v6.5 and v6.6": a good and a bad end
     re.IGNORECASE,
 )
 #: two kernels compared by "than" within one clause: "Lower SSD-performance in 4.10 than in 4.9
@@ -133,12 +133,22 @@ def _pair_roles(text: str, found: list, roles: list) -> None:
             # neither side is judged, whatever the move's own words ("upgraded from") would say
             roles[i] = roles[i + 1] = (None, "")
             continue
-        if back:  # "upgrading to B from A": the first named is the new, bad one
+        # a bisection's two ends, whichever is written first ("bisect between v6.17.7 and
+        # v6.17.6"): the older is the good one
+        ends = (kv.sort_key(found[i][3]), kv.sort_key(found[i + 1][3]))
+        newer_first = bool(_BISECT_BETWEEN_RE.search(head)) and ends[0] > ends[1]
+        if back or newer_first:  # "upgrading to B from A": the first named is the new, bad one
             roles[i] = ("bad", "to/from")
             roles[i + 1] = ("good", "to/from")
         else:
             roles[i] = ("good", "between/from")
             roles[i + 1] = ("bad", "between/to")
+
+
+#: "bisected between", "bisect this between" right before a pair's first version
+_BISECT_BETWEEN_RE = re.compile(
+    r"\bbisect\w{0,4}(?:\s{1,3}\w{1,12}){0,2}?\s{1,3}between\s{1,3}(?:v|linux[- ])?$", re.I
+)
 
 
 #: a move made as a remedy, or that changed nothing: "upgraded ... hoping it would alleviate the

@@ -249,6 +249,26 @@ def test_pathological_input_is_fast_and_safe(text):
 @pytest.mark.parametrize(
     "text,want",
     [
+        # dm-devel, "Re: [PATCH v5 5/7] block: Delay default elevator initialization" (2019-10)
+        ("So I\nbisected between 5.3 and 5.4-rc1, and got here.\n", {"5.3": "good", "5.4-rc1": "bad"}),
+        # linux-acpi, "Re: crash during resume of PCIe bridge in v5.17" (2022)
+        (
+            "I'm currently bisecting this between v5.16 and v5.17, but getting a result\n",
+            {"5.16": "good", "5.17": "bad"},
+        ),
+        # linux-acpi, "Re: Regression: SYNA3602 I2C touchpad broken" (2025-11): the newer written first
+        ("Can you do a bisect between v6.17.7 and v6.17.6?\n", {"6.17.7": "bad", "6.17.6": "good"}),
+        # no bisection, no word of a regression: no judgement
+        ("The numbers are similar between v6.1 and v6.6 on this box.\n", {"6.1": None, "6.6": None}),
+    ],
+)
+def test_a_bisection_between_two_kernels_names_the_good_and_the_bad(text, want):
+    assert {k.version: k.role for k in find_kernels(text)} == want
+
+
+@pytest.mark.parametrize(
+    "text,want",
+    [
         # linux-s390, "SMC-R throughput drops for specific message sizes" (2023-12): the kernel
         # moved to in the hope of a remedy, which did not come, is no bad one
         (

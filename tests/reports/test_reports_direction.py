@@ -730,3 +730,24 @@ def test_runs_on_two_releases_without_roles_take_the_older_as_the_baseline(table
     labels = sorted((x.label, x.value) for x in r.results)
     assert labels == [("baseline", 54.258), ("regressed", 86.212)]
     assert r.regression_pct == pytest.approx(58.9, abs=0.1)
+
+
+# an NFS client's slowdown in the form of a Fedora user's report, written anew: the runs on two
+# distribution builds, the bisection between the two series they belong to
+FEDORA_BUILDS = """\
+$ uname -r
+6.6.8-200.fc39.x86_64
+
+Writes to the NFS export run at 110 MB/s here; with 6.5.12-300.fc39.x86_64
+they ran at 480 MB/s. I bisected between v6.5 and v6.6 and landed on
+a1b2c3d4e5f6 ("nfs: rework writeback").
+"""
+
+
+def test_runs_on_builds_of_a_bisections_two_ends_are_its_two_sides():
+    r = _report_of(FEDORA_BUILDS, subject="[REGRESSION] 6.6.8 nfs write slowdown")
+    assert {x.kernel: x.label for x in r.results} == {
+        "6.6.8-200.fc39.x86_64": "regressed",
+        "6.5.12-300.fc39.x86_64": "baseline",
+    }
+    assert r.regression_pct == pytest.approx((480 - 110) / 480 * 100, abs=0.01)
