@@ -26,6 +26,7 @@ import html
 import logging
 import quopri
 import re
+import warnings
 from dataclasses import dataclass
 from datetime import UTC
 from email.message import Message as EmailMessage
@@ -390,15 +391,19 @@ def parse_html(text: str):
     (``<![Download message RAW]``: "unknown status keyword"); such sections are then read as
     text, and a document it still rejects is read as text whole.  Never raises on what a page
     or an HTML mail holds."""
-    from bs4 import BeautifulSoup
+    from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
     from bs4.exceptions import ParserRejectedMarkup
 
-    for attempt in (text, text.replace("<![", "&lt;![")):
-        try:
-            return BeautifulSoup(attempt, "html.parser")
-        except ParserRejectedMarkup as exc:
-            log.info("HTML the parser rejects (%s); read again", str(exc).strip().splitlines()[-1][:200])
-    return BeautifulSoup(html.escape(text), "html.parser")
+    with warnings.catch_warnings():
+        # a part or a page opening with "<?xml" is read as HTML on purpose: bs4's advice to use an
+        # XML parser would only be noise on the ingest's output
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        for attempt in (text, text.replace("<![", "&lt;![")):
+            try:
+                return BeautifulSoup(attempt, "html.parser")
+            except ParserRejectedMarkup as exc:
+                log.info("HTML the parser rejects (%s); read again", str(exc).strip().splitlines()[-1][:200])
+        return BeautifulSoup(html.escape(text), "html.parser")
 
 
 def html_to_text(html: str) -> str:
