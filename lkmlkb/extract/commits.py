@@ -545,11 +545,12 @@ def _negated(doc, cue_start_char: int) -> bool:
     )
 
 
-def _live_cues(doc, titles: list[tuple[int, int]] = ()) -> tuple[list, list[int]]:
+def _live_cues(doc, titles: list[tuple[int, int]] = ()) -> tuple[list, list[int], int]:
     """The cues of ``doc`` not negated ("not caused by") and not inside a cited commit's title
     (``titles``: sorted spans; a title's "fix performance regression with" is the commit's
-    words, not a cue for the SHAs listed after it), and their starts: they are in text
-    order, so a SHA's cues are found by bisection."""
+    words, not a cue for the SHAs listed after it), their starts (they are in text order, so a
+    SHA's cues are found by bisection) and the longest cue's length (how far before a point a
+    cue ending there can start)."""
     title_starts = [a for a, _ in titles]
 
     def in_title(pos: int) -> bool:
@@ -557,7 +558,7 @@ def _live_cues(doc, titles: list[tuple[int, int]] = ()) -> tuple[list, list[int]
         return k >= 0 and pos < titles[k][1]
 
     cues = [c for c in reading.cues(doc) if not _negated(doc, c.start) and not (titles and in_title(c.start))]
-    return cues, [c.start for c in cues]
+    return cues, [c.start for c in cues], max((c.end - c.start for c in cues), default=0)
 
 
 def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
@@ -574,8 +575,7 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
     near = [h.start for h in undecided]
     doc = reading.parse(text, "commits", near=near)  # the paragraphs of the SHAs to decide
     titles = sorted((h.end, h.extra["title_end"]) for h in hits if "title_end" in h.extra)
-    cues, cue_starts = _live_cues(doc, titles)
-    longest = max((c.end - c.start for c in cues), default=0)  # for _cues_of_colon_sentence
+    cues, cue_starts, longest = _live_cues(doc, titles)
     runs: dict[int, list] = {}  # per sentence start: what _nearest_before has seen
     lead_ins = False
     prev_end_in_sent: dict[tuple[int, int], int] = {}
@@ -613,12 +613,11 @@ def _assign_roles_by_cues(text: str, hits: list[_Hit]) -> None:
         if not chosen and not lead_ins and (_after_lead_in(doc_text, s0) or _below_before(text, s0)):
             # a lead-in may end a paragraph before ("bisected to:\n\ncommit X"): read those too
             doc = reading.parse(text, "commits", near=near, lookback=LEAD_IN_CHARS)
-            cues, cue_starts = _live_cues(doc, titles)
-            longest = max((c.end - c.start for c in cues), default=0)
+            cues, cue_starts, longest = _live_cues(doc, titles)
             runs.clear()
             lead_ins = True
         if not chosen:
-            chosen = _cues_of_colon_sentence(doc_text, cues, s0, cue_starts, longest)
+            chosen = _cues_of_colon_sentence(doc_text, cues, cue_starts, longest, s0)
         if not chosen:
             continue
         cue = chosen[0]  # each way of choosing above gives one cue
@@ -726,16 +725,13 @@ def _below_before(text: str, s0: int) -> bool:
     return _POINTS_BELOW.search(text, max(0, s0 - LEAD_IN_CHARS), s0) is not None
 
 
-def _cues_of_colon_sentence(
-    doc_text: str, cues, s0: int, cue_starts: list[int] | None = None, longest: int = 0
-):
+def _cues_of_colon_sentence(doc_text: str, cues, cue_starts: list[int], longest: int, s0: int):
     """Cues of the sentence before ``s0`` when it ends with ":" (a lead-in), or a cue before it
-    that points at the citation below ("the commit below").  ``cue_starts`` (the cues' starts:
-    they are in text order) and ``longest`` (the longest cue's length), when given, narrow the
-    cues read to those that can end in reach: a flood of SHAs asks for every one of them."""
-    if cue_starts is not None:
-        lo = bisect.bisect_left(cue_starts, s0 - LEAD_IN_CHARS - longest)
-        cues = cues[lo : bisect.bisect_right(cue_starts, s0)]
+    that points at the citation below ("the commit below").  Only the cues that can end in reach
+    are read (``cue_starts`` and ``longest``: see :func:`_live_cues`): a flood of SHAs asks
+    for every one of them."""
+    lo = bisect.bisect_left(cue_starts, s0 - LEAD_IN_CHARS - longest)
+    cues = cues[lo : bisect.bisect_right(cue_starts, s0)]
     near = [c for c in cues if s0 - LEAD_IN_CHARS <= c.end <= s0 and not c.label.endswith("_POST")]
     if _after_lead_in(doc_text, s0):
         return near[-1:]

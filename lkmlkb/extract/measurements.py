@@ -192,7 +192,7 @@ def quantities(text: str) -> Iterator[tuple[int, int, float, str]]:
         if g.get("mult"):
             value *= 1e6 if g["mult"] == "M" else 1e3
         out.append((m.start(), m.end(), value, g["unit"]))
-    if "core" in text or "CORE" in text:
+    if "core" in text or "CORE" in text:  # in "score", "Score" and "SCORE": a cheap test first
         taken = {q[0] for q in out}
         out += [q for q in scores(text) if q[0] not in taken and not any(a <= q[0] < b for a, b in skip)]
         out.sort()

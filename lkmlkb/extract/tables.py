@@ -1093,12 +1093,12 @@ def find_tool_summaries(lines: list[Line]) -> list[Result]:
     """rsync's rate ("38,037,184.00 bytes/sec", or "299.67M bytes/sec": the unit its suffix
     says) and pgbench's tps (of a run printing it twice, the one without connecting)."""
     out: list[Result] = []
-    for i in cue_lines(lines, ("bytes/sec",)):
+    for i in cue_lines(lines, ("bytes/sec", "tps = ")):  # one scan of the text for both
         m = _RSYNC.match(lines[i].text)
         if m:
             unit = f"{m['suffix']}B/s" if m["suffix"] else "bytes/sec"
             out.append(_result("bw", float(m["rate"].replace(",", "")), unit, i, lines, tool="rsync"))
-    for i in cue_lines(lines, ("tps = ",)):
+            continue
         m = _PGBENCH_TPS.match(lines[i].text)
         if not m:
             continue

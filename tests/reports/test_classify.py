@@ -2487,7 +2487,7 @@ throughput drops to 0.4GB/s.
         (SMC_ROOT.replace("- Kernel: both v5.4 and v5.15", "- Kernel: fine on v5.4, slow on v5.15"), True),
     ],
 )
-def test_a_slowdown_seen_on_both_of_two_kernels_is_no_kernel_change(root, listed):
+def test_two_kernels_the_report_names_alike_are_no_kernel_change_for_a_replys_drop(root, listed):
     r = _report(
         *_thread("SMC-R throughput drops for specific message sizes", "a@x", root, ("a@x", SMC_REPLY))
     )
